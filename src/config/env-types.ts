@@ -1,0 +1,67 @@
+/**
+ * zod building blocks for environment variables: every value arrives as a string, and a
+ * bad one must produce a message that says what the variable accepts.
+ */
+import { z } from 'zod';
+
+/** `true/false`, `1/0`, `yes/no`, `on/off` (case-insensitive). */
+export function envBool(defaultValue: boolean) {
+  return z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], { error: 'expected true or false' }))
+    .transform((v) => v === 'true' || v === '1' || v === 'yes' || v === 'on')
+    .optional()
+    .transform((v) => v ?? defaultValue);
+}
+
+/** An integer in [min, max]. */
+export function envInt(defaultValue: number, min: number, max: number) {
+  return z
+    .string()
+    .trim()
+    .regex(/^-?\d+$/, { error: `expected an integer from ${min} to ${max}` })
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(min, { error: `expected an integer from ${min} to ${max}` })
+        .max(max, {
+          error: `expected an integer from ${min} to ${max}`,
+        }),
+    )
+    .optional()
+    .transform((v) => v ?? defaultValue);
+}
+
+/** A comma-separated list; blanks dropped. */
+export function envList(defaultValue: readonly string[]) {
+  return z
+    .string()
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
+    )
+    .optional()
+    .transform((v) => v ?? [...defaultValue]);
+}
+
+export function envEnum<const T extends readonly [string, ...string[]]>(values: T, defaultValue: T[number]) {
+  return z
+    .string()
+    .trim()
+    .pipe(z.enum(values, { error: `expected one of ${values.join(', ')}` }))
+    .optional()
+    .transform((v) => (v ?? defaultValue) as T[number]);
+}
+
+export function envString(defaultValue?: string) {
+  return z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v === '' ? defaultValue : v));
+}

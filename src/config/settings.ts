@@ -1,0 +1,111 @@
+/**
+ * Every `MCP_*` setting, parsed once with zod into a frozen object. `process.env` is read
+ * here and in `src/cli/` only. Each entry carries its description, so the settings table in
+ * docs/configuration.md is checked against this schema by a test.
+ */
+import { z } from 'zod';
+import { authSettingsShape } from '../auth/settings.ts';
+import { InternalCode, ToolkitError } from '../protocol/errors.ts';
+import { rateLimitSettingsShape } from '../ratelimit/settings.ts';
+import { telemetrySettingsShape } from '../telemetry/settings.ts';
+import { envEnum, envInt, envList, envString } from './env-types.ts';
+
+const HTTP_PATH = z
+  .string()
+  .regex(/^\/[A-Za-z0-9._~\-/]*$/, { error: 'expected a path starting with "/"' })
+  .optional()
+  .transform((v) => v ?? '/mcp');
+
+/** The core settings. Plugins add `MCP_<PLUGIN>_*` through their own schemas. */
+export const settingsSchema = z.object({
+  MCP_TRANSPORT: envEnum(['stdio', 'http'], 'stdio').describe('Transport: `stdio` or `http`.'),
+  MCP_HTTP_HOST: envString('127.0.0.1').describe('Address the HTTP server binds.'),
+  MCP_HTTP_PORT: envInt(8000, 0, 65535).describe('Port of the HTTP server (0 picks a free one).'),
+  MCP_HTTP_PATH: HTTP_PATH.describe('Path of the MCP endpoint.'),
+  MCP_ALLOWED_HOSTS: envList([]).describe(
+    'Host header values accepted (DNS-rebinding protection). Default: localhost names when bound to loopback.',
+  ),
+  MCP_ALLOWED_ORIGINS: envList([]).describe(
+    'Origin header values accepted. Default: http(s)://localhost, 127.0.0.1 and [::1] on any port when bound to loopback.',
+  ),
+  MCP_PUBLIC_URL: envString().describe('Public base URL of the server (OAuth resource, links).'),
+  MCP_PLUGINS: envList(['filesystem']).describe(
+    'Plugins to load: names under `plugins/` or paths to modules.',
+  ),
+  MCP_LOG_LEVEL: envEnum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], 'info').describe(
+    'Server log level (pino, on stderr).',
+  ),
+  MCP_LOG_FORMAT: envEnum(['auto', 'json', 'pretty'], 'auto').describe(
+    'Log format: pretty when stderr is a terminal (`auto`), or forced.',
+  ),
+  MCP_SERVER_NAME: envString('mcp-toolkit').describe('serverInfo.name sent to clients.'),
+  MCP_TOOL_TIMEOUT_MS: envInt(60_000, 1, 86_400_000).describe(
+    'Per-call timeout of tool, resource and prompt handlers.',
+  ),
+  MCP_MAX_BODY_BYTES: envInt(1_048_576, 1024, 104_857_600).describe(
+    'Largest HTTP body or stdio line accepted (413 / error beyond).',
+  ),
+  MCP_MAX_BATCH: envInt(100, 1, 10_000).describe(
+    'Largest JSON-RPC batch accepted (protocol 2025-03-26 and earlier).',
+  ),
+  MCP_PAGE_SIZE: envInt(100, 1, 10_000).describe(
+    'Items per page of tools/list, resources/list, prompts/list.',
+  ),
+  MCP_SESSION_IDLE_MS: envInt(1_800_000, 1000, 604_800_000).describe(
+    'Idle time after which a 2025-wire session expires.',
+  ),
+  MCP_MAX_SESSIONS: envInt(10_000, 1, 10_000_000).describe('Open 2025-wire sessions allowed at once.'),
+  MCP_SSE_KEEPALIVE_MS: envInt(15_000, 1000, 3_600_000).describe(
+    'Interval of keep-alive comments on idle SSE streams.',
+  ),
+  MCP_SSE_RETRY_MS: envInt(5000, 0, 3_600_000).describe(
+    '`retry:` hint sent in the priming event of SSE streams.',
+  ),
+  MCP_EVENT_RETENTION: envInt(1000, 1, 1_000_000).describe('Events kept per SSE stream for resumption.'),
+  MCP_INPUT_TIMEOUT_MS: envInt(300_000, 100, 86_400_000).describe(
+    'How long a 2025-wire server-to-client request (elicitation, sampling, roots) may wait for the answer.',
+  ),
+  MCP_STATE_SECRET: envString().describe(
+    'Key that seals 2026-wire requestState (HMAC). Random per process when unset; required with several replicas.',
+  ),
+  MCP_STATE_TTL_MS: envInt(600_000, 1000, 86_400_000).describe(
+    'Lifetime of a sealed 2026-wire requestState.',
+  ),
+  MCP_SHUTDOWN_TIMEOUT_MS: envInt(10_000, 0, 600_000).describe(
+    'How long in-flight calls may finish after SIGTERM.',
+  ),
+});
+
+export type Settings = Readonly<z.output<typeof settingsSchema>>;
+export type SettingName = keyof z.input<typeof settingsSchema>;
+
+/** The names of every core setting, for docs and manifest checks. */
+export const SETTING_NAMES = Object.keys(settingsSchema.shape) as SettingName[];
+
+/** Formats zod issues as `MCP_X="value" is invalid: expected ...` lines. */
+export function describeIssues(error: z.ZodError, env: Readonly<Record<string, string | undefined>>): string {
+  return error.issues
+    .map((issue) => {
+      const name = String(issue.path[0] ?? '(settings)');
+      const value = env[name];
+      return `${name}=${JSON.stringify(value ?? '')} is invalid: ${issue.message}`;
+    })
+    .join('\n');
+}
+
+/**
+ * Parses the core settings from an environment; throws a ToolkitError (InvalidSetting)
+ * whose message names each bad variable, its value and what it accepts.
+ */
+export function parseSettings(env: Readonly<Record<string, string | undefined>>): Settings {
+  const picked: Record<string, string | undefined> = {};
+  for (const name of SETTING_NAMES) picked[name] = env[name];
+  const result = settingsSchema.safeParse(picked);
+  if (!result.success) throw new ToolkitError(InternalCode.InvalidSetting, describeIssues(result.error, env));
+  return Object.freeze(result.data);
+}
+
+/** Masks values that must never be printed (doctor, logs). */
+export function maskSecret(name: string, value: unknown): unknown {
+  return /SECRET|KEY|TOKEN|PASSWORD/.test(name) && value !== undefined && value !== '' ? '••••••' : value;
+}

@@ -1,0 +1,41 @@
+/** The public API of mcp-toolkit: explicit named exports only. Plugins import from here. */
+
+export type { Settings } from './config/settings.ts';
+export { parseSettings, SETTING_NAMES, settingsSchema } from './config/settings.ts';
+export type { DoctorCheck, PluginApp, PluginDefinition } from './plugin.ts';
+export { definePlugin } from './plugin.ts';
+export { ErrorCode, InternalCode, ProtocolError, ToolkitError } from './protocol/errors.ts';
+export type {
+  JsonObject,
+  JsonRpcMessage,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  RequestId,
+} from './protocol/jsonrpc.ts';
+export { LATEST_2025, SUPPORTED_VERSIONS, VERSION_2026 } from './protocol/versions.ts';
+export type {
+  Definition,
+  PromptDefinition,
+  ResourceDefinition,
+  ResourceTemplateDefinition,
+  ToolDefinition,
+} from './registry/define.ts';
+export { definePrompt, defineResource, defineResourceTemplate, defineTool } from './registry/define.ts';
+export { Registry } from './registry/registry.ts';
+export type {
+  Completer,
+  HandlerContext,
+  Identity,
+  InputRequest,
+  InputRequired,
+  JsonSchema,
+  LogLevel,
+  PromptArgumentSpec,
+  PromptSpec,
+  ResourceSpec,
+  ResourceTemplateSpec,
+  ToolResult,
+  ToolReturn,
+  ToolSpec,
+  Wire,
+} from './registry/types.ts';

@@ -1,0 +1,77 @@
+/**
+ * Plugins are folders under `plugins/`, each exporting one definition made with
+ * `definePlugin`: a name, a zod schema for its own `MCP_<PLUGIN>_*` settings, a `register`
+ * step that adds tools, resources and prompts, and an optional `doctor` check.
+ */
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import { InternalCode, ToolkitError } from './protocol/errors.ts';
+import type { Definition } from './registry/define.ts';
+import type { ListKind } from './registry/registry.ts';
+
+/** What `register` gets: the ways a plugin adds to the server. */
+export interface PluginApp {
+  /** Adds a tool, resource, resource template or prompt made with the `define*` functions. */
+  add(...defs: Definition[]): void;
+  /** Removes a definition at run time (clients get a list_changed notification). */
+  remove(kind: Definition['kind'], key: string): boolean;
+  /** Tells subscribed clients that a resource changed (`notifications/resources/updated`). */
+  notifyResourceUpdated(uri: string): void;
+  /** Tells clients a list changed for a reason the registry cannot see. */
+  notifyListChanged(kind: ListKind): void;
+  /** The plugin's own logger (stderr). */
+  readonly logger: Logger;
+}
+
+export interface DoctorCheck {
+  name: string;
+  ok: boolean;
+  detail?: string;
+}
+
+export interface PluginDefinition<S = Record<string, unknown>> {
+  /** Lower-case letters, digits and `-`; its settings are `MCP_<NAME>_*`. */
+  readonly name: string;
+  readonly description?: string;
+  /** Settings schema with camelCase keys: `readOnly` reads `MCP_<NAME>_READ_ONLY`. */
+  readonly settings?: z.ZodObject<z.ZodRawShape>;
+  register(app: PluginApp, settings: S): void | Promise<void>;
+  /** Start-up checks for `mcp-toolkit doctor` (and `/readyz`). */
+  doctor?(settings: S): DoctorCheck[] | Promise<DoctorCheck[]>;
+}
+
+const PLUGIN_NAME_RE = /^[a-z][a-z0-9-]{0,39}$/;
+
+/**
+ * Declares a plugin.
+ *
+ * @example
+ * export default definePlugin({
+ *   name: 'hello',
+ *   settings: z.object({ greeting: z.string().default('Hello') }),
+ *   register(app, { greeting }) {
+ *     app.add(defineTool({ name: 'hello', description: 'Greets', input: z.object({ who: z.string() }) },
+ *       async ({ who }) => `${greeting}, ${who}!`));
+ *   },
+ * });
+ */
+export function definePlugin<S extends Record<string, unknown> = Record<string, unknown>>(
+  def: PluginDefinition<S>,
+): PluginDefinition<S> {
+  if (typeof def.name !== 'string' || !PLUGIN_NAME_RE.test(def.name)) {
+    throw new ToolkitError(
+      InternalCode.PluginInvalid,
+      `Plugin name ${JSON.stringify(def.name)} is invalid: use lower-case letters, digits and "-", starting with a letter`,
+    );
+  }
+  if (typeof def.register !== 'function') {
+    throw new ToolkitError(InternalCode.PluginInvalid, `Plugin "${def.name}" has no register function`);
+  }
+  return Object.freeze(def);
+}
+
+/** `readOnly` → `READ_ONLY`; the environment variable is `MCP_<PLUGIN>_READ_ONLY`. */
+export function settingEnvName(plugin: string, key: string): string {
+  const suffix = key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
+  return `MCP_${plugin.replaceAll('-', '_').toUpperCase()}_${suffix}`;
+}

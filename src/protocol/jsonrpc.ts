@@ -1,0 +1,100 @@
+/** JSON-RPC 2.0 message shapes and the helpers that build and recognise them. */
+import { ErrorCode, ProtocolError } from './errors.ts';
+
+export type RequestId = string | number;
+export type JsonObject = Record<string, unknown>;
+
+export interface JsonRpcRequest {
+  jsonrpc: '2.0';
+  id: RequestId;
+  method: string;
+  params?: JsonObject;
+}
+export interface JsonRpcNotification {
+  jsonrpc: '2.0';
+  method: string;
+  params?: JsonObject;
+}
+export interface JsonRpcSuccess {
+  jsonrpc: '2.0';
+  id: RequestId;
+  result: JsonObject;
+}
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+export interface JsonRpcFailure {
+  jsonrpc: '2.0';
+  id: RequestId | null;
+  error: JsonRpcErrorObject;
+}
+export type JsonRpcResponse = JsonRpcSuccess | JsonRpcFailure;
+export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isId(value: unknown): value is RequestId {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+/** What kind of message a parsed value is; `invalid` carries the reason and any usable id. */
+export type Classified =
+  | { kind: 'request'; message: JsonRpcRequest }
+  | { kind: 'notification'; message: JsonRpcNotification }
+  | { kind: 'response'; message: JsonRpcResponse }
+  | { kind: 'invalid'; id: RequestId | null; reason: string };
+
+/** Checks the JSON-RPC 2.0 envelope of one message (not an array). */
+export function classify(value: unknown): Classified {
+  if (!isObject(value)) return { kind: 'invalid', id: null, reason: 'A JSON-RPC message must be an object' };
+  const id = isId(value.id) ? value.id : null;
+  if (value.jsonrpc !== '2.0') return { kind: 'invalid', id, reason: 'jsonrpc must be "2.0"' };
+  if ('method' in value) {
+    if (typeof value.method !== 'string') return { kind: 'invalid', id, reason: 'method must be a string' };
+    if ('params' in value && !isObject(value.params)) {
+      return { kind: 'invalid', id, reason: 'params must be an object when present' };
+    }
+    if (!('id' in value)) return { kind: 'notification', message: value as unknown as JsonRpcNotification };
+    if (!isId(value.id)) return { kind: 'invalid', id: null, reason: 'id must be a string or a number' };
+    return { kind: 'request', message: value as unknown as JsonRpcRequest };
+  }
+  if ('result' in value || 'error' in value) {
+    if ('result' in value && 'error' in value) {
+      return { kind: 'invalid', id, reason: 'a response carries result or error, never both' };
+    }
+    if (!isId(value.id) && !('error' in value && value.id === null)) {
+      return { kind: 'invalid', id: null, reason: 'a response must echo a request id' };
+    }
+    return { kind: 'response', message: value as unknown as JsonRpcResponse };
+  }
+  return { kind: 'invalid', id, reason: 'not a request, notification or response' };
+}
+
+export function success(id: RequestId, result: JsonObject): JsonRpcSuccess {
+  return { jsonrpc: '2.0', id, result };
+}
+
+export function failure(id: RequestId | null, error: JsonRpcErrorObject): JsonRpcFailure {
+  return { jsonrpc: '2.0', id, error };
+}
+
+export function errorResponse(id: RequestId | null, err: ProtocolError): JsonRpcFailure {
+  return failure(id, err.toJSON());
+}
+
+export function notification(method: string, params?: JsonObject): JsonRpcNotification {
+  return params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+}
+
+/** Parses one JSON text; a syntax error becomes -32700 with id null (JSON-RPC 2.0 §5.1). */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ProtocolError(ErrorCode.ParseError, 'Parse error: the message is not valid JSON');
+  }
+}

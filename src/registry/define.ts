@@ -1,0 +1,193 @@
+/**
+ * `defineTool`, `defineResource`, `defineResourceTemplate` and `definePrompt`: each checks its
+ * definition at once (a bad one fails at start-up, not on the first call), computes what
+ * clients see exactly once, and returns plain frozen data the registry can hold.
+ */
+import { InternalCode, ToolkitError } from '../protocol/errors.ts';
+import type { JsonObject } from '../protocol/jsonrpc.ts';
+import { type CompiledSchema, compileJsonSchema, compileSchema, EMPTY_OBJECT_SCHEMA } from './schema.ts';
+import type {
+  HandlerContext,
+  JsonSchema,
+  PromptHandler,
+  PromptSpec,
+  ResourceReader,
+  ResourceSpec,
+  ResourceTemplateSpec,
+  TemplateReader,
+  ToolHandler,
+  ToolReturn,
+  ToolSpec,
+} from './types.ts';
+import { compileTemplate, type UriTemplate } from './uri-template.ts';
+
+/** MCP tool names: 1-64 characters of A-Z, a-z, 0-9, `_`, `-`, `.` and `/` (2025-11-25 §tools). */
+const NAME_RE = /^[A-Za-z0-9_./-]{1,64}$/;
+
+function invalid(message: string): never {
+  throw new ToolkitError(InternalCode.InvalidDefinition, message);
+}
+
+function checkName(kind: string, name: unknown): string {
+  if (typeof name !== 'string' || !NAME_RE.test(name)) {
+    invalid(`${kind} name ${JSON.stringify(name)} is invalid: use 1-64 characters of A-Z a-z 0-9 _ . / -`);
+  }
+  return name;
+}
+
+function checkDescription(kind: string, name: string, description: unknown): string {
+  if (typeof description !== 'string' || description.trim() === '') {
+    invalid(`${kind} "${name}" needs a non-empty description: it is how a model decides when to use it`);
+  }
+  return description;
+}
+
+export interface ToolDefinition {
+  readonly kind: 'tool';
+  readonly name: string;
+  readonly spec: ToolSpec<unknown, unknown>;
+  /** The entry of `tools/list`, computed once. */
+  readonly listing: JsonObject;
+  readonly input: CompiledSchema<unknown>;
+  readonly output: CompiledSchema<unknown> | undefined;
+  readonly handler: (
+    args: unknown,
+    ctx: HandlerContext,
+  ) => ToolReturn<unknown> | Promise<ToolReturn<unknown>>;
+}
+
+/**
+ * Defines a tool: an async function with a zod (or JSON Schema) input and optional output.
+ *
+ * @example
+ * export const add = defineTool(
+ *   { name: 'add', description: 'Add two numbers', input: z.object({ a: z.number(), b: z.number() }),
+ *     output: z.object({ sum: z.number() }), annotations: { readOnlyHint: true } },
+ *   async ({ a, b }) => ({ sum: a + b }),
+ * );
+ */
+export function defineTool<I, O = unknown>(spec: ToolSpec<I, O>, handler: ToolHandler<I, O>): ToolDefinition {
+  const name = checkName('Tool', spec.name);
+  checkDescription('Tool', name, spec.description);
+  const input =
+    spec.input === undefined ? compileJsonSchema<I>(EMPTY_OBJECT_SCHEMA) : compileSchema(spec.input, 'input');
+  if (input.json.type !== 'object') {
+    invalid(`Tool "${name}": the input schema must be an object schema (type: "object"), as MCP requires`);
+  }
+  const output = spec.output === undefined ? undefined : compileSchema(spec.output, 'output');
+  if (output && output.json.type !== 'object') {
+    invalid(`Tool "${name}": the output schema must be an object schema (type: "object"), as MCP requires`);
+  }
+  if (spec.timeoutMs !== undefined && !(Number.isInteger(spec.timeoutMs) && spec.timeoutMs > 0)) {
+    invalid(`Tool "${name}": timeoutMs must be a positive integer`);
+  }
+  const inputSchema: JsonSchema =
+    spec.examples && spec.examples.length > 0 ? { ...input.json, examples: spec.examples } : input.json;
+  const listing: JsonObject = { name, description: spec.description, inputSchema };
+  if (spec.title !== undefined) listing.title = spec.title;
+  if (output) listing.outputSchema = output.json;
+  if (spec.annotations !== undefined) listing.annotations = spec.annotations;
+  if (spec.icons !== undefined) listing.icons = spec.icons;
+  if (spec._meta !== undefined) listing._meta = spec._meta;
+  return Object.freeze({
+    kind: 'tool',
+    name,
+    spec: spec as ToolSpec<unknown, unknown>,
+    listing: Object.freeze(listing),
+    input: input as CompiledSchema<unknown>,
+    output: output as CompiledSchema<unknown> | undefined,
+    handler: handler as ToolDefinition['handler'],
+  });
+}
+
+export interface ResourceDefinition {
+  readonly kind: 'resource';
+  readonly uri: string;
+  readonly listing: JsonObject;
+  readonly read: ResourceReader;
+}
+
+/**
+ * Defines a static resource.
+ *
+ * @example
+ * defineResource({ uri: 'docs://readme', name: 'readme', mimeType: 'text/markdown' }, async () => '# Hello');
+ */
+export function defineResource(spec: ResourceSpec, read: ResourceReader): ResourceDefinition {
+  if (typeof spec.uri !== 'string' || !URL.canParse(spec.uri))
+    invalid(`Resource URI ${JSON.stringify(spec.uri)} is not a URI`);
+  if (typeof spec.name !== 'string' || spec.name === '') invalid(`Resource ${spec.uri} needs a name`);
+  const { _meta, ...rest } = spec;
+  const listing: JsonObject = { ...rest };
+  if (_meta !== undefined) listing._meta = _meta;
+  return Object.freeze({ kind: 'resource', uri: spec.uri, listing: Object.freeze(listing), read });
+}
+
+export interface ResourceTemplateDefinition {
+  readonly kind: 'resource-template';
+  readonly spec: ResourceTemplateSpec;
+  readonly template: UriTemplate;
+  readonly listing: JsonObject;
+  readonly read: TemplateReader;
+}
+
+/**
+ * Defines a resource template (RFC 6570 `{var}` and `{+var}`).
+ *
+ * @example
+ * defineResourceTemplate({ uriTemplate: 'notes://{id}', name: 'note' }, async (_uri, { id }) => notes[id]);
+ */
+export function defineResourceTemplate(
+  spec: ResourceTemplateSpec,
+  read: TemplateReader,
+): ResourceTemplateDefinition {
+  if (typeof spec.name !== 'string' || spec.name === '')
+    invalid(`Resource template ${spec.uriTemplate} needs a name`);
+  const template = compileTemplate(spec.uriTemplate);
+  for (const key of Object.keys(spec.complete ?? {})) {
+    if (!template.variables.includes(key)) {
+      invalid(`Resource template ${spec.uriTemplate}: completion for unknown variable "${key}"`);
+    }
+  }
+  const { complete: _complete, _meta, ...rest } = spec;
+  const listing: JsonObject = { ...rest };
+  if (_meta !== undefined) listing._meta = _meta;
+  return Object.freeze({ kind: 'resource-template', spec, template, listing: Object.freeze(listing), read });
+}
+
+export interface PromptDefinition {
+  readonly kind: 'prompt';
+  readonly name: string;
+  readonly spec: PromptSpec;
+  readonly listing: JsonObject;
+  readonly get: PromptHandler;
+}
+
+/**
+ * Defines a prompt with (string) arguments.
+ *
+ * @example
+ * definePrompt({ name: 'summarise', description: 'Summarise a file',
+ *   arguments: [{ name: 'path', description: 'File to summarise', required: true }] },
+ *   async ({ path }) => `Summarise the file ${path}.`);
+ */
+export function definePrompt(spec: PromptSpec, get: PromptHandler): PromptDefinition {
+  const name = checkName('Prompt', spec.name);
+  checkDescription('Prompt', name, spec.description);
+  const seen = new Set<string>();
+  for (const arg of spec.arguments ?? []) {
+    if (typeof arg.name !== 'string' || arg.name === '')
+      invalid(`Prompt "${name}": every argument needs a name`);
+    if (seen.has(arg.name)) invalid(`Prompt "${name}": argument "${arg.name}" is declared twice`);
+    seen.add(arg.name);
+  }
+  const listing: JsonObject = { name, description: spec.description };
+  if (spec.title !== undefined) listing.title = spec.title;
+  if (spec.arguments && spec.arguments.length > 0) {
+    listing.arguments = spec.arguments.map(({ complete: _c, ...arg }) => arg);
+  }
+  if (spec._meta !== undefined) listing._meta = spec._meta;
+  return Object.freeze({ kind: 'prompt', name, spec, listing: Object.freeze(listing), get });
+}
+
+export type Definition = ToolDefinition | ResourceDefinition | ResourceTemplateDefinition | PromptDefinition;

@@ -1,0 +1,190 @@
+/**
+ * The registry: every tool, resource, template and prompt the server exposes, in
+ * registration order (stable list order, as 2026 clients expect), with change events that
+ * become `list_changed` notifications.
+ */
+import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../protocol/errors.ts';
+import type { JsonObject } from '../protocol/jsonrpc.ts';
+import type {
+  Definition,
+  PromptDefinition,
+  ResourceDefinition,
+  ResourceTemplateDefinition,
+  ToolDefinition,
+} from './define.ts';
+
+export type ListKind = 'tools' | 'resources' | 'prompts';
+export type ChangeListener = (kind: ListKind) => void;
+
+export interface Page {
+  items: JsonObject[];
+  nextCursor?: string;
+}
+
+function encodeCursor(offset: number): string {
+  return Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
+}
+
+function decodeCursor(cursor: unknown): number {
+  if (cursor === undefined) return 0;
+  if (typeof cursor === 'string') {
+    try {
+      const o = (JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { o?: unknown }).o;
+      if (typeof o === 'number' && Number.isInteger(o) && o >= 0) return o;
+    } catch {
+      // fall through: an unreadable cursor is the client's error
+    }
+  }
+  throw new ProtocolError(
+    ErrorCode.InvalidParams,
+    'Invalid cursor: pass back a nextCursor from a previous page',
+  );
+}
+
+/** Pages a list with opaque cursors (spec: utilities/pagination). */
+export function paginate(list: readonly JsonObject[], cursor: unknown, pageSize: number): Page {
+  const start = decodeCursor(cursor);
+  if (start > list.length) {
+    throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid cursor: it points past the end of the list');
+  }
+  const end = Math.min(start + pageSize, list.length);
+  const page: Page = { items: list.slice(start, end) };
+  if (end < list.length) page.nextCursor = encodeCursor(end);
+  return page;
+}
+
+/**
+ * Holds the server's definitions.
+ *
+ * @example
+ * const registry = new Registry();
+ * registry.add(defineTool({ name: 'hello', description: 'Say hello' }, async () => 'hello'));
+ */
+export class Registry {
+  readonly #tools = new Map<string, ToolDefinition>();
+  readonly #resources = new Map<string, ResourceDefinition>();
+  readonly #templates = new Map<string, ResourceTemplateDefinition>();
+  readonly #prompts = new Map<string, PromptDefinition>();
+  readonly #listeners = new Set<ChangeListener>();
+  #toolListing: JsonObject[] | undefined;
+  #resourceListing: JsonObject[] | undefined;
+  #templateListing: JsonObject[] | undefined;
+  #promptListing: JsonObject[] | undefined;
+
+  /** Adds a definition; a duplicate name or URI is refused with a clear message. */
+  add(def: Definition): this {
+    if (def.kind === 'tool') this.#put(this.#tools, def.name, def, 'tool');
+    else if (def.kind === 'resource') this.#put(this.#resources, def.uri, def, 'resource');
+    else if (def.kind === 'resource-template')
+      this.#put(this.#templates, def.template.source, def, 'resource template');
+    else this.#put(this.#prompts, def.name, def, 'prompt');
+    this.#invalidate(def.kind);
+    return this;
+  }
+
+  /** Removes a tool, resource (by URI), template (by its template string) or prompt. */
+  remove(kind: Definition['kind'], key: string): boolean {
+    const removed =
+      kind === 'tool'
+        ? this.#tools.delete(key)
+        : kind === 'resource'
+          ? this.#resources.delete(key)
+          : kind === 'resource-template'
+            ? this.#templates.delete(key)
+            : this.#prompts.delete(key);
+    if (!removed) return false;
+    this.#invalidate(kind);
+    return true;
+  }
+
+  #invalidate(kind: Definition['kind']): void {
+    if (kind === 'tool') {
+      this.#toolListing = undefined;
+      this.#emit('tools');
+    } else if (kind === 'prompt') {
+      this.#promptListing = undefined;
+      this.#emit('prompts');
+    } else {
+      this.#resourceListing = undefined;
+      this.#templateListing = undefined;
+      this.#emit('resources');
+    }
+  }
+
+  #put<T>(map: Map<string, T>, key: string, def: T, what: string): void {
+    if (map.has(key)) {
+      throw new ToolkitError(
+        InternalCode.DuplicateName,
+        `Duplicate ${what} "${key}": each ${what} must be registered once`,
+      );
+    }
+    map.set(key, def);
+  }
+
+  #emit(kind: ListKind): void {
+    for (const listener of this.#listeners) listener(kind);
+  }
+
+  /** Announces a list change that the registry cannot see (e.g. a plugin's dynamic content). */
+  notifyListChanged(kind: ListKind): void {
+    this.#emit(kind);
+  }
+
+  /** Subscribes to list changes; returns the unsubscribe function. */
+  onChange(listener: ChangeListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  tool(name: string): ToolDefinition | undefined {
+    return this.#tools.get(name);
+  }
+  resource(uri: string): ResourceDefinition | undefined {
+    return this.#resources.get(uri);
+  }
+  prompt(name: string): PromptDefinition | undefined {
+    return this.#prompts.get(name);
+  }
+  /** The first template that matches the URI, with its variables. */
+  matchTemplate(
+    uri: string,
+  ): { def: ResourceTemplateDefinition; variables: Record<string, string> } | undefined {
+    for (const def of this.#templates.values()) {
+      const variables = def.template.match(uri);
+      if (variables) return { def, variables };
+    }
+    return undefined;
+  }
+  templateByName(nameOrUri: string): ResourceTemplateDefinition | undefined {
+    for (const def of this.#templates.values()) {
+      if (def.template.source === nameOrUri || def.spec.name === nameOrUri) return def;
+    }
+    return undefined;
+  }
+
+  get counts(): { tools: number; resources: number; resourceTemplates: number; prompts: number } {
+    return {
+      tools: this.#tools.size,
+      resources: this.#resources.size,
+      resourceTemplates: this.#templates.size,
+      prompts: this.#prompts.size,
+    };
+  }
+
+  toolListing(): readonly JsonObject[] {
+    this.#toolListing ??= [...this.#tools.values()].map((d) => d.listing);
+    return this.#toolListing;
+  }
+  resourceListing(): readonly JsonObject[] {
+    this.#resourceListing ??= [...this.#resources.values()].map((d) => d.listing);
+    return this.#resourceListing;
+  }
+  templateListing(): readonly JsonObject[] {
+    this.#templateListing ??= [...this.#templates.values()].map((d) => d.listing);
+    return this.#templateListing;
+  }
+  promptListing(): readonly JsonObject[] {
+    this.#promptListing ??= [...this.#prompts.values()].map((d) => d.listing);
+    return this.#promptListing;
+  }
+}

@@ -1,0 +1,205 @@
+/**
+ * What a plugin author writes: tool, resource, template and prompt definitions, and the
+ * context every handler receives. Transport- and wire-agnostic by design.
+ */
+
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import type { JsonObject, RequestId } from '../protocol/jsonrpc.ts';
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  ContentBlock,
+  GetPromptResult,
+  Implementation,
+  PromptMessage,
+  ReadResourceResult,
+  ToolAnnotations,
+} from '../protocol/spec-types.ts';
+
+export type {
+  CallToolResult,
+  ContentBlock,
+  GetPromptResult,
+  PromptMessage,
+  ReadResourceResult,
+  ToolAnnotations,
+};
+
+/** A raw JSON Schema object, published verbatim and validated with a real JSON Schema validator. */
+export type JsonSchema = { [key: string]: unknown };
+
+/** Who is calling: filled by the auth layer (API key id or token subject), absent when auth is off. */
+export interface Identity {
+  /** Stable client id: the API key's id, or the token's client id / subject. */
+  clientId: string;
+  subject?: string;
+  scopes: readonly string[];
+  /** Verified token claims, when the identity comes from an OAuth token. */
+  claims?: JsonObject;
+}
+
+/** The protocol generation a request arrived on. */
+export type Wire = '2025' | '2026';
+
+/** Log levels of `notifications/message` (RFC 5424 names, as the spec uses them). */
+export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+
+/** A request the server asks the client to answer (elicitation, sampling or roots). */
+export interface InputRequest {
+  method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
+  params: JsonObject;
+}
+
+/** Returned by `ctx.askInput(...)`: ends the round; the framework collects the answers. */
+export interface InputRequired {
+  readonly kind: 'input_required';
+  readonly requests: Readonly<Record<string, InputRequest>>;
+  readonly state: unknown;
+}
+
+/** Sends `notifications/message` to the client, gated by the level the client asked for. */
+export type ClientLog = (level: LogLevel, data: unknown, loggerName?: string) => Promise<void>;
+
+/** What every tool, resource and prompt handler receives. */
+export interface HandlerContext {
+  /** Aborted when the client cancels, the call times out, or the connection goes away. */
+  readonly signal: AbortSignal;
+  /** Request-scoped pino logger (stderr): server-side logs. */
+  readonly logger: Logger;
+  /** Log to the client (`notifications/message`), when the client asked for that level. */
+  readonly log: ClientLog;
+  /** Report progress; a no-op unless the request carried a progressToken. */
+  progress(progress: number, total?: number, message?: string): Promise<void>;
+  /** Send a notification to this request's client (on the request's stream where there is one). */
+  notify(method: string, params?: JsonObject): Promise<void>;
+  readonly requestId: RequestId;
+  readonly protocolVersion: string;
+  readonly wire: Wire;
+  /** The 2025-wire session id, when there is one. */
+  readonly sessionId: string | undefined;
+  readonly clientCapabilities: ClientCapabilities;
+  readonly clientInfo: Implementation | undefined;
+  /** The authenticated caller, when auth is on. */
+  readonly identity: Identity | undefined;
+  /** The request's `_meta`, as sent. */
+  readonly meta: JsonObject;
+  /**
+   * Answers from the client to the previous round's input requests, by the keys the handler
+   * chose; undefined on the first round.
+   */
+  readonly inputResponses: Readonly<Record<string, unknown>> | undefined;
+  /** The state the handler attached to the previous round; undefined on the first round. */
+  readonly requestState: unknown;
+  /** Ends this round by asking the client for input; return its result from the handler. */
+  askInput(requests: Record<string, InputRequest>, state?: unknown): InputRequired;
+  /** Builds an `elicitation/create` input request. */
+  elicit(params: { message: string; requestedSchema: JsonSchema } & JsonObject): InputRequest;
+  /** Builds a `sampling/createMessage` input request. */
+  sample(params: { messages: unknown[]; maxTokens: number } & JsonObject): InputRequest;
+  /** Builds a `roots/list` input request. */
+  listRoots(): InputRequest;
+}
+
+/** What a tool handler may return. With an output schema, return the structured value. */
+export type ToolReturn<O> = O | string | ContentBlock[] | CallToolResult | InputRequired | ToolResult<O>;
+
+/** An explicit tool result, for a handler that wants to shape content and structured output itself. */
+export interface ToolResult<O> {
+  readonly kind: 'tool_result';
+  readonly content?: ContentBlock[];
+  readonly structured?: O;
+  readonly isError?: boolean;
+  readonly meta?: JsonObject;
+}
+
+export interface ToolSpec<I, O> {
+  /** 1-64 characters of [A-Za-z0-9_./-]. */
+  name: string;
+  title?: string;
+  description: string;
+  /** zod schema (converted to JSON Schema once, at registration) or raw JSON Schema (verbatim). */
+  input?: z.ZodType<I> | JsonSchema;
+  output?: z.ZodType<O> | JsonSchema;
+  annotations?: ToolAnnotations;
+  /** Example arguments, published as `inputSchema.examples` (used by `mcp-toolkit test`). */
+  examples?: readonly Record<string, unknown>[];
+  /** OAuth scopes the caller needs for this tool. */
+  scopes?: readonly string[];
+  /** Overrides MCP_TOOL_TIMEOUT_MS for this tool. */
+  timeoutMs?: number;
+  /** Per-tool rate limit on top of the per-client one. */
+  rateLimit?: { rps: number; burst?: number };
+  icons?: JsonObject[];
+  _meta?: JsonObject;
+}
+
+export type ToolHandler<I, O> = (args: I, ctx: HandlerContext) => ToolReturn<O> | Promise<ToolReturn<O>>;
+
+export interface ResourceSpec {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  annotations?: JsonObject;
+  _meta?: JsonObject;
+}
+
+/** What a resource reader may return: text, `{ blob }` (base64), or full contents. */
+export type ResourceReturn =
+  | string
+  | { text: string; mimeType?: string }
+  | { blob: string; mimeType?: string }
+  | ReadResourceResult['contents']
+  | InputRequired;
+
+export type ResourceReader = (uri: string, ctx: HandlerContext) => ResourceReturn | Promise<ResourceReturn>;
+
+/** Completion of one argument or template variable: returns candidate values. */
+export type Completer = (
+  value: string,
+  context: { arguments: Readonly<Record<string, string>>; ctx: HandlerContext },
+) => string[] | Promise<string[]>;
+
+export interface ResourceTemplateSpec {
+  /** RFC 6570 level-1 template, e.g. `file:///{path}` (a `{+path}` variable may span slashes). */
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  /** Completion per template variable. */
+  complete?: Record<string, Completer>;
+  _meta?: JsonObject;
+}
+
+export type TemplateReader = (
+  uri: string,
+  variables: Readonly<Record<string, string>>,
+  ctx: HandlerContext,
+) => ResourceReturn | Promise<ResourceReturn>;
+
+export interface PromptArgumentSpec {
+  name: string;
+  description?: string;
+  required?: boolean;
+  complete?: Completer;
+}
+
+export interface PromptSpec {
+  name: string;
+  title?: string;
+  description: string;
+  arguments?: readonly PromptArgumentSpec[];
+  _meta?: JsonObject;
+}
+
+/** A prompt returns messages (or a full result with a description). */
+export type PromptReturn = PromptMessage[] | GetPromptResult | string | InputRequired;
+
+export type PromptHandler = (
+  args: Readonly<Record<string, string>>,
+  ctx: HandlerContext,
+) => PromptReturn | Promise<PromptReturn>;
