@@ -1,2 +1,103 @@
 /** The `MCP_*` settings of this area, merged into the one settings schema (src/config/settings.ts). */
-export const authSettingsShape = {};
+import { z } from 'zod';
+import { envEnum, envInt, envList } from '../config/env-types.ts';
+import { ASYMMETRIC_ALGORITHMS, DEFAULT_ALGORITHMS, isAsymmetricAlgorithm } from './algorithms.ts';
+import type { ApiKey } from './types.ts';
+
+/** Shorter keys are accepted but reported by `authWarnings` (guessable by brute force). */
+export const RECOMMENDED_API_KEY_LENGTH = 16;
+
+/**
+ * `id:key,id:key`. The key may contain `:` (split at the first one) but not `,`. Issue
+ * messages name the offending id or position, never a key.
+ */
+const apiKeys = z
+  .string()
+  .optional()
+  .transform((value, ctx): ApiKey[] => {
+    const keys: ApiKey[] = [];
+    const entries = (value ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
+    const ids = new Set<string>();
+    entries.forEach((entry, index) => {
+      const colon = entry.indexOf(':');
+      const id = colon === -1 ? '' : entry.slice(0, colon).trim();
+      const key = colon === -1 ? '' : entry.slice(colon + 1).trim();
+      if (id === '' || key === '') {
+        ctx.addIssue({
+          code: 'custom',
+          message: `entry ${index + 1} is not "id:key" (expected a comma-separated list of id:key pairs)`,
+        });
+        return;
+      }
+      if (ids.has(id)) {
+        ctx.addIssue({ code: 'custom', message: `the id "${id}" appears twice (ids must be unique)` });
+        return;
+      }
+      ids.add(id);
+      keys.push({ id, key });
+    });
+    if (new Set(keys.map((k) => k.key)).size !== keys.length) {
+      ctx.addIssue({ code: 'custom', message: 'two ids share the same key (each client needs its own key)' });
+    }
+    return keys;
+  });
+
+/** An absolute http(s) URL, or unset. */
+function envUrl() {
+  return z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()))
+    .refine((v) => v === undefined || (URL.canParse(v) && /^https?:$/.test(new URL(v).protocol)), {
+      error: 'expected an absolute http(s) URL',
+    });
+}
+
+const algorithms = envList(DEFAULT_ALGORITHMS).refine(
+  (list) => list.length > 0 && list.every(isAsymmetricAlgorithm),
+  {
+    error: `expected a comma-separated list of asymmetric JWS algorithms (${ASYMMETRIC_ALGORITHMS.join(', ')}); "none" and HMAC (HS*) are refused`,
+  },
+);
+
+export const authSettingsShape = {
+  MCP_AUTH: envEnum(['none', 'api_key', 'oauth'], 'none').describe(
+    'Authentication of HTTP requests: `none`, `api_key` or `oauth` (JWT access tokens).',
+  ),
+  MCP_API_KEYS: apiKeys.describe(
+    'API keys as comma-separated `id:key` pairs (with `MCP_AUTH=api_key`); the id names the client, the key is never logged. Use keys of 16+ characters.',
+  ),
+  MCP_OAUTH_ISSUER: envUrl().describe(
+    'OAuth authorisation server (issuer) whose tokens are accepted; its metadata gives the JWKS (with `MCP_AUTH=oauth`).',
+  ),
+  MCP_OAUTH_JWKS_URL: envUrl().describe('JWKS URL, overriding the one discovered from the issuer metadata.'),
+  MCP_OAUTH_AUDIENCE: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()))
+    .describe(
+      'Expected `aud` of access tokens. Default: `MCP_PUBLIC_URL` plus `MCP_HTTP_PATH` (the resource).',
+    ),
+  MCP_OAUTH_SCOPES: envList([]).describe('Scopes every access token must carry (comma-separated).'),
+  MCP_OAUTH_ALGORITHMS: algorithms.describe(
+    'Accepted JWS algorithms of access tokens (asymmetric only). Default: RS*, PS*, ES*, EdDSA, Ed25519.',
+  ),
+  MCP_OAUTH_CLOCK_TOLERANCE_SEC: envInt(30, 0, 600).describe(
+    'Clock skew tolerated when checking `exp`/`nbf` of access tokens, in seconds.',
+  ),
+};
+
+/** The parsed auth settings (a slice of the core Settings). */
+export interface AuthSettings {
+  readonly MCP_AUTH: 'none' | 'api_key' | 'oauth';
+  readonly MCP_API_KEYS: readonly ApiKey[];
+  readonly MCP_OAUTH_ISSUER: string | undefined;
+  readonly MCP_OAUTH_JWKS_URL: string | undefined;
+  readonly MCP_OAUTH_AUDIENCE: string | undefined;
+  readonly MCP_OAUTH_SCOPES: readonly string[];
+  readonly MCP_OAUTH_ALGORITHMS: readonly string[];
+  readonly MCP_OAUTH_CLOCK_TOLERANCE_SEC: number;
+}

@@ -65,3 +65,11 @@ export function envString(defaultValue?: string) {
     .optional()
     .transform((v) => (v === undefined || v === '' ? defaultValue : v));
 }
+
+/** A string with a default (an empty value counts as unset). */
+export function envText(defaultValue: string) {
+  return z
+    .string()
+    .optional()
+    .transform((v): string => (v === undefined || v.trim() === '' ? defaultValue : v.trim()));
+}

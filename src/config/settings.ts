@@ -8,7 +8,7 @@ import { authSettingsShape } from '../auth/settings.ts';
 import { InternalCode, ToolkitError } from '../protocol/errors.ts';
 import { rateLimitSettingsShape } from '../ratelimit/settings.ts';
 import { telemetrySettingsShape } from '../telemetry/settings.ts';
-import { envEnum, envInt, envList, envString } from './env-types.ts';
+import { envEnum, envInt, envList, envString, envText } from './env-types.ts';
 
 const HTTP_PATH = z
   .string()
@@ -19,7 +19,7 @@ const HTTP_PATH = z
 /** The core settings. Plugins add `MCP_<PLUGIN>_*` through their own schemas. */
 export const settingsSchema = z.object({
   MCP_TRANSPORT: envEnum(['stdio', 'http'], 'stdio').describe('Transport: `stdio` or `http`.'),
-  MCP_HTTP_HOST: envString('127.0.0.1').describe('Address the HTTP server binds.'),
+  MCP_HTTP_HOST: envText('127.0.0.1').describe('Address the HTTP server binds.'),
   MCP_HTTP_PORT: envInt(8000, 0, 65535).describe('Port of the HTTP server (0 picks a free one).'),
   MCP_HTTP_PATH: HTTP_PATH.describe('Path of the MCP endpoint.'),
   MCP_ALLOWED_HOSTS: envList([]).describe(
@@ -38,7 +38,7 @@ export const settingsSchema = z.object({
   MCP_LOG_FORMAT: envEnum(['auto', 'json', 'pretty'], 'auto').describe(
     'Log format: pretty when stderr is a terminal (`auto`), or forced.',
   ),
-  MCP_SERVER_NAME: envString('mcp-toolkit').describe('serverInfo.name sent to clients.'),
+  MCP_SERVER_NAME: envText('mcp-toolkit').describe('serverInfo.name sent to clients.'),
   MCP_TOOL_TIMEOUT_MS: envInt(60_000, 1, 86_400_000).describe(
     'Per-call timeout of tool, resource and prompt handlers.',
   ),

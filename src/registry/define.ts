@@ -50,6 +50,8 @@ export interface ToolDefinition {
   readonly listing: JsonObject;
   readonly input: CompiledSchema<unknown>;
   readonly output: CompiledSchema<unknown> | undefined;
+  /** Top-level arguments annotated with `x-mcp-header` (SEP-2243), mirrored in Mcp-Param-* headers. */
+  readonly headerParams: readonly { property: string; header: string }[];
   readonly handler: (
     args: unknown,
     ctx: HandlerContext,
@@ -89,9 +91,14 @@ export function defineTool<I, O = unknown>(spec: ToolSpec<I, O>, handler: ToolHa
   if (spec.annotations !== undefined) listing.annotations = spec.annotations;
   if (spec.icons !== undefined) listing.icons = spec.icons;
   if (spec._meta !== undefined) listing._meta = spec._meta;
+  const properties = (input.json.properties ?? {}) as Record<string, { 'x-mcp-header'?: unknown }>;
+  const headerParams = Object.entries(properties).flatMap(([property, schema]) =>
+    typeof schema?.['x-mcp-header'] === 'string' ? [{ property, header: schema['x-mcp-header'] }] : [],
+  );
   return Object.freeze({
     kind: 'tool',
     name,
+    headerParams,
     spec: spec as ToolSpec<unknown, unknown>,
     listing: Object.freeze(listing),
     input: input as CompiledSchema<unknown>,

@@ -68,9 +68,14 @@ export interface HandlerContext {
   /** Request-scoped pino logger (stderr): server-side logs. */
   readonly logger: Logger;
   /** Log to the client (`notifications/message`), when the client asked for that level. */
-  readonly log: ClientLog;
+  log(level: LogLevel, data: unknown, loggerName?: string): Promise<void>;
   /** Report progress; a no-op unless the request carried a progressToken. */
   progress(progress: number, total?: number, message?: string): Promise<void>;
+  /**
+   * Closes this request's SSE connection while the call goes on (2025 HTTP, SEP-1699): the
+   * client reconnects with Last-Event-ID and receives the rest. A no-op elsewhere.
+   */
+  closeStream(): Promise<void>;
   /** Send a notification to this request's client (on the request's stream where there is one). */
   notify(method: string, params?: JsonObject): Promise<void>;
   readonly requestId: RequestId;

@@ -1,0 +1,18 @@
+#!/usr/bin/env node
+// The mcp-toolkit command. Plain JavaScript so that an old Node.js gets a clear message
+// instead of a syntax error; the real CLI is TypeScript, run by Node's type stripping.
+var need = [22, 18];
+var have = process.versions.node.split('.').map(Number);
+if (have[0] < need[0] || (have[0] === need[0] && have[1] < need[1])) {
+  process.stderr.write(
+    'mcp-toolkit needs Node.js >= 22.18 (Node 24 LTS recommended); this is ' + process.version + '.\n',
+  );
+  process.exit(1);
+}
+import('../src/cli/main.ts').then(
+  (cli) => cli.main(process.argv.slice(2)),
+  (err) => {
+    process.stderr.write(String((err && err.stack) || err) + '\n');
+    process.exit(1);
+  },
+);

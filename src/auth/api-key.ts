@@ -1,0 +1,86 @@
+/**
+ * API-key authentication: a key in `X-API-Key` or `Authorization: Bearer <key>`.
+ * Keys are compared as SHA-256 digests with `timingSafeEqual`, against every configured key
+ * with no early exit, so neither the key's length nor which entry matched leaks through
+ * timing. A key never appears in a message, an error or a log.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { InternalCode, ToolkitError } from '../protocol/errors.ts';
+import type { Identity } from '../registry/types.ts';
+import { AuthError, bearerChallenge } from './errors.ts';
+import { readBearerToken, singleHeader } from './headers.ts';
+import type { ApiKey, Authenticator, AuthRequest } from './types.ts';
+
+const REALM = 'mcp';
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
+
+/**
+ * Creates the api_key authenticator. Checks its keys at once: ids and keys non-empty,
+ * ids unique, no key shared by two ids.
+ *
+ * @example
+ * const auth = createApiKeyAuthenticator([{ id: 'ci', key: 'a-long-random-secret' }]);
+ * const identity = await auth.authenticate({ headers: { 'x-api-key': 'a-long-random-secret' } });
+ * identity.clientId; // 'ci'
+ */
+export function createApiKeyAuthenticator(keys: readonly ApiKey[]): Authenticator {
+  if (keys.length === 0) {
+    throw new ToolkitError(
+      InternalCode.InvalidSetting,
+      'MCP_API_KEYS is empty: give at least one id:key pair',
+    );
+  }
+  const ids = new Set<string>();
+  const secrets = new Set<string>();
+  for (const { id, key } of keys) {
+    if (id === '' || key === '') {
+      throw new ToolkitError(
+        InternalCode.InvalidSetting,
+        'MCP_API_KEYS: every entry needs a non-empty id and key',
+      );
+    }
+    if (ids.has(id))
+      throw new ToolkitError(InternalCode.InvalidSetting, `MCP_API_KEYS: the id "${id}" appears twice`);
+    if (secrets.has(key))
+      throw new ToolkitError(InternalCode.InvalidSetting, 'MCP_API_KEYS: two ids share one key');
+    ids.add(id);
+    secrets.add(key);
+  }
+  const table = keys.map(({ id, key }) => ({ id, digest: digest(key) }));
+
+  return {
+    kind: 'api_key',
+    async authenticate(req: AuthRequest): Promise<Identity> {
+      const headerKey = singleHeader(req.headers['x-api-key']);
+      const presented = headerKey ? headerKey : readBearerToken(req.headers.authorization);
+      if (presented === undefined || presented === '') {
+        // RFC 6750 §3.1: a request without credentials gets a challenge without an error code.
+        throw new AuthError(
+          401,
+          'Authentication required: send your API key in the X-API-Key header or as Authorization: Bearer <key>.',
+          bearerChallenge({ realm: REALM }),
+        );
+      }
+      const candidate = digest(presented);
+      let matched: string | undefined;
+      for (const entry of table) {
+        const equal = timingSafeEqual(candidate, entry.digest);
+        if (equal && matched === undefined) matched = entry.id;
+      }
+      if (matched === undefined) {
+        throw new AuthError(
+          401,
+          'The API key was not recognised: check the key you were given (X-API-Key or Authorization: Bearer).',
+          bearerChallenge({ realm: REALM, error: 'invalid_token' }),
+        );
+      }
+      return { clientId: matched, scopes: [] };
+    },
+    // API keys are unscoped credentials: a key opens every tool. Scope a tool with OAuth.
+    checkScopes(): void {},
+    async ready(): Promise<void> {},
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * The contract every auth mode implements, so the HTTP edge (and a future verifier) stays
+ * ignorant of how a caller is recognised. One shared test suite runs against each.
+ */
+import type { Identity } from '../registry/types.ts';
+
+export type { Identity };
+
+/** What an authenticator looks at: the request headers, as Node delivers them (lower-case names). */
+export interface AuthRequest {
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+export interface Authenticator {
+  /** `api_key` or `oauth`: for logs, doctor and readiness reports. */
+  readonly kind: 'api_key' | 'oauth';
+  /**
+   * Recognises the caller. Throws AuthError (401/403, with a `WWW-Authenticate` challenge)
+   * when the request is refused, and a ProtocolError with `httpStatus` 503 when the
+   * authenticator itself cannot work (authorisation server unreachable).
+   */
+  authenticate(req: AuthRequest): Promise<Identity>;
+  /**
+   * Throws AuthError 403 `insufficient_scope` when `identity` lacks any of `needed`
+   * (a tool's `scopes`). API keys are not scoped: the api_key authenticator allows all.
+   */
+  checkScopes(identity: Identity, needed: readonly string[]): void;
+  /** Resolves once the authenticator can verify credentials (JWKS fetched); for /readyz and doctor. */
+  ready(): Promise<void>;
+}
+
+/** A configured API key: `id` names the client in logs, spans and rate limits. */
+export interface ApiKey {
+  id: string;
+  key: string;
+}

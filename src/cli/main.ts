@@ -1,0 +1,84 @@
+/**
+ * The `mcp-toolkit` command line: a thin layer over serve() and the test kit.
+ * `process.env` is read here (and in src/config/), nowhere else.
+ */
+import { parseArgs } from 'node:util';
+import { InternalCode, ToolkitError } from '../protocol/errors.ts';
+import { serve } from '../serve.ts';
+import { PACKAGE_VERSION } from '../server.ts';
+import { doctor } from './doctor.ts';
+
+const HELP = `mcp-toolkit ${PACKAGE_VERSION}
+
+Usage:
+  mcp-toolkit run [--transport stdio|http] [--host H] [--port P]   start the server
+  mcp-toolkit doctor                                               check settings and plugins
+  mcp-toolkit --version | --help
+
+Settings come from MCP_* environment variables (see docs/configuration.md); flags override them.`;
+
+/** Exit codes: 0 ok, 1 failure, 2 bad settings or usage. */
+export async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  try {
+    if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+      console.log(HELP);
+      return;
+    }
+    if (command === '--version' || command === '-v') {
+      console.log(PACKAGE_VERSION);
+      return;
+    }
+    if (command === 'run') return await run(rest);
+    if (command === 'doctor') {
+      process.exitCode = await doctor(process.env, (line) => console.log(line));
+      return;
+    }
+    console.error(`mcp-toolkit: unknown command "${command}"\n\n${HELP}`);
+    process.exitCode = 2;
+  } catch (err) {
+    if (
+      err instanceof ToolkitError &&
+      (err.code === InternalCode.InvalidSetting ||
+        err.code === InternalCode.PluginNotFound ||
+        err.code === InternalCode.PluginInvalid ||
+        err.code === InternalCode.InvalidDefinition ||
+        err.code === InternalCode.DuplicateName)
+    ) {
+      console.error(`mcp-toolkit: cannot start:\n${err.message}`);
+      process.exit(2);
+    }
+    if (err instanceof TypeError && (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      console.error(`mcp-toolkit: ${err.message}\n\n${HELP}`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}
+
+async function run(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      transport: { type: 'string' },
+      host: { type: 'string' },
+      port: { type: 'string' },
+    },
+    strict: true,
+  });
+  const running = await serve({
+    env: process.env,
+    overrides: { MCP_TRANSPORT: values.transport, MCP_HTTP_HOST: values.host, MCP_HTTP_PORT: values.port },
+    handleSignals: true,
+  });
+  if (running.url) {
+    const counts = running.server.registry.counts;
+    process.stderr.write(
+      `mcp-toolkit listening on ${running.url}\n` +
+        `  ${counts.tools} tools, ${counts.resources + counts.resourceTemplates} resources, ${counts.prompts} prompts ` +
+        `(plugins: ${running.settings.MCP_PLUGINS.join(', ') || 'none'})\n` +
+        `  connect a client: npx @modelcontextprotocol/inspector --transport http --server-url ${running.url}\n`,
+    );
+  }
+  await running.closed;
+}

@@ -1,0 +1,125 @@
+/**
+ * Loads the plugins `MCP_PLUGINS` names: a bare name is a folder under `plugins/`, anything
+ * with a slash or a leading dot is a module path (relative to the working directory). Each
+ * plugin's own `MCP_<PLUGIN>_*` settings are parsed here with its zod schema.
+ */
+import { existsSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { z } from 'zod';
+import { type PluginDefinition, settingEnvName } from './plugin.ts';
+import { InternalCode, ToolkitError } from './protocol/errors.ts';
+import type { LoadedPlugin } from './server.ts';
+
+export const PLUGINS_DIR = fileURLToPath(new URL('../plugins/', import.meta.url));
+
+function isPluginDefinition(value: unknown): value is PluginDefinition<Record<string, unknown>> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { name?: unknown }).name === 'string' &&
+    typeof (value as { register?: unknown }).register === 'function'
+  );
+}
+
+/** Where a plugin reference points. */
+export function resolvePluginPath(ref: string, cwd: string = process.cwd()): string {
+  if (ref.startsWith('.') || ref.includes('/') || isAbsolute(ref))
+    return isAbsolute(ref) ? ref : resolve(cwd, ref);
+  if (!/^[a-z][a-z0-9-]*$/.test(ref)) {
+    throw new ToolkitError(
+      InternalCode.PluginNotFound,
+      `MCP_PLUGINS entry "${ref}" is neither a plugin name (lower-case letters, digits, -) nor a path`,
+    );
+  }
+  for (const file of ['index.ts', 'index.js']) {
+    const candidate = resolve(PLUGINS_DIR, ref, file);
+    if (existsSync(candidate)) return candidate;
+  }
+  throw new ToolkitError(
+    InternalCode.PluginNotFound,
+    `Plugin "${ref}" not found: expected plugins/${ref}/index.ts (set MCP_PLUGINS to names under plugins/ or module paths)`,
+  );
+}
+
+/** Imports one plugin module and returns its definition. */
+export async function importPlugin(
+  ref: string,
+  cwd?: string,
+): Promise<PluginDefinition<Record<string, unknown>>> {
+  const path = resolvePluginPath(ref, cwd);
+  if (!existsSync(path)) {
+    throw new ToolkitError(
+      InternalCode.PluginNotFound,
+      `Plugin module "${ref}" not found (looked for ${ref})`,
+    );
+  }
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  } catch (err) {
+    throw new ToolkitError(
+      InternalCode.PluginInvalid,
+      `Plugin "${ref}" failed to load: ${(err as Error).message}`,
+      {
+        cause: err,
+      },
+    );
+  }
+  const def = mod.default ?? mod.plugin;
+  if (!isPluginDefinition(def)) {
+    throw new ToolkitError(
+      InternalCode.PluginInvalid,
+      `Plugin "${ref}" must export a definePlugin(...) result as its default export`,
+    );
+  }
+  return def;
+}
+
+/** Parses a plugin's `MCP_<PLUGIN>_*` settings; errors name each variable, its value and what it accepts. */
+export function parsePluginSettings(
+  def: PluginDefinition<Record<string, unknown>>,
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, unknown> {
+  if (!def.settings) return {};
+  const input: Record<string, string | undefined> = {};
+  const envNames: Record<string, string> = {};
+  for (const key of Object.keys(def.settings.shape)) {
+    const name = settingEnvName(def.name, key);
+    envNames[key] = name;
+    input[key] = env[name] === '' ? undefined : env[name];
+  }
+  const result = def.settings.safeParse(input);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => {
+      const key = String(issue.path[0] ?? '');
+      const name = envNames[key] ?? `MCP_${def.name.toUpperCase()}_*`;
+      return `${name}=${JSON.stringify(env[name] ?? '')} is invalid: ${issue.message}`;
+    });
+    throw new ToolkitError(InternalCode.InvalidSetting, lines.join('\n'));
+  }
+  return Object.freeze(result.data as Record<string, unknown>);
+}
+
+/** Loads every plugin listed, in order; a name listed twice is refused. */
+export async function loadPlugins(
+  refs: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  cwd?: string,
+): Promise<LoadedPlugin[]> {
+  const loaded: LoadedPlugin[] = [];
+  for (const ref of refs) {
+    const definition = await importPlugin(ref, cwd);
+    if (loaded.some((p) => p.definition.name === definition.name)) {
+      throw new ToolkitError(
+        InternalCode.PluginInvalid,
+        `Plugin "${definition.name}" is listed twice in MCP_PLUGINS`,
+      );
+    }
+    loaded.push({ definition, settings: parsePluginSettings(definition, env) });
+  }
+  return loaded;
+}
+
+/** The zod type of a plugin's settings object, for doctor output. */
+export type PluginSettingsSchema = z.ZodObject<z.ZodRawShape>;

@@ -1,0 +1,388 @@
+/**
+ * The dispatcher: one `handle(message | batch, exchange)` for every transport. It knows no
+ * transport; what it needs from one arrives on the `Exchange` (headers for the 2026 checks,
+ * the 2025 session, the caller's identity, a channel for messages tied to the request), and
+ * HTTP status codes leave as data on the reply.
+ */
+import type { Logger } from 'pino';
+import type { Registry } from '../registry/registry.ts';
+import type { Identity } from '../registry/types.ts';
+import { ErrorCode, ProtocolError } from './errors.ts';
+import type { Hub, OutboundChannel } from './hub.ts';
+import {
+  classify,
+  errorResponse,
+  isObject,
+  type JsonObject,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  success,
+} from './jsonrpc.ts';
+import { METHODS, type MethodDeps } from './methods.ts';
+import { RequestContext } from './request-context.ts';
+import type { Session, SessionStore } from './session.ts';
+import type { ClientCapabilities, Implementation } from './spec-types.ts';
+import type { StateCodec } from './state-codec.ts';
+import { allowsBatches, negotiateVersion, SUPPORTED_VERSIONS, VERSION_2026 } from './versions.ts';
+import {
+  checkParamHeaders,
+  checkRoutingHeaders,
+  type Headers,
+  isModernRequest,
+  META,
+  metaOf,
+  readEnvelope,
+} from './wire.ts';
+
+/** What a transport tells the dispatcher about one inbound message or batch. */
+export interface Exchange {
+  readonly transport: 'stdio' | 'http';
+  /** HTTP request headers, lower-case names (absent on stdio: header checks are HTTP's). */
+  readonly headers?: Headers;
+  /** The 2025-wire session (stdio: the connection's; HTTP: from Mcp-Session-Id). */
+  readonly session?: Session;
+  readonly identity?: Identity;
+  /** Where notifications and server-to-client requests tied to a request go. */
+  readonly channel?: OutboundChannel;
+  /** Aborted when the client goes away (HTTP connection closed, stdin ended). */
+  readonly signal?: AbortSignal;
+}
+
+export interface Reply {
+  /** Response(s); undefined for notifications, posted responses and all-notification batches. */
+  body?: JsonRpcResponse | JsonRpcResponse[];
+  /** HTTP status the rules require (400, 404, ...), when not 200. */
+  status?: number;
+  /** A session created by `initialize` (HTTP issues its id in Mcp-Session-Id). */
+  session?: Session;
+}
+
+export interface DispatcherOptions {
+  registry: Registry;
+  sessions: SessionStore;
+  hub: Hub;
+  codec: StateCodec;
+  logger: Logger;
+  serverInfo: { name: string; version: string; title?: string };
+  instructions?: string;
+  toolTimeoutMs: number;
+  inputTimeoutMs: number;
+  pageSize: number;
+  maxBatch: number;
+  beforeTool?: MethodDeps['beforeTool'];
+  /** Observes every request's outcome (logs, spans, metrics); must not throw. */
+  observe?: RequestObserver;
+}
+
+export interface RequestObserver {
+  start(info: {
+    method: string;
+    target: string | undefined;
+    requestId: string | number;
+    wire: '2025' | '2026';
+    protocolVersion: string;
+    sessionId: string | undefined;
+    identity: Identity | undefined;
+    transport: 'stdio' | 'http';
+    meta: JsonObject | undefined;
+  }): (outcome: { error?: ProtocolError | Error; isError?: boolean }) => void;
+}
+
+/** Methods that exist only on one wire (2026 removed the handshake, ping, setLevel and subscribe). */
+const ONLY_2025 = new Set([
+  'initialize',
+  'ping',
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+]);
+const ONLY_2026 = new Set(['server/discover', 'subscriptions/listen']);
+/** 2026 results that carry caching hints (`ttlMs`, `cacheScope`). */
+const CACHEABLE = new Set([
+  'server/discover',
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+]);
+
+export const SERVER_CAPABILITIES = Object.freeze({
+  tools: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
+  prompts: { listChanged: true },
+  logging: {},
+  completions: {},
+});
+
+export class Dispatcher {
+  readonly #o: DispatcherOptions;
+  readonly #deps: MethodDeps;
+  /** In-flight 2025 requests by `${scope}\0${id}`, for notifications/cancelled. */
+  readonly #inflight = new Map<string, RequestContext>();
+  #active = 0;
+
+  constructor(options: DispatcherOptions) {
+    if (!(options.maxBatch > 0) || !(options.pageSize > 0) || !(options.toolTimeoutMs > 0)) {
+      throw new RangeError('Dispatcher: maxBatch, pageSize and toolTimeoutMs must be positive');
+    }
+    this.#o = options;
+    this.#deps = {
+      registry: options.registry,
+      hub: options.hub,
+      sessions: options.sessions,
+      codec: options.codec,
+      inputTimeoutMs: options.inputTimeoutMs,
+      toolTimeoutMs: options.toolTimeoutMs,
+      pageSize: options.pageSize,
+      beforeTool: options.beforeTool,
+    };
+  }
+
+  /** How many requests are being handled right now (graceful shutdown waits for 0). */
+  get inflightCount(): number {
+    return this.#active;
+  }
+
+  /** Handles one parsed JSON value: a message or a batch. */
+  async handle(value: unknown, ex: Exchange): Promise<Reply> {
+    if (Array.isArray(value)) return this.#handleBatch(value, ex);
+    return this.#handleOne(value, ex);
+  }
+
+  async #handleBatch(items: unknown[], ex: Exchange): Promise<Reply> {
+    const reject = (message: string): Reply => ({
+      body: errorResponse(null, new ProtocolError(ErrorCode.InvalidRequest, message)),
+      status: 400,
+    });
+    if (items.length === 0) return reject('Invalid request: an empty batch');
+    // Batches exist in protocol 2025-03-26 and earlier only, never for initialize itself.
+    const version = ex.session?.initialized ? ex.session.protocolVersion : undefined;
+    if (version === undefined || !allowsBatches(version)) {
+      return reject(
+        `JSON-RPC batches are not supported on protocol ${version ?? '(not initialised)'}: send one message per request`,
+      );
+    }
+    if (items.length > this.#o.maxBatch)
+      return reject(`Batch too large: at most ${this.#o.maxBatch} messages`);
+    const replies = await Promise.all(items.map((item) => this.#handleOne(item, ex, true)));
+    const bodies = replies
+      .map((r) => r.body)
+      .filter((b): b is JsonRpcResponse => b !== undefined && !Array.isArray(b));
+    return bodies.length === 0 ? {} : { body: bodies };
+  }
+
+  async #handleOne(value: unknown, ex: Exchange, inBatch = false): Promise<Reply> {
+    const c = classify(value);
+    switch (c.kind) {
+      case 'invalid':
+        return {
+          body: errorResponse(
+            c.id,
+            new ProtocolError(ErrorCode.InvalidRequest, `Invalid request: ${c.reason}`),
+          ),
+          status: 400,
+        };
+      case 'response':
+        if (ex.session) this.#o.hub.deliver(ex.session.id, c.message);
+        return {};
+      case 'notification':
+        await this.#notification(c.message.method, c.message.params, ex);
+        return {};
+      case 'request':
+        return this.#request(c.message, ex, inBatch);
+    }
+  }
+
+  async #notification(method: string, params: JsonObject | undefined, ex: Exchange): Promise<void> {
+    if (method === 'notifications/initialized') return;
+    if (method === 'notifications/cancelled' && ex.session) {
+      const id = params?.requestId;
+      const ctx = this.#inflight.get(`${ex.session.id}\u0000${String(id)}`);
+      ctx?.controller.abort(new ProtocolError(ErrorCode.InternalError, 'cancelled by the client'));
+    }
+    // Other notifications (roots/list_changed, progress, ...) need no action here.
+  }
+
+  async #request(req: JsonRpcRequest, ex: Exchange, inBatch: boolean): Promise<Reply> {
+    const modern = !inBatch && isModernRequest(req, ex.headers);
+    try {
+      if (modern) return await this.#modern(req, ex);
+      return await this.#legacy(req, ex);
+    } catch (err) {
+      return this.#failure(req, err, modern);
+    }
+  }
+
+  #failure(req: JsonRpcRequest, err: unknown, modern: boolean): Reply {
+    if (err instanceof ProtocolError) {
+      const reply: Reply = { body: errorResponse(req.id, err) };
+      if (err.httpStatus !== undefined) reply.status = err.httpStatus;
+      return reply;
+    }
+    this.#o.logger.error({ err, method: req.method, wire: modern ? '2026' : '2025' }, 'request failed');
+    return {
+      body: errorResponse(
+        req.id,
+        new ProtocolError(ErrorCode.InternalError, 'Internal error: see the server logs'),
+      ),
+    };
+  }
+
+  // ---- 2025 wire ------------------------------------------------------------------------
+
+  async #legacy(req: JsonRpcRequest, ex: Exchange): Promise<Reply> {
+    if (req.method === 'initialize') return this.#initialize(req, ex);
+    const session = ex.session;
+    if (req.method === 'ping') return { body: success(req.id, {}) };
+    if (!session?.initialized) {
+      throw new ProtocolError(ErrorCode.InvalidRequest, 'Server not initialized: send initialize first');
+    }
+    if (ONLY_2026.has(req.method)) {
+      throw new ProtocolError(
+        ErrorCode.MethodNotFound,
+        `Method not found: ${req.method} (protocol ${VERSION_2026} only)`,
+      );
+    }
+    const handler = METHODS[req.method];
+    if (!handler) throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${req.method}`);
+    const ctx = new RequestContext({
+      requestId: req.id,
+      method: req.method,
+      wire: '2025',
+      protocolVersion: session.protocolVersion,
+      session,
+      clientCapabilities: session.clientCapabilities,
+      clientInfo: session.clientInfo,
+      identity: ex.identity,
+      meta: metaOf(req.params),
+      channel: ex.channel,
+      logger: this.#o.logger,
+      logThreshold: undefined,
+    });
+    const result = await this.#run(handler, req, ctx, ex, `${session.id}\u0000${String(req.id)}`);
+    return { body: success(req.id, result) };
+  }
+
+  async #initialize(req: JsonRpcRequest, ex: Exchange): Promise<Reply> {
+    const params = req.params ?? {};
+    if (ex.session?.initialized) {
+      throw new ProtocolError(
+        ErrorCode.InvalidRequest,
+        'Already initialized: this session has been initialised',
+      );
+    }
+    const session = ex.session ?? (await this.#o.sessions.create());
+    if (!session) {
+      throw new ProtocolError(ErrorCode.TooManySessions, 'Too many open sessions: try again later', {
+        httpStatus: 503,
+      });
+    }
+    session.protocolVersion = negotiateVersion(params.protocolVersion);
+    session.clientCapabilities = isObject(params.capabilities)
+      ? (params.capabilities as ClientCapabilities)
+      : {};
+    session.clientInfo = isObject(params.clientInfo) ? (params.clientInfo as Implementation) : undefined;
+    session.initialized = true;
+    await this.#o.sessions.save(session);
+    const result: JsonObject = {
+      protocolVersion: session.protocolVersion,
+      capabilities: SERVER_CAPABILITIES,
+      serverInfo: this.#o.serverInfo,
+    };
+    if (this.#o.instructions) result.instructions = this.#o.instructions;
+    return { body: success(req.id, result), session };
+  }
+
+  // ---- 2026 wire ------------------------------------------------------------------------
+
+  async #modern(req: JsonRpcRequest, ex: Exchange): Promise<Reply> {
+    const http = ex.transport === 'http';
+    const envelope = readEnvelope(req, ex.headers, http);
+    const handler = req.method === 'server/discover' ? undefined : METHODS[req.method];
+    if (req.method !== 'server/discover' && (!handler || ONLY_2025.has(req.method))) {
+      throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${req.method}`, {
+        httpStatus: 404,
+      });
+    }
+    if (http) checkRoutingHeaders(req, ex.headers);
+    if (http && req.method === 'tools/call') {
+      const tool = this.#o.registry.tool(String(req.params?.name));
+      const args = req.params?.arguments;
+      if (tool && tool.headerParams.length > 0)
+        checkParamHeaders(tool.headerParams, isObject(args) ? args : {}, ex.headers);
+    }
+    let result: JsonObject;
+    if (!handler) {
+      result = {
+        supportedVersions: SUPPORTED_VERSIONS,
+        capabilities: SERVER_CAPABILITIES,
+      };
+      if (this.#o.instructions) result.instructions = this.#o.instructions;
+    } else {
+      const ctx = new RequestContext({
+        requestId: req.id,
+        method: req.method,
+        wire: '2026',
+        protocolVersion: envelope.protocolVersion,
+        session: undefined,
+        clientCapabilities: envelope.clientCapabilities,
+        clientInfo: envelope.clientInfo,
+        identity: ex.identity,
+        meta: metaOf(req.params),
+        channel: ex.channel,
+        logger: this.#o.logger,
+        logThreshold: envelope.logLevel,
+      });
+      result = await this.#run(handler, req, ctx, ex, undefined);
+    }
+    if (result.resultType === undefined) result.resultType = 'complete';
+    if (CACHEABLE.has(req.method) && result.resultType === 'complete') {
+      result.ttlMs ??= 0;
+      result.cacheScope ??= 'private';
+    }
+    const meta = isObject(result._meta) ? result._meta : {};
+    result._meta = { ...meta, [META.serverInfo]: this.#o.serverInfo };
+    return { body: success(req.id, result) };
+  }
+
+  // ---- shared ---------------------------------------------------------------------------
+
+  async #run(
+    handler: (typeof METHODS)[string],
+    req: JsonRpcRequest,
+    ctx: RequestContext,
+    ex: Exchange,
+    inflightKey: string | undefined,
+  ): Promise<JsonObject> {
+    const onClose = () =>
+      ctx.controller.abort(new ProtocolError(ErrorCode.InternalError, 'the client went away'));
+    ex.signal?.addEventListener('abort', onClose, { once: true });
+    this.#active++;
+    if (inflightKey !== undefined) this.#inflight.set(inflightKey, ctx);
+    const done = this.#o.observe?.start({
+      method: req.method,
+      target:
+        typeof req.params?.name === 'string' ? req.params.name : (req.params?.uri as string | undefined),
+      requestId: req.id,
+      wire: ctx.wire,
+      protocolVersion: ctx.protocolVersion,
+      sessionId: ctx.sessionId,
+      identity: ex.identity,
+      transport: ex.transport,
+      meta: ctx.meta,
+    });
+    try {
+      const result = await handler(req.params, ctx, this.#deps);
+      done?.({ isError: result.isError === true });
+      return result;
+    } catch (err) {
+      done?.({ error: err instanceof Error ? err : new Error(String(err)) });
+      throw err;
+    } finally {
+      this.#active--;
+      if (inflightKey !== undefined) this.#inflight.delete(inflightKey);
+      ex.signal?.removeEventListener('abort', onClose);
+    }
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * Where messages that no single request owns go: list-changed and resource-updated
+ * notifications to 2025-wire sessions (their standalone GET stream, or the stdio
+ * connection) and to open 2026 `subscriptions/listen` streams; and the routing of a
+ * client's response back to the server-to-client request waiting for it.
+ * In memory here; a Redis-backed hub can implement the same interface for replicas.
+ */
+import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from './errors.ts';
+import type { JsonObject, JsonRpcMessage, JsonRpcResponse, RequestId } from './jsonrpc.ts';
+
+/** A transport's way of sending messages to one client stream. */
+export interface OutboundChannel {
+  send(message: JsonRpcMessage): void;
+  /**
+   * Ends the client's connection while the request goes on (SSE polling, SEP-1699); the
+   * client reconnects with Last-Event-ID. Absent where the transport cannot resume.
+   */
+  disconnect?(): Promise<void>;
+}
+
+export type ListenFilter = {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  resourceSubscriptions?: string[];
+};
+
+interface Listener {
+  filter: ListenFilter;
+  subscriptionId: RequestId;
+  channel: OutboundChannel;
+}
+
+interface Pending {
+  resolve(result: JsonObject): void;
+  reject(error: Error): void;
+}
+
+export class Hub {
+  readonly #sessionChannels = new Map<string, Set<OutboundChannel>>();
+  readonly #listeners = new Set<Listener>();
+  readonly #pending = new Map<string, Pending>();
+  #nextId = 0;
+
+  /** Registers a stream of a session (GET stream, stdio connection); returns detach. */
+  attachSession(sessionId: string, channel: OutboundChannel): () => void {
+    let set = this.#sessionChannels.get(sessionId);
+    if (!set) {
+      set = new Set();
+      this.#sessionChannels.set(sessionId, set);
+    }
+    set.add(channel);
+    return () => {
+      const s = this.#sessionChannels.get(sessionId);
+      if (!s) return;
+      s.delete(channel);
+      if (s.size === 0) this.#sessionChannels.delete(sessionId);
+    };
+  }
+
+  /** Ids of the sessions with at least one attached stream. */
+  sessionIds(): string[] {
+    return [...this.#sessionChannels.keys()];
+  }
+
+  hasSessionStream(sessionId: string): boolean {
+    return this.#sessionChannels.has(sessionId);
+  }
+
+  /** Sends to one session's standalone streams; false when it has none. */
+  sendToSession(sessionId: string, message: JsonRpcMessage): boolean {
+    const set = this.#sessionChannels.get(sessionId);
+    if (!set) return false;
+    for (const channel of set) channel.send(message);
+    return true;
+  }
+
+  /** Sends to every attached session. */
+  broadcastToSessions(message: JsonRpcMessage): void {
+    for (const set of this.#sessionChannels.values()) for (const channel of set) channel.send(message);
+  }
+
+  /** Registers a 2026 listen stream; returns detach. */
+  addListener(filter: ListenFilter, subscriptionId: RequestId, channel: OutboundChannel): () => void {
+    const listener: Listener = { filter, subscriptionId, channel };
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Sends a notification to every listen stream whose filter accepts it, tagged with its id. */
+  publishToListeners(
+    method: string,
+    accepts: (filter: ListenFilter) => boolean,
+    params: JsonObject = {},
+  ): void {
+    for (const l of this.#listeners) {
+      if (!accepts(l.filter)) continue;
+      const meta = {
+        ...(params._meta as JsonObject | undefined),
+        'io.modelcontextprotocol/subscriptionId': l.subscriptionId,
+      };
+      l.channel.send({ jsonrpc: '2.0', method, params: { ...params, _meta: meta } });
+    }
+  }
+
+  get listenerCount(): number {
+    return this.#listeners.size;
+  }
+
+  /**
+   * Sends a server-to-client request on `channel` and waits for the client's response,
+   * routed back by `deliver`. Rejects on timeout or abort.
+   */
+  request(
+    scope: string,
+    channel: OutboundChannel,
+    method: string,
+    params: JsonObject,
+    options: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<JsonObject> {
+    const id = `s2c-${++this.#nextId}`;
+    const key = `${scope}\u0000${id}`;
+    return new Promise<JsonObject>((resolve, reject) => {
+      const cleanup = () => {
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+        this.#pending.delete(key);
+      };
+      const onAbort = () => {
+        cleanup();
+        reject(new ToolkitError(InternalCode.Cancelled, `${method} was cancelled`));
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(
+          new ToolkitError(
+            InternalCode.Timeout,
+            `The client did not answer ${method} within ${options.timeoutMs} ms`,
+          ),
+        );
+      }, options.timeoutMs);
+      if (options.signal?.aborted) return onAbort();
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      this.#pending.set(key, {
+        resolve: (r) => {
+          cleanup();
+          resolve(r);
+        },
+        reject: (e) => {
+          cleanup();
+          reject(e);
+        },
+      });
+      channel.send({ jsonrpc: '2.0', id, method, params });
+    });
+  }
+
+  /** Routes a client's response to the waiting request; false when nothing waits for it. */
+  deliver(scope: string, response: JsonRpcResponse): boolean {
+    const pending = this.#pending.get(`${scope}\u0000${String(response.id)}`);
+    if (!pending) return false;
+    if ('error' in response) {
+      pending.reject(
+        new ProtocolError(response.error.code ?? ErrorCode.InternalError, response.error.message),
+      );
+    } else {
+      pending.resolve(response.result);
+    }
+    return true;
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * Asking the client for input, in rounds, whichever wire (SEP-2322 on 2026; real
+ * server-to-client requests on 2025). A handler returns `ctx.askInput({...}, state)`; when
+ * the answers are in it runs again from the top with `ctx.inputResponses` and
+ * `ctx.requestState`.
+ * - 2025: the framework sends every request of the round concurrently on the call's stream,
+ *   awaits the answers (timeout, cancellation) and re-runs the handler itself.
+ * - 2026: the round ends with an input-required result carrying sealed `requestState`; the
+ *   client's retry (with `inputResponses`) re-runs the handler.
+ */
+import type { InputRequest, InputRequired } from '../registry/types.ts';
+import { ErrorCode, ProtocolError } from './errors.ts';
+import type { Hub } from './hub.ts';
+import { isObject, type JsonObject } from './jsonrpc.ts';
+import { isInputRequired, type RequestContext } from './request-context.ts';
+import type { StateCodec } from './state-codec.ts';
+
+const CAPABILITY_OF: Record<InputRequest['method'], 'elicitation' | 'sampling' | 'roots'> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
+
+/** Rounds a 2025-wire call may take before we call it a loop. */
+const MAX_ROUNDS = 16;
+
+export interface InputDeps {
+  hub: Hub;
+  codec: StateCodec;
+  inputTimeoutMs: number;
+}
+
+/** -32021 (HTTP 400) when a request of the round needs a capability the client did not declare. */
+function checkCapabilities(ctx: RequestContext, round: InputRequired): void {
+  const missing: Record<string, JsonObject> = {};
+  for (const request of Object.values(round.requests)) {
+    const cap = CAPABILITY_OF[request.method];
+    if (cap === undefined) {
+      throw new ProtocolError(
+        ErrorCode.InternalError,
+        `Unsupported input request method: ${String(request.method)}`,
+      );
+    }
+    if (!isObject((ctx.clientCapabilities as JsonObject)[cap])) missing[cap] = {};
+  }
+  if (Object.keys(missing).length > 0) {
+    throw new ProtocolError(
+      ErrorCode.MissingRequiredClientCapability,
+      `This request needs client capabilities the client did not declare: ${Object.keys(missing).join(', ')}`,
+      { httpStatus: 400, data: { requiredCapabilities: missing } },
+    );
+  }
+}
+
+/** What binds sealed state to one request: the method and its target. */
+function bindingOf(ctx: RequestContext, params: JsonObject | undefined): string {
+  const target = params?.name ?? params?.uri ?? '';
+  return `${ctx.method}\u0000${String(target)}`;
+}
+
+/**
+ * Runs `attempt` until it returns something other than an input round.
+ * On 2026 returns either the final value or the input-required result object.
+ */
+export async function runWithInput<T>(
+  ctx: RequestContext,
+  params: JsonObject | undefined,
+  deps: InputDeps,
+  attempt: () => Promise<T | InputRequired>,
+): Promise<{ value: T } | { inputRequired: JsonObject }> {
+  if (ctx.wire === '2026') {
+    const bind = bindingOf(ctx, params);
+    if (params?.requestState !== undefined) ctx.requestState = deps.codec.open(params.requestState, bind);
+    const responses = params?.inputResponses;
+    ctx.inputResponses = isObject(responses) ? responses : undefined;
+    const out = await attempt();
+    if (!isInputRequired(out)) return { value: out };
+    checkCapabilities(ctx, out);
+    return {
+      inputRequired: {
+        resultType: 'input_required',
+        inputRequests: out.requests as unknown as JsonObject,
+        requestState: deps.codec.seal(out.state, bind),
+      },
+    };
+  }
+  for (let round = 0; ; round++) {
+    const out = await attempt();
+    if (!isInputRequired(out)) return { value: out };
+    if (round >= MAX_ROUNDS) {
+      throw new ProtocolError(
+        ErrorCode.InternalError,
+        `Handler asked for input more than ${MAX_ROUNDS} times`,
+      );
+    }
+    checkCapabilities(ctx, out);
+    const channel = ctx.channel;
+    const scope = ctx.session?.id;
+    if (!channel || scope === undefined) {
+      throw new ProtocolError(
+        ErrorCode.InternalError,
+        'This transport cannot carry server-to-client requests',
+      );
+    }
+    const entries = Object.entries(out.requests);
+    const answers = await Promise.all(
+      entries.map(([, req]) =>
+        deps.hub.request(scope, channel, req.method, req.params, {
+          timeoutMs: deps.inputTimeoutMs,
+          signal: ctx.signal,
+        }),
+      ),
+    );
+    const byKey: Record<string, unknown> = {};
+    entries.forEach(([key], i) => {
+      byKey[key] = answers[i];
+    });
+    ctx.inputResponses = byKey;
+    ctx.requestState = out.state;
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * The context of one request: what the handler sees (`HandlerContext`) and what the
+ * dispatcher needs to finish it. One object per request with its methods on the prototype,
+ * so the hot path allocates no closures.
+ */
+import type { Logger } from 'pino';
+import type {
+  HandlerContext,
+  Identity,
+  InputRequest,
+  InputRequired,
+  JsonSchema,
+  LogLevel,
+  Wire,
+} from '../registry/types.ts';
+import type { OutboundChannel } from './hub.ts';
+import type { JsonObject, JsonRpcMessage, RequestId } from './jsonrpc.ts';
+import type { Session } from './session.ts';
+import type { ClientCapabilities, Implementation } from './spec-types.ts';
+
+const LEVEL_RANK: Record<LogLevel, number> = {
+  debug: 0,
+  info: 1,
+  notice: 2,
+  warning: 3,
+  error: 4,
+  critical: 5,
+  alert: 6,
+  emergency: 7,
+};
+
+/** Sends a message related to this request; the dispatcher supplies it per transport. */
+export type RequestSink = (message: JsonRpcMessage) => void;
+
+export class RequestContext implements HandlerContext {
+  readonly requestId: RequestId;
+  readonly method: string;
+  readonly wire: Wire;
+  readonly protocolVersion: string;
+  readonly session: Session | undefined;
+  readonly clientCapabilities: ClientCapabilities;
+  readonly clientInfo: Implementation | undefined;
+  readonly identity: Identity | undefined;
+  readonly meta: JsonObject;
+  readonly controller: AbortController;
+  readonly channel: OutboundChannel | undefined;
+  readonly #logger: Logger;
+  readonly #logThreshold: LogLevel | undefined;
+  #childLogger: Logger | undefined;
+  inputResponses: Readonly<Record<string, unknown>> | undefined = undefined;
+  requestState: unknown = undefined;
+
+  constructor(init: {
+    requestId: RequestId;
+    method: string;
+    wire: Wire;
+    protocolVersion: string;
+    session: Session | undefined;
+    clientCapabilities: ClientCapabilities;
+    clientInfo: Implementation | undefined;
+    identity: Identity | undefined;
+    meta: JsonObject | undefined;
+    channel: OutboundChannel | undefined;
+    logger: Logger;
+    /** 2026: the envelope's logLevel (no level, no log frames); 2025: the session's. */
+    logThreshold: LogLevel | undefined;
+  }) {
+    this.requestId = init.requestId;
+    this.method = init.method;
+    this.wire = init.wire;
+    this.protocolVersion = init.protocolVersion;
+    this.session = init.session;
+    this.clientCapabilities = init.clientCapabilities;
+    this.clientInfo = init.clientInfo;
+    this.identity = init.identity;
+    this.meta = init.meta ?? {};
+    this.channel = init.channel;
+    this.#logger = init.logger;
+    this.#logThreshold = init.logThreshold;
+    this.controller = new AbortController();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get sessionId(): string | undefined {
+    return this.session?.id;
+  }
+
+  get logger(): Logger {
+    this.#childLogger ??= this.#logger.child({ requestId: this.requestId, method: this.method });
+    return this.#childLogger;
+  }
+
+  #send(message: JsonRpcMessage): void {
+    this.channel?.send(message);
+  }
+
+  async closeStream(): Promise<void> {
+    await this.channel?.disconnect?.();
+  }
+
+  async notify(method: string, params?: JsonObject): Promise<void> {
+    this.#send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
+  }
+
+  async progress(progress: number, total?: number, message?: string): Promise<void> {
+    const token = this.meta.progressToken;
+    if (token === undefined || this.signal.aborted) return;
+    const params: JsonObject = { progressToken: token, progress };
+    if (total !== undefined) params.total = total;
+    if (message !== undefined) params.message = message;
+    this.#send({ jsonrpc: '2.0', method: 'notifications/progress', params });
+  }
+
+  async log(level: LogLevel, data: unknown, loggerName?: string): Promise<void> {
+    if (!this.#shouldLog(level)) return;
+    const params: JsonObject = { level, data };
+    if (loggerName !== undefined) params.logger = loggerName;
+    this.#send({ jsonrpc: '2.0', method: 'notifications/message', params });
+  }
+
+  #shouldLog(level: LogLevel): boolean {
+    // 2026 (SEP-2577): request-scoped, only when the envelope asked for a level.
+    // 2025: the session's level; before any logging/setLevel every message goes out.
+    const threshold = this.wire === '2026' ? this.#logThreshold : this.session?.logLevel;
+    if (threshold === undefined) return this.wire === '2025';
+    return LEVEL_RANK[level] >= LEVEL_RANK[threshold];
+  }
+
+  askInput(requests: Record<string, InputRequest>, state?: unknown): InputRequired {
+    return { kind: 'input_required', requests, state };
+  }
+
+  elicit(params: { message: string; requestedSchema: JsonSchema } & JsonObject): InputRequest {
+    return { method: 'elicitation/create', params };
+  }
+
+  sample(params: { messages: unknown[]; maxTokens: number } & JsonObject): InputRequest {
+    return { method: 'sampling/createMessage', params };
+  }
+
+  listRoots(): InputRequest {
+    return { method: 'roots/list', params: {} };
+  }
+}
+
+export function isInputRequired(value: unknown): value is InputRequired {
+  return (
+    typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'input_required'
+  );
+}

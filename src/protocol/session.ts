@@ -1,0 +1,112 @@
+/**
+ * 2025-wire sessions: what `initialize` negotiated, plus the log level and resource
+ * subscriptions the client set since. Kept behind a small async interface so a shared store
+ * (Redis, for replicas) can replace the in-memory one without touching the dispatcher.
+ */
+import { randomUUID } from 'node:crypto';
+import type { LogLevel } from '../registry/types.ts';
+import type { ClientCapabilities, Implementation } from './spec-types.ts';
+
+export interface Session {
+  readonly id: string;
+  protocolVersion: string;
+  clientCapabilities: ClientCapabilities;
+  clientInfo: Implementation | undefined;
+  /** True once `initialize` has been answered. */
+  initialized: boolean;
+  /** Threshold set by `logging/setLevel`; undefined means the client did not ask. */
+  logLevel: LogLevel | undefined;
+  /** URIs the client subscribed to (`resources/subscribe`). */
+  subscriptions: Set<string>;
+  lastSeen: number;
+}
+
+export interface SessionStore {
+  /** Creates a new, not yet initialised session; undefined when the cap is reached. */
+  create(): Promise<Session | undefined>;
+  get(id: string): Promise<Session | undefined>;
+  /** Persists changes made to a session object (a no-op for the in-memory store). */
+  save(session: Session): Promise<void>;
+  delete(id: string): Promise<boolean>;
+  /** Sessions currently held, for health and shutdown. */
+  size(): number;
+  close(): Promise<void>;
+}
+
+export function newSession(id: string = randomUUID()): Session {
+  return {
+    id,
+    protocolVersion: '',
+    clientCapabilities: {},
+    clientInfo: undefined,
+    initialized: false,
+    logLevel: undefined,
+    subscriptions: new Set(),
+    lastSeen: Date.now(),
+  };
+}
+
+export interface MemorySessionStoreOptions {
+  idleMs: number;
+  maxSessions: number;
+  now?: () => number;
+  /** Called with each session id removed by idle expiry. */
+  onExpire?: (id: string) => void;
+}
+
+/**
+ * Sessions in this process. Idle sessions expire after `idleMs` (swept lazily on access and
+ * by a timer that does not keep the process alive); at most `maxSessions` are open at once.
+ */
+export function createMemorySessionStore(options: MemorySessionStoreOptions): SessionStore {
+  if (!(options.idleMs > 0) || !(options.maxSessions > 0)) {
+    throw new RangeError('createMemorySessionStore: idleMs and maxSessions must be positive');
+  }
+  const now = options.now ?? Date.now;
+  const sessions = new Map<string, Session>();
+
+  const expired = (s: Session) => now() - s.lastSeen > options.idleMs;
+  const sweep = () => {
+    for (const [id, s] of sessions) {
+      if (expired(s)) {
+        sessions.delete(id);
+        options.onExpire?.(id);
+      }
+    }
+  };
+  const timer = setInterval(sweep, Math.min(options.idleMs, 60_000));
+  timer.unref();
+
+  return {
+    async create() {
+      if (sessions.size >= options.maxSessions) sweep();
+      if (sessions.size >= options.maxSessions) return undefined;
+      const session = newSession();
+      session.lastSeen = now();
+      sessions.set(session.id, session);
+      return session;
+    },
+    async get(id) {
+      const s = sessions.get(id);
+      if (!s) return undefined;
+      if (expired(s)) {
+        sessions.delete(id);
+        options.onExpire?.(id);
+        return undefined;
+      }
+      s.lastSeen = now();
+      return s;
+    },
+    async save() {},
+    async delete(id) {
+      return sessions.delete(id);
+    },
+    size() {
+      return sessions.size;
+    },
+    async close() {
+      clearInterval(timer);
+      sessions.clear();
+    },
+  };
+}

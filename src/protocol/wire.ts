@@ -1,0 +1,171 @@
+/**
+ * Which wire a request is on, and the 2026-07-28 validation ladder (envelope, version,
+ * routing headers). Rules: fixture-contract.md §1 and §3.3; order as in the official SDK.
+ */
+
+import type { LogLevel } from '../registry/types.ts';
+import { ErrorCode, ProtocolError } from './errors.ts';
+import { isObject, type JsonObject, type JsonRpcRequest } from './jsonrpc.ts';
+import type { ClientCapabilities, Implementation } from './spec-types.ts';
+import { isModernVersion, VERSION_2026 } from './versions.ts';
+
+export const META = {
+  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
+  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
+  clientInfo: 'io.modelcontextprotocol/clientInfo',
+  logLevel: 'io.modelcontextprotocol/logLevel',
+  serverInfo: 'io.modelcontextprotocol/serverInfo',
+  subscriptionId: 'io.modelcontextprotocol/subscriptionId',
+} as const;
+
+/** Lower-case header names to values, as Node's http module gives them. */
+export type Headers = Readonly<Record<string, string | string[] | undefined>>;
+
+export function header(headers: Headers | undefined, name: string): string | undefined {
+  const v = headers?.[name];
+  return (Array.isArray(v) ? v[0] : v)?.trim();
+}
+
+/** The request's `params._meta` when it is an object. */
+export function metaOf(params: JsonObject | undefined): JsonObject | undefined {
+  const meta = params?._meta;
+  return isObject(meta) ? meta : undefined;
+}
+
+/**
+ * 2026 when the envelope names a protocol version (except an `initialize` whose envelope is
+ * malformed or pre-2026: that stays on the stateful path), or when the
+ * MCP-Protocol-Version header names 2026 or later. Everything else is the 2025 wire.
+ */
+export function isModernRequest(req: JsonRpcRequest, headers: Headers | undefined): boolean {
+  const version = metaOf(req.params)?.[META.protocolVersion];
+  if (version !== undefined) {
+    if (req.method !== 'initialize') return true;
+    return typeof version === 'string' && isModernVersion(version);
+  }
+  const h = header(headers, 'mcp-protocol-version');
+  return h !== undefined && isModernVersion(h);
+}
+
+export interface Envelope {
+  protocolVersion: string;
+  clientCapabilities: ClientCapabilities;
+  clientInfo: Implementation | undefined;
+  logLevel: LogLevel | undefined;
+}
+
+const LOG_LEVELS = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
+
+/** Steps 1-3 of the ladder: the envelope is complete, agrees with the header, names a version we speak. */
+export function readEnvelope(req: JsonRpcRequest, headers: Headers | undefined, http: boolean): Envelope {
+  const meta = metaOf(req.params);
+  const version = meta?.[META.protocolVersion];
+  const caps = meta?.[META.clientCapabilities];
+  const missing: string[] = [];
+  if (typeof version !== 'string') missing.push(META.protocolVersion);
+  if (!isObject(caps)) missing.push(META.clientCapabilities);
+  if (missing.length > 0) {
+    throw new ProtocolError(
+      ErrorCode.InvalidParams,
+      `Missing request envelope: params._meta must carry ${missing.join(' and ')} on protocol ${VERSION_2026}`,
+      { httpStatus: 400, data: { missing } },
+    );
+  }
+  if (http) {
+    const h = header(headers, 'mcp-protocol-version');
+    if (h !== version) {
+      throw new ProtocolError(
+        ErrorCode.HeaderMismatch,
+        `MCP-Protocol-Version header (${h ?? 'absent'}) does not match params._meta protocol version (${String(version)})`,
+        { httpStatus: 400 },
+      );
+    }
+  }
+  if (version !== VERSION_2026) {
+    throw new ProtocolError(
+      ErrorCode.UnsupportedProtocolVersion,
+      `Unsupported protocol version: ${String(version)}`,
+      {
+        httpStatus: 400,
+        data: { supported: [VERSION_2026], requested: version },
+      },
+    );
+  }
+  const info = meta?.[META.clientInfo];
+  const level = meta?.[META.logLevel];
+  return {
+    protocolVersion: version,
+    clientCapabilities: caps as ClientCapabilities,
+    clientInfo: isObject(info) ? (info as Implementation) : undefined,
+    logLevel: typeof level === 'string' && LOG_LEVELS.has(level) ? (level as LogLevel) : undefined,
+  };
+}
+
+/** What `Mcp-Name` must carry for the methods that route by name (SEP-2243). */
+export function routingName(method: string, params: JsonObject | undefined): string | undefined {
+  if (method === 'tools/call' || method === 'prompts/get')
+    return typeof params?.name === 'string' ? params.name : '';
+  if (method === 'resources/read') return typeof params?.uri === 'string' ? params.uri : '';
+  return undefined;
+}
+
+/** Step 5: `Mcp-Method` and `Mcp-Name` agree with the body (names case-insensitive, values trimmed). */
+export function checkRoutingHeaders(req: JsonRpcRequest, headers: Headers | undefined): void {
+  const method = header(headers, 'mcp-method');
+  if (method !== req.method) {
+    throw new ProtocolError(
+      ErrorCode.HeaderMismatch,
+      `Mcp-Method header (${method ?? 'absent'}) does not match the request method (${req.method})`,
+      { httpStatus: 400 },
+    );
+  }
+  const expected = routingName(req.method, req.params);
+  if (expected === undefined) return;
+  const name = header(headers, 'mcp-name');
+  if (name !== expected) {
+    throw new ProtocolError(
+      ErrorCode.HeaderMismatch,
+      `Mcp-Name header (${name ?? 'absent'}) does not match the request (${expected})`,
+      { httpStatus: 400 },
+    );
+  }
+}
+
+const B64_WRAPPED = /^=\?base64\?(.*)\?=$/;
+const B64_STRICT = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * Decodes an `Mcp-Param-*` header value: `=?base64?...?=` wraps base64 (strictly checked:
+ * alphabet and padding), anything else is literal (SEP-2243).
+ */
+export function decodeParamHeader(value: string): string | undefined {
+  const m = B64_WRAPPED.exec(value);
+  if (!m) return value;
+  const b64 = m[1] as string;
+  if (!B64_STRICT.test(b64)) return undefined;
+  return Buffer.from(b64, 'base64').toString('utf8');
+}
+
+/** Step 7: every argument annotated with `x-mcp-header` is mirrored, equal, in `Mcp-Param-<Header>`. */
+export function checkParamHeaders(
+  params: readonly { property: string; header: string }[],
+  args: JsonObject,
+  headers: Headers | undefined,
+): void {
+  for (const p of params) {
+    const raw = header(headers, `mcp-param-${p.header.toLowerCase()}`);
+    const value = args[p.property];
+    const present = value !== undefined && value !== null;
+    if (!present && raw === undefined) continue;
+    const fail = (why: string) => {
+      throw new ProtocolError(ErrorCode.HeaderMismatch, `Mcp-Param-${p.header} header ${why}`, {
+        httpStatus: 400,
+      });
+    };
+    if (raw === undefined) fail(`is missing while argument "${p.property}" is set`);
+    if (!present) fail(`is set while argument "${p.property}" is absent`);
+    const decoded = decodeParamHeader(raw as string);
+    if (decoded === undefined) fail('has an invalid base64 value');
+    if (decoded !== String(value)) fail(`does not match argument "${p.property}"`);
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * Per-client (and optional per-tool) rate limits over rate-limiter-flexible, in memory or in
+ * Redis. Bucket semantics: see bucket-policy.ts. A batch costs one point per request in it,
+ * taken all or nothing (take-tokens.ts). When Redis cannot be reached, `failMode` decides:
+ * `open` lets calls through and reports the degradation, `closed` refuses them.
+ */
+import type { Redis } from 'ioredis';
+import { InternalCode, ToolkitError } from '../protocol/errors.ts';
+import { type BucketPolicy, bucketPolicy, type RateLimit } from './bucket-policy.ts';
+import { createCounters, DEFAULT_KEY_PREFIX, type RateLimitStore } from './counter-store.ts';
+import { type Counters, type TakeOutcome, takeTokens } from './take-tokens.ts';
+
+/**
+ * The answer to one consume. `limited` maps to HTTP 429 with `Retry-After`
+ * (ceil(retryAfterMs / 1000) seconds); `unavailable` (fail mode `closed`, store down) to 503.
+ * `degraded` marks a call let through while the store was down (fail mode `open`).
+ */
+export type RateDecision =
+  | { readonly allowed: true; readonly remaining: number; readonly degraded?: true }
+  | { readonly allowed: false; readonly reason: 'limited'; readonly retryAfterMs: number }
+  | { readonly allowed: false; readonly reason: 'unavailable' };
+
+export interface RateLimitHealth {
+  /** False only when calls are being refused because the store is down (fail mode `closed`). */
+  readonly ok: boolean;
+  /** What is wrong, for `/readyz` and `doctor`; absent when all is well. */
+  readonly degraded?: string;
+}
+
+/** The two levels the limiter logs at; a pino logger fits. */
+export interface RateLimitLogger {
+  warn(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+}
+
+export interface RateLimiterOptions {
+  /** Per-client sustained calls per second; 0 turns the per-client limit off (tool limits still apply). */
+  readonly rps: number;
+  /** Per-client bucket size; unset or 0: twice `rps`. */
+  readonly burst?: number;
+  readonly store: RateLimitStore;
+  /** What to do when Redis is unreachable. Default `open`. */
+  readonly failMode?: 'open' | 'closed';
+  readonly logger: RateLimitLogger;
+  /** Redis key prefix. Default `mcp-toolkit:rl`. */
+  readonly keyPrefix?: string;
+  /** Longest a consume may wait for Redis before the fail mode applies. Default 500. */
+  readonly timeoutMs?: number;
+}
+
+export interface RateLimiter {
+  /** The per-client bucket size (a batch bigger than this can never pass); 0 when off. */
+  readonly burst: number;
+  /**
+   * Takes `cost` (default 1; for a batch, the number of requests in it) from `key`'s bucket,
+   * all or nothing. Cost 0 is allowed without touching the store. When the per-client limit
+   * is off (`burst === 0`) it allows everything without touching the store.
+   */
+  consume(key: string, cost?: number): Promise<RateDecision>;
+  /** Same, for a tool's own `rateLimit`, in a bucket per tool and client. */
+  consumeTool(toolName: string, key: string, limit: RateLimit): Promise<RateDecision>;
+  health(): RateLimitHealth;
+  /** Stops listening to the Redis client (which the caller owns and quits). */
+  close(): Promise<void>;
+}
+
+const ALLOWED_UNLIMITED: RateDecision = Object.freeze({ allowed: true, remaining: Number.MAX_SAFE_INTEGER });
+
+/**
+ * The rate-limit key of a caller: its authenticated identity (API-key id or token subject)
+ * when there is one, else its address (the HTTP layer resolves X-Forwarded-For through
+ * Fastify's `trustProxy`; stdio has no address and shares `ip:unknown`).
+ *
+ * @example
+ * clientKey({ clientId: 'key-1' }, '10.0.0.7'); // 'id:key-1'
+ * clientKey(undefined, '10.0.0.7');             // 'ip:10.0.0.7'
+ */
+export function clientKey(identity?: { readonly clientId: string } | null, address?: string): string {
+  if (identity?.clientId) return `id:${identity.clientId}`;
+  return `ip:${address || 'unknown'}`;
+}
+
+/**
+ * Creates the limiter; bad options throw here (ToolkitError InvalidSetting), not on the
+ * first request.
+ *
+ * @example
+ * const limiter = createRateLimiter({ rps: 10, store: 'memory', logger });
+ * const decision = await limiter.consume(clientKey(identity, request.ip), batch.length);
+ * if (!decision.allowed && decision.reason === 'limited') reply.header('Retry-After', Math.ceil(decision.retryAfterMs / 1000));
+ */
+export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
+  const { store, logger } = options;
+  const failMode = options.failMode ?? 'open';
+  if (failMode !== 'open' && failMode !== 'closed') {
+    throw new ToolkitError(
+      InternalCode.InvalidSetting,
+      `rate limit fail mode must be open or closed, got ${failMode}`,
+    );
+  }
+  const timeoutMs = options.timeoutMs ?? 500;
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) {
+    throw new ToolkitError(InternalCode.InvalidSetting, `rate limit timeoutMs must be a positive integer`);
+  }
+  const keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+  const clientPolicy =
+    options.rps === 0 ? undefined : bucketPolicy({ rps: options.rps, burst: options.burst });
+  const clientCounters = clientPolicy && createCounters(clientPolicy, store, keyPrefix, 'client');
+  const toolBuckets = new Map<string, { policy: BucketPolicy; counters: Counters }>();
+
+  const redis = store === 'memory' ? undefined : store.redis;
+  let outage: string | undefined;
+  const markDown = (reason: string) => {
+    if (outage === undefined) {
+      logger.warn(
+        { store: 'redis', failMode, reason },
+        failMode === 'open'
+          ? 'rate-limit store unreachable: letting calls through unlimited until it is back'
+          : 'rate-limit store unreachable: refusing calls (503) until it is back',
+      );
+    }
+    outage = reason;
+  };
+  const markUp = () => {
+    if (outage === undefined) return;
+    outage = undefined;
+    logger.info({ store: 'redis' }, 'rate-limit store reachable again');
+  };
+  const onError = (error: Error) => markDown(error.message);
+  const onClose = () => markDown('connection closed');
+  redis?.on('ready', markUp);
+  redis?.on('error', onError);
+  redis?.on('close', onClose);
+
+  async function decide(policy: BucketPolicy, counters: Counters, key: string, cost: number) {
+    // A caller bug (a batch has a whole number of requests), not a client's fault.
+    if (!Number.isInteger(cost) || cost < 0)
+      throw new RangeError(`rate limit cost must be a whole number, got ${cost}`);
+    if (cost === 0) return { allowed: true, remaining: 0 } as const;
+    if (redis === undefined) return toDecision(await takeTokens(policy, counters, key, cost));
+    let outcome: TakeOutcome;
+    try {
+      outcome = await withTimeout(takeTokens(policy, counters, key, cost), timeoutMs);
+    } catch (error) {
+      markDown(error instanceof Error ? error.message : String(error));
+      return failMode === 'open'
+        ? ({ allowed: true, remaining: 0, degraded: true } as const)
+        : ({ allowed: false, reason: 'unavailable' } as const);
+    }
+    markUp();
+    return toDecision(outcome);
+  }
+
+  return {
+    burst: clientPolicy?.burst ?? 0,
+    async consume(key, cost = 1) {
+      if (clientPolicy === undefined || clientCounters === undefined) return ALLOWED_UNLIMITED;
+      return decide(clientPolicy, clientCounters, key, cost);
+    },
+    async consumeTool(toolName, key, limit) {
+      const id = `${toolName}\u0000${limit.rps}\u0000${limit.burst ?? 0}`;
+      let bucket = toolBuckets.get(id);
+      if (bucket === undefined) {
+        const policy = bucketPolicy(limit, InternalCode.InvalidDefinition);
+        bucket = { policy, counters: createCounters(policy, store, keyPrefix, `tool:${toolName}`) };
+        toolBuckets.set(id, bucket);
+      }
+      return decide(bucket.policy, bucket.counters, key, 1);
+    },
+    health() {
+      if (redis === undefined) return { ok: true };
+      const problem = outage ?? (redis.status === 'ready' ? undefined : `connection ${redis.status}`);
+      if (problem === undefined) return { ok: true };
+      return failMode === 'open'
+        ? { ok: true, degraded: `rate-limit store (Redis) unreachable, limits not enforced: ${problem}` }
+        : { ok: false, degraded: `rate-limit store (Redis) unreachable, refusing calls: ${problem}` };
+    },
+    async close() {
+      redis?.off('ready', markUp);
+      redis?.off('error', onError);
+      redis?.off('close', onClose);
+    },
+  };
+}
+
+function toDecision(outcome: TakeOutcome): RateDecision {
+  return outcome.ok
+    ? { allowed: true, remaining: outcome.remaining }
+    : { allowed: false, reason: 'limited', retryAfterMs: outcome.retryAfterMs };
+}
+
+/** Bounds a store call: a hung Redis must not hold the request (the fail mode applies instead). */
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`rate-limit store did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}

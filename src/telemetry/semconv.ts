@@ -1,0 +1,90 @@
+/**
+ * The names our spans and metrics carry, after the OpenTelemetry semantic conventions for
+ * MCP (GenAI conventions, `gen-ai/mcp.md`, status: development). Kept here rather than
+ * imported from `@opentelemetry/semantic-conventions/incubating`, whose experimental
+ * exports may be renamed in any minor release.
+ */
+import { ErrorCode } from '../protocol/errors.ts';
+
+export const Attr = {
+  McpMethodName: 'mcp.method.name',
+  McpProtocolVersion: 'mcp.protocol.version',
+  McpSessionId: 'mcp.session.id',
+  McpResourceUri: 'mcp.resource.uri',
+  /**
+   * The authenticated caller (API key id or token subject). The conventions define no
+   * attribute for it; `mcp.client.id` keeps it next to the other `mcp.*` attributes.
+   */
+  McpClientId: 'mcp.client.id',
+  GenAiToolName: 'gen_ai.tool.name',
+  GenAiPromptName: 'gen_ai.prompt.name',
+  GenAiOperationName: 'gen_ai.operation.name',
+  JsonRpcRequestId: 'jsonrpc.request.id',
+  RpcResponseStatusCode: 'rpc.response.status_code',
+  NetworkTransport: 'network.transport',
+  NetworkProtocolName: 'network.protocol.name',
+  ErrorType: 'error.type',
+  HttpResponseStatusCode: 'http.response.status_code',
+} as const;
+
+export const Metric = {
+  /** Histogram, seconds (conventions: `mcp.server.operation.duration`). */
+  OperationDuration: 'mcp.server.operation.duration',
+  /** Counter of requests refused at the edge (401, 403, 429, 503), ours. */
+  Refusals: 'mcp.server.refusals',
+  /** Counter of `isError` tool results, ours. */
+  ToolErrors: 'mcp.server.tool_errors',
+} as const;
+
+/** Bucket boundaries the conventions recommend for `mcp.server.operation.duration`. */
+export const DURATION_BUCKETS_S = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
+
+/** `error.type` of a tool result with `isError: true` (conventions). */
+export const TOOL_ERROR = 'tool_error';
+
+/** `error.type`/method value standing for a name outside a known, bounded set. */
+export const OTHER = '_OTHER';
+
+// Names arrive from clients; a span name or attribute must not carry megabytes.
+const MAX_TARGET = 256;
+
+/** Bounds a client-supplied name. */
+export function boundTarget(target: string | undefined): string | undefined {
+  return target === undefined || target.length <= MAX_TARGET ? target : target.slice(0, MAX_TARGET);
+}
+
+/**
+ * Span name `{mcp.method.name} {target}`: the target only where the conventions name a
+ * low-cardinality one (the tool of `tools/call`, the prompt of `prompts/get`); a resource
+ * URI goes into `mcp.resource.uri` instead.
+ */
+export function spanName(method: string, target: string | undefined): string {
+  return target !== undefined && (method === 'tools/call' || method === 'prompts/get')
+    ? `${method} ${target}`
+    : method;
+}
+
+/**
+ * `error.type` of an outcome: an explicit type first, then the JSON-RPC error code as a
+ * string (conventions: "the error code as a string" for JSON-RPC errors), then
+ * `tool_error` for an `isError` result.
+ */
+export function errorTypeOf(outcome: {
+  error?: string;
+  isError?: boolean;
+  code?: number;
+}): string | undefined {
+  if (outcome.error !== undefined) return outcome.error;
+  if (outcome.code !== undefined) return String(outcome.code);
+  return outcome.isError === true ? TOOL_ERROR : undefined;
+}
+
+/**
+ * Metric attributes must stay low-cardinality, and method and tool names come from the
+ * client: an unknown method (-32601) is recorded as `_OTHER`, and a tool name is kept
+ * only when the request did not fail with a protocol error (so `tools/call` with made-up
+ * names cannot mint new time series).
+ */
+export function metricMethod(method: string, code: number | undefined): string {
+  return code === ErrorCode.MethodNotFound ? OTHER : method;
+}

@@ -1,0 +1,62 @@
+/**
+ * A message-stream connection (stdio, or TestClient in-process): one client, one 2025-wire
+ * session for the connection's life, messages handled concurrently so that cancellations
+ * and answers to server-to-client requests get through while a call is running.
+ * 2026-wire messages on the same stream are classified one by one and need no session.
+ */
+
+import type { OutboundChannel } from '../protocol/hub.ts';
+import type { JsonRpcMessage } from '../protocol/jsonrpc.ts';
+import { newSession } from '../protocol/session.ts';
+import type { Identity } from '../registry/types.ts';
+import type { McpServer } from '../server.ts';
+
+export interface Connection {
+  /** Handles one parsed message or batch; replies go to `send`. */
+  receive(value: unknown): Promise<void>;
+  /** Resolves when every message received so far has been answered. */
+  drain(): Promise<void>;
+  close(): void;
+  readonly sessionId: string;
+}
+
+export function createConnection(
+  server: McpServer,
+  send: (message: JsonRpcMessage | JsonRpcMessage[]) => void,
+  options: { identity?: Identity; transport?: 'stdio' | 'http' } = {},
+): Connection {
+  const session = newSession();
+  const controller = new AbortController();
+  const channel: OutboundChannel = { send: (m) => send(m) };
+  const detach = server.hub.attachSession(session.id, channel);
+  const pending = new Set<Promise<void>>();
+  const exchange = {
+    transport: options.transport ?? ('stdio' as const),
+    session,
+    channel,
+    identity: options.identity,
+    signal: controller.signal,
+  };
+
+  return {
+    sessionId: session.id,
+    receive(value) {
+      const p = server.dispatcher.handle(value, exchange).then(
+        (reply) => {
+          if (reply.body !== undefined && !controller.signal.aborted) send(reply.body);
+        },
+        (err: unknown) => server.logger.error({ err }, 'message handling failed'),
+      );
+      pending.add(p);
+      void p.finally(() => pending.delete(p));
+      return p;
+    },
+    async drain() {
+      while (pending.size > 0) await Promise.all([...pending]);
+    },
+    close() {
+      controller.abort();
+      detach();
+    },
+  };
+}

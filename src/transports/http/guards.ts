@@ -1,0 +1,60 @@
+/**
+ * DNS-rebinding protection (MCP transports spec, "Security Warning"; fixture-contract §1):
+ * the Host and Origin headers are checked against allow-lists. On by default when bound to
+ * loopback, and for any bind once MCP_ALLOWED_HOSTS is set.
+ */
+import type { Settings } from '../../config/settings.ts';
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+export function isLoopbackBind(host: string): boolean {
+  return LOOPBACK_HOSTS.has(host) || host.startsWith('127.');
+}
+
+/** `host:port` or `[v6]:port` → the host part, lower-cased. */
+export function hostnameOf(hostHeader: string): string {
+  const h = hostHeader.trim().toLowerCase();
+  if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1);
+  const colon = h.indexOf(':');
+  return colon === -1 ? h : h.slice(0, colon);
+}
+
+export interface HostGuard {
+  readonly enabled: boolean;
+  hostAllowed(host: string | undefined): boolean;
+  originAllowed(origin: string | undefined): boolean;
+}
+
+export function createHostGuard(settings: Settings): HostGuard {
+  const configured = settings.MCP_ALLOWED_HOSTS.map((h) => h.toLowerCase());
+  const enabled = configured.length > 0 || isLoopbackBind(settings.MCP_HTTP_HOST);
+  const hostnames = new Set<string>(configured.length > 0 ? [] : LOOPBACK_HOSTS);
+  const exact = new Set<string>();
+  for (const h of configured) {
+    // An entry with a port must match exactly; without one, any port.
+    if (/:\d+$/.test(h)) exact.add(h);
+    else hostnames.add(h);
+  }
+  const origins = new Set(settings.MCP_ALLOWED_ORIGINS.map((o) => o.toLowerCase().replace(/\/$/, '')));
+  return {
+    enabled,
+    hostAllowed(host) {
+      if (!enabled) return true;
+      if (!host) return false;
+      const h = host.trim().toLowerCase();
+      return exact.has(h) || hostnames.has(hostnameOf(h));
+    },
+    originAllowed(origin) {
+      if (origin === undefined) return true; // not a browser: nothing to rebind
+      const o = origin.trim().toLowerCase();
+      if (origins.has(o)) return true;
+      if (!enabled || origins.size > 0) return !enabled && origins.size === 0;
+      try {
+        const url = new URL(o);
+        return (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_HOSTS.has(url.hostname);
+      } catch {
+        return false;
+      }
+    },
+  };
+}

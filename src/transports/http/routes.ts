@@ -1,0 +1,338 @@
+/**
+ * The streamable HTTP transport as a Fastify plugin: POST, GET and DELETE on the MCP path
+ * mapped onto the dispatcher (MCP 2025-11-25 "Streamable HTTP"; the 2026 stateless wire on
+ * the same endpoint, routed per request).
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Settings } from '../../config/settings.ts';
+import type { Exchange } from '../../protocol/dispatcher.ts';
+import { ErrorCode, ProtocolError } from '../../protocol/errors.ts';
+import type { OutboundChannel } from '../../protocol/hub.ts';
+import { errorResponse, isObject, type JsonRpcMessage, type JsonRpcRequest } from '../../protocol/jsonrpc.ts';
+import type { Session } from '../../protocol/session.ts';
+import { SUPPORTED_VERSIONS } from '../../protocol/versions.ts';
+import { header, isModernRequest } from '../../protocol/wire.ts';
+import type { McpServer } from '../../server.ts';
+import { createMemoryEventStore, type EventStore } from './event-store.ts';
+import { createHostGuard } from './guards.ts';
+import { replayFinished, SseStream } from './sse.ts';
+
+export interface McpRoutesOptions {
+  server: McpServer;
+  settings: Settings;
+  eventStore?: EventStore;
+}
+
+/** Sends a JSON-RPC error body with an HTTP status (edge refusals, envelope errors). */
+export function sendError(
+  reply: FastifyReply,
+  status: number,
+  code: number,
+  message: string,
+  id: unknown = null,
+) {
+  const body = errorResponse(
+    typeof id === 'string' || typeof id === 'number' ? id : null,
+    new ProtocolError(code, message),
+  );
+  return reply.code(status).header('content-type', 'application/json').send(JSON.stringify(body));
+}
+
+function accepts(req: FastifyRequest, type: string): boolean {
+  const accept = req.headers.accept;
+  if (accept === undefined || accept === '') return true;
+  return accept.includes(type) || accept.includes('*/*');
+}
+
+/** A POST's channel: stays JSON until the first related message, then becomes an SSE stream. */
+class PostChannel implements OutboundChannel {
+  stream: SseStream | undefined;
+  readonly #open: (() => SseStream) | undefined;
+  constructor(open: (() => SseStream) | undefined) {
+    this.#open = open;
+  }
+  send(message: JsonRpcMessage): void {
+    if (!this.#open) return; // the client accepts JSON only: related messages cannot be delivered
+    this.stream ??= this.#open();
+    this.stream.send(message);
+  }
+  async disconnect(): Promise<void> {
+    if (!this.#open) return;
+    this.stream ??= this.#open();
+    await this.stream.disconnect();
+  }
+}
+
+export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions): Promise<void> {
+  const { server, settings } = options;
+  const path = settings.MCP_HTTP_PATH;
+  const guard = createHostGuard(settings);
+  const store = options.eventStore ?? createMemoryEventStore({ retention: settings.MCP_EVENT_RETENTION });
+  /** Live POST streams by id, so a GET with Last-Event-ID can re-attach. */
+  const live = new Map<string, { stream: SseStream; sessionId: string }>();
+  const maxBody = settings.MCP_MAX_BODY_BYTES;
+
+  app.addHook('onRequest', async (req, reply) => {
+    if (!guard.hostAllowed(req.headers.host)) {
+      return sendError(
+        reply,
+        403,
+        ErrorCode.HostNotAllowed,
+        `Host not allowed: ${req.headers.host ?? '(none)'}; add it to MCP_ALLOWED_HOSTS`,
+      );
+    }
+    if (!guard.originAllowed(req.headers.origin)) {
+      return sendError(
+        reply,
+        403,
+        ErrorCode.OriginNotAllowed,
+        `Origin not allowed: ${req.headers.origin}; add it to MCP_ALLOWED_ORIGINS`,
+      );
+    }
+    if (req.method === 'POST') {
+      const length = Number(req.headers['content-length'] ?? 0);
+      if (length > maxBody) {
+        return sendError(
+          reply,
+          413,
+          ErrorCode.PayloadTooLarge,
+          `Request body too large: at most ${maxBody} bytes (MCP_MAX_BODY_BYTES)`,
+        );
+      }
+    }
+  });
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string', bodyLimit: maxBody },
+    (_req, body: string | Buffer, done) => {
+      try {
+        done(null, JSON.parse(body.toString(), rejectPoison));
+      } catch (err) {
+        done(err as Error, undefined);
+      }
+    },
+  );
+  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: maxBody }, (_req, _body, done) => {
+    done(
+      Object.assign(new Error('unsupported media type'), { statusCode: 415, code: 'MCP_UNSUPPORTED_MEDIA' }),
+      undefined,
+    );
+  });
+
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, _req, reply) => {
+    if (err.code === 'MCP_UNSUPPORTED_MEDIA' || err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return sendError(
+        reply,
+        415,
+        ErrorCode.UnsupportedMediaType,
+        'Unsupported Content-Type: send application/json',
+      );
+    }
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.statusCode === 413) {
+      return sendError(
+        reply,
+        413,
+        ErrorCode.PayloadTooLarge,
+        `Request body too large: at most ${maxBody} bytes (MCP_MAX_BODY_BYTES)`,
+      );
+    }
+    if (
+      err instanceof SyntaxError ||
+      err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+      err.code === 'MCP_POISON'
+    ) {
+      return sendError(
+        reply,
+        400,
+        ErrorCode.ParseError,
+        `Parse error: ${err.code === 'MCP_POISON' ? err.message : 'the body is not valid JSON'}`,
+      );
+    }
+    server.logger.error({ err }, 'http error');
+    return sendError(reply, 500, ErrorCode.InternalError, 'Internal error: see the server logs');
+  });
+
+  const sessionFor = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    id?: unknown,
+  ): Promise<Session | undefined> => {
+    const sid = header(req.headers, 'mcp-session-id');
+    if (!sid) {
+      sendError(
+        reply,
+        400,
+        ErrorCode.BadRequest,
+        'Bad request: the Mcp-Session-Id header is required (send initialize first)',
+        id,
+      );
+      return undefined;
+    }
+    const session = await server.sessions.get(sid);
+    if (!session) {
+      sendError(
+        reply,
+        404,
+        ErrorCode.SessionNotFound,
+        'Session not found: it expired or was deleted; initialize a new one',
+        id,
+      );
+      return undefined;
+    }
+    return session;
+  };
+
+  const streamHeaders = (sessionId: string | undefined): Record<string, string> =>
+    sessionId ? { 'mcp-session-id': sessionId } : {};
+
+  app.post(path, async (req, reply) => {
+    const body = req.body;
+    if (body === undefined) {
+      return sendError(
+        reply,
+        415,
+        ErrorCode.UnsupportedMediaType,
+        'Unsupported Content-Type: send application/json',
+      );
+    }
+    if (!accepts(req, 'application/json') && !accepts(req, 'text/event-stream')) {
+      return sendError(
+        reply,
+        406,
+        ErrorCode.NotAcceptable,
+        'Not acceptable: the Accept header must allow application/json and text/event-stream',
+      );
+    }
+    const single = !Array.isArray(body) && isObject(body) ? body : undefined;
+    const isRequest = single !== undefined && typeof single.method === 'string' && 'id' in single;
+    const modern = isRequest && isModernRequest(single as unknown as JsonRpcRequest, req.headers);
+    const firstId = single?.id;
+
+    let session: Session | undefined;
+    if (!modern && !(isRequest && single?.method === 'initialize')) {
+      const pv = header(req.headers, 'mcp-protocol-version');
+      if (pv !== undefined && !SUPPORTED_VERSIONS.includes(pv)) {
+        return sendError(
+          reply,
+          400,
+          ErrorCode.BadRequest,
+          `Unsupported MCP-Protocol-Version: ${pv} (supported: ${SUPPORTED_VERSIONS.join(', ')})`,
+          firstId,
+        );
+      }
+      session = await sessionFor(req, reply, firstId);
+      if (!session) return reply;
+    }
+
+    const sseOk = accepts(req, 'text/event-stream');
+    const resumable = !modern && session !== undefined && session.protocolVersion >= '2025-11-25';
+    let sessionHeader = session?.id;
+    const channel = new PostChannel(
+      sseOk
+        ? () => {
+            reply.hijack();
+            const streamId = randomUUID();
+            const stream = new SseStream(reply.raw, {
+              streamId,
+              store: resumable ? store : undefined,
+              keepAliveMs: settings.MCP_SSE_KEEPALIVE_MS,
+              primeRetryMs: resumable ? settings.MCP_SSE_RETRY_MS : undefined,
+              headers: streamHeaders(sessionHeader),
+            });
+            if (resumable && session) live.set(streamId, { stream, sessionId: session.id });
+            return stream;
+          }
+        : undefined,
+    );
+    const controller = new AbortController();
+    reply.raw.on('close', () => {
+      // A resumable stream outlives its connection; anything else is abandoned with it.
+      if (!reply.raw.writableFinished && !(resumable && channel.stream)) controller.abort();
+    });
+    const exchange: Exchange = {
+      transport: 'http',
+      headers: req.headers,
+      session,
+      channel,
+      signal: controller.signal,
+    };
+    const result = await server.dispatcher.handle(body, exchange);
+    if (result.session) sessionHeader = result.session.id;
+
+    if (channel.stream) {
+      const stream = channel.stream;
+      await stream.finish(Array.isArray(result.body) ? undefined : result.body);
+      live.delete(stream.streamId);
+      return reply;
+    }
+    if (result.body === undefined) return reply.code(202).send();
+    if (sessionHeader && result.session) reply.header('mcp-session-id', sessionHeader);
+    return reply
+      .code(result.status ?? 200)
+      .header('content-type', 'application/json')
+      .send(JSON.stringify(result.body));
+  });
+
+  app.get(path, async (req, reply) => {
+    if (!accepts(req, 'text/event-stream')) {
+      return sendError(
+        reply,
+        406,
+        ErrorCode.NotAcceptable,
+        'Not acceptable: a GET stream needs Accept: text/event-stream',
+      );
+    }
+    const session = await sessionFor(req, reply);
+    if (!session) return reply;
+    const lastEventId = header(req.headers, 'last-event-id');
+    reply.hijack();
+    if (lastEventId) {
+      const streamId = await store.streamOf(lastEventId);
+      const entry = streamId ? live.get(streamId) : undefined;
+      if (entry && entry.sessionId === session.id) {
+        await entry.stream.resume(reply.raw, lastEventId, streamHeaders(session.id));
+        return reply;
+      }
+      if (streamId) {
+        await replayFinished(reply.raw, store, lastEventId, streamHeaders(session.id));
+        return reply;
+      }
+    }
+    const stream = new SseStream(reply.raw, {
+      streamId: randomUUID(),
+      keepAliveMs: settings.MCP_SSE_KEEPALIVE_MS,
+      primeRetryMs: session.protocolVersion >= '2025-11-25' ? settings.MCP_SSE_RETRY_MS : undefined,
+      headers: streamHeaders(session.id),
+    });
+    const detach = server.hub.attachSession(session.id, stream);
+    reply.raw.on('close', detach);
+    return reply;
+  });
+
+  app.delete(path, async (req, reply) => {
+    const session = await sessionFor(req, reply);
+    if (!session) return reply;
+    await server.sessions.delete(session.id);
+    return reply.code(200).send();
+  });
+
+  app.route({
+    method: ['PUT', 'PATCH', 'OPTIONS', 'HEAD'],
+    url: path,
+    handler: async (_req, reply) => {
+      reply.header('allow', 'GET, POST, DELETE');
+      return sendError(reply, 405, ErrorCode.MethodNotAllowed, 'Method not allowed: use POST, GET or DELETE');
+    },
+  });
+}
+
+/** Keeps Fastify's prototype-poisoning protection with our own parser. */
+function rejectPoison(key: string, value: unknown): unknown {
+  if (key === '__proto__' || (key === 'constructor' && isObject(value) && 'prototype' in value)) {
+    throw Object.assign(new Error(`the key "${key}" is not allowed`), { code: 'MCP_POISON' });
+  }
+  return value;
+}

@@ -1,0 +1,132 @@
+/**
+ * Server-Sent Events on a Node response. A stream may be resumable (2025 wire): its events
+ * are stored with ids, and when the client's connection drops the stream lives on, so a
+ * GET with `Last-Event-ID` can attach a new connection and receive the rest.
+ */
+import type { ServerResponse } from 'node:http';
+import type { OutboundChannel } from '../../protocol/hub.ts';
+import type { JsonRpcMessage } from '../../protocol/jsonrpc.ts';
+import type { EventStore } from './event-store.ts';
+
+export const SSE_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+};
+
+function frame(message: JsonRpcMessage | undefined, id: string | undefined, retryMs?: number): string {
+  let out = '';
+  if (id !== undefined) out += `id: ${id}\n`;
+  if (retryMs !== undefined) out += `retry: ${retryMs}\n`;
+  out += `event: message\ndata: ${message === undefined ? '' : JSON.stringify(message)}\n\n`;
+  return out;
+}
+
+export interface SseStreamOptions {
+  store?: EventStore;
+  streamId: string;
+  keepAliveMs: number;
+  /** `retry:` hint of the priming event; no priming event when undefined. */
+  primeRetryMs?: number;
+  /** Extra response headers (e.g. Mcp-Session-Id). */
+  headers?: Record<string, string>;
+}
+
+export class SseStream implements OutboundChannel {
+  readonly streamId: string;
+  readonly #o: SseStreamOptions;
+  #res: ServerResponse | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #chain: Promise<unknown> = Promise.resolve();
+  #ended = false;
+
+  constructor(res: ServerResponse, options: SseStreamOptions) {
+    this.streamId = options.streamId;
+    this.#o = options;
+    res.writeHead(200, { ...SSE_HEADERS, ...options.headers });
+    res.flushHeaders();
+    this.#attach(res);
+    if (options.primeRetryMs !== undefined) this.#write(undefined, options.primeRetryMs);
+  }
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  #attach(res: ServerResponse): void {
+    this.#res = res;
+    res.on('close', () => {
+      if (this.#res === res) this.#detachWriter();
+    });
+    clearInterval(this.#timer);
+    this.#timer = setInterval(() => this.#res?.write(': keep-alive\n\n'), this.#o.keepAliveMs);
+    this.#timer.unref();
+  }
+
+  #detachWriter(): void {
+    this.#res = undefined;
+    clearInterval(this.#timer);
+  }
+
+  /** Writes events in order, storing them first when the stream is resumable. */
+  #write(message: JsonRpcMessage | undefined, retryMs?: number): Promise<unknown> {
+    this.#chain = this.#chain.then(async () => {
+      const id = this.#o.store ? await this.#o.store.append(this.streamId, message) : undefined;
+      this.#res?.write(frame(message, id, retryMs));
+    });
+    return this.#chain;
+  }
+
+  send(message: JsonRpcMessage): void {
+    if (!this.#ended) void this.#write(message);
+  }
+
+  /** Writes the final message and ends the stream. */
+  async finish(message?: JsonRpcMessage): Promise<void> {
+    if (this.#ended) return;
+    this.#ended = true;
+    if (message !== undefined) await this.#write(message);
+    else await this.#chain;
+    this.#res?.end();
+    this.#detachWriter();
+    if (this.#o.store) await this.#o.store.release(this.streamId);
+  }
+
+  /**
+   * Closes the client's connection but keeps the stream alive (SEP-1699 polling): the
+   * client reconnects with Last-Event-ID and gets the rest.
+   */
+  async disconnect(): Promise<void> {
+    await this.#chain;
+    const res = this.#res;
+    this.#detachWriter();
+    res?.end();
+  }
+
+  /** Replays what the client missed after `lastEventId`, then carries on on `res`. */
+  async resume(res: ServerResponse, lastEventId: string, headers: Record<string, string>): Promise<void> {
+    res.writeHead(200, { ...SSE_HEADERS, ...headers });
+    res.flushHeaders();
+    await this.#chain;
+    const missed = this.#o.store ? await this.#o.store.after(lastEventId) : [];
+    for (const e of missed) res.write(frame(e.message, e.id));
+    if (this.#ended) {
+      res.end();
+      return;
+    }
+    this.#attach(res);
+  }
+}
+
+/** Writes stored events after `lastEventId` for a stream that has already finished. */
+export async function replayFinished(
+  res: ServerResponse,
+  store: EventStore,
+  lastEventId: string,
+  headers: Record<string, string>,
+): Promise<void> {
+  res.writeHead(200, { ...SSE_HEADERS, ...headers });
+  for (const e of await store.after(lastEventId)) res.write(frame(e.message, e.id));
+  res.end();
+}

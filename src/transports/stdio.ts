@@ -1,0 +1,131 @@
+/**
+ * stdio transport: newline-delimited JSON-RPC on stdin/stdout. stdout carries protocol
+ * messages only: anything else that tries to write there (a plugin's console.log) is sent
+ * to stderr instead. A malformed line gets -32700, an over-long line an error, and the
+ * stream goes on; stdin EOF ends the connection once pending answers are written.
+ */
+import type { Readable, Writable } from 'node:stream';
+import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
+import { errorResponse, type JsonRpcMessage } from '../protocol/jsonrpc.ts';
+import type { McpServer } from '../server.ts';
+import { createConnection } from './connection.ts';
+
+export interface StdioOptions {
+  input?: Readable;
+  output?: Writable;
+  /** Largest accepted line in bytes (MCP_MAX_BODY_BYTES). */
+  maxLineBytes: number;
+  /** Redirect process.stdout writes to stderr so stray writes cannot corrupt the stream. */
+  guardStdout?: boolean;
+}
+
+export interface StdioHandle {
+  /** Resolves when stdin has ended and every answer has been written. */
+  readonly closed: Promise<void>;
+  close(): void;
+}
+
+/**
+ * Routes `process.stdout.write` to stderr and returns the real writer for protocol output.
+ * console.log goes through process.stdout.write, so this covers it too.
+ */
+export function guardProcessStdout(): (chunk: string) => boolean {
+  const stdout = process.stdout;
+  const realWrite = stdout.write.bind(stdout) as (chunk: string) => boolean;
+  const toStderr = process.stderr.write.bind(process.stderr);
+  stdout.write = ((chunk: unknown, ...rest: unknown[]) =>
+    (toStderr as (...a: unknown[]) => boolean)(chunk, ...rest)) as typeof stdout.write;
+  return realWrite;
+}
+
+export function serveStdio(server: McpServer, options: StdioOptions): StdioHandle {
+  const input = options.input ?? process.stdin;
+  let write: (chunk: string) => boolean;
+  if (options.output) {
+    const out = options.output;
+    write = (chunk) => out.write(chunk);
+  } else if (options.guardStdout !== false) {
+    write = guardProcessStdout();
+  } else {
+    write = (chunk) => process.stdout.write(chunk);
+  }
+  const send = (message: JsonRpcMessage | JsonRpcMessage[]) => {
+    write(`${JSON.stringify(message)}\n`);
+  };
+  const connection = createConnection(server, send);
+  const max = options.maxLineBytes;
+
+  let buffer = '';
+  let discarding = false;
+  const tooLarge = () =>
+    send(
+      errorResponse(
+        null,
+        new ProtocolError(
+          ErrorCode.PayloadTooLarge,
+          `Message too large: a line may hold at most ${max} bytes`,
+        ),
+      ),
+    );
+  const handleLine = (line: string) => {
+    if (line.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      send(
+        errorResponse(
+          null,
+          new ProtocolError(ErrorCode.ParseError, 'Parse error: the line is not valid JSON'),
+        ),
+      );
+      return;
+    }
+    void connection.receive(value);
+  };
+
+  input.setEncoding('utf8');
+  input.on('data', (chunk: string) => {
+    let start = 0;
+    for (let nl = chunk.indexOf('\n', start); nl !== -1; nl = chunk.indexOf('\n', start)) {
+      const piece = chunk.slice(start, nl);
+      start = nl + 1;
+      if (discarding) {
+        discarding = false;
+        buffer = '';
+        continue;
+      }
+      const line = buffer + piece;
+      buffer = '';
+      if (Buffer.byteLength(line) > max) tooLarge();
+      else handleLine(line.endsWith('\r') ? line.slice(0, -1) : line);
+    }
+    if (discarding) return;
+    buffer += chunk.slice(start);
+    if (Buffer.byteLength(buffer) > max) {
+      // Too long: answer once, drop the rest of this line, and carry on with the next one.
+      buffer = '';
+      discarding = true;
+      tooLarge();
+    }
+  });
+
+  const closed = new Promise<void>((resolve) => {
+    input.on('end', () => {
+      if (!discarding && buffer.trim() !== '') handleLine(buffer);
+      buffer = '';
+      void connection.drain().then(() => {
+        connection.close();
+        resolve();
+      });
+    });
+  });
+
+  return {
+    closed,
+    close() {
+      connection.close();
+      input.pause();
+    },
+  };
+}
