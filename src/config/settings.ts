@@ -74,6 +74,9 @@ export const settingsSchema = z.object({
   MCP_SHUTDOWN_TIMEOUT_MS: envInt(10_000, 0, 600_000).describe(
     'How long in-flight calls may finish after SIGTERM.',
   ),
+  ...authSettingsShape,
+  ...rateLimitSettingsShape,
+  ...telemetrySettingsShape,
 });
 
 export type Settings = Readonly<z.output<typeof settingsSchema>>;

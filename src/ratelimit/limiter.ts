@@ -4,7 +4,6 @@
  * taken all or nothing (take-tokens.ts). When Redis cannot be reached, `failMode` decides:
  * `open` lets calls through and reports the degradation, `closed` refuses them.
  */
-import type { Redis } from 'ioredis';
 import { InternalCode, ToolkitError } from '../protocol/errors.ts';
 import { type BucketPolicy, bucketPolicy, type RateLimit } from './bucket-policy.ts';
 import { createCounters, DEFAULT_KEY_PREFIX, type RateLimitStore } from './counter-store.ts';

@@ -320,7 +320,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
   });
 
   app.route({
-    method: ['PUT', 'PATCH', 'OPTIONS', 'HEAD'],
+    method: ['PUT', 'PATCH', 'OPTIONS'],
     url: path,
     handler: async (_req, reply) => {
       reply.header('allow', 'GET, POST, DELETE');
