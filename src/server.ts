@@ -67,7 +67,7 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
   const notifyResourceUpdated = async (uri: string) => {
     const message = notification('notifications/resources/updated', { uri });
     for (const id of hub.sessionIds()) {
-      const session = await sessions.get(id);
+      const session = hub.localSession(id) ?? (await sessions.get(id));
       if (session?.subscriptions.has(uri)) hub.sendToSession(id, message);
     }
     hub.publishToListeners(

@@ -7,6 +7,7 @@
  */
 import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from './errors.ts';
 import type { JsonObject, JsonRpcMessage, JsonRpcResponse, RequestId } from './jsonrpc.ts';
+import type { Session } from './session.ts';
 
 /** A transport's way of sending messages to one client stream. */
 export interface OutboundChannel {
@@ -38,12 +39,18 @@ interface Pending {
 
 export class Hub {
   readonly #sessionChannels = new Map<string, Set<OutboundChannel>>();
+  /** Sessions owned by a connection (stdio, in-process) rather than by the session store. */
+  readonly #localSessions = new Map<string, Session>();
   readonly #listeners = new Set<Listener>();
   readonly #pending = new Map<string, Pending>();
   #nextId = 0;
 
-  /** Registers a stream of a session (GET stream, stdio connection); returns detach. */
-  attachSession(sessionId: string, channel: OutboundChannel): () => void {
+  /**
+   * Registers a stream of a session (GET stream, stdio connection); returns detach. A
+   * connection that owns its session object (stdio) passes it, so subscriptions are found.
+   */
+  attachSession(sessionId: string, channel: OutboundChannel, session?: Session): () => void {
+    if (session) this.#localSessions.set(sessionId, session);
     let set = this.#sessionChannels.get(sessionId);
     if (!set) {
       set = new Set();
@@ -54,8 +61,16 @@ export class Hub {
       const s = this.#sessionChannels.get(sessionId);
       if (!s) return;
       s.delete(channel);
-      if (s.size === 0) this.#sessionChannels.delete(sessionId);
+      if (s.size === 0) {
+        this.#sessionChannels.delete(sessionId);
+        this.#localSessions.delete(sessionId);
+      }
     };
+  }
+
+  /** The session object a connection registered, if any. */
+  localSession(sessionId: string): Session | undefined {
+    return this.#localSessions.get(sessionId);
   }
 
   /** Ids of the sessions with at least one attached stream. */

@@ -153,8 +153,13 @@ export class TestClient {
     for (const m of Array.isArray(message) ? message : [message]) {
       const obj = m as unknown as JsonObject;
       const pending = 'id' in obj && !('method' in obj) ? this.#pending.get(obj.id as RequestId) : undefined;
+      const result = obj.result as JsonObject | undefined;
+      const negotiated =
+        pending?.method === 'initialize' && typeof result?.protocolVersion === 'string'
+          ? result.protocolVersion
+          : this.protocolVersion;
       this.#options.onServerMessage?.(m, {
-        protocolVersion: this.protocolVersion,
+        protocolVersion: negotiated,
         requestMethod: pending?.method,
       });
       if (pending) {

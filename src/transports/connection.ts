@@ -28,7 +28,7 @@ export function createConnection(
   const session = newSession();
   const controller = new AbortController();
   const channel: OutboundChannel = { send: (m) => send(m) };
-  const detach = server.hub.attachSession(session.id, channel);
+  const detach = server.hub.attachSession(session.id, channel, session);
   const pending = new Set<Promise<void>>();
   const exchange = {
     transport: options.transport ?? ('stdio' as const),
