@@ -109,7 +109,7 @@ function defaultOpenBrowser(url: string): void {
     process.platform === 'darwin'
       ? ['open', [url]]
       : process.platform === 'win32'
-        ? ['cmd', ['/c', 'start', '""', url]]
+        ? ['rundll32', ['url.dll,FileProtocolHandler', url]]
         : ['xdg-open', [url]];
   const child = spawn(command, args, { stdio: 'ignore', detached: true });
   // No browser is not fatal: the URL has been printed.
@@ -252,9 +252,10 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
     try {
       const onUrl = options.onUrl ?? ((url: string) => console.error(`Open this URL to sign in:\n${url}`));
       const shown = Promise.resolve(onUrl(authUrl.href));
+      shown.catch(() => {});
       if (!options.noBrowser) await (options.openBrowser ?? defaultOpenBrowser)(authUrl.href);
-      const callbackUrl = await callback;
-      await shown;
+      // A failing onUrl ends the wait at once instead of at the timeout.
+      const callbackUrl = await Promise.race([callback, shown.then(() => callback)]);
 
       const params = oauth.validateAuthResponse(as, client, callbackUrl, state);
       const response = await oauth.authorizationCodeGrantRequest(

@@ -91,7 +91,7 @@ export function describeIssues(error: z.ZodError, env: Readonly<Record<string, s
     .map((issue) => {
       const name = String(issue.path[0] ?? '(settings)');
       const value = env[name];
-      return `${name}=${JSON.stringify(value ?? '')} is invalid: ${issue.message}`;
+      return `${name}=${JSON.stringify(maskSecret(name, value) ?? '')} is invalid: ${issue.message}`;
     })
     .join('\n');
 }
@@ -108,7 +108,12 @@ export function parseSettings(env: Readonly<Record<string, string | undefined>>)
   return Object.freeze(result.data);
 }
 
-/** Masks values that must never be printed (doctor, logs). */
+/** Masks values that must never be printed (doctor, logs): secrets, keys, and URL passwords. */
 export function maskSecret(name: string, value: unknown): unknown {
-  return /SECRET|KEY|TOKEN|PASSWORD/.test(name) && value !== undefined && value !== '' ? '••••••' : value;
+  if (value === undefined || value === '') return value;
+  if (/SECRET|KEYS?$|_KEY_|TOKEN|PASSWORD/.test(name)) return '••••••';
+  if (typeof value === 'string' && /^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:[^/@\s]*@/i.test(value)) {
+    return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/:@\s]*):[^/@\s]*@/i, '$1:••••••@');
+  }
+  return value;
 }

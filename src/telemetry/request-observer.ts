@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { RequestObserver } from '../protocol/dispatcher.ts';
 import { ProtocolError, ToolkitError } from '../protocol/errors.ts';
 import { type RequestOutcome, requestLogLine } from './logger.ts';
-import type { SpanOutcome, Telemetry } from './tracing.ts';
+import { NOOP_SPAN, type SpanOutcome, type Telemetry } from './tracing.ts';
 
 type StartInfo = Parameters<RequestObserver['start']>[0];
 type EndOutcome = Parameters<ReturnType<RequestObserver['start']>>[0];
@@ -44,19 +44,22 @@ export function createRequestObserver(options: RequestObserverOptions): RequestO
     start(info: StartInfo & { args?: unknown }) {
       const started = performance.now();
       const clientId = info.identity?.clientId;
-      const span = telemetry.startRequestSpan({
-        method: info.method,
-        target: info.target,
-        requestId: info.requestId,
-        sessionId: info.sessionId,
-        protocolVersion: info.protocolVersion,
-        clientId,
-        traceparent: info.meta?.traceparent,
-        tracestate: info.meta?.tracestate,
-        transport: info.transport,
-      });
+      // Disabled telemetry: skip even building the span's info object.
+      const span = !telemetry.enabled
+        ? NOOP_SPAN
+        : telemetry.startRequestSpan({
+            method: info.method,
+            target: info.target,
+            requestId: info.requestId,
+            sessionId: info.sessionId,
+            protocolVersion: info.protocolVersion,
+            clientId,
+            traceparent: info.meta?.traceparent,
+            tracestate: info.meta?.tracestate,
+            transport: info.transport,
+          });
       return (outcome) => {
-        span.end(spanOutcomeOf(outcome));
+        if (telemetry.enabled) span.end(spanOutcomeOf(outcome));
         const result: RequestOutcome =
           outcome.error !== undefined ? 'error' : outcome.isError === true ? 'tool_error' : 'ok';
         requestLogLine(logger, {

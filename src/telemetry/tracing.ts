@@ -75,7 +75,8 @@ export interface TelemetryOptions {
   readonly onExportError?: (signal: 'traces' | 'metrics', error: Error | undefined) => void;
 }
 
-const NOOP_SPAN: RequestSpan = Object.freeze({
+/** The span of disabled telemetry: one shared object that records nothing. */
+export const NOOP_SPAN: RequestSpan = Object.freeze({
   traceId: undefined,
   setAttribute(): void {},
   end(): void {},

@@ -7,6 +7,7 @@ import pino from 'pino';
 import { parseSettings } from '../config/settings.ts';
 import type { PluginDefinition } from '../plugin.ts';
 import { loadPlugins, parsePluginSettings } from '../plugin-loader.ts';
+import { ErrorCode } from '../protocol/errors.ts';
 import type { JsonObject, JsonRpcMessage, JsonRpcResponse, RequestId } from '../protocol/jsonrpc.ts';
 import type { ClientCapabilities } from '../protocol/spec-types.ts';
 import { LATEST_2025, VERSION_2026 } from '../protocol/versions.ts';
@@ -179,7 +180,11 @@ export class TestClient {
       const result = await this.#answer(String(req.method), (req.params as JsonObject) ?? {});
       response = { jsonrpc: '2.0', id: req.id, result };
     } catch (err) {
-      response = { jsonrpc: '2.0', id: req.id, error: { code: -32603, message: (err as Error).message } };
+      response = {
+        jsonrpc: '2.0',
+        id: req.id,
+        error: { code: ErrorCode.InternalError, message: (err as Error).message },
+      };
     }
     this.#toServer(response);
   }

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { renderSettingsTable } from '../../scripts/settings-table.ts';
+import { maskSecret, parseSettings, SETTING_NAMES } from '../../src/config/settings.ts';
+import { InternalCode, ToolkitError } from '../../src/protocol/errors.ts';
+
+test('defaults: stdio, 127.0.0.1:8000/mcp, the filesystem plugin; the result is frozen', () => {
+  const s = parseSettings({});
+  assert.equal(s.MCP_TRANSPORT, 'stdio');
+  assert.equal(s.MCP_HTTP_HOST, '127.0.0.1');
+  assert.equal(s.MCP_HTTP_PORT, 8000);
+  assert.equal(s.MCP_HTTP_PATH, '/mcp');
+  assert.deepEqual(s.MCP_PLUGINS, ['filesystem']);
+  assert.ok(Object.isFrozen(s));
+});
+
+test('values are parsed: integers, lists, enums', () => {
+  const s = parseSettings({ MCP_HTTP_PORT: '9000', MCP_PLUGINS: 'a, ./b.ts ,', MCP_TRANSPORT: 'http' });
+  assert.equal(s.MCP_HTTP_PORT, 9000);
+  assert.deepEqual(s.MCP_PLUGINS, ['a', './b.ts']);
+  assert.equal(s.MCP_TRANSPORT, 'http');
+});
+
+for (const [name, value, accepts] of [
+  ['MCP_HTTP_PORT', 'abc', /integer from 0 to 65535/],
+  ['MCP_HTTP_PORT', '70000', /integer from 0 to 65535/],
+  ['MCP_TRANSPORT', 'tcp', /stdio, http/],
+  ['MCP_HTTP_PATH', 'mcp', /path starting with "\/"/],
+  ['MCP_LOG_LEVEL', 'loud', /one of trace, debug/],
+] as const) {
+  test(`a bad ${name} names the variable, the value and what it accepts`, () => {
+    assert.throws(
+      () => parseSettings({ [name]: value }),
+      (err: ToolkitError) => {
+        assert.ok(err instanceof ToolkitError);
+        assert.equal(err.code, InternalCode.InvalidSetting);
+        assert.ok(err.message.includes(`${name}="${value}"`), err.message);
+        assert.match(err.message, accepts);
+        return true;
+      },
+    );
+  });
+}
+
+test('secrets never appear in messages: keys masked, URL passwords masked', () => {
+  assert.equal(maskSecret('MCP_STATE_SECRET', 'abc'), '••••••');
+  assert.equal(maskSecret('MCP_API_KEYS', 'a:b'), '••••••');
+  assert.equal(
+    maskSecret('MCP_REDIS_URL', 'redis://user:hunter2@host:6379/0'),
+    'redis://user:••••••@host:6379/0',
+  );
+  assert.equal(maskSecret('MCP_HTTP_HOST', '127.0.0.1'), '127.0.0.1');
+});
+
+test('the CLI exits 2 on a bad setting, before anything listens', () => {
+  const r = spawnSync(process.execPath, ['bin/mcp-toolkit.js', 'run', '--transport', 'http'], {
+    cwd: new URL('../../', import.meta.url),
+    env: { ...process.env, MCP_HTTP_PORT: 'abc' },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /MCP_HTTP_PORT="abc" is invalid: expected an integer from 0 to 65535/);
+  assert.doesNotMatch(r.stderr, /listening/);
+});
+
+test('README and docs/configuration.md carry the current settings table, with every setting', async () => {
+  const table = await renderSettingsTable();
+  for (const file of ['README.md', 'docs/configuration.md']) {
+    const text = readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
+    assert.ok(text.includes(table), `${file} is stale: run node scripts/settings-table.ts --write`);
+  }
+  for (const name of [...SETTING_NAMES, 'MCP_FILESYSTEM_ROOT', 'MCP_FILESYSTEM_READ_ONLY']) {
+    assert.ok(table.includes(`\`${name}\``), name);
+  }
+});
