@@ -1,17 +1,24 @@
 /**
- * `serve()`, the single entry point: settings → logging → plugins → server → transport,
- * plus signal handling for a graceful stop. The CLI is a thin layer over it.
+ * `serve()`, the single entry point: settings → logging and tracing → auth and rate limits
+ * → plugins → server → transport, plus signal handling for a graceful stop. The CLI is a
+ * thin layer over it.
  */
-import { mkdirSync } from 'node:fs';
-import pino, { type Logger } from 'pino';
+import type { Redis } from 'ioredis';
+import { authWarnings, createAuthenticator } from './auth/create.ts';
+import { resourceUrls } from './auth/resource-metadata.ts';
 import { parseSettings, type Settings } from './config/settings.ts';
 import { loadPlugins } from './plugin-loader.ts';
-import { createServer, type McpServer } from './server.ts';
-import { type HttpHandle, startHttp } from './transports/http/server.ts';
+import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.ts';
+import { createRedisClient } from './ratelimit/redis-client.ts';
+import { createServer, type McpServer, PACKAGE_VERSION } from './server.ts';
+import { createLogger } from './telemetry/logger.ts';
+import { createRequestObserver } from './telemetry/request-observer.ts';
+import { createTelemetry } from './telemetry/tracing.ts';
+import { type HttpHandle, publicBaseUrl, startHttp } from './transports/http/server.ts';
 import { serveStdio } from './transports/stdio.ts';
 
 export interface ServeOptions {
-  /** Environment to read MCP_* settings from (default: process.env, read by the CLI). */
+  /** Environment to read MCP_* settings from (the CLI passes process.env). */
   env: Readonly<Record<string, string | undefined>>;
   /** Values that override the environment (CLI flags). */
   overrides?: Readonly<Record<string, string | undefined>>;
@@ -24,17 +31,10 @@ export interface RunningServer {
   readonly settings: Settings;
   /** The MCP endpoint URL (HTTP transport only). */
   readonly url: string | undefined;
-  /** Stops accepting, lets in-flight calls finish (MCP_SHUTDOWN_TIMEOUT_MS), closes streams. */
+  /** Stops accepting, lets in-flight calls finish (MCP_SHUTDOWN_TIMEOUT_MS), closes streams, flushes spans. */
   stop(): Promise<void>;
   /** Resolves when the server has stopped (stdin EOF on stdio, stop() on HTTP). */
   readonly closed: Promise<void>;
-}
-
-export function createLogger(settings: Settings): Logger {
-  return pino(
-    { level: settings.MCP_LOG_LEVEL, base: { service: settings.MCP_SERVER_NAME } },
-    pino.destination(2),
-  );
 }
 
 /**
@@ -47,49 +47,100 @@ export function createLogger(settings: Settings): Logger {
 export async function serve(options: ServeOptions): Promise<RunningServer> {
   const env = { ...options.env, ...stripUndefined(options.overrides ?? {}) };
   const settings = parseSettings(env);
-  const logger = createLogger(settings);
+  const logger = createLogger({
+    level: settings.MCP_LOG_LEVEL,
+    format: settings.MCP_LOG_FORMAT,
+    logToolArgs: settings.MCP_LOG_TOOL_ARGS,
+  });
+  const http = settings.MCP_TRANSPORT === 'http';
+  // Everything that can refuse a setting runs before anything listens.
   const plugins = await loadPlugins(settings.MCP_PLUGINS, env);
-  const server = await createServer({ settings, logger, plugins });
+  const urls = resourceUrls({
+    publicUrl: publicBaseUrl(settings),
+    mcpPath: settings.MCP_HTTP_PATH,
+    audience: settings.MCP_OAUTH_AUDIENCE,
+  });
+  const auth = http ? createAuthenticator(settings, urls) : undefined;
+  for (const warning of http ? authWarnings(settings) : []) logger.warn(warning);
+  if (
+    http &&
+    !auth &&
+    settings.MCP_ALLOWED_HOSTS.length === 0 &&
+    !/^(127\.|localhost$|::1$)/.test(settings.MCP_HTTP_HOST)
+  ) {
+    logger.warn(
+      { host: settings.MCP_HTTP_HOST },
+      'public bind with MCP_AUTH=none and no MCP_ALLOWED_HOSTS: anyone who can reach this port can call every tool',
+    );
+  }
+  let redis: Redis | undefined;
+  if (settings.MCP_REDIS_URL) {
+    redis = createRedisClient(settings.MCP_REDIS_URL);
+    await redis
+      .connect()
+      .catch((err: Error) => logger.warn({ err: err.message }, 'Redis unreachable at start-up'));
+  }
+  const limiter: RateLimiter = createRateLimiter({
+    rps: settings.MCP_RATE_LIMIT_RPS,
+    burst: settings.MCP_RATE_LIMIT_BURST,
+    failMode: settings.MCP_RATE_LIMIT_FAIL,
+    store: redis ? { redis } : 'memory',
+    logger,
+  });
+  const telemetry = await createTelemetry({
+    endpoint: settings.MCP_OTEL_ENDPOINT,
+    serviceName: settings.MCP_OTEL_SERVICE_NAME ?? settings.MCP_SERVER_NAME,
+    serviceVersion: PACKAGE_VERSION,
+    onExportError: (signal, err) =>
+      logger.warn({ signal, err: (err as Error).message }, 'OTLP export failing'),
+  });
+  const server = await createServer({
+    settings,
+    logger,
+    plugins,
+    auth,
+    limiter,
+    telemetry,
+    observe: createRequestObserver({ telemetry, logger }),
+  });
 
-  let http: HttpHandle | undefined;
-  let closed: Promise<void>;
+  let httpHandle: HttpHandle | undefined;
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
       logger.info('shutting down');
-      if (http) await http.close(settings.MCP_SHUTDOWN_TIMEOUT_MS);
+      if (httpHandle) await httpHandle.close(settings.MCP_SHUTDOWN_TIMEOUT_MS);
+      await limiter.close();
+      await redis?.quit().catch(() => redis?.disconnect());
+      await telemetry.shutdown();
       await server.close();
     })();
     return stopping;
   };
 
-  if (settings.MCP_TRANSPORT === 'stdio') {
+  let closed: Promise<void>;
+  if (!http) {
     const stdio = serveStdio(server, { maxLineBytes: settings.MCP_MAX_BODY_BYTES });
     closed = stdio.closed.then(() => stop());
   } else {
-    http = await startHttp(server, settings);
-    closed = http.closed;
-    logger.info({ url: http.url }, 'listening');
+    httpHandle = await startHttp(server, settings);
+    closed = httpHandle.closed;
+    logger.info({ url: httpHandle.url }, 'listening');
   }
 
   if (options.handleSignals) {
     const onSignal = (signal: NodeJS.Signals) => {
-      logger.info({ signal }, 'signal received');
+      logger.info({ signal }, 'signal received: draining');
       void stop().then(() => process.exit(0));
     };
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
   }
-  return { server, settings, url: http?.url, stop, closed };
+  return { server, settings, url: httpHandle?.url, stop, closed };
 }
 
 function stripUndefined(o: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
   return out;
-}
-
-/** Creates the filesystem root when it is the default one and missing (npm start on a fresh clone). */
-export function ensureDir(path: string): void {
-  mkdirSync(path, { recursive: true });
 }

@@ -4,14 +4,20 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
+import type { Authenticator } from './auth/types.ts';
 import type { Settings } from './config/settings.ts';
 import type { PluginApp, PluginDefinition } from './plugin.ts';
 import { Dispatcher, type DispatcherOptions } from './protocol/dispatcher.ts';
 import { Hub } from './protocol/hub.ts';
 import { notification } from './protocol/jsonrpc.ts';
+import type { RequestContext } from './protocol/request-context.ts';
 import { createMemorySessionStore, type SessionStore } from './protocol/session.ts';
 import { createStateCodec } from './protocol/state-codec.ts';
+import { rateLimitError } from './ratelimit/errors.ts';
+import { clientKey, type RateLimiter } from './ratelimit/limiter.ts';
+import type { ToolDefinition } from './registry/define.ts';
 import { Registry } from './registry/registry.ts';
+import { NOOP_TELEMETRY, type Telemetry } from './telemetry/tracing.ts';
 
 export const PACKAGE_VERSION: string = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -30,6 +36,9 @@ export interface McpServer {
   readonly sessions: SessionStore;
   readonly logger: Logger;
   readonly plugins: readonly LoadedPlugin[];
+  readonly auth: Authenticator | undefined;
+  readonly limiter: RateLimiter | undefined;
+  readonly telemetry: Telemetry;
   /** Tells subscribed sessions that a resource changed. */
   notifyResourceUpdated(uri: string): Promise<void>;
   close(): Promise<void>;
@@ -41,9 +50,30 @@ export interface CreateServerOptions {
   logger: Logger;
   sessions?: SessionStore;
   hub?: Hub;
-  /** Hooks into the call path (auth scopes, per-tool limits, telemetry). */
-  beforeTool?: DispatcherOptions['beforeTool'];
+  /** Verifies callers at the HTTP edge and checks per-tool scopes. */
+  auth?: Authenticator;
+  /** Per-client limits at the HTTP edge and per-tool limits in the call path. */
+  limiter?: RateLimiter;
+  telemetry?: Telemetry;
+  /** Observes every request (spans, log lines). */
   observe?: DispatcherOptions['observe'];
+}
+
+/** Per-tool checks before a handler runs: scopes (OAuth), then the tool's own rate limit. */
+function toolGuard(auth: Authenticator | undefined, limiter: RateLimiter | undefined) {
+  if (!auth && !limiter) return undefined;
+  return async (def: ToolDefinition, ctx: RequestContext): Promise<void> => {
+    const scopes = def.spec.scopes;
+    if (auth && ctx.identity && scopes && scopes.length > 0) auth.checkScopes(ctx.identity, scopes);
+    if (limiter && def.spec.rateLimit) {
+      const decision = await limiter.consumeTool(
+        def.name,
+        clientKey(ctx.identity, ctx.address),
+        def.spec.rateLimit,
+      );
+      if (!decision.allowed) throw rateLimitError(decision, `tool ${def.name}`);
+    }
+  };
 }
 
 /**
@@ -110,7 +140,7 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     inputTimeoutMs: settings.MCP_INPUT_TIMEOUT_MS,
     pageSize: settings.MCP_PAGE_SIZE,
     maxBatch: settings.MCP_MAX_BATCH,
-    beforeTool: options.beforeTool,
+    beforeTool: toolGuard(options.auth, options.limiter),
     observe: options.observe,
   });
 
@@ -122,6 +152,9 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     sessions,
     logger,
     plugins: options.plugins,
+    auth: options.auth,
+    limiter: options.limiter,
+    telemetry: options.telemetry ?? NOOP_TELEMETRY,
     notifyResourceUpdated,
     async close() {
       await sessions.close();

@@ -27,6 +27,7 @@ export class AuthError extends ProtocolError {
   constructor(status: AuthStatus, message: string, challenge: string, options: { data?: unknown } = {}) {
     super(status === 401 ? ErrorCode.Unauthorized : ErrorCode.Forbidden, message, {
       httpStatus: status,
+      httpHeaders: { 'www-authenticate': challenge },
       data: options.data,
     });
     this.name = 'AuthError';

@@ -73,3 +73,20 @@ export function envText(defaultValue: string) {
     .optional()
     .transform((v): string => (v === undefined || v.trim() === '' ? defaultValue : v.trim()));
 }
+
+/** Fastify's trustProxy: `false` (default), `true`, a hop count, or a list of addresses/CIDRs. */
+export function envTrustProxy() {
+  return z
+    .string()
+    .optional()
+    .transform((v): boolean | number | string[] => {
+      const t = v?.trim().toLowerCase() ?? '';
+      if (t === '' || t === 'false' || t === '0' || t === 'no') return false;
+      if (t === 'true' || t === 'yes') return true;
+      if (/^\d+$/.test(t)) return Number(t);
+      return t
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
+    });
+}

@@ -8,7 +8,7 @@ import { authSettingsShape } from '../auth/settings.ts';
 import { InternalCode, ToolkitError } from '../protocol/errors.ts';
 import { rateLimitSettingsShape } from '../ratelimit/settings.ts';
 import { telemetrySettingsShape } from '../telemetry/settings.ts';
-import { envEnum, envInt, envList, envString, envText } from './env-types.ts';
+import { envEnum, envInt, envList, envString, envText, envTrustProxy } from './env-types.ts';
 
 const HTTP_PATH = z
   .string()
@@ -28,7 +28,15 @@ export const settingsSchema = z.object({
   MCP_ALLOWED_ORIGINS: envList([]).describe(
     'Origin header values accepted. Default: http(s)://localhost, 127.0.0.1 and [::1] on any port when bound to loopback.',
   ),
-  MCP_PUBLIC_URL: envString().describe('Public base URL of the server (OAuth resource, links).'),
+  MCP_PUBLIC_URL: envString().describe(
+    'Public base URL of the server (the OAuth resource is this plus MCP_HTTP_PATH). Default: the bound address.',
+  ),
+  MCP_CORS_ORIGINS: envList([]).describe(
+    'Browser origins allowed by CORS (`*` for any); exposes Mcp-Session-Id, MCP-Protocol-Version and WWW-Authenticate.',
+  ),
+  MCP_TRUST_PROXY: envTrustProxy().describe(
+    'Proxies trusted for X-Forwarded-For (client address for rate limits and logs): `true`, a hop count, or addresses/CIDRs.',
+  ),
   MCP_PLUGINS: envList(['filesystem']).describe(
     'Plugins to load: names under `plugins/` or paths to modules.',
   ),

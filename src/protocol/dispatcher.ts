@@ -46,6 +46,8 @@ export interface Exchange {
   readonly channel?: OutboundChannel;
   /** Aborted when the client goes away (HTTP connection closed, stdin ended). */
   readonly signal?: AbortSignal;
+  /** The client's network address (HTTP; from X-Forwarded-For behind trusted proxies). */
+  readonly address?: string;
 }
 
 export interface Reply {
@@ -55,6 +57,8 @@ export interface Reply {
   status?: number;
   /** A session created by `initialize` (HTTP issues its id in Mcp-Session-Id). */
   session?: Session;
+  /** HTTP headers the rules require (WWW-Authenticate on 403, Retry-After on 429). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 export interface DispatcherOptions {
@@ -218,6 +222,7 @@ export class Dispatcher {
     if (err instanceof ProtocolError) {
       const reply: Reply = { body: errorResponse(req.id, err) };
       if (err.httpStatus !== undefined) reply.status = err.httpStatus;
+      if (err.httpHeaders !== undefined) reply.headers = err.httpHeaders;
       return reply;
     }
     this.#o.logger.error({ err, method: req.method, wire: modern ? '2026' : '2025' }, 'request failed');
@@ -255,6 +260,7 @@ export class Dispatcher {
       clientCapabilities: session.clientCapabilities,
       clientInfo: session.clientInfo,
       identity: ex.identity,
+      address: ex.address,
       meta: metaOf(req.params),
       channel: ex.channel,
       logger: this.#o.logger,
@@ -329,6 +335,7 @@ export class Dispatcher {
         clientCapabilities: envelope.clientCapabilities,
         clientInfo: envelope.clientInfo,
         identity: ex.identity,
+        address: ex.address,
         meta: metaOf(req.params),
         channel: ex.channel,
         logger: this.#o.logger,

@@ -49,13 +49,20 @@ export class ProtocolError extends Error {
   readonly code: number;
   readonly data: unknown;
   readonly httpStatus: number | undefined;
+  /** Extra HTTP response headers the rule requires (`WWW-Authenticate`, `Retry-After`). */
+  readonly httpHeaders: Readonly<Record<string, string>> | undefined;
 
-  constructor(code: number, message: string, options: { data?: unknown; httpStatus?: number } = {}) {
+  constructor(
+    code: number,
+    message: string,
+    options: { data?: unknown; httpStatus?: number; httpHeaders?: Record<string, string> } = {},
+  ) {
     super(message);
     this.name = 'ProtocolError';
     this.code = code;
     this.data = options.data;
     this.httpStatus = options.httpStatus;
+    this.httpHeaders = options.httpHeaders;
   }
 
   toJSON(): { code: number; message: string; data?: unknown } {

@@ -41,6 +41,8 @@ export class RequestContext implements HandlerContext {
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
   readonly identity: Identity | undefined;
+  /** The client's network address (HTTP), for per-client limits of anonymous callers. */
+  readonly address: string | undefined;
   readonly meta: JsonObject;
   readonly controller: AbortController;
   readonly channel: OutboundChannel | undefined;
@@ -59,6 +61,7 @@ export class RequestContext implements HandlerContext {
     clientCapabilities: ClientCapabilities;
     clientInfo: Implementation | undefined;
     identity: Identity | undefined;
+    address?: string | undefined;
     meta: JsonObject | undefined;
     channel: OutboundChannel | undefined;
     logger: Logger;
@@ -73,6 +76,7 @@ export class RequestContext implements HandlerContext {
     this.clientCapabilities = init.clientCapabilities;
     this.clientInfo = init.clientInfo;
     this.identity = init.identity;
+    this.address = init.address;
     this.meta = init.meta ?? {};
     this.channel = init.channel;
     this.#logger = init.logger;

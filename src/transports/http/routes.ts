@@ -14,6 +14,7 @@ import type { Session } from '../../protocol/session.ts';
 import { SUPPORTED_VERSIONS } from '../../protocol/versions.ts';
 import { header, isModernRequest } from '../../protocol/wire.ts';
 import type { McpServer } from '../../server.ts';
+import { installEdge } from './edge.ts';
 import { createMemoryEventStore, type EventStore } from './event-store.ts';
 import { createHostGuard } from './guards.ts';
 import { replayFinished, SseStream } from './sse.ts';
@@ -102,6 +103,9 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
       }
     }
   });
+
+  // Auth and rate limits run after the Host/Origin checks, so a rebinding page learns nothing.
+  installEdge(app, server);
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
@@ -258,6 +262,8 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
       session,
       channel,
       signal: controller.signal,
+      identity: req.mcpIdentity,
+      address: req.ip,
     };
     const result = await server.dispatcher.handle(body, exchange);
     if (result.session) sessionHeader = result.session.id;
@@ -270,6 +276,10 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
     }
     if (result.body === undefined) return reply.code(202).send();
     if (sessionHeader && result.session) reply.header('mcp-session-id', sessionHeader);
+    if (result.headers) for (const [k, v] of Object.entries(result.headers)) reply.header(k, v);
+    if (result.status === 401 || result.status === 403 || result.status === 429) {
+      server.telemetry.recordRefusal(result.status, result.status === 429 ? 'rate_limited' : 'forbidden');
+    }
     return reply
       .code(result.status ?? 200)
       .header('content-type', 'application/json')
@@ -320,7 +330,8 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
   });
 
   app.route({
-    method: ['PUT', 'PATCH', 'OPTIONS'],
+    // With CORS on, OPTIONS is the preflight (answered by @fastify/cors), not a wrong method.
+    method: settings.MCP_CORS_ORIGINS.length > 0 ? ['PUT', 'PATCH'] : ['PUT', 'PATCH', 'OPTIONS'],
     url: path,
     handler: async (_req, reply) => {
       reply.header('allow', 'GET, POST, DELETE');

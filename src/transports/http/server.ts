@@ -1,8 +1,15 @@
 /**
- * Builds and starts the Fastify app: the MCP routes, health probes, and a graceful close
- * that stops accepting, lets in-flight calls finish, then closes streams.
+ * Builds and starts the Fastify app: CORS, the health probes, the OAuth protected resource
+ * metadata, the MCP routes; and a graceful close that stops accepting, lets in-flight calls
+ * finish, then closes streams.
  */
+import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
+import {
+  protectedResourceMetadata,
+  resourceMetadataPath,
+  resourceUrls,
+} from '../../auth/resource-metadata.ts';
 import type { Settings } from '../../config/settings.ts';
 import type { McpServer } from '../../server.ts';
 import { mcpRoutes } from './routes.ts';
@@ -16,15 +23,93 @@ export interface HttpHandle {
   close(timeoutMs: number): Promise<void>;
 }
 
+/** The public base URL: MCP_PUBLIC_URL, else the bound address. */
+export function publicBaseUrl(settings: Settings, port = settings.MCP_HTTP_PORT): string {
+  if (settings.MCP_PUBLIC_URL) return settings.MCP_PUBLIC_URL;
+  const host = settings.MCP_HTTP_HOST.includes(':') ? `[${settings.MCP_HTTP_HOST}]` : settings.MCP_HTTP_HOST;
+  return `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`;
+}
+
+export interface Readiness {
+  ready: boolean;
+  checks: Record<string, { ok: boolean; detail?: string }>;
+}
+
+/** What /readyz reports: the rate-limit store, the OAuth issuer's keys, shutdown. */
+export async function readiness(server: McpServer, closing: boolean): Promise<Readiness> {
+  const checks: Readiness['checks'] = {};
+  if (closing) checks.shutdown = { ok: false, detail: 'shutting down' };
+  if (server.limiter) {
+    const h = server.limiter.health();
+    checks.rateLimit = h.degraded ? { ok: h.ok, detail: h.degraded } : { ok: h.ok };
+  }
+  if (server.auth) {
+    try {
+      await server.auth.ready();
+      checks.auth = { ok: true };
+    } catch (err) {
+      checks.auth = { ok: false, detail: (err as Error).message };
+    }
+  }
+  return { ready: Object.values(checks).every((c) => c.ok), checks };
+}
+
 export async function buildHttpApp(server: McpServer, settings: Settings): Promise<FastifyInstance> {
   const app = Fastify({
     logger: false,
     bodyLimit: settings.MCP_MAX_BODY_BYTES,
     forceCloseConnections: false,
     return503OnClosing: true,
+    // Fastify accepts a hop count at run time; its types only list boolean, string and string[].
+    trustProxy: settings.MCP_TRUST_PROXY as boolean | string[],
   });
+  let closing = false;
+  app.addHook('onClose', async () => {
+    closing = true;
+  });
+  if (settings.MCP_CORS_ORIGINS.length > 0) {
+    await app.register(cors, {
+      origin: settings.MCP_CORS_ORIGINS.includes('*') ? '*' : settings.MCP_CORS_ORIGINS,
+      methods: ['GET', 'POST', 'DELETE'],
+      allowedHeaders: [
+        'content-type',
+        'accept',
+        'authorization',
+        'x-api-key',
+        'mcp-session-id',
+        'mcp-protocol-version',
+        'mcp-method',
+        'mcp-name',
+        'last-event-id',
+      ],
+      exposedHeaders: ['mcp-session-id', 'mcp-protocol-version', 'www-authenticate', 'retry-after'],
+    });
+  }
+  // Probes skip auth and Host checks (they are registered outside the MCP routes' scope).
   app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async () => ({ status: 'ready', sessions: server.sessions.size() }));
+  app.get('/readyz', async (_req, reply) => {
+    const r = await readiness(server, closing);
+    const degraded = Object.values(r.checks).some((c) => c.detail !== undefined);
+    return reply
+      .code(r.ready ? 200 : 503)
+      .send({ status: r.ready ? (degraded ? 'degraded' : 'ready') : 'not_ready', checks: r.checks });
+  });
+  if (settings.MCP_AUTH === 'oauth' && settings.MCP_OAUTH_ISSUER) {
+    const urls = resourceUrls({
+      publicUrl: publicBaseUrl(settings),
+      mcpPath: settings.MCP_HTTP_PATH,
+      audience: settings.MCP_OAUTH_AUDIENCE,
+    });
+    const toolScopes = server.registry
+      .toolListing()
+      .flatMap((t) => server.registry.tool(String(t.name))?.spec.scopes ?? []);
+    const document = protectedResourceMetadata({
+      resource: urls.resource,
+      authorizationServers: [settings.MCP_OAUTH_ISSUER],
+      scopesSupported: [...new Set([...settings.MCP_OAUTH_SCOPES, ...toolScopes])],
+    });
+    app.get(resourceMetadataPath(settings.MCP_HTTP_PATH), async () => document);
+  }
   await app.register(mcpRoutes, { server, settings });
   return app;
 }
@@ -45,7 +130,7 @@ export async function startHttp(server: McpServer, settings: Settings): Promise<
     url: `http://${host}:${port}${settings.MCP_HTTP_PATH}`,
     closed,
     async close(timeoutMs) {
-      // Stop accepting; wait for in-flight calls (bounded), then end what is left.
+      // Stop accepting; wait for in-flight calls (bounded), then end what is left (SSE streams).
       const closing = app.close();
       const deadline = Date.now() + timeoutMs;
       while (server.dispatcher.inflightCount > 0 && Date.now() < deadline) {

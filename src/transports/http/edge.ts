@@ -1,0 +1,91 @@
+/**
+ * The HTTP edge in front of the MCP routes: the caller is authenticated (API key or OAuth
+ * bearer token) before the body is read, and charged against its token bucket once the body
+ * says how many requests it holds (a batch costs one token per request, all or nothing).
+ * Refusals answer with a JSON-RPC error body, the right status and headers, and are counted.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ErrorCode, ProtocolError } from '../../protocol/errors.ts';
+import { errorResponse, isObject } from '../../protocol/jsonrpc.ts';
+import { rateLimitError } from '../../ratelimit/errors.ts';
+import { clientKey } from '../../ratelimit/limiter.ts';
+import type { Identity } from '../../registry/types.ts';
+import type { McpServer } from '../../server.ts';
+import { requestLogLine } from '../../telemetry/logger.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    mcpIdentity: Identity | undefined;
+  }
+}
+
+const REASONS: Record<number, string> = {
+  401: 'unauthorized',
+  403: 'forbidden',
+  429: 'rate_limited',
+  503: 'unavailable',
+};
+
+/** Sends a refusal as a JSON-RPC error with its status and headers, and records it. */
+export function refuse(
+  server: McpServer,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  err: ProtocolError,
+): FastifyReply {
+  const status = err.httpStatus ?? 400;
+  server.telemetry.recordRefusal(status, REASONS[status] ?? 'refused');
+  requestLogLine(server.logger, {
+    method: `HTTP ${req.method}`,
+    outcome: 'refused',
+    durationMs: 0,
+    clientId: req.mcpIdentity?.clientId,
+  });
+  const body =
+    isObject(req.body) && (typeof req.body.id === 'string' || typeof req.body.id === 'number')
+      ? req.body.id
+      : null;
+  for (const [k, v] of Object.entries(err.httpHeaders ?? {})) reply.header(k, v);
+  return reply
+    .code(status)
+    .header('content-type', 'application/json')
+    .send(JSON.stringify(errorResponse(body, err)));
+}
+
+/** How many requests (things that cost a token) a body holds. */
+function costOf(body: unknown): number {
+  if (Array.isArray(body))
+    return body.filter((m) => isObject(m) && typeof m.method === 'string' && 'id' in m).length;
+  return 1;
+}
+
+export function installEdge(app: FastifyInstance, server: McpServer): void {
+  app.decorateRequest('mcpIdentity', undefined);
+  const { auth, limiter } = server;
+  if (auth) {
+    app.addHook('onRequest', async (req, reply) => {
+      try {
+        req.mcpIdentity = await auth.authenticate({ headers: req.headers });
+      } catch (err) {
+        if (err instanceof ProtocolError) return refuse(server, req, reply, err);
+        server.logger.error({ err }, 'authentication failed unexpectedly');
+        return refuse(
+          server,
+          req,
+          reply,
+          new ProtocolError(ErrorCode.ServiceUnavailable, 'Authentication is unavailable; retry shortly', {
+            httpStatus: 503,
+          }),
+        );
+      }
+    });
+  }
+  if (limiter && limiter.burst > 0) {
+    app.addHook('preHandler', async (req, reply) => {
+      const cost = costOf(req.body);
+      if (cost === 0) return;
+      const decision = await limiter.consume(clientKey(req.mcpIdentity, req.ip), cost);
+      if (!decision.allowed) return refuse(server, req, reply, rateLimitError(decision));
+    });
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The contract every Authenticator honours (STYLE #7: swappable parts share one suite).
+ * Each implementation's test file calls `authenticatorContract` with a way to build one and
+ * the credentials that should and should not pass.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { AuthError } from '../../src/auth/errors.ts';
+import type { Authenticator, AuthRequest } from '../../src/auth/types.ts';
+import { ErrorCode } from '../../src/protocol/errors.ts';
+
+export interface ContractSetup {
+  authenticator: Authenticator;
+  /** Headers that authenticate. */
+  valid: AuthRequest['headers'];
+  /** Headers with a credential that must be refused. */
+  invalid: AuthRequest['headers'];
+  /** Strings that must never appear in an error (keys, tokens). */
+  secrets: string[];
+}
+
+/** Runs `fn` and returns the AuthError it throws (fails when it throws anything else or nothing). */
+export async function refusal(fn: () => Promise<unknown>): Promise<AuthError> {
+  try {
+    await fn();
+  } catch (err) {
+    assert.ok(err instanceof AuthError, `expected an AuthError, got ${String(err)}`);
+    return err;
+  }
+  assert.fail('expected the request to be refused');
+}
+
+export function authenticatorContract(name: string, setup: () => Promise<ContractSetup>): void {
+  describe(`Authenticator contract: ${name}`, () => {
+    it('refuses a request without credentials: 401, a Bearer challenge without error code', async () => {
+      const { authenticator } = await setup();
+      const err = await refusal(() => authenticator.authenticate({ headers: {} }));
+      assert.equal(err.status, 401);
+      assert.equal(err.httpStatus, 401);
+      assert.equal(err.code, ErrorCode.Unauthorized);
+      assert.match(err.challenge, /^Bearer\b/);
+      assert.doesNotMatch(err.challenge, /error=/);
+      assert.deepEqual(Object.keys(err.toJSON()).sort(), ['code', 'message']);
+    });
+
+    it('refuses a bad credential: 401 invalid_token, and no secret in the error', async () => {
+      const { authenticator, invalid, secrets } = await setup();
+      const err = await refusal(() => authenticator.authenticate({ headers: invalid }));
+      assert.equal(err.status, 401);
+      assert.equal(err.code, ErrorCode.Unauthorized);
+      assert.match(err.challenge, /error="invalid_token"/);
+      const visible = `${err.message} ${err.challenge} ${JSON.stringify(err.toJSON())}`;
+      for (const secret of secrets) assert.ok(!visible.includes(secret), 'a secret leaked into the error');
+    });
+
+    it('refuses a repeated Authorization header (ambiguous credentials)', async () => {
+      const { authenticator, valid } = await setup();
+      const authorization = valid.authorization;
+      if (typeof authorization !== 'string') return;
+      const err = await refusal(() =>
+        authenticator.authenticate({ headers: { authorization: [authorization, authorization] } }),
+      );
+      assert.equal(err.status, 401);
+    });
+
+    it('accepts a good credential and names the client', async () => {
+      const { authenticator, valid } = await setup();
+      const identity = await authenticator.authenticate({ headers: valid });
+      assert.equal(typeof identity.clientId, 'string');
+      assert.notEqual(identity.clientId, '');
+      assert.ok(Array.isArray(identity.scopes));
+    });
+
+    it('is ready', async () => {
+      const { authenticator } = await setup();
+      await authenticator.ready();
+    });
+  });
+}
