@@ -7,12 +7,15 @@ import { InternalCode, ToolkitError } from '../protocol/errors.ts';
 import { serve } from '../serve.ts';
 import { PACKAGE_VERSION } from '../server.ts';
 import { doctor } from './doctor.ts';
+import { defaultTokenFile, login } from './login.ts';
 
 const HELP = `mcp-toolkit ${PACKAGE_VERSION}
 
 Usage:
   mcp-toolkit run [--transport stdio|http] [--host H] [--port P]   start the server
-  mcp-toolkit doctor                                               check settings and plugins
+  mcp-toolkit doctor                                               check settings, plugins and dependencies
+  mcp-toolkit login [server-url] [--issuer URL] [--client-id ID] [--scope S]... [--no-browser] [--token-file F]
+                                                                   sign in with OAuth 2.1 (PKCE) and store the token
   mcp-toolkit --version | --help
 
 Settings come from MCP_* environment variables (see docs/configuration.md); flags override them.`;
@@ -30,6 +33,7 @@ export async function main(argv: string[]): Promise<void> {
       return;
     }
     if (command === 'run') return await run(rest);
+    if (command === 'login') return await loginCommand(rest);
     if (command === 'doctor') {
       process.exitCode = await doctor(process.env, (line) => console.log(line));
       return;
@@ -52,7 +56,16 @@ export async function main(argv: string[]): Promise<void> {
       console.error(`mcp-toolkit: ${err.message}\n\n${HELP}`);
       process.exit(2);
     }
-    throw err;
+    if ((err as { code?: string }).code === 'EADDRINUSE') {
+      console.error(
+        `mcp-toolkit ${command}: ${(err as Error).message}: choose another port (--port or MCP_HTTP_PORT)`,
+      );
+      process.exit(1);
+    }
+    // Anything else: one line that says what failed, not a stack trace (set DEBUG=mcp-toolkit for it).
+    console.error(`mcp-toolkit ${command}: ${(err as Error).message ?? String(err)}`);
+    if (process.env.DEBUG?.includes('mcp-toolkit')) console.error(err);
+    process.exit(1);
   }
 }
 
@@ -81,4 +94,29 @@ async function run(args: string[]): Promise<void> {
     );
   }
   await running.closed;
+}
+
+async function loginCommand(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: {
+      issuer: { type: 'string' },
+      'client-id': { type: 'string' },
+      scope: { type: 'string', multiple: true },
+      'no-browser': { type: 'boolean', default: false },
+      'token-file': { type: 'string' },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  const serverUrl = positionals[0] ?? process.env.MCP_PUBLIC_URL;
+  const result = await login({
+    serverUrl,
+    issuer: values.issuer ?? process.env.MCP_OAUTH_ISSUER,
+    clientId: values['client-id'],
+    scopes: values.scope,
+    noBrowser: values['no-browser'],
+    tokenFile: values['token-file'] ?? defaultTokenFile(process.env),
+  });
+  console.error(`Signed in to ${result.issuer} for ${result.serverUrl}; token stored in ${result.tokenFile}`);
 }
