@@ -9,7 +9,7 @@ test('every JSON-RPC error code is documented in docs/errors.md with its name', 
   for (const [name, code] of Object.entries(ErrorCode)) {
     assert.match(
       doc,
-      new RegExp(`\\| ${code} \\| \`${name}\` \\|`),
+      new RegExp(`\\|\\s*${code}\\s*\\|\\s*\`${name}\`\\s*\\|`),
       `${name} (${code}) is missing from docs/errors.md`,
     );
   }
