@@ -12,7 +12,7 @@ if (have[0] < need[0] || (have[0] === need[0] && have[1] < need[1])) {
 import('../src/cli/main.ts').then(
   (cli) => cli.main(process.argv.slice(2)),
   (err) => {
-    process.stderr.write(String((err && err.stack) || err) + '\n');
+    process.stderr.write(`${err?.stack ?? err}\n`);
     process.exit(1);
   },
 );
