@@ -15,7 +15,7 @@ import { createLogger } from './telemetry/logger.ts';
 import { createRequestObserver } from './telemetry/request-observer.ts';
 import { createTelemetry } from './telemetry/tracing.ts';
 import { type HttpHandle, publicBaseUrl, startHttp } from './transports/http/server.ts';
-import { serveStdio } from './transports/stdio.ts';
+import { guardProcessStdout, serveStdio } from './transports/stdio.ts';
 
 export interface ServeOptions {
   /** Environment to read MCP_* settings from (the CLI passes process.env). */
@@ -53,6 +53,9 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     logToolArgs: settings.MCP_LOG_TOOL_ARGS,
   });
   const http = settings.MCP_TRANSPORT === 'http';
+  // On stdio, stdout is the protocol stream from the first byte: a plugin that prints while
+  // it loads or registers must not corrupt it, so stray writes go to stderr from here on.
+  const protocolWrite = http ? undefined : guardProcessStdout();
   // Everything that can refuse a setting runs before anything listens.
   const plugins = await loadPlugins(settings.MCP_PLUGINS, env);
   const urls = resourceUrls({
@@ -120,7 +123,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
 
   let closed: Promise<void>;
   if (!http) {
-    const stdio = serveStdio(server, { maxLineBytes: settings.MCP_MAX_BODY_BYTES });
+    const stdio = serveStdio(server, { maxLineBytes: settings.MCP_MAX_BODY_BYTES, write: protocolWrite });
     closed = stdio.closed.then(() => stop());
   } else {
     httpHandle = await startHttp(server, settings);

@@ -92,6 +92,13 @@ export interface RequestObserver {
   }): (outcome: { error?: ProtocolError | Error; isError?: boolean }) => void;
 }
 
+/** The abort reason of a request the client cancelled with notifications/cancelled. */
+class ClientCancelled extends ProtocolError {
+  constructor() {
+    super(ErrorCode.InternalError, 'cancelled by the client');
+  }
+}
+
 /** Methods that exist only on one wire (2026 removed the handshake, ping, setLevel and subscribe). */
 const ONLY_2025 = new Set([
   'initialize',
@@ -203,7 +210,7 @@ export class Dispatcher {
     if (method === 'notifications/cancelled' && ex.session) {
       const id = params?.requestId;
       const ctx = this.#inflight.get(`${ex.session.id}\u0000${String(id)}`);
-      ctx?.controller.abort(new ProtocolError(ErrorCode.InternalError, 'cancelled by the client'));
+      ctx?.controller.abort(new ClientCancelled());
     }
     // Other notifications (roots/list_changed, progress, ...) need no action here.
   }
@@ -266,8 +273,17 @@ export class Dispatcher {
       logger: this.#o.logger,
       logThreshold: undefined,
     });
-    const result = await this.#run(handler, req, ctx, ex, `${session.id}\u0000${String(req.id)}`);
-    return { body: success(req.id, result) };
+    // Cancellation (2025-11-25 utilities): a cancelled request gets no response where the
+    // transport allows silence (stdio); an HTTP POST still needs an answer to complete.
+    const silent = () => ex.transport === 'stdio' && ctx.signal.reason instanceof ClientCancelled;
+    let result: JsonObject;
+    try {
+      result = await this.#run(handler, req, ctx, ex, `${session.id}\u0000${String(req.id)}`);
+    } catch (err) {
+      if (silent()) return {};
+      throw err;
+    }
+    return silent() ? {} : { body: success(req.id, result) };
   }
 
   async #initialize(req: JsonRpcRequest, ex: Exchange): Promise<Reply> {

@@ -136,17 +136,29 @@ export class Hub {
     const id = `s2c-${++this.#nextId}`;
     const key = `${scope}\u0000${id}`;
     return new Promise<JsonObject>((resolve, reject) => {
+      let sent = false;
       const cleanup = () => {
         clearTimeout(timer);
         options.signal?.removeEventListener('abort', onAbort);
         this.#pending.delete(key);
       };
+      // A sender that stops waiting SHOULD tell the receiver (2025-11-25 lifecycle, timeouts).
+      const cancel = (reason: string) => {
+        if (sent)
+          channel.send({
+            jsonrpc: '2.0',
+            method: 'notifications/cancelled',
+            params: { requestId: id, reason },
+          });
+      };
       const onAbort = () => {
         cleanup();
+        cancel('the request that needed this answer ended');
         reject(new ToolkitError(InternalCode.Cancelled, `${method} was cancelled`));
       };
       const timer = setTimeout(() => {
         cleanup();
+        cancel(`no answer within ${options.timeoutMs} ms`);
         reject(
           new ToolkitError(
             InternalCode.Timeout,
@@ -166,8 +178,20 @@ export class Hub {
           reject(e);
         },
       });
+      sent = true;
       channel.send({ jsonrpc: '2.0', id, method, params });
     });
+  }
+
+  /**
+   * Fails every server-to-client request still waiting in `scope`: the client can no longer
+   * answer (stdin ended, session deleted), so the calls behind them end now, not at timeout.
+   */
+  failPending(scope: string, reason: string): void {
+    const prefix = `${scope}\u0000`;
+    for (const [key, pending] of this.#pending) {
+      if (key.startsWith(prefix)) pending.reject(new ToolkitError(InternalCode.SessionClosed, reason));
+    }
   }
 
   /** Routes a client's response to the waiting request; false when nothing waits for it. */

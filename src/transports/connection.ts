@@ -16,6 +16,8 @@ export interface Connection {
   receive(value: unknown): Promise<void>;
   /** Resolves when every message received so far has been answered. */
   drain(): Promise<void>;
+  /** The client can send nothing more (stdin ended): requests waiting for its answers fail now. */
+  clientGone(): void;
   close(): void;
   readonly sessionId: string;
 }
@@ -50,6 +52,9 @@ export function createConnection(
       pending.add(p);
       void p.finally(() => pending.delete(p));
       return p;
+    },
+    clientGone() {
+      server.hub.failPending(session.id, 'the client closed the connection');
     },
     async drain() {
       while (pending.size > 0) await Promise.all([...pending]);

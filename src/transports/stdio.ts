@@ -17,6 +17,8 @@ export interface StdioOptions {
   maxLineBytes: number;
   /** Redirect process.stdout writes to stderr so stray writes cannot corrupt the stream. */
   guardStdout?: boolean;
+  /** The protocol writer when stdout was guarded earlier (see guardProcessStdout). */
+  write?: (chunk: string) => boolean;
 }
 
 export interface StdioHandle {
@@ -41,7 +43,9 @@ export function guardProcessStdout(): (chunk: string) => boolean {
 export function serveStdio(server: McpServer, options: StdioOptions): StdioHandle {
   const input = options.input ?? process.stdin;
   let write: (chunk: string) => boolean;
-  if (options.output) {
+  if (options.write) {
+    write = options.write;
+  } else if (options.output) {
     const out = options.output;
     write = (chunk) => out.write(chunk);
   } else if (options.guardStdout !== false) {
@@ -114,6 +118,7 @@ export function serveStdio(server: McpServer, options: StdioOptions): StdioHandl
     input.on('end', () => {
       if (!discarding && buffer.trim() !== '') handleLine(buffer);
       buffer = '';
+      connection.clientGone();
       void connection.drain().then(() => {
         connection.close();
         resolve();

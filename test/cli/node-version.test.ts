@@ -7,11 +7,16 @@ import { test } from 'node:test';
 // than 22.18, `npm start` and `npm test` must stop at once with one line saying what to do.
 const OLD_NODE = ['/usr/bin/node', '/usr/local/bin/node'].find((p) => {
   if (!existsSync(p)) return false;
-  const v = spawnSync(p, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim().split('.').map(Number);
+  const v = spawnSync(p, ['-p', 'process.versions.node'], { encoding: 'utf8' })
+    .stdout.trim()
+    .split('.')
+    .map(Number);
   return (v[0] ?? 0) < 22 || (v[0] === 22 && (v[1] ?? 0) < 18);
 });
 
-test('an old Node gets one line naming the version needed', { skip: OLD_NODE ? false : 'no Node older than 22.18 here' }, () => {
+test('an old Node gets one line naming the version needed', {
+  skip: OLD_NODE ? false : 'no Node older than 22.18 here',
+}, () => {
   const root = new URL('../../', import.meta.url);
   for (const script of ['scripts/check-node.mjs', 'bin/mcp-toolkit.js']) {
     const r = spawnSync(OLD_NODE!, [script, 'run'], { cwd: root, encoding: 'utf8', timeout: 10_000 });

@@ -182,7 +182,10 @@ describe('2026-07-28 wire', () => {
       headers('tools/call', '  echo  '),
     );
     assert.equal(reply.status, undefined);
-    assert.equal((reply.body as unknown as { result: { content: { text: string }[] } }).result.content[0]!.text, 'x');
+    assert.equal(
+      (reply.body as unknown as { result: { content: { text: string }[] } }).result.content[0]!.text,
+      'x',
+    );
   });
 
   test('over stdio the envelope is checked without headers; 2025 and 2026 share the stream', async () => {
