@@ -12,7 +12,7 @@ import { Hub } from './protocol/hub.ts';
 import { notification } from './protocol/jsonrpc.ts';
 import type { RequestContext } from './protocol/request-context.ts';
 import { createMemorySessionStore, type SessionStore } from './protocol/session.ts';
-import { createStateCodec } from './protocol/state-codec.ts';
+import { createStateCodec, type StateCodec } from './protocol/state-codec.ts';
 import { rateLimitError } from './ratelimit/errors.ts';
 import { clientKey, type RateLimiter } from './ratelimit/limiter.ts';
 import type { ToolDefinition } from './registry/define.ts';
@@ -57,6 +57,8 @@ export interface CreateServerOptions {
   telemetry?: Telemetry;
   /** Observes every request (spans, log lines). */
   observe?: DispatcherOptions['observe'];
+  /** Seals 2026 requestState; default: from MCP_STATE_SECRET and MCP_STATE_TTL_MS (tests pass a fake clock). */
+  stateCodec?: StateCodec;
 }
 
 /** Per-tool checks before a handler runs: scopes (OAuth), then the tool's own rate limit. */
@@ -92,7 +94,9 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
       idleMs: settings.MCP_SESSION_IDLE_MS,
       maxSessions: settings.MCP_MAX_SESSIONS,
     });
-  const codec = createStateCodec({ secret: settings.MCP_STATE_SECRET, ttlMs: settings.MCP_STATE_TTL_MS });
+  const codec =
+    options.stateCodec ??
+    createStateCodec({ secret: settings.MCP_STATE_SECRET, ttlMs: settings.MCP_STATE_TTL_MS });
 
   const notifyResourceUpdated = async (uri: string) => {
     const message = notification('notifications/resources/updated', { uri });

@@ -59,6 +59,18 @@ function bindingOf(ctx: RequestContext, params: JsonObject | undefined): string 
 }
 
 /**
+ * The client's answers by key, keeping only result objects: an answer of another type (a
+ * number, null) counts as no answer, so the handler asks again (SEP-2322: validate
+ * inputResponses). Undefined when nothing usable came back.
+ */
+function wellFormedResponses(value: unknown): Record<string, JsonObject> | undefined {
+  if (!isObject(value)) return undefined;
+  const out: Record<string, JsonObject> = {};
+  for (const [key, answer] of Object.entries(value)) if (isObject(answer)) out[key] = answer;
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/**
  * Runs `attempt` until it returns something other than an input round.
  * On 2026 returns either the final value or the input-required result object.
  */
@@ -71,8 +83,7 @@ export async function runWithInput<T>(
   if (ctx.wire === '2026') {
     const bind = bindingOf(ctx, params);
     if (params?.requestState !== undefined) ctx.requestState = deps.codec.open(params.requestState, bind);
-    const responses = params?.inputResponses;
-    ctx.inputResponses = isObject(responses) ? responses : undefined;
+    ctx.inputResponses = wellFormedResponses(params?.inputResponses);
     const out = await attempt();
     if (!isInputRequired(out)) return { value: out };
     checkCapabilities(ctx, out);
@@ -103,14 +114,20 @@ export async function runWithInput<T>(
       );
     }
     const entries = Object.entries(out.requests);
+    // One failed request ends the round: its siblings are cancelled rather than left waiting.
+    const sibling = new AbortController();
+    const signal = AbortSignal.any([ctx.signal, sibling.signal]);
     const answers = await Promise.all(
       entries.map(([, req]) =>
         deps.hub.request(scope, channel, req.method, req.params, {
           timeoutMs: deps.inputTimeoutMs,
-          signal: ctx.signal,
+          signal,
         }),
       ),
-    );
+    ).catch((err: unknown) => {
+      sibling.abort();
+      throw err;
+    });
     const byKey: Record<string, unknown> = {};
     entries.forEach(([key], i) => {
       byKey[key] = answers[i];

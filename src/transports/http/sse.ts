@@ -40,6 +40,8 @@ export class SseStream implements OutboundChannel {
   #timer: NodeJS.Timeout | undefined;
   #chain: Promise<unknown> = Promise.resolve();
   #ended = false;
+  /** Set once the final event is written and the connection ended (in write order). */
+  #closed = false;
 
   constructor(res: ServerResponse, options: SseStreamOptions) {
     this.streamId = options.streamId;
@@ -86,10 +88,14 @@ export class SseStream implements OutboundChannel {
   async finish(message?: JsonRpcMessage): Promise<void> {
     if (this.#ended) return;
     this.#ended = true;
-    if (message !== undefined) await this.#write(message);
-    else await this.#chain;
-    this.#res?.end();
-    this.#detachWriter();
+    if (message !== undefined) void this.#write(message);
+    // Ending goes through the write chain too, so a resume() queued before it still gets the end.
+    this.#chain = this.#chain.then(() => {
+      this.#closed = true;
+      this.#res?.end();
+      this.#detachWriter();
+    });
+    await this.#chain;
     if (this.#o.store) await this.#o.store.release(this.streamId);
   }
 
@@ -108,14 +114,15 @@ export class SseStream implements OutboundChannel {
   async resume(res: ServerResponse, lastEventId: string, headers: Record<string, string>): Promise<void> {
     res.writeHead(200, { ...SSE_HEADERS, ...headers });
     res.flushHeaders();
+    // Replay and re-attach as one step of the write chain: an event sent meanwhile is queued
+    // behind it and goes out live, instead of landing between the replay and the attach.
+    this.#chain = this.#chain.then(async () => {
+      const missed = this.#o.store ? await this.#o.store.after(lastEventId) : [];
+      for (const e of missed) res.write(frame(e.message, e.id));
+      if (this.#closed) res.end();
+      else this.#attach(res);
+    });
     await this.#chain;
-    const missed = this.#o.store ? await this.#o.store.after(lastEventId) : [];
-    for (const e of missed) res.write(frame(e.message, e.id));
-    if (this.#ended) {
-      res.end();
-      return;
-    }
-    this.#attach(res);
   }
 }
 
