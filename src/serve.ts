@@ -6,16 +6,21 @@
 import type { Redis } from 'ioredis';
 import { authWarnings, createAuthenticator } from './auth/create.ts';
 import { resourceUrls } from './auth/resource-metadata.ts';
-import { parseSettings, type Settings } from './config/settings.ts';
+import { parseSettings, requireReplicaSettings, type Settings } from './config/settings.ts';
 import { loadPlugins } from './plugin-loader.ts';
+import { InternalCode, ToolkitError } from './protocol/errors.ts';
 import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.ts';
 import { createRedisClient } from './ratelimit/redis-client.ts';
+import { createScaleOut, type ScaleOut } from './scale/scale-out.ts';
 import { createServer, type McpServer, PACKAGE_VERSION } from './server.ts';
 import { createLogger } from './telemetry/logger.ts';
 import { createRequestObserver } from './telemetry/request-observer.ts';
 import { createTelemetry } from './telemetry/tracing.ts';
 import { type HttpHandle, publicBaseUrl, startHttp } from './transports/http/server.ts';
 import { guardProcessStdout, serveStdio } from './transports/stdio.ts';
+
+/** Longest start-up waits for the subscription that lets replicas reach this one. */
+const SCALE_READY_WAIT_MS = 2000;
 
 export interface ServeOptions {
   /** Environment to read MCP_* settings from (the CLI passes process.env). */
@@ -47,6 +52,7 @@ export interface RunningServer {
 export async function serve(options: ServeOptions): Promise<RunningServer> {
   const env = { ...options.env, ...stripUndefined(options.overrides ?? {}) };
   const settings = parseSettings(env);
+  requireReplicaSettings(settings);
   const logger = createLogger({
     level: settings.MCP_LOG_LEVEL,
     format: settings.MCP_LOG_FORMAT,
@@ -63,6 +69,14 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     mcpPath: settings.MCP_HTTP_PATH,
     audience: settings.MCP_OAUTH_AUDIENCE,
   });
+  if (http && settings.MCP_AUTH === 'oauth' && settings.MCP_HTTP_PORT === 0 && !settings.MCP_PUBLIC_URL) {
+    // The OAuth resource (token audience, metadata, challenges) names the URL clients use; a
+    // port picked at bind time cannot be known here, so it has to be given.
+    throw new ToolkitError(
+      InternalCode.InvalidSetting,
+      'MCP_AUTH=oauth with MCP_HTTP_PORT=0 needs MCP_PUBLIC_URL: the public URL clients reach this server on',
+    );
+  }
   const auth = http ? createAuthenticator(settings, urls) : undefined;
   for (const warning of http ? authWarnings(settings) : []) logger.warn(warning);
   if (
@@ -90,6 +104,14 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     store: redis ? { redis } : 'memory',
     logger,
   });
+  // Replicas share sessions, SSE events and routing through the same Redis (HTTP only: a
+  // stdio server is one client's process).
+  let scale: ScaleOut | undefined;
+  if (redis && http) {
+    scale = createScaleOut({ redis, settings, logger });
+    // Hear the other replicas before serving; a Redis still away at start-up delays this little.
+    await Promise.race([scale.ready, new Promise((r) => setTimeout(r, SCALE_READY_WAIT_MS).unref())]);
+  }
   const telemetry = await createTelemetry({
     endpoint: settings.MCP_OTEL_ENDPOINT,
     serviceName: settings.MCP_OTEL_SERVICE_NAME ?? settings.MCP_SERVER_NAME,
@@ -105,6 +127,9 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     limiter,
     telemetry,
     observe: createRequestObserver({ telemetry, logger }),
+    sessions: scale?.sessions,
+    hub: scale?.hub,
+    shared: scale?.shared,
   });
 
   let httpHandle: HttpHandle | undefined;
@@ -114,6 +139,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       logger.info('shutting down');
       if (httpHandle) await httpHandle.close(settings.MCP_SHUTDOWN_TIMEOUT_MS);
       await limiter.close();
+      await scale?.close();
       await redis?.quit().catch(() => redis?.disconnect());
       await telemetry.shutdown();
       await server.close();

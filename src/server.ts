@@ -16,8 +16,9 @@ import { createStateCodec, type StateCodec } from './protocol/state-codec.ts';
 import { rateLimitError } from './ratelimit/errors.ts';
 import { clientKey, type RateLimiter } from './ratelimit/limiter.ts';
 import type { ToolDefinition } from './registry/define.ts';
-import { Registry } from './registry/registry.ts';
+import { type ListKind, Registry } from './registry/registry.ts';
 import { NOOP_TELEMETRY, type Telemetry } from './telemetry/tracing.ts';
+import type { EventStore } from './transports/http/event-store.ts';
 
 export const PACKAGE_VERSION: string = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -26,6 +27,16 @@ export const PACKAGE_VERSION: string = (
 export interface LoadedPlugin {
   definition: PluginDefinition<Record<string, unknown>>;
   settings: Record<string, unknown>;
+}
+
+/**
+ * State shared with other replicas (src/scale/, `MCP_REDIS_URL`) beyond the session store
+ * and the hub: the SSE event store, and how reachable the shared store is.
+ */
+export interface SharedState {
+  readonly eventStore: EventStore;
+  /** For /readyz: `detail` says what is degraded while the shared store is unreachable. */
+  health(): { ok: boolean; detail?: string };
 }
 
 export interface McpServer {
@@ -39,6 +50,8 @@ export interface McpServer {
   readonly auth: Authenticator | undefined;
   readonly limiter: RateLimiter | undefined;
   readonly telemetry: Telemetry;
+  /** Shared with other replicas; undefined on a single replica. */
+  readonly shared: SharedState | undefined;
   /** Tells subscribed sessions that a resource changed. */
   notifyResourceUpdated(uri: string): Promise<void>;
   close(): Promise<void>;
@@ -57,6 +70,8 @@ export interface CreateServerOptions {
   telemetry?: Telemetry;
   /** Observes every request (spans, log lines). */
   observe?: DispatcherOptions['observe'];
+  /** State shared with other replicas (pass `sessions` and `hub` from the same scale-out). */
+  shared?: SharedState;
   /** Seals 2026 requestState; default: from MCP_STATE_SECRET and MCP_STATE_TTL_MS (tests pass a fake clock). */
   stateCodec?: StateCodec;
 }
@@ -98,10 +113,12 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     options.stateCodec ??
     createStateCodec({ secret: settings.MCP_STATE_SECRET, ttlMs: settings.MCP_STATE_TTL_MS });
 
-  const notifyResourceUpdated = async (uri: string) => {
+  // Each replica fans announcements out to its own sessions and listen streams; the hub's
+  // relay (if any) hands them to the other replicas, which do the same.
+  const fanOutResourceUpdated = async (uri: string) => {
     const message = notification('notifications/resources/updated', { uri });
     for (const id of hub.sessionIds()) {
-      const session = hub.localSession(id) ?? (await sessions.get(id));
+      const session = hub.localSession(id) ?? (await sessions.get(id).catch(() => undefined));
       if (session?.subscriptions.has(uri)) hub.sendToSession(id, message);
     }
     hub.publishToListeners(
@@ -112,12 +129,23 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
       },
     );
   };
-
-  registry.onChange((kind) => {
+  const fanOutListChanged = (kind: ListKind) => {
     const method = `notifications/${kind}/list_changed`;
     hub.broadcastToSessions(notification(method));
     const key = `${kind}ListChanged` as 'toolsListChanged' | 'promptsListChanged' | 'resourcesListChanged';
     hub.publishToListeners(method, (f) => f[key] === true);
+  };
+  hub.onAnnounce((a) =>
+    a.type === 'list_changed' ? fanOutListChanged(a.kind) : fanOutResourceUpdated(a.uri),
+  );
+  const notifyResourceUpdated = (uri: string) => hub.announce({ type: 'resource_updated', uri });
+
+  // Registration at start-up changes lists that no client has seen yet: nothing to announce,
+  // least of all to the clients of other replicas.
+  let registering = true;
+  registry.onChange((kind) => {
+    if (registering) fanOutListChanged(kind);
+    else void hub.announce({ type: 'list_changed', kind });
   });
 
   for (const { definition, settings: pluginSettings } of options.plugins) {
@@ -132,6 +160,7 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     };
     await definition.register(app, pluginSettings);
   }
+  registering = false;
 
   const dispatcher = new Dispatcher({
     registry,
@@ -159,6 +188,7 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     auth: options.auth,
     limiter: options.limiter,
     telemetry: options.telemetry ?? NOOP_TELEMETRY,
+    shared: options.shared,
     notifyResourceUpdated,
     async close() {
       await sessions.close();

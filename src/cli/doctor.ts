@@ -1,29 +1,62 @@
 /**
- * `mcp-toolkit doctor`: the parsed settings (secrets masked), each plugin and whether its
- * settings and checks pass, and the registered counts. Non-zero when anything is wrong.
+ * `mcp-toolkit doctor`: the parsed settings (secrets masked), whether the auth settings are
+ * complete, whether each external dependency answers (the OAuth issuer's metadata and JWKS,
+ * Redis, the OTLP endpoint), each plugin with its own checks, and the registered counts.
+ * One ✓/✗ line per check; non-zero when any check fails. Dependencies are probed with short
+ * timeouts so a firewalled host fails the check in seconds instead of hanging it.
  */
 import pino from 'pino';
-import { maskSecret, parseSettings, SETTING_NAMES } from '../config/settings.ts';
+import { authWarnings, createAuthenticator } from '../auth/create.ts';
+import { type AuthorizationServerMetadata, discoverAuthorizationServer } from '../auth/discovery.ts';
+import { resourceUrls } from '../auth/resource-metadata.ts';
+import type { Authenticator } from '../auth/types.ts';
+import {
+  maskSecret,
+  parseSettings,
+  requireReplicaSettings,
+  SETTING_NAMES,
+  type Settings,
+} from '../config/settings.ts';
 import { settingEnvName } from '../plugin.ts';
 import { importPlugin, parsePluginSettings } from '../plugin-loader.ts';
+import { createRedisClient } from '../ratelimit/redis-client.ts';
 import { createServer, type LoadedPlugin } from '../server.ts';
+import { publicBaseUrl } from '../transports/http/server.ts';
 
+/** Longest wait for one dependency (discovery, JWKS, PING, OTLP POST). */
+const PROBE_TIMEOUT_MS = 3000;
+
+type Mark = (ok: boolean, text: string) => void;
+
+/**
+ * Runs every check and prints one line per check through `print`. Resolves with the exit
+ * code: 0 when all passed, 1 otherwise.
+ *
+ * @example
+ * process.exitCode = await doctor(process.env, (line) => console.log(line));
+ */
 export async function doctor(
   env: Readonly<Record<string, string | undefined>>,
   print: (line: string) => void,
 ): Promise<number> {
   let failures = 0;
-  const mark = (ok: boolean, text: string) => {
+  const mark: Mark = (ok, text) => {
     if (!ok) failures++;
     print(`${ok ? '✓' : '✗'} ${text}`);
   };
-  let settings: ReturnType<typeof parseSettings>;
+  let settings: Settings;
   try {
     settings = parseSettings(env);
-    mark(true, 'settings are valid');
   } catch (err) {
     mark(false, `settings: ${(err as Error).message}`);
     return 1;
+  }
+  try {
+    // The rules between settings that serve() enforces at start-up; the other checks still run.
+    requireReplicaSettings(settings);
+    mark(true, 'settings are valid');
+  } catch (err) {
+    mark(false, `settings: ${(err as Error).message}`);
   }
   print('');
   print('settings:');
@@ -34,7 +67,12 @@ export async function doctor(
     );
   }
   print('');
+  await checkAuth(settings, mark, print);
+  if (settings.MCP_REDIS_URL !== undefined) await checkRedis(settings.MCP_REDIS_URL, mark);
+  if (settings.MCP_OTEL_ENDPOINT !== undefined) await checkOtlp(settings.MCP_OTEL_ENDPOINT, mark);
+
   const plugins: LoadedPlugin[] = [];
+  const beforePlugins = failures;
   for (const ref of settings.MCP_PLUGINS) {
     try {
       const definition = await importPlugin(ref);
@@ -52,7 +90,9 @@ export async function doctor(
       mark(false, `plugin ${ref}: ${(err as Error).message}`);
     }
   }
-  if (failures === 0) {
+  // Registration runs the plugins' register steps: only when they loaded and their own checks
+  // passed (a failed check would fail it again). A dependency being down does not prevent it.
+  if (failures === beforePlugins) {
     try {
       const server = await createServer({ settings, plugins, logger: pino({ level: 'silent' }) });
       const c = server.registry.counts;
@@ -68,4 +108,138 @@ export async function doctor(
   print('');
   print(failures === 0 ? 'doctor: all checks passed' : `doctor: ${failures} check(s) failed`);
   return failures === 0 ? 0 : 1;
+}
+
+/**
+ * The auth mode's settings (the same factory serve() uses, so an incomplete mode fails here
+ * as it would at start-up), its warnings, and with oauth the issuer's metadata and JWKS.
+ * Checked whatever MCP_TRANSPORT says: `run --transport http` can switch to HTTP later.
+ */
+async function checkAuth(settings: Settings, mark: Mark, print: (line: string) => void): Promise<void> {
+  const urls = resourceUrls({
+    publicUrl: publicBaseUrl(settings),
+    mcpPath: settings.MCP_HTTP_PATH,
+    audience: settings.MCP_OAUTH_AUDIENCE,
+  });
+  let auth: Authenticator | undefined;
+  try {
+    auth = createAuthenticator(settings, urls);
+  } catch (err) {
+    mark(false, `auth: ${(err as Error).message}`);
+    return;
+  }
+  if (auth === undefined) {
+    mark(true, 'auth: MCP_AUTH=none (every HTTP caller is anonymous)');
+  } else if (auth.kind === 'api_key') {
+    mark(true, `auth: MCP_AUTH=api_key with ${settings.MCP_API_KEYS.length} key(s)`);
+  } else {
+    mark(true, `auth: MCP_AUTH=oauth, tokens for ${urls.audience} from ${settings.MCP_OAUTH_ISSUER}`);
+  }
+  for (const warning of authWarnings(settings)) print(`! ${warning}`);
+  if (auth?.kind !== 'oauth' || settings.MCP_OAUTH_ISSUER === undefined) return;
+
+  const issuer = settings.MCP_OAUTH_ISSUER;
+  let metadata: AuthorizationServerMetadata | undefined;
+  try {
+    metadata = await discoverAuthorizationServer(issuer, { timeoutMs: PROBE_TIMEOUT_MS });
+    mark(true, `OAuth issuer metadata: ${issuer} (jwks_uri ${metadata.jwks_uri ?? 'missing'})`);
+  } catch (err) {
+    // With MCP_OAUTH_JWKS_URL the server never reads the metadata: not a failure then.
+    if (settings.MCP_OAUTH_JWKS_URL === undefined) {
+      mark(false, `OAuth issuer metadata: ${(err as Error).message}`);
+      return;
+    }
+    print(`! OAuth issuer metadata unavailable; MCP_OAUTH_JWKS_URL is used instead`);
+  }
+  const jwksUrl = settings.MCP_OAUTH_JWKS_URL ?? metadata?.jwks_uri;
+  try {
+    // The authenticator's own fetch and validation of the key set, as /readyz does it.
+    await withTimeout(auth.ready(), PROBE_TIMEOUT_MS * 2, 'the JWKS did not load');
+    const keys = jwksUrl === undefined ? 0 : await countSigningKeys(jwksUrl);
+    mark(
+      keys > 0,
+      keys > 0
+        ? `OAuth JWKS: ${keys} signing key(s) at ${jwksUrl}`
+        : `OAuth JWKS: ${jwksUrl} holds no asymmetric signing key, so no token can be verified`,
+    );
+  } catch (err) {
+    mark(false, `OAuth JWKS${jwksUrl ? ` at ${jwksUrl}` : ''}: ${(err as Error).message}`);
+  }
+}
+
+/** Keys of a JWKS a token can be verified with (RSA, EC, OKP; a symmetric `oct` key cannot). */
+async function countSigningKeys(jwksUrl: string): Promise<number> {
+  const res = await fetch(jwksUrl, {
+    headers: { accept: 'application/json' },
+    signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+  });
+  if (res.status !== 200) {
+    await res.body?.cancel();
+    throw new Error(`HTTP ${res.status}`);
+  }
+  const body = (await res.json()) as { keys?: unknown };
+  if (!Array.isArray(body.keys)) throw new Error('not a JWKS (no "keys" array)');
+  return body.keys.filter(
+    (k) =>
+      typeof k === 'object' &&
+      k !== null &&
+      ['RSA', 'EC', 'OKP'].includes(String((k as { kty?: unknown }).kty)) &&
+      (k as { use?: unknown }).use !== 'enc',
+  ).length;
+}
+
+/** PING through the same client settings the rate limiter uses; the URL is printed masked. */
+async function checkRedis(url: string, mark: Mark): Promise<void> {
+  const shown = String(maskSecret('MCP_REDIS_URL', url));
+  const client = createRedisClient(url, { commandTimeoutMs: PROBE_TIMEOUT_MS });
+  // The socket's own error (ECONNREFUSED, ENOTFOUND, a TLS failure) says more than the
+  // rejected connect ("Connection is closed"); without a listener ioredis would print it too.
+  let socketError: Error | undefined;
+  client.on('error', (err: Error) => {
+    socketError ??= err;
+  });
+  try {
+    const reply = await withTimeout(
+      client.connect().then(() => client.ping()),
+      PROBE_TIMEOUT_MS,
+      `no answer within ${PROBE_TIMEOUT_MS} ms`,
+    );
+    mark(reply === 'PONG', `Redis reachable: ${shown} (PING → ${reply})`);
+  } catch (err) {
+    const reason = socketError?.message || (err as Error).message || 'connection failed';
+    mark(false, `Redis unreachable: ${shown} (${reason})`);
+  } finally {
+    client.disconnect();
+  }
+}
+
+/**
+ * POSTs an empty protobuf body to `/v1/traces`: an empty ExportTraceServiceRequest is valid
+ * OTLP, and any HTTP answer (even 4xx from a proxy) shows the endpoint is reachable.
+ */
+async function checkOtlp(endpoint: string, mark: Mark): Promise<void> {
+  const shown = String(maskSecret('MCP_OTEL_ENDPOINT', endpoint));
+  const url = `${endpoint.replace(/\/+$/, '')}/v1/traces`;
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-protobuf' },
+      body: new Uint8Array(0),
+      signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+    });
+    await res.body?.cancel();
+    mark(true, `OTLP endpoint reachable: ${shown} (HTTP ${res.status} from /v1/traces)`);
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    const reason = cause?.code ?? cause?.message ?? (err as Error).message;
+    mark(false, `OTLP endpoint unreachable: ${shown} (${reason})`);
+  }
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }

@@ -109,7 +109,9 @@ async function loginCommand(args: string[]): Promise<void> {
     allowPositionals: true,
     strict: true,
   });
-  const serverUrl = positionals[0] ?? process.env.MCP_PUBLIC_URL;
+  // Without an argument: this server's own public MCP endpoint (MCP_PUBLIC_URL + MCP_HTTP_PATH).
+  const base = process.env.MCP_PUBLIC_URL?.replace(/\/+$/, '');
+  const serverUrl = positionals[0] ?? (base ? `${base}${process.env.MCP_HTTP_PATH || '/mcp'}` : undefined);
   const result = await login({
     serverUrl,
     issuer: values.issuer ?? process.env.MCP_OAUTH_ISSUER,

@@ -116,6 +116,25 @@ export function parseSettings(env: Readonly<Record<string, string | undefined>>)
   return Object.freeze(result.data);
 }
 
+/**
+ * Rules between settings, checked at start-up after parsing. With `MCP_REDIS_URL` replicas
+ * share state, and a 2026 `requestState` sealed by one must open on another: a per-process
+ * random key would reject it, so `MCP_STATE_SECRET` is required. Throws a ToolkitError
+ * (InvalidSetting) naming the variable, like a bad value.
+ *
+ * @example
+ * requireReplicaSettings(parseSettings(process.env));
+ */
+export function requireReplicaSettings(settings: Settings): void {
+  if (settings.MCP_REDIS_URL !== undefined && settings.MCP_STATE_SECRET === undefined) {
+    throw new ToolkitError(
+      InternalCode.InvalidSetting,
+      'MCP_STATE_SECRET is required when MCP_REDIS_URL is set: replicas must share the key that ' +
+        'seals 2026-wire requestState; set the same random value on every replica (e.g. `openssl rand -hex 32`)',
+    );
+  }
+}
+
 /** Masks values that must never be printed (doctor, logs): secrets, keys, and URL passwords. */
 export function maskSecret(name: string, value: unknown): unknown {
   if (value === undefined || value === '') return value;

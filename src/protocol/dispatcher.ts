@@ -89,6 +89,8 @@ export interface RequestObserver {
     identity: Identity | undefined;
     transport: 'stdio' | 'http';
     meta: JsonObject | undefined;
+    /** The tool's arguments (tools/call), for MCP_LOG_TOOL_ARGS. */
+    args?: unknown;
   }): (outcome: { error?: ProtocolError | Error; isError?: boolean }) => void;
 }
 
@@ -217,12 +219,35 @@ export class Dispatcher {
 
   async #request(req: JsonRpcRequest, ex: Exchange, inBatch: boolean): Promise<Reply> {
     const modern = !inBatch && isModernRequest(req, ex.headers);
+    // Every request is observed (span, log line, metrics), refused ones included.
+    const done = this.#o.observe?.start(this.#observed(req, ex, modern));
     try {
-      if (modern) return await this.#modern(req, ex);
-      return await this.#legacy(req, ex);
+      const reply = modern ? await this.#modern(req, ex) : await this.#legacy(req, ex);
+      const body = reply.body as { result?: JsonObject } | undefined;
+      done?.({ isError: body?.result?.isError === true });
+      return reply;
     } catch (err) {
+      done?.({ error: err instanceof Error ? err : new Error(String(err)) });
       return this.#failure(req, err, modern);
     }
+  }
+
+  #observed(req: JsonRpcRequest, ex: Exchange, modern: boolean): Parameters<RequestObserver['start']>[0] {
+    const params = req.params;
+    const meta = metaOf(params);
+    const declared = meta?.[META.protocolVersion];
+    return {
+      method: req.method,
+      target: typeof params?.name === 'string' ? params.name : (params?.uri as string | undefined),
+      requestId: req.id,
+      wire: modern ? '2026' : '2025',
+      protocolVersion: modern ? String(declared ?? '') : (ex.session?.protocolVersion ?? ''),
+      sessionId: ex.session?.id,
+      identity: ex.identity,
+      transport: ex.transport,
+      meta,
+      args: req.method === 'tools/call' ? params?.arguments : undefined,
+    };
   }
 
   #failure(req: JsonRpcRequest, err: unknown, modern: boolean): Reply {
@@ -383,25 +408,8 @@ export class Dispatcher {
     ex.signal?.addEventListener('abort', onClose, { once: true });
     this.#active++;
     if (inflightKey !== undefined) this.#inflight.set(inflightKey, ctx);
-    const done = this.#o.observe?.start({
-      method: req.method,
-      target:
-        typeof req.params?.name === 'string' ? req.params.name : (req.params?.uri as string | undefined),
-      requestId: req.id,
-      wire: ctx.wire,
-      protocolVersion: ctx.protocolVersion,
-      sessionId: ctx.sessionId,
-      identity: ex.identity,
-      transport: ex.transport,
-      meta: ctx.meta,
-    });
     try {
-      const result = await handler(req.params, ctx, this.#deps);
-      done?.({ isError: result.isError === true });
-      return result;
-    } catch (err) {
-      done?.({ error: err instanceof Error ? err : new Error(String(err)) });
-      throw err;
+      return await handler(req.params, ctx, this.#deps);
     } finally {
       this.#active--;
       if (inflightKey !== undefined) this.#inflight.delete(inflightKey);

@@ -3,8 +3,10 @@
  * notifications to 2025-wire sessions (their standalone GET stream, or the stdio
  * connection) and to open 2026 `subscriptions/listen` streams; and the routing of a
  * client's response back to the server-to-client request waiting for it.
- * In memory here; a Redis-backed hub can implement the same interface for replicas.
+ * In memory here; with several replicas an optional relay (Redis pub/sub, src/scale/) carries
+ * what no local party takes to the other replicas, and `receive` takes what they relay.
  */
+import type { ListKind } from '../registry/registry.ts';
 import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from './errors.ts';
 import type { JsonObject, JsonRpcMessage, JsonRpcResponse, RequestId } from './jsonrpc.ts';
 import type { Session } from './session.ts';
@@ -26,6 +28,34 @@ export type ListenFilter = {
   resourceSubscriptions?: string[];
 };
 
+/** A change every replica fans out to its own sessions and listen streams. */
+export type Announcement =
+  | { readonly type: 'list_changed'; readonly kind: ListKind }
+  | { readonly type: 'resource_updated'; readonly uri: string };
+
+/** What one replica hands to the others. */
+export type RelayedEvent =
+  /** A client's answer to a server-to-client request that no local call was waiting for. */
+  | { readonly type: 'response'; readonly scope: string; readonly response: JsonRpcResponse }
+  /** A message for a session whose standalone stream is not on this replica. */
+  | { readonly type: 'session'; readonly sessionId: string; readonly message: JsonRpcMessage }
+  | { readonly type: 'announce'; readonly announcement: Announcement };
+
+/** Carries events to the other replicas; best effort (fire and forget). */
+export interface HubRelay {
+  publish(event: RelayedEvent): void;
+}
+
+export interface HubOptions {
+  /** The other replicas; absent on a single replica. */
+  relay?: HubRelay;
+  /**
+   * Prefix of server-to-client request ids (default `s2c-`). Replicas need distinct prefixes:
+   * an answer relayed to every replica must match only the call that asked.
+   */
+  requestIdPrefix?: string;
+}
+
 interface Listener {
   filter: ListenFilter;
   subscriptionId: RequestId;
@@ -43,7 +73,15 @@ export class Hub {
   readonly #localSessions = new Map<string, Session>();
   readonly #listeners = new Set<Listener>();
   readonly #pending = new Map<string, Pending>();
+  readonly #announced = new Set<(a: Announcement) => void | Promise<void>>();
+  readonly #relay: HubRelay | undefined;
+  readonly #idPrefix: string;
   #nextId = 0;
+
+  constructor(options: HubOptions = {}) {
+    this.#relay = options.relay;
+    this.#idPrefix = options.requestIdPrefix ?? 's2c-';
+  }
 
   /**
    * Registers a stream of a session (GET stream, stdio connection); returns detach. A
@@ -82,10 +120,17 @@ export class Hub {
     return this.#sessionChannels.has(sessionId);
   }
 
-  /** Sends to one session's standalone streams; false when it has none. */
+  /**
+   * Sends to one session's standalone streams. With no stream here it goes to the other
+   * replicas when there are any (true: handed on); false when nobody can take it.
+   */
   sendToSession(sessionId: string, message: JsonRpcMessage): boolean {
     const set = this.#sessionChannels.get(sessionId);
-    if (!set) return false;
+    if (!set) {
+      if (!this.#relay) return false;
+      this.#relay.publish({ type: 'session', sessionId, message });
+      return true;
+    }
     for (const channel of set) channel.send(message);
     return true;
   }
@@ -118,6 +163,36 @@ export class Hub {
     }
   }
 
+  /** Registers what this replica does with an announcement (server.ts: the fan-out). */
+  onAnnounce(handler: (a: Announcement) => void | Promise<void>): () => void {
+    this.#announced.add(handler);
+    return () => this.#announced.delete(handler);
+  }
+
+  /** Fans a change out here (synchronously started) and on every other replica. */
+  announce(announcement: Announcement): Promise<void> {
+    const done = this.#fanOut(announcement);
+    this.#relay?.publish({ type: 'announce', announcement });
+    return done;
+  }
+
+  #fanOut(announcement: Announcement): Promise<void> {
+    const running: Promise<void>[] = [];
+    for (const handler of this.#announced) {
+      const out = handler(announcement);
+      if (out) running.push(out);
+    }
+    return running.length === 0 ? Promise.resolve() : Promise.all(running).then(() => {});
+  }
+
+  /** Takes an event another replica relayed: handled here only, never relayed again. */
+  receive(event: RelayedEvent): void {
+    if (event.type === 'response') this.#deliverLocal(event.scope, event.response);
+    else if (event.type === 'session') {
+      for (const channel of this.#sessionChannels.get(event.sessionId) ?? []) channel.send(event.message);
+    } else void this.#fanOut(event.announcement);
+  }
+
   get listenerCount(): number {
     return this.#listeners.size;
   }
@@ -133,7 +208,7 @@ export class Hub {
     params: JsonObject,
     options: { timeoutMs: number; signal?: AbortSignal },
   ): Promise<JsonObject> {
-    const id = `s2c-${++this.#nextId}`;
+    const id = `${this.#idPrefix}${++this.#nextId}`;
     const key = `${scope}\u0000${id}`;
     return new Promise<JsonObject>((resolve, reject) => {
       let sent = false;
@@ -194,8 +269,17 @@ export class Hub {
     }
   }
 
-  /** Routes a client's response to the waiting request; false when nothing waits for it. */
+  /**
+   * Routes a client's response to the waiting request; false when nothing here waits for it
+   * (then it goes to the other replicas, if any: the call may be waiting on one of them).
+   */
   deliver(scope: string, response: JsonRpcResponse): boolean {
+    if (this.#deliverLocal(scope, response)) return true;
+    this.#relay?.publish({ type: 'response', scope, response });
+    return false;
+  }
+
+  #deliverLocal(scope: string, response: JsonRpcResponse): boolean {
     const pending = this.#pending.get(`${scope}\u0000${String(response.id)}`);
     if (!pending) return false;
     if ('error' in response) {

@@ -52,11 +52,16 @@ export function refuse(
     .send(JSON.stringify(errorResponse(body, err)));
 }
 
-/** How many requests (things that cost a token) a body holds. */
+const isRequest = (m: unknown) => isObject(m) && typeof m.method === 'string' && 'id' in m;
+
+/**
+ * How many requests (things that cost a token) a body holds: notifications and posted
+ * responses are free, alone or in a batch. A GET or DELETE (no body) costs one.
+ */
 function costOf(body: unknown): number {
-  if (Array.isArray(body))
-    return body.filter((m) => isObject(m) && typeof m.method === 'string' && 'id' in m).length;
-  return 1;
+  if (body === undefined || body === null) return 1;
+  if (Array.isArray(body)) return body.filter(isRequest).length;
+  return isRequest(body) ? 1 : 0;
 }
 
 export function installEdge(app: FastifyInstance, server: McpServer): void {

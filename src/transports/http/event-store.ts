@@ -20,6 +20,13 @@ export interface EventStore {
   after(eventId: string): Promise<StoredEvent[]>;
   /** Forgets a finished stream (after a grace period for late reconnects). */
   release(streamId: string): Promise<void>;
+  /**
+   * Shared stores only (src/scale/), where a stream may be live on another replica: passes
+   * the events after `eventId` to `onEvent`, then each later one as it is stored, until the
+   * stream is released or `signal` aborts. Absent here: a stream not live in this process
+   * has finished, and `after` has all of it.
+   */
+  follow?(eventId: string, onEvent: (event: StoredEvent) => void, signal: AbortSignal): Promise<void>;
 }
 
 export function parseEventId(eventId: string): { streamId: string; seq: number } | undefined {

@@ -35,7 +35,14 @@ export function createHostGuard(settings: Settings): HostGuard {
     if (/:\d+$/.test(h)) exact.add(h);
     else hostnames.add(h);
   }
-  const origins = new Set(settings.MCP_ALLOWED_ORIGINS.map((o) => o.toLowerCase().replace(/\/$/, '')));
+  // Origins trusted for CORS are trusted here too: a browser app listed in MCP_CORS_ORIGINS
+  // must not pass the preflight and then be refused on the POST.
+  const anyOrigin = settings.MCP_CORS_ORIGINS.includes('*');
+  const origins = new Set(
+    [...settings.MCP_ALLOWED_ORIGINS, ...settings.MCP_CORS_ORIGINS].map((o) =>
+      o.toLowerCase().replace(/\/$/, ''),
+    ),
+  );
   return {
     enabled,
     hostAllowed(host) {
@@ -45,10 +52,13 @@ export function createHostGuard(settings: Settings): HostGuard {
       return exact.has(h) || hostnames.has(hostnameOf(h));
     },
     originAllowed(origin) {
-      if (origin === undefined) return true; // not a browser: nothing to rebind
+      if (origin === undefined || anyOrigin) return true; // not a browser, or CORS open to all
       const o = origin.trim().toLowerCase();
       if (origins.has(o)) return true;
-      if (!enabled || origins.size > 0) return !enabled && origins.size === 0;
+      // An explicit list is the whole truth; without one, any origin when the guard is off,
+      // else the loopback origins only.
+      if (origins.size > 0) return false;
+      if (!enabled) return true;
       try {
         const url = new URL(o);
         return (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_HOSTS.has(url.hostname);

@@ -17,7 +17,7 @@ import type { McpServer } from '../../server.ts';
 import { installEdge } from './edge.ts';
 import { createMemoryEventStore, type EventStore } from './event-store.ts';
 import { createHostGuard } from './guards.ts';
-import { replayFinished, SseStream } from './sse.ts';
+import { followStored, replayFinished, SseStream } from './sse.ts';
 
 export interface McpRoutesOptions {
   server: McpServer;
@@ -38,6 +38,16 @@ export function sendError(
     new ProtocolError(code, message),
   );
   return reply.code(status).header('content-type', 'application/json').send(JSON.stringify(body));
+}
+
+/**
+ * A shared store that cannot be reached answers with its own ProtocolError (503 and
+ * Retry-After, src/scale/); anything else is a bug and goes to the error handler.
+ */
+function sendStoreError(reply: FastifyReply, err: unknown, id: unknown = null) {
+  if (!(err instanceof ProtocolError) || err.httpStatus === undefined) throw err;
+  if (err.httpHeaders) reply.headers(err.httpHeaders);
+  return sendError(reply, err.httpStatus, err.code, err.message, id);
 }
 
 function accepts(req: FastifyRequest, type: string): boolean {
@@ -69,7 +79,10 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
   const { server, settings } = options;
   const path = settings.MCP_HTTP_PATH;
   const guard = createHostGuard(settings);
-  const store = options.eventStore ?? createMemoryEventStore({ retention: settings.MCP_EVENT_RETENTION });
+  const store =
+    options.eventStore ??
+    server.shared?.eventStore ??
+    createMemoryEventStore({ retention: settings.MCP_EVENT_RETENTION });
   /** Live POST streams by id, so a GET with Last-Event-ID can re-attach. */
   const live = new Map<string, { stream: SseStream; sessionId: string }>();
   const maxBody = settings.MCP_MAX_BODY_BYTES;
@@ -175,7 +188,13 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
       );
       return undefined;
     }
-    const session = await server.sessions.get(sid);
+    let session: Session | undefined;
+    try {
+      session = await server.sessions.get(sid);
+    } catch (err) {
+      sendStoreError(reply, err, id);
+      return undefined;
+    }
     if (!session) {
       sendError(
         reply,
@@ -298,18 +317,28 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
     const session = await sessionFor(req, reply);
     if (!session) return reply;
     const lastEventId = header(req.headers, 'last-event-id');
+    let streamId: string | undefined;
+    try {
+      streamId = lastEventId ? await store.streamOf(lastEventId) : undefined;
+    } catch (err) {
+      return sendStoreError(reply, err);
+    }
     reply.hijack();
-    if (lastEventId) {
-      const streamId = await store.streamOf(lastEventId);
-      const entry = streamId ? live.get(streamId) : undefined;
+    if (lastEventId && streamId) {
+      const entry = live.get(streamId);
+      const follow = store.follow?.bind(store);
       if (entry && entry.sessionId === session.id) {
         await entry.stream.resume(reply.raw, lastEventId, streamHeaders(session.id));
-        return reply;
-      }
-      if (streamId) {
+      } else if (follow) {
+        // A shared store: the stream may still be live on another replica.
+        await followStored(reply.raw, follow, lastEventId, {
+          headers: streamHeaders(session.id),
+          keepAliveMs: settings.MCP_SSE_KEEPALIVE_MS,
+        });
+      } else {
         await replayFinished(reply.raw, store, lastEventId, streamHeaders(session.id));
-        return reply;
       }
+      return reply;
     }
     const stream = new SseStream(reply.raw, {
       streamId: randomUUID(),
@@ -325,7 +354,11 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
   app.delete(path, async (req, reply) => {
     const session = await sessionFor(req, reply);
     if (!session) return reply;
-    await server.sessions.delete(session.id);
+    try {
+      await server.sessions.delete(session.id);
+    } catch (err) {
+      return sendStoreError(reply, err);
+    }
     return reply.code(200).send();
   });
 

@@ -35,7 +35,7 @@ export interface Readiness {
   checks: Record<string, { ok: boolean; detail?: string }>;
 }
 
-/** What /readyz reports: the rate-limit store, the OAuth issuer's keys, shutdown. */
+/** What /readyz reports: the rate-limit store, the shared state (Redis), the OAuth issuer's keys, shutdown. */
 export async function readiness(server: McpServer, closing: boolean): Promise<Readiness> {
   const checks: Readiness['checks'] = {};
   if (closing) checks.shutdown = { ok: false, detail: 'shutting down' };
@@ -43,6 +43,7 @@ export async function readiness(server: McpServer, closing: boolean): Promise<Re
     const h = server.limiter.health();
     checks.rateLimit = h.degraded ? { ok: h.ok, detail: h.degraded } : { ok: h.ok };
   }
+  if (server.shared) checks.sharedState = server.shared.health();
   if (server.auth) {
     try {
       await server.auth.ready();

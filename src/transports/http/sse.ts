@@ -6,7 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import type { OutboundChannel } from '../../protocol/hub.ts';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.ts';
-import type { EventStore } from './event-store.ts';
+import type { EventStore, StoredEvent } from './event-store.ts';
 
 export const SSE_HEADERS = {
   'content-type': 'text/event-stream',
@@ -71,10 +71,15 @@ export class SseStream implements OutboundChannel {
     clearInterval(this.#timer);
   }
 
-  /** Writes events in order, storing them first when the stream is resumable. */
+  /**
+   * Writes events in order, storing them first when the stream is resumable. An event a
+   * shared store failed to keep still goes out live, without an id (it cannot be resumed).
+   */
   #write(message: JsonRpcMessage | undefined, retryMs?: number): Promise<unknown> {
     this.#chain = this.#chain.then(async () => {
-      const id = this.#o.store ? await this.#o.store.append(this.streamId, message) : undefined;
+      const id = this.#o.store
+        ? await this.#o.store.append(this.streamId, message).catch(() => undefined)
+        : undefined;
       this.#res?.write(frame(message, id, retryMs));
     });
     return this.#chain;
@@ -96,7 +101,8 @@ export class SseStream implements OutboundChannel {
       this.#detachWriter();
     });
     await this.#chain;
-    if (this.#o.store) await this.#o.store.release(this.streamId);
+    // A shared store that fails here lets the stream expire instead.
+    if (this.#o.store) await this.#o.store.release(this.streamId).catch(() => {});
   }
 
   /**
@@ -117,7 +123,14 @@ export class SseStream implements OutboundChannel {
     // Replay and re-attach as one step of the write chain: an event sent meanwhile is queued
     // behind it and goes out live, instead of landing between the replay and the attach.
     this.#chain = this.#chain.then(async () => {
-      const missed = this.#o.store ? await this.#o.store.after(lastEventId) : [];
+      let missed: StoredEvent[];
+      try {
+        missed = this.#o.store ? await this.#o.store.after(lastEventId) : [];
+      } catch {
+        // A shared store out of reach: end this attempt; the client retries with the same id.
+        res.end();
+        return;
+      }
       for (const e of missed) res.write(frame(e.message, e.id));
       if (this.#closed) res.end();
       else this.#attach(res);
@@ -136,4 +149,31 @@ export async function replayFinished(
   res.writeHead(200, { ...SSE_HEADERS, ...headers });
   for (const e of await store.after(lastEventId)) res.write(frame(e.message, e.id));
   res.end();
+}
+
+/**
+ * Replays the stored rest of a stream that is not live in this process, then carries on with
+ * its later events as the replica running it stores them (a shared store's `follow`), until
+ * the stream ends or the client goes away.
+ */
+export async function followStored(
+  res: ServerResponse,
+  follow: NonNullable<EventStore['follow']>,
+  lastEventId: string,
+  options: { headers: Record<string, string>; keepAliveMs: number },
+): Promise<void> {
+  res.writeHead(200, { ...SSE_HEADERS, ...options.headers });
+  res.flushHeaders();
+  const gone = new AbortController();
+  res.on('close', () => gone.abort());
+  const timer = setInterval(() => res.write(': keep-alive\n\n'), options.keepAliveMs);
+  timer.unref();
+  try {
+    await follow(lastEventId, (e) => res.write(frame(e.message, e.id)), gone.signal);
+  } catch {
+    // The store is out of reach: end here; the client retries with its last id.
+  } finally {
+    clearInterval(timer);
+    res.end();
+  }
 }

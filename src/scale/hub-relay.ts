@@ -1,0 +1,63 @@
+/**
+ * The hub's relay over Redis pub/sub: what one replica's hub cannot hand to a local party
+ * (a client's answer to a server-to-client request that another replica sent, a message for
+ * a session whose standalone stream is elsewhere, a list change or resource update) goes to
+ * every replica on one channel, and each replica's hub takes what concerns it. Each message
+ * names the replica it came from, so a replica ignores its own.
+ *
+ * At most once: a message published while Redis is away, or while a replica is
+ * reconnecting, is lost (docs/deployment.md, "Scaling out" lists what that means).
+ */
+import type { Hub, HubRelay, RelayedEvent } from '../protocol/hub.ts';
+import { isObject } from '../protocol/jsonrpc.ts';
+import type { PubSub } from './pubsub.ts';
+
+export interface HubRelayOptions {
+  pubsub: PubSub;
+  /** The channel every replica listens on, e.g. `mcp-toolkit:hub`. */
+  channel: string;
+  /** This replica's id (random per process). */
+  replicaId: string;
+  /** Called when a publish fails (Redis away); the event is dropped. */
+  onPublishError?: (err: unknown, event: RelayedEvent) => void;
+  /** Called after a publish succeeds. */
+  onPublished?: () => void;
+}
+
+export interface RedisHubRelay extends HubRelay {
+  /** Feeds the other replicas' events to `hub`; resolves once subscribed; returns stop. */
+  listen(hub: Hub): Promise<() => void>;
+}
+
+const TYPES = new Set(['response', 'session', 'announce']);
+
+/**
+ * @example
+ * const relay = createHubRelay({ pubsub, channel: 'mcp-toolkit:hub', replicaId });
+ * const hub = new Hub({ relay, requestIdPrefix: `s2c-${replicaId}-` });
+ * await relay.listen(hub);
+ */
+export function createHubRelay(options: HubRelayOptions): RedisHubRelay {
+  const { pubsub, channel, replicaId } = options;
+  return {
+    publish(event) {
+      pubsub.publish(channel, JSON.stringify({ from: replicaId, event })).then(
+        () => options.onPublished?.(),
+        (err: unknown) => options.onPublishError?.(err, event),
+      );
+    },
+    listen(hub) {
+      return pubsub.subscribe(channel, (payload) => {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(payload);
+        } catch {
+          return;
+        }
+        if (!isObject(parsed) || parsed.from === replicaId || !isObject(parsed.event)) return;
+        if (!TYPES.has(String(parsed.event.type))) return;
+        hub.receive(parsed.event as unknown as RelayedEvent);
+      });
+    },
+  };
+}

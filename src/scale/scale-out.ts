@@ -1,0 +1,124 @@
+/**
+ * Everything replicas share, built once from settings when `MCP_REDIS_URL` is set: the
+ * 2025-wire session store, the SSE event store, and a hub whose relay reaches the other
+ * replicas (Redis pub/sub). `createServer` takes them in place of the in-memory versions;
+ * nothing else changes, so one replica without Redis behaves exactly as before.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Settings } from '../config/settings.ts';
+import { Hub } from '../protocol/hub.ts';
+import type { SessionStore } from '../protocol/session.ts';
+import type { SharedState } from '../server.ts';
+import { createHubRelay } from './hub-relay.ts';
+import { createPubSub, createSubscriberClient } from './pubsub.ts';
+import { createRedisEventStore } from './redis-event-store.ts';
+import { createRedisSessionStore } from './redis-session-store.ts';
+import { createStoreHealth } from './store-health.ts';
+
+/** The two levels the scale-out logs at; a pino logger fits. */
+export interface ScaleOutLogger {
+  warn(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+}
+
+export interface ScaleOutOptions {
+  /** The command client (createRedisClient), shared with the rate limiter; the caller quits it. */
+  redis: Redis;
+  /** A connection of its own for subscriptions; default: a new one to `settings.MCP_REDIS_URL`. */
+  subscriber?: Redis;
+  settings: Pick<
+    Settings,
+    'MCP_REDIS_URL' | 'MCP_SESSION_IDLE_MS' | 'MCP_MAX_SESSIONS' | 'MCP_EVENT_RETENTION'
+  >;
+  logger: ScaleOutLogger;
+  /** Redis key and channel prefix. Default `mcp-toolkit:`. */
+  keyPrefix?: string;
+  /** How often a cross-replica resumption polls besides its wake-ups. Default 1000. */
+  followPollMs?: number;
+}
+
+export interface ScaleOut {
+  /** Random per process; in server-to-client request ids and relayed messages. */
+  readonly replicaId: string;
+  readonly sessions: SessionStore;
+  readonly hub: Hub;
+  /** The event store and health, for `createServer({ shared })`. */
+  readonly shared: SharedState;
+  /** Resolves once this replica hears the others (subscribed); waits while Redis is away. */
+  readonly ready: Promise<void>;
+  /** Stops listening and quits the subscriber connection (not the command client). */
+  close(): Promise<void>;
+}
+
+/** What /readyz says while Redis is away: which parts fail, and that the 2026 wire does not. */
+const DEGRADED =
+  '2025-wire sessions answer 503 (-32039), SSE events are not stored for resumption and ' +
+  'replicas cannot reach each other; the 2026 wire is unaffected';
+
+/**
+ * @example
+ * const scale = createScaleOut({ redis, settings, logger });
+ * const server = await createServer({ settings, logger, plugins, sessions: scale.sessions, hub: scale.hub, shared: scale.shared });
+ */
+export function createScaleOut(options: ScaleOutOptions): ScaleOut {
+  const { redis, settings, logger } = options;
+  if (!settings.MCP_REDIS_URL && !options.subscriber) {
+    throw new RangeError('createScaleOut: MCP_REDIS_URL or a subscriber connection is required');
+  }
+  const prefix = options.keyPrefix ?? 'mcp-toolkit:';
+  const replicaId = randomBytes(6).toString('hex');
+  const subscriber = options.subscriber ?? createSubscriberClient(settings.MCP_REDIS_URL as string);
+  const health = createStoreHealth([redis, subscriber], (problem) => {
+    if (problem) logger.warn({ store: 'redis', problem }, `shared state unavailable: ${DEGRADED}`);
+    else logger.info({ store: 'redis' }, 'shared state reachable again');
+  });
+  const pubsub = createPubSub(redis, subscriber);
+  const relay = createHubRelay({
+    pubsub,
+    channel: `${prefix}hub`,
+    replicaId,
+    onPublished: () => health.succeeded(),
+    onPublishError: (err) => health.failed(err),
+  });
+  const hub = new Hub({ relay, requestIdPrefix: `s2c-${replicaId}-` });
+  const sessions = createRedisSessionStore({
+    redis,
+    idleMs: settings.MCP_SESSION_IDLE_MS,
+    maxSessions: settings.MCP_MAX_SESSIONS,
+    keyPrefix: prefix,
+    health,
+  });
+  const eventStore = createRedisEventStore({
+    redis,
+    pubsub,
+    retention: settings.MCP_EVENT_RETENTION,
+    // A stream belongs to a session: it need not outlive the session's idle time.
+    ttlMs: settings.MCP_SESSION_IDLE_MS,
+    pollMs: options.followPollMs,
+    keyPrefix: prefix,
+    health,
+  });
+  const listening = relay.listen(hub);
+  return {
+    replicaId,
+    sessions,
+    hub,
+    shared: {
+      eventStore,
+      health() {
+        const problem = health.problem();
+        // Ready all the same: every replica shares this Redis, so taking them all out of
+        // rotation would also cut off the 2026 wire, which still works.
+        return problem ? { ok: true, detail: `${problem}: ${DEGRADED}` } : { ok: true };
+      },
+    },
+    ready: listening.then(() => {}),
+    async close() {
+      health.stop();
+      // Not awaited: while Redis is away the subscription is still queued.
+      void listening.then((stop) => stop()).catch(() => {});
+      await pubsub.close();
+    },
+  };
+}

@@ -1,0 +1,86 @@
+/**
+ * How reachable the shared Redis is, as the scale-out pieces see it, and the error a request
+ * gets while it is not. Connection state alone misses a hung server (the socket stays open
+ * and commands time out), so failed and successful commands count too.
+ */
+import type { Redis } from 'ioredis';
+import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
+
+/** Seconds a client should wait before retrying while Redis is away (RFC 9110 §10.2.3). */
+const RETRY_AFTER_S = '1';
+
+/**
+ * The answer while the shared store cannot be reached: 503 with -32039 and Retry-After.
+ *
+ * @example
+ * throw storeUnavailable('the session store');
+ */
+export function storeUnavailable(what: string): ProtocolError {
+  return new ProtocolError(
+    ErrorCode.ServiceUnavailable,
+    `Service unavailable: ${what} (Redis) cannot be reached; retry shortly`,
+    { httpStatus: 503, httpHeaders: { 'retry-after': RETRY_AFTER_S } },
+  );
+}
+
+export interface StoreHealth {
+  /** A command failed (connection refused, closed or timed out). */
+  failed(err: unknown): void;
+  /** A command succeeded. */
+  succeeded(): void;
+  /** Undefined when all is well; else what is wrong. */
+  problem(): string | undefined;
+  /** Stops listening to the clients' connection events. */
+  stop(): void;
+}
+
+/**
+ * Tracks the command client and the subscriber connection.
+ *
+ * @example
+ * const health = createStoreHealth([redis, subscriber], (down) => logger.warn({ down }, 'Redis'));
+ */
+export function createStoreHealth(
+  clients: readonly Redis[],
+  onChange?: (problem: string | undefined) => void,
+): StoreHealth {
+  let lastError: string | undefined;
+  let reported: string | undefined;
+  const problem = () => {
+    const down = clients.some((c) => c.status !== 'ready');
+    if (down) return 'Redis unreachable (connection down)';
+    return lastError === undefined ? undefined : `Redis unreachable (${lastError})`;
+  };
+  const report = () => {
+    const now = problem();
+    if (now !== reported) {
+      reported = now;
+      onChange?.(now);
+    }
+  };
+  const onConnection = () => {
+    // A fresh connection clears an older command failure: the next command will tell.
+    if (clients.every((c) => c.status === 'ready')) lastError = undefined;
+    report();
+  };
+  for (const c of clients) for (const event of ['ready', 'close', 'end']) c.on(event, onConnection);
+  return {
+    failed(err) {
+      lastError = err instanceof Error ? err.message : String(err);
+      report();
+    },
+    succeeded() {
+      if (lastError === undefined) return;
+      lastError = undefined;
+      report();
+    },
+    problem() {
+      const now = problem();
+      if (now !== reported) report();
+      return now;
+    },
+    stop() {
+      for (const c of clients) for (const event of ['ready', 'close', 'end']) c.off(event, onConnection);
+    },
+  };
+}

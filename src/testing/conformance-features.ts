@@ -1,0 +1,311 @@
+/**
+ * The feature checks of the conformance report: tools (listing, pagination, names, schemas,
+ * unknown tool, structuredContent), resources and prompts when the server declares them.
+ * Rules: MCP 2025-11-25 "Tools", "Resources", "Prompts" and "Pagination".
+ */
+import { ErrorCode } from '../protocol/errors.ts';
+import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
+import type { Recorder } from './conformance-recorder.ts';
+import { compileSchema, validateValue } from './json-schema.ts';
+import { describeAnswer, type ProbeClient } from './probe-client.ts';
+import { generateInputs } from './schema-values.ts';
+
+/** SEP-986 (2025-11-25): 1-128 characters of A-Z a-z 0-9 _ - . */
+export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+/** At most this many tools are called by the structuredContent check. */
+const MAX_STRUCTURED_CALLS = 10;
+
+function label(tool: JsonObject, index: number): string {
+  return typeof tool.name === 'string' ? JSON.stringify(tool.name) : `tool #${index}`;
+}
+
+/**
+ * The arguments `check` calls a read-only tool with: its first example that satisfies its
+ * inputSchema, else the simplest generated input (every required field at its simplest value).
+ */
+export function safeArguments(tool: JsonObject): JsonObject | undefined {
+  const schema = tool.inputSchema;
+  if (!isObject(schema)) return undefined;
+  const examples = Array.isArray(schema.examples) ? schema.examples : [];
+  for (const example of examples)
+    if (isObject(example) && validateValue(schema, example).length === 0) return example;
+  const generated = generateInputs(schema, { max: 1 });
+  return generated.ok ? generated.cases[0]?.args : undefined;
+}
+
+/** Lists every tool (following cursors) and checks the listing; returns the tools for the callers. */
+export async function checkTools(
+  c: ProbeClient,
+  rec: Recorder,
+  declared: boolean,
+): Promise<JsonObject[] | undefined> {
+  if (!declared) {
+    for (const [id, title] of [
+      ['tools.list', 'tools/list returns a list'],
+      ['tools.unknown-tool', 'calling an unknown tool returns -32602'],
+    ]) {
+      rec.skip(id as string, title as string, 'the server declares no tools capability');
+    }
+    return undefined;
+  }
+  const listed = await c.listAll('tools/list', 'tools');
+  const firstPageFailed = listed.problem !== undefined && listed.pages === 1 && listed.items.length === 0;
+  if (firstPageFailed) {
+    rec.fail('tools.list', 'tools/list returns a list', listed.problem as string);
+    return undefined;
+  }
+  const notObjects = listed.items.filter((t) => !isObject(t)).length;
+  rec.expect(
+    'tools.list',
+    'tools/list returns a list',
+    notObjects ? [`${notObjects} entries are not objects`] : [],
+    `${listed.items.length} tools`,
+  );
+  const tools = listed.items.filter(isObject);
+  for (const t of tools) {
+    const header = Object.entries(
+      isObject(t.inputSchema) && isObject(t.inputSchema.properties) ? t.inputSchema.properties : {},
+    )
+      .filter(([, p]) => isObject(p) && typeof p['x-mcp-header'] === 'string')
+      .map(([property, p]) => ({ property, header: (p as JsonObject)['x-mcp-header'] as string }));
+    if (header.length > 0 && typeof t.name === 'string') c.headerParams.set(t.name, header);
+  }
+  if (listed.problem !== undefined) rec.fail('tools.pagination', 'pagination cursors work', listed.problem);
+  else if (listed.pages > 1) rec.pass('tools.pagination', 'pagination cursors work', `${listed.pages} pages`);
+  else rec.skip('tools.pagination', 'pagination cursors work', 'one page: no cursor to follow');
+
+  const fields: string[] = [];
+  tools.forEach((t, i) => {
+    const missing = [
+      typeof t.name === 'string' ? undefined : 'name',
+      typeof t.description === 'string' ? undefined : 'description',
+      isObject(t.inputSchema) ? undefined : 'inputSchema',
+    ].filter(Boolean);
+    if (missing.length > 0) fields.push(`${label(t, i)} lacks ${missing.join(', ')}`);
+  });
+  rec.expect('tools.fields', 'every tool has name, description and inputSchema', fields);
+  rec.expect(
+    'tools.name-format',
+    'tool names are 1-128 characters of A-Z a-z 0-9 _ - .',
+    tools
+      .filter((t) => typeof t.name === 'string' && !TOOL_NAME.test(t.name))
+      .map((t) => JSON.stringify(t.name)),
+  );
+  const seen = new Set<string>();
+  const dupes = new Set<string>();
+  for (const t of tools) if (typeof t.name === 'string') (seen.has(t.name) ? dupes : seen).add(t.name);
+  rec.expect(
+    'tools.unique-names',
+    'tool names are unique',
+    [...dupes].map((n) => `${JSON.stringify(n)} is listed twice`),
+  );
+  rec.expect(
+    'tools.descriptions',
+    'no tool has an empty description',
+    tools.filter((t) => typeof t.description !== 'string' || t.description.trim() === '').map(label),
+  );
+  rec.expect(
+    'tools.input-schema-object',
+    'every inputSchema is an object schema',
+    tools
+      .filter((t) => !isObject(t.inputSchema) || t.inputSchema.type !== 'object')
+      .map(
+        (t, i) =>
+          `${label(t, i)} has type ${JSON.stringify(isObject(t.inputSchema) ? t.inputSchema.type : t.inputSchema)}`,
+      ),
+  );
+  const withOutput = tools.filter((t) => t.outputSchema !== undefined);
+  if (withOutput.length === 0) {
+    rec.skip(
+      'tools.output-schema-object',
+      'every outputSchema is an object schema',
+      'no tool declares an outputSchema',
+    );
+  } else {
+    rec.expect(
+      'tools.output-schema-object',
+      'every outputSchema is an object schema',
+      withOutput
+        .filter((t) => !isObject(t.outputSchema) || t.outputSchema.type !== 'object')
+        .map(
+          (t, i) =>
+            `${label(t, i)} has type ${JSON.stringify(isObject(t.outputSchema) ? t.outputSchema.type : t.outputSchema)}`,
+        ),
+    );
+  }
+  const invalid: string[] = [];
+  tools.forEach((t, i) => {
+    for (const key of ['inputSchema', 'outputSchema'] as const) {
+      if (!isObject(t[key])) continue;
+      const compiled = compileSchema(t[key]);
+      if (!compiled.ok) invalid.push(`${label(t, i)} ${key}: ${compiled.error}`);
+    }
+  });
+  rec.expect('tools.schemas-valid', 'every schema is a valid JSON Schema', invalid);
+
+  const unknown = await c.callTool(
+    `mcp-toolkit-no-such-tool-${Date.now().toString(36)}`,
+    {},
+    { timeoutMs: c.requestTimeoutMs },
+  );
+  rec.expect(
+    'tools.unknown-tool',
+    'calling an unknown tool returns -32602',
+    unknown.kind === 'error' && unknown.error.code === ErrorCode.InvalidParams
+      ? []
+      : [`got ${describeAnswer(unknown)}; an unknown tool is a protocol error (Tools § Error Handling)`],
+  );
+  await checkStructuredContent(c, rec, tools);
+  return tools;
+}
+
+/**
+ * Calls read-only tools (`readOnlyHint: true`) that declare an outputSchema, with their first
+ * valid example or the simplest generated input: a tool without that hint is never called by
+ * `check` (it may have side effects).
+ */
+async function checkStructuredContent(c: ProbeClient, rec: Recorder, tools: JsonObject[]): Promise<void> {
+  const title = 'structuredContent matches outputSchema';
+  const callable = tools.filter(
+    (t) =>
+      typeof t.name === 'string' &&
+      isObject(t.outputSchema) &&
+      isObject(t.annotations) &&
+      t.annotations.readOnlyHint === true &&
+      safeArguments(t) !== undefined,
+  );
+  if (callable.length === 0) {
+    rec.skip('tools.structured-content', title, 'no read-only tool with an outputSchema and a valid input');
+    return;
+  }
+  const problems: string[] = [];
+  let checked = 0;
+  for (const t of callable.slice(0, MAX_STRUCTURED_CALLS)) {
+    const answer = await c.callTool(t.name as string, safeArguments(t));
+    if (answer.kind === 'error' && answer.error.code === ErrorCode.MissingRequiredClientCapability) continue;
+    if (answer.kind !== 'result') {
+      problems.push(`${t.name}: got ${describeAnswer(answer)}`);
+      continue;
+    }
+    if (answer.result.isError === true || answer.result.resultType === 'input_required') continue;
+    checked++;
+    if (!isObject(answer.result.structuredContent)) {
+      problems.push(`${t.name}: no structuredContent although it declares an outputSchema`);
+      continue;
+    }
+    const issues = validateValue(t.outputSchema, answer.result.structuredContent);
+    if (issues.length > 0) problems.push(`${t.name}: ${issues.slice(0, 3).join(', ')}`);
+  }
+  if (problems.length === 0 && checked === 0) {
+    rec.skip('tools.structured-content', title, 'every call answered isError: nothing to compare');
+    return;
+  }
+  rec.expect('tools.structured-content', title, problems, `${checked} tools called`);
+}
+
+export async function checkResources(c: ProbeClient, rec: Recorder): Promise<void> {
+  const listed = await c.listAll('resources/list', 'resources');
+  const bad = listed.items
+    .filter((r) => !isObject(r) || typeof r.uri !== 'string' || typeof r.name !== 'string')
+    .map(
+      (r) =>
+        `${JSON.stringify(r).slice(0, 80)} lacks ${isObject(r) && typeof r.uri === 'string' ? 'a name' : 'a uri'}`,
+    );
+  const templates = await c.request('resources/templates/list', {});
+  if (templates.kind === 'result') {
+    const list = templates.result.resourceTemplates;
+    if (!Array.isArray(list)) bad.push('resources/templates/list result has no resourceTemplates array');
+    else {
+      for (const t of list) {
+        if (!isObject(t) || typeof t.uriTemplate !== 'string' || typeof t.name !== 'string') {
+          bad.push(`template ${JSON.stringify(t).slice(0, 80)} lacks uriTemplate or name`);
+        }
+      }
+    }
+  }
+  if (listed.problem !== undefined) bad.unshift(listed.problem);
+  rec.expect('resources.list', 'resources/list is well-formed', bad, `${listed.items.length} resources`);
+
+  const first = listed.items.find((r) => isObject(r) && typeof r.uri === 'string');
+  if (!first) {
+    rec.skip('resources.read', 'a listed resource is readable', 'no resource listed');
+    return;
+  }
+  const read = await c.request('resources/read', { uri: first.uri as string });
+  const problems: string[] = [];
+  if (read.kind !== 'result') problems.push(`reading ${first.uri} got ${describeAnswer(read)}`);
+  else {
+    const contents = read.result.contents;
+    if (!Array.isArray(contents) || contents.length === 0)
+      problems.push(`reading ${first.uri} returned no contents`);
+    else {
+      for (const item of contents) {
+        if (
+          !isObject(item) ||
+          typeof item.uri !== 'string' ||
+          (typeof item.text !== 'string' && typeof item.blob !== 'string')
+        ) {
+          problems.push(`a content item of ${first.uri} lacks uri, or text/blob`);
+        }
+      }
+    }
+  }
+  rec.expect('resources.read', 'a listed resource is readable', problems, String(first.uri));
+}
+
+export async function checkPrompts(c: ProbeClient, rec: Recorder): Promise<void> {
+  const listed = await c.listAll('prompts/list', 'prompts');
+  const bad: string[] = listed.problem !== undefined ? [listed.problem] : [];
+  for (const p of listed.items) {
+    if (!isObject(p) || typeof p.name !== 'string') {
+      bad.push(`${JSON.stringify(p).slice(0, 80)} lacks a name`);
+      continue;
+    }
+    if (p.arguments === undefined) continue;
+    if (!Array.isArray(p.arguments)) bad.push(`${p.name}: arguments is not an array`);
+    else {
+      for (const a of p.arguments) {
+        if (!isObject(a) || typeof a.name !== 'string') bad.push(`${p.name}: an argument lacks a name`);
+        else if (a.required !== undefined && typeof a.required !== 'boolean')
+          bad.push(`${p.name}.${a.name}: required is not a boolean`);
+      }
+    }
+  }
+  rec.expect('prompts.list', 'prompts/list is well-formed', bad, `${listed.items.length} prompts`);
+
+  // A prompt that lists no required argument must be served without any: otherwise it
+  // needs an argument it does not declare.
+  const open = listed.items.filter(
+    (p) =>
+      isObject(p) &&
+      typeof p.name === 'string' &&
+      !(Array.isArray(p.arguments) && p.arguments.some((a) => isObject(a) && a.required === true)),
+  );
+  const title = 'prompts declare their required arguments';
+  if (open.length === 0) {
+    rec.skip('prompts.arguments', title, 'every prompt has required arguments');
+    return;
+  }
+  const problems: string[] = [];
+  const needInput: string[] = [];
+  for (const p of open.slice(0, 10)) {
+    const got = await c.request('prompts/get', { name: p.name as string, arguments: {} });
+    // A prompt that needs a client capability this client does not declare says nothing about its arguments.
+    if (got.kind === 'error' && got.error.code === ErrorCode.MissingRequiredClientCapability)
+      needInput.push(p.name as string);
+    else if (got.kind === 'result' && got.result.resultType === 'input_required')
+      needInput.push(p.name as string);
+    else if (got.kind !== 'result')
+      problems.push(
+        `${p.name} lists no required argument but prompts/get without any got ${describeAnswer(got)}`,
+      );
+    else if (!Array.isArray(got.result.messages))
+      problems.push(`${p.name}: the result has no messages array`);
+  }
+  rec.expect(
+    'prompts.arguments',
+    title,
+    problems,
+    needInput.length > 0 ? `not judged (need client input): ${needInput.join(', ')}` : undefined,
+  );
+}

@@ -1,0 +1,248 @@
+/**
+ * The protocol checks of the conformance report: the 2025 lifecycle (initialize fields,
+ * version negotiation, notifications, requests before initialize), JSON-RPC error codes, the
+ * 2026 stateless wire, and the envelope of every response seen during the run.
+ * Rules: MCP 2025-11-25 "Lifecycle" and "Transports", JSON-RPC 2.0 §4-5, fixture-contract.md §3.
+ */
+import { ErrorCode } from '../protocol/errors.ts';
+import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
+import { VERSION_2026, VERSIONS_2025 } from '../protocol/versions.ts';
+import { META } from '../protocol/wire.ts';
+import type { Recorder } from './conformance-recorder.ts';
+import { type Answer, describeAnswer, type ProbeClient } from './probe-client.ts';
+
+/** A version no server speaks, to see that the server offers one of its own instead. */
+export const UNSUPPORTED_VERSION = '1999-01-01';
+
+function expectCode(answer: Answer, code: number): string[] {
+  if (answer.kind === 'error' && answer.error.code === code) return [];
+  return [`expected error ${code}, got ${describeAnswer(answer)}`];
+}
+
+/** Over stdio and in-process: a request before initialize must be refused (Lifecycle §Initialization). */
+export async function checkPreInitializeStream(c: ProbeClient, rec: Recorder): Promise<void> {
+  const title = 'requests before initialize are rejected';
+  const answer = await c.request('tools/list', {}, { wire: '2025', envelope: false });
+  if (answer.kind === 'error') rec.pass('lifecycle.pre-initialize', title);
+  else
+    rec.fail('lifecycle.pre-initialize', title, `tools/list before initialize got ${describeAnswer(answer)}`);
+}
+
+/**
+ * Over HTTP only a server that issues sessions can tell a request before initialize: one
+ * without `Mcp-Session-Id` must be refused (a 4xx, or a JSON-RPC error).
+ */
+export async function checkPreInitializeHttp(
+  c: ProbeClient,
+  rec: Recorder,
+  sessionIssued: boolean,
+): Promise<void> {
+  const title = 'requests before initialize are rejected';
+  if (!sessionIssued) {
+    rec.skip('lifecycle.pre-initialize', title, 'stateless HTTP server (no Mcp-Session-Id): it cannot tell');
+    return;
+  }
+  const answer = await c.raw(
+    { jsonrpc: '2.0', id: c.nextId(), method: 'tools/list', params: {} },
+    { wire: '2025', omitSession: true },
+  );
+  const refused = answer.kind === 'error' || (answer.kind === 'http' && answer.status >= 400);
+  if (refused) rec.pass('lifecycle.pre-initialize', title);
+  else
+    rec.fail('lifecycle.pre-initialize', title, `tools/list without a session got ${describeAnswer(answer)}`);
+}
+
+/**
+ * initialize with an unsupported version (the server must offer one it supports), falling
+ * back to a normal initialize when it refuses. Returns whether a session is up.
+ */
+export async function checkInitialize(c: ProbeClient, rec: Recorder): Promise<boolean> {
+  const negotiation = 'an unsupported protocol version is answered with a supported one';
+  let answer = await c.initialize(UNSUPPORTED_VERSION);
+  if (answer.kind === 'result') {
+    const offered = answer.result.protocolVersion;
+    if (typeof offered === 'string' && offered !== UNSUPPORTED_VERSION) {
+      rec.pass('initialize.version-negotiation', negotiation, `offered ${offered}`);
+    } else {
+      rec.fail(
+        'initialize.version-negotiation',
+        negotiation,
+        `asked for ${UNSUPPORTED_VERSION}, got protocolVersion ${JSON.stringify(offered)}`,
+      );
+    }
+  } else {
+    rec.fail(
+      'initialize.version-negotiation',
+      negotiation,
+      `asked for ${UNSUPPORTED_VERSION}, got ${describeAnswer(answer)} (the server should offer a version it supports)`,
+    );
+    answer = await c.initialize();
+  }
+  if (answer.kind !== 'result') {
+    rec.fail('initialize.result', 'initialize succeeds', `initialize got ${describeAnswer(answer)}`);
+    return false;
+  }
+  const r = answer.result;
+  const version = r.protocolVersion;
+  rec.expect(
+    'initialize.protocol-version',
+    'initialize returns a protocolVersion',
+    typeof version === 'string' && version !== '' ? [] : [`protocolVersion is ${JSON.stringify(version)}`],
+    typeof version === 'string' && !(VERSIONS_2025 as readonly string[]).includes(version)
+      ? `${version} is not a revision this client knows`
+      : undefined,
+  );
+  const info = r.serverInfo;
+  rec.expect(
+    'initialize.server-info',
+    'initialize returns serverInfo.name',
+    isObject(info) && typeof info.name === 'string' && info.name !== ''
+      ? []
+      : [`serverInfo is ${JSON.stringify(info) ?? 'missing'}`],
+  );
+  rec.expect(
+    'initialize.capabilities',
+    'initialize returns capabilities',
+    isObject(r.capabilities) ? [] : [`capabilities is ${JSON.stringify(r.capabilities) ?? 'missing'}`],
+  );
+  return true;
+}
+
+/** JSON-RPC 2.0 §4.1: a notification is never answered, whatever its method. */
+export async function checkNotifications(c: ProbeClient, rec: Recorder): Promise<void> {
+  const title = 'notifications receive no response';
+  const problems: string[] = [];
+  const sent: [string, JsonObject | undefined][] = [
+    ['notifications/initialized', undefined],
+    ['notifications/cancelled', { requestId: 'mcp-toolkit-check-no-such-request', reason: 'probe' }],
+  ];
+  // Over HTTP an unknown notification may be refused with a 4xx (Transports §Sending Messages).
+  if (c.link.transport !== 'http') sent.push(['notifications/mcp-toolkit/probe', {}]);
+  for (const [method, params] of sent) {
+    const { status, responses } = await c.notify(method, params, { wire: '2025' });
+    if (responses.length > 0)
+      problems.push(`${method} was answered: ${JSON.stringify(responses[0]).slice(0, 120)}`);
+    if (status !== undefined && status !== 202 && (status < 200 || status >= 300)) {
+      problems.push(`${method} got HTTP ${status} (expected 202 Accepted)`);
+    }
+  }
+  rec.expect('notifications.unanswered', title, problems);
+}
+
+/** -32601 for an unknown method (a string id, so its echo is checked too) and -32600 for `params: null`. */
+export async function checkErrorCodes(c: ProbeClient, rec: Recorder): Promise<void> {
+  const unknown = await c.request(
+    'mcp-toolkit/no-such-method',
+    {},
+    { id: 'check-unknown-method', wire: '2025' },
+  );
+  rec.expect(
+    'jsonrpc.method-not-found',
+    'unknown methods return -32601',
+    expectCode(unknown, ErrorCode.MethodNotFound),
+  );
+  const invalid = await c.raw(
+    { jsonrpc: '2.0', id: c.nextId(), method: 'tools/call', params: null },
+    { wire: '2025' },
+  );
+  rec.expect(
+    'jsonrpc.invalid-request',
+    'tools/call with params: null returns -32600',
+    expectCode(invalid, ErrorCode.InvalidRequest),
+  );
+}
+
+/** The 2026 stateless wire (fixture-contract.md §3): discover, resultType, the envelope rule. */
+export async function check2026(c: ProbeClient, rec: Recorder, discovered: Answer): Promise<void> {
+  const d = discovered.kind === 'result' ? discovered.result : undefined;
+  const versions = d?.supportedVersions;
+  rec.expect(
+    '2026.discover',
+    '2026: server/discover answers with supportedVersions and capabilities',
+    d === undefined
+      ? [`server/discover got ${describeAnswer(discovered)}`]
+      : [
+          ...(Array.isArray(versions) && versions.includes(VERSION_2026)
+            ? []
+            : [`supportedVersions ${JSON.stringify(versions)} lacks ${VERSION_2026}`]),
+          ...(isObject(d.capabilities) ? [] : ['capabilities missing']),
+        ],
+  );
+  if (d === undefined) return;
+  await c.request('tools/list', {}, { wire: '2026' });
+  const unknown = await c.request('mcp-toolkit/no-such-method', {}, { wire: '2026' });
+  const unknownProblems = expectCode(unknown, ErrorCode.MethodNotFound);
+  if (c.link.transport === 'http' && unknown.kind === 'error' && unknown.status !== 404) {
+    unknownProblems.push(`HTTP ${unknown.status} (expected 404)`);
+  }
+  rec.expect('2026.method-not-found', '2026: unknown methods return -32601', unknownProblems);
+
+  const missing: string[] = [];
+  if (c.link.transport === 'http') {
+    // The header names 2026 but the body has no envelope: 400 with -32602.
+    const answer = await c.raw(
+      { jsonrpc: '2.0', id: c.nextId(), method: 'tools/list', params: {} },
+      { wire: '2026', omitSession: true },
+    );
+    missing.push(...expectCode(answer, ErrorCode.InvalidParams));
+    if (answer.kind === 'error' && answer.status !== 400)
+      missing.push(`HTTP ${answer.status} (expected 400)`);
+  } else {
+    // stdio has no headers: an envelope without clientCapabilities is the incomplete one.
+    const answer = await c.raw(
+      {
+        jsonrpc: '2.0',
+        id: c.nextId(),
+        method: 'tools/list',
+        params: { _meta: { [META.protocolVersion]: VERSION_2026 } },
+      },
+      { wire: '2026' },
+    );
+    missing.push(...expectCode(answer, ErrorCode.InvalidParams));
+  }
+  rec.expect(
+    '2026.missing-envelope',
+    '2026: a request without its _meta envelope is rejected with -32602',
+    missing,
+  );
+
+  const lacking = c.responses
+    .filter((r) => r.wire === '2026' && isObject(r.response.result))
+    .filter((r) => typeof (r.response.result as JsonObject).resultType !== 'string')
+    .map((r) => `${String(r.request?.method)} result has no resultType`);
+  rec.expect('2026.result-type', '2026: every result carries resultType', lacking);
+}
+
+/** JSON-RPC 2.0 §5 over every response seen during the run. */
+export function checkEnvelopes(c: ProbeClient, rec: Recorder): void {
+  const all = c.responses.map((r) => r.response);
+  rec.expect(
+    'jsonrpc.version',
+    'every response carries jsonrpc 2.0',
+    all
+      .filter((m) => m.jsonrpc !== '2.0')
+      .map((m) => `id ${JSON.stringify(m.id)} has jsonrpc ${JSON.stringify(m.jsonrpc)}`),
+    `${all.length} responses`,
+  );
+  const echo = [
+    ...c.idMismatches.map((m) => `sent id ${JSON.stringify(m.sent)}, got ${JSON.stringify(m.received)}`),
+    ...c.unmatched
+      .filter((m) => m.id !== null && m.id !== undefined)
+      .map((m) => `id ${JSON.stringify(m.id)} answers no request`),
+  ];
+  rec.expect('jsonrpc.id-echo', 'every response echoes its request id', echo);
+  rec.expect(
+    'jsonrpc.result-xor-error',
+    'no response has both result and error',
+    all.filter((m) => 'result' in m && 'error' in m).map((m) => `id ${JSON.stringify(m.id)} has both`),
+  );
+}
+
+/** MCP stdio transport: "The server MUST NOT write anything to its stdout that is not a valid MCP message." */
+export function checkStdout(c: ProbeClient, rec: Recorder): void {
+  rec.expect(
+    'stdio.stdout',
+    'every byte on stdout is a JSON-RPC message',
+    c.link.junk.map((line) => `stdout line ${JSON.stringify(line.slice(0, 80))}`),
+  );
+}

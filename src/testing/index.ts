@@ -1,0 +1,24 @@
+/**
+ * The test kit's public API (`mcp-toolkit/testing`): drive a server in-process, produce the
+ * conformance report, and generate live tests for node's test runner. Explicit exports only.
+ */
+
+export type { ConformanceCheck, ConformanceOptions, ConformanceReport } from './conformance-report.ts';
+export { conformanceReport, formatReport } from './conformance-report.ts';
+export type { CaseOutcome, InvalidInputMode } from './live-calls.ts';
+export { LiveTestFailure } from './live-calls.ts';
+export type { LiveCase, LivePlan, LiveTestOptions } from './live-plan.ts';
+export { planLiveTests } from './live-plan.ts';
+export type { LiveRunSummary, ReporterName, RunLiveTestsOptions } from './live-tests.ts';
+export { registerLiveTests, runLiveTests } from './live-tests.ts';
+export type {
+  CommandTarget,
+  ConnectOptions,
+  ServerTarget,
+  StreamsTarget,
+  Target,
+  UrlTarget,
+  WireChoice,
+} from './targets.ts';
+export type { TestClientOptions } from './test-client.ts';
+export { TestClient, TestClientError } from './test-client.ts';

@@ -1,0 +1,125 @@
+/**
+ * What a live tool call must show, as assertions the generated tests share: a result (not a
+ * JSON-RPC error) within the per-call timeout, `structuredContent` valid against the
+ * `outputSchema`, and the right answer to invalid input. A failure is a LiveTestFailure whose
+ * message says what was sent and what came back.
+ */
+import { ErrorCode } from '../protocol/errors.ts';
+import { isObject, type JsonObject, type RequestId } from '../protocol/jsonrpc.ts';
+import { validateValue } from './json-schema.ts';
+import { type Answer, describeAnswer, toolText } from './probe-client.ts';
+
+/** A failed generated test: the message is the finding, so the stack is left out. */
+export class LiveTestFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LiveTestFailure';
+    this.stack = `${this.name}: ${message}`;
+  }
+}
+
+/** What a passing case wants said: notes (diagnostics), warnings (reported, not failed), or why it could not judge. */
+export interface CaseOutcome {
+  notes?: string[];
+  warnings?: string[];
+  /** The case could not run to a verdict (reported as skipped), e.g. the tool needs sampling. */
+  skipped?: string;
+}
+
+export function fail(message: string): never {
+  throw new LiveTestFailure(message);
+}
+
+/** `--invalid-input`: the spec moved from -32602 (to 2025-06-18) to an isError result (2025-11-25, SEP-1303). */
+export type InvalidInputMode = 'error' | 'result' | 'either';
+
+function args(value: unknown): string {
+  const text = JSON.stringify(value) ?? 'undefined';
+  return text.length > 160 ? `${text.slice(0, 157)}…` : text;
+}
+
+/**
+ * A generated call: a result within the timeout; with `mustSucceed` (examples) an isError
+ * result fails too, otherwise it is reported. A non-error result is checked against the
+ * tool's outputSchema.
+ */
+export function expectToolResult(
+  tool: JsonObject,
+  sent: unknown,
+  answer: Answer,
+  options: { mustSucceed: boolean; timeoutFlag?: string },
+): CaseOutcome {
+  const call = `${String(tool.name)}(${args(sent)})`;
+  if (answer.kind === 'timeout') {
+    fail(`${call}: no result within ${answer.afterMs / 1000} s (${options.timeoutFlag ?? '--call-timeout'})`);
+  }
+  // The test client declares no sampling, elicitation or roots: a tool that needs them cannot be judged.
+  if (answer.kind === 'error' && answer.error.code === ErrorCode.MissingRequiredClientCapability) {
+    return { skipped: `needs a client capability this test client does not offer: ${answer.error.message}` };
+  }
+  if (answer.kind !== 'result') fail(`${call}: expected a result, got ${describeAnswer(answer)}`);
+  const result = answer.result;
+  if (result.resultType === 'input_required') {
+    return { skipped: 'asks the client for input (input_required), which this test client does not provide' };
+  }
+  if (!Array.isArray(result.content)) fail(`${call}: the result has no content array`);
+  if (result.isError === true) {
+    const text = toolText(result);
+    if (options.mustSucceed) fail(`${call}: the tool answered isError: ${text}`);
+    return { notes: [`the tool answered isError (reported, not failed): ${text}`] };
+  }
+  if (isObject(tool.outputSchema)) {
+    if (!isObject(result.structuredContent)) {
+      fail(`${call}: no structuredContent although the tool declares an outputSchema`);
+    }
+    const issues = validateValue(tool.outputSchema, result.structuredContent);
+    if (issues.length > 0) {
+      fail(`${call}: structuredContent does not match the outputSchema: ${issues.slice(0, 5).join('; ')}`);
+    }
+  }
+  return {};
+}
+
+/** An invalid input must be refused: -32602, or an isError result, as `mode` allows. */
+export function expectRefusal(
+  tool: JsonObject,
+  sent: unknown,
+  answer: Answer,
+  mode: InvalidInputMode,
+): CaseOutcome {
+  const call = `${String(tool.name)}(${args(sent)})`;
+  const isRpc = answer.kind === 'error' && answer.error.code === ErrorCode.InvalidParams;
+  const isResult = answer.kind === 'result' && answer.result.isError === true;
+  if (mode === 'error' && isRpc) return {};
+  if (mode === 'result' && isResult) return {};
+  if (mode === 'either' && (isRpc || isResult)) return {};
+  const wanted =
+    mode === 'error'
+      ? 'error -32602'
+      : mode === 'result'
+        ? 'an isError result'
+        : 'error -32602 or an isError result';
+  if (answer.kind === 'result' && answer.result.isError !== true) {
+    fail(`${call}: the invalid input was accepted (expected ${wanted})`);
+  }
+  fail(`${call}: expected ${wanted}, got ${describeAnswer(answer)}`);
+}
+
+/** A protocol probe's answer: one of the codes, and an envelope that holds (JSON-RPC 2.0 §5). */
+export function expectProtocolError(
+  what: string,
+  sentId: RequestId,
+  answer: Answer,
+  codes: readonly number[],
+): CaseOutcome {
+  if (answer.kind !== 'error' || !codes.includes(answer.error.code)) {
+    fail(`${what}: expected error ${codes.join(' or ')}, got ${describeAnswer(answer)}`);
+  }
+  const r = answer.response;
+  if (r.jsonrpc !== '2.0')
+    fail(`${what}: the response carries jsonrpc ${JSON.stringify(r.jsonrpc)}, not "2.0"`);
+  if (r.id !== sentId)
+    fail(`${what}: the response id ${JSON.stringify(r.id)} does not echo ${JSON.stringify(sentId)}`);
+  if ('result' in r) fail(`${what}: the response has both result and error`);
+  return {};
+}

@@ -1,0 +1,253 @@
+/**
+ * The generated live tests, as plain data: connect, list the tools, and derive every case
+ * pytest-mcp-tools generates (with its test names) plus ours. Each case is a function that
+ * throws a LiveTestFailure or returns notes and warnings; live-tests.ts turns them into node
+ * test-runner tests, and the kit's own tests run them directly.
+ */
+import { ErrorCode } from '../protocol/errors.ts';
+import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
+import { TOOL_NAME } from './conformance-features.ts';
+import { ConnectError, connect, endpointUrl } from './connect.ts';
+import { probeEndpoint } from './http-link.ts';
+import { type CaseOutcome, expectProtocolError, fail, type InvalidInputMode } from './live-calls.ts';
+import { toolCases } from './live-tool-cases.ts';
+import type { ProbeClient } from './probe-client.ts';
+import { type ConnectOptions, type ResolvedTarget, resolveTarget, type Target } from './targets.ts';
+
+export interface LiveTestOptions extends ConnectOptions {
+  /** `--strict`: every tool must have examples and an outputSchema. */
+  strict?: boolean;
+  /** `--read-only` / `--production`: live calls only for tools with `readOnlyHint: true`. */
+  readOnly?: boolean;
+  /** What invalid input must get (default `either`). */
+  invalidInput?: InvalidInputMode;
+  /** At most this many schema-generated calls per tool (default 50). */
+  maxCallsPerTool?: number;
+  /** How many generated tests run at once (default 1). */
+  concurrency?: number;
+}
+
+export interface LiveCase {
+  name: string;
+  /** Registered but not run, with this reason (read-only mode, nothing to generate). */
+  skip?: string;
+  run(): Promise<CaseOutcome>;
+}
+
+export interface LivePlan {
+  /** What was tested, e.g. `http://127.0.0.1:3000/mcp (wire 2025-11-25)`. */
+  label: string;
+  cases: LiveCase[];
+  close(): Promise<void>;
+}
+
+/** pytest-mcp-tools' endpoint label: `POST /mcp`, `stdio`, `in-process`. */
+function endpointLabel(target: ResolvedTarget): string {
+  if (target.kind === 'url') return `POST ${new URL(endpointUrl(target.url)).pathname}`;
+  return target.kind === 'server' ? 'in-process' : 'stdio';
+}
+
+/** Connects, lists the tools and returns every generated case (a failed connection is one failing case). */
+export async function planLiveTests(target: Target, options: LiveTestOptions = {}): Promise<LivePlan> {
+  const resolved = resolveTarget(target);
+  const where = endpointLabel(resolved);
+  let client: ProbeClient;
+  try {
+    client = await connect(resolved, options);
+  } catch (err) {
+    const reason = err instanceof ConnectError ? err.message : String(err);
+    return {
+      label: resolved.kind === 'url' ? resolved.url : where,
+      cases: [
+        { name: 'test_mcp_tools[NO ENDPOINT FOUND]', run: async () => fail(`no MCP endpoint: ${reason}`) },
+      ],
+      close: async () => {},
+    };
+  }
+  const version = client.wire === '2026' ? '2026-07-28' : client.protocolVersion;
+  const cases: LiveCase[] = [
+    {
+      name: `test_mcp_tools[${where}]`,
+      run: async () => ({ notes: [`wire ${client.wire}, protocol ${version}`] }),
+    },
+  ];
+  if (resolved.kind === 'url') {
+    const origin = new URL(endpointUrl(resolved.url)).origin;
+    for (const path of ['/sse', '/messages']) {
+      const status = await probeEndpoint(origin + path, options.headers);
+      if (status !== undefined && status >= 200 && status < 300) {
+        cases.push({
+          name: `test_deprecated_endpoint[GET ${path}]`,
+          run: async () => ({
+            warnings: [
+              `${path} answers (HTTP ${status}): the HTTP+SSE transport is deprecated since 2025-03-26; serve streamable HTTP only`,
+            ],
+          }),
+        });
+      }
+    }
+  }
+
+  const listed = await client.listAll('tools/list', 'tools');
+  const tools = listed.items.filter(isObject);
+  cases.push(...listingCases(tools, listed.problem));
+  const annotated = tools.filter((t) => isObject(t.annotations));
+  if (annotated.length > 0) cases.push(...annotationCases(annotated));
+  for (const tool of tools) {
+    if (typeof tool.name !== 'string' || tool.name === '') continue;
+    cases.push(...toolCases(client, tool, options));
+  }
+  cases.push(...protocolCases(client));
+  if (client.link.transport === 'stdio') {
+    cases.push({
+      name: 'test_stdout_carries_only_jsonrpc',
+      run: async () => {
+        if (client.link.junk.length > 0) {
+          fail(
+            `stdout carried ${client.link.junk.length} non-JSON-RPC lines, first: ${JSON.stringify(client.link.junk[0])}`,
+          );
+        }
+        return {};
+      },
+    });
+  }
+  return {
+    label: `${resolved.kind === 'url' ? endpointUrl(resolved.url) : where} (wire ${client.wire}, protocol ${version})`,
+    cases,
+    close: () => client.close(),
+  };
+}
+
+function listingCases(tools: JsonObject[], problem: string | undefined): LiveCase[] {
+  const name = (t: JsonObject) => (typeof t.name === 'string' ? t.name : JSON.stringify(t).slice(0, 60));
+  return [
+    {
+      name: 'test_list_tools_from_basic_server',
+      run: async () => {
+        const issues: string[] = problem ? [problem] : [];
+        for (const t of tools) {
+          if (!isObject(t.inputSchema) || t.inputSchema.type !== 'object')
+            issues.push(`${name(t)}: inputSchema is not an object schema`);
+          if (
+            t.outputSchema !== undefined &&
+            (!isObject(t.outputSchema) || t.outputSchema.type !== 'object')
+          ) {
+            issues.push(`${name(t)}: outputSchema is not an object schema`);
+          }
+        }
+        if (issues.length > 0) fail(issues.join('; '));
+        return { notes: [`${tools.length} tools`] };
+      },
+    },
+    {
+      name: 'test_tools_have_descriptions',
+      run: async () => {
+        const bad = tools
+          .filter((t) => typeof t.description !== 'string' || t.description.trim() === '')
+          .map(name);
+        if (bad.length > 0) fail(`tools without a description: ${bad.join(', ')}`);
+        return {};
+      },
+    },
+    {
+      name: 'test_tools_have_names',
+      run: async () => {
+        const missing = tools.filter((t) => typeof t.name !== 'string' || t.name === '').length;
+        if (missing > 0) fail(`${missing} tools have no name`);
+        const bad = tools.filter((t) => !TOOL_NAME.test(String(t.name))).map((t) => JSON.stringify(t.name));
+        if (bad.length > 0)
+          fail(`names outside 1-128 characters of A-Z a-z 0-9 _ - . (SEP-986): ${bad.join(', ')}`);
+        return {};
+      },
+    },
+    {
+      name: 'test_tools_have_unique_names',
+      run: async () => {
+        const seen = new Set<unknown>();
+        const dupes = new Set<string>();
+        for (const t of tools) {
+          if (seen.has(t.name)) dupes.add(name(t));
+          seen.add(t.name);
+        }
+        if (dupes.size > 0) fail(`names listed more than once: ${[...dupes].join(', ')}`);
+        return {};
+      },
+    },
+  ];
+}
+
+function annotationCases(annotated: JsonObject[]): LiveCase[] {
+  return [
+    {
+      name: 'test_tools_have_titles',
+      run: async () => {
+        const untitled = annotated
+          .filter((t) => {
+            const title = typeof t.title === 'string' ? t.title : (t.annotations as JsonObject).title;
+            return typeof title !== 'string' || title.trim() === '';
+          })
+          .map((t) => String(t.name));
+        if (untitled.length > 0)
+          fail(`annotated tools without a title (tool.title or annotations.title): ${untitled.join(', ')}`);
+        return {};
+      },
+    },
+    {
+      name: 'test_tool_annotations_are_consistent',
+      run: async () => {
+        const contradictions: string[] = [];
+        const warnings: string[] = [];
+        for (const t of annotated) {
+          const a = t.annotations as JsonObject;
+          if (a.readOnlyHint !== true) continue;
+          if (a.destructiveHint === true)
+            contradictions.push(`${String(t.name)} is readOnlyHint and destructiveHint`);
+          if (a.idempotentHint === true) {
+            warnings.push(
+              `${String(t.name)}: idempotentHint means nothing with readOnlyHint (the spec reads it only when readOnlyHint is false)`,
+            );
+          }
+        }
+        if (contradictions.length > 0) fail(`contradictory annotations: ${contradictions.join('; ')}`);
+        return { warnings };
+      },
+    },
+  ];
+}
+
+function protocolCases(client: ProbeClient): LiveCase[] {
+  const modern = client.wire === '2026';
+  return [
+    {
+      name: 'test_invalid_request',
+      run: async () => {
+        const id = client.nextId();
+        const answer = await client.raw({ jsonrpc: '2.0', id, method: 'tools/call', params: null });
+        // 2026: a body without its envelope falls under the envelope rule (-32602) as well.
+        const codes = modern
+          ? [ErrorCode.InvalidRequest, ErrorCode.InvalidParams]
+          : [ErrorCode.InvalidRequest];
+        return expectProtocolError('tools/call with params: null', id, answer, codes);
+      },
+    },
+    {
+      name: 'test_method_not_found',
+      run: async () => {
+        const id = client.nextId();
+        const answer = await client.request('tools/execute', {}, { id });
+        return expectProtocolError('tools/execute (no such method)', id, answer, [ErrorCode.MethodNotFound]);
+      },
+    },
+    {
+      name: 'test_unknown_tool',
+      run: async () => {
+        const id = client.nextId();
+        const name = 'mcp-toolkit-no-such-tool';
+        const answer = await client.request('tools/call', { name, arguments: {} }, { id });
+        return expectProtocolError(`tools/call of unknown tool ${name}`, id, answer, [
+          ErrorCode.InvalidParams,
+        ]);
+      },
+    },
+  ];
+}

@@ -1,0 +1,159 @@
+/**
+ * The per-tool generated tests, named as pytest-mcp-tools names them: field descriptions and
+ * types, example calls, schema-generated calls, strict-mode checks, and invalid-input probes.
+ */
+import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
+import { validateValue } from './json-schema.ts';
+import { expectRefusal, expectToolResult, fail } from './live-calls.ts';
+import type { LiveCase, LiveTestOptions } from './live-plan.ts';
+import type { ProbeClient } from './probe-client.ts';
+import { invalidTypes, missingDescriptions, propertiesOf, requiredOf } from './schema-fields.ts';
+import { generateInputs, isTyped, wrongValue } from './schema-values.ts';
+
+const DEFAULT_MAX_CALLS = 50;
+
+export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTestOptions): LiveCase[] {
+  const name = tool.name as string;
+  const schema = isObject(tool.inputSchema) ? tool.inputSchema : {};
+  const props = propertiesOf(schema);
+  const hasProps = Object.keys(props).length > 0;
+  const readOnlyTool = isObject(tool.annotations) && tool.annotations.readOnlyHint === true;
+  // Read-only mode: nothing that could change state is called (pytest's --mcp-tools-read-only).
+  const callSkip =
+    options.readOnly && !readOnlyTool ? 'read-only mode: the tool is not readOnlyHint' : undefined;
+  const cases: LiveCase[] = [];
+  const withSkip = (c: LiveCase, skip: string | undefined): LiveCase => (skip ? { ...c, skip } : c);
+
+  if (hasProps) {
+    cases.push(
+      {
+        name: `test_${name}_input_schema_field_descriptions`,
+        run: async () => {
+          const missing = missingDescriptions(schema);
+          if (missing.length > 0) fail(`properties without a description: ${missing.join(', ')}`);
+          return {};
+        },
+      },
+      {
+        name: `test_${name}_input_schema_field_types`,
+        run: async () => {
+          const bad = invalidTypes(schema);
+          if (bad.length > 0) fail(`properties without a valid JSON Schema type: ${bad.join('; ')}`);
+          return {};
+        },
+      },
+    );
+  }
+
+  const examples = Array.isArray(schema.examples) ? (schema.examples as unknown[]) : [];
+  examples.forEach((example, n) => {
+    cases.push(
+      withSkip(
+        {
+          name: `test_${name}_example_${n}`,
+          run: async () => {
+            // Checked before any call: an example that breaks its own schema is never sent.
+            if (!isObject(example)) fail(`example ${n} is not an object: ${JSON.stringify(example)}`);
+            const issues = validateValue(schema, example);
+            if (issues.length > 0)
+              fail(`example ${n} ${JSON.stringify(example)} violates the inputSchema: ${issues.join('; ')}`);
+            return expectToolResult(tool, example, await client.callTool(name, example), {
+              mustSucceed: true,
+            });
+          },
+        },
+        callSkip,
+      ),
+    );
+  });
+
+  // Every tool gets a basic call, a tool without properties too (pytest-mcp-tools calls only
+  // tools with properties, which leaves a no-argument tool that always fails unnoticed).
+  const generated = generateInputs(schema, { max: options.maxCallsPerTool ?? DEFAULT_MAX_CALLS });
+  if (!generated.ok) {
+    cases.push({
+      name: `test_${name}_schema_0`,
+      skip: `no input generated: ${generated.problem}`,
+      run: async () => ({}),
+    });
+  } else {
+    generated.cases.forEach((c, n) => {
+      cases.push(
+        withSkip(
+          {
+            name: `test_${name}_schema_${n}`,
+            run: async () => {
+              const out = expectToolResult(tool, c.args, await client.callTool(name, c.args), {
+                mustSucceed: false,
+              });
+              return { ...out, notes: [c.label, ...(out.notes ?? [])] };
+            },
+          },
+          callSkip,
+        ),
+      );
+    });
+  }
+
+  if (options.strict) {
+    cases.push(
+      {
+        name: `test_${name}_has_examples`,
+        run: async () => {
+          if (examples.length === 0) fail(`${name} declares no inputSchema.examples`);
+          return {};
+        },
+      },
+      {
+        name: `test_${name}_has_output_schema`,
+        run: async () => {
+          if (!isObject(tool.outputSchema)) fail(`${name} declares no outputSchema`);
+          return {};
+        },
+      },
+    );
+  }
+
+  const required = requiredOf(schema);
+  if (required.some((f) => props[f] !== undefined && isTyped(props[f], schema))) {
+    const base = generated.ok
+      ? generated.cases[0]?.args
+      : (examples.find((e) => isObject(e) && validateValue(schema, e).length === 0) as
+          | JsonObject
+          | undefined);
+    const probeSkip = callSkip ?? (base === undefined ? 'no valid input to start from' : undefined);
+    const mode = options.invalidInput ?? 'either';
+    for (const field of required) {
+      cases.push(
+        withSkip(
+          {
+            name: `test_${name}_missing_${field}`,
+            run: async () => {
+              const args: JsonObject = { ...base };
+              delete args[field];
+              return expectRefusal(tool, args, await client.callTool(name, args), mode);
+            },
+          },
+          probeSkip,
+        ),
+      );
+    }
+    for (const field of Object.keys(props)) {
+      const wrong = wrongValue(schema, field);
+      if (wrong === undefined) continue;
+      cases.push(
+        withSkip(
+          {
+            name: `test_${name}_wrong_type_${field}`,
+            run: async () => {
+              const args: JsonObject = { ...base, [field]: wrong.value };
+              return expectRefusal(tool, args, await client.callTool(name, args), mode);
+            },
+          },
+          probeSkip,
+        ),
+      );
+    }
+  }
+  return cases;
+}

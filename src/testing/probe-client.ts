@@ -1,0 +1,389 @@
+/**
+ * The test kit's client: raw JSON-RPC over any link, with enough protocol to get a session
+ * going (initialize on the 2025 wire, the `_meta` envelope and routing headers on 2026) and a
+ * record of everything the server sent, so the conformance checks can look back at every
+ * response (jsonrpc version, id echo, result xor error) after the fact.
+ */
+import { ErrorCode } from '../protocol/errors.ts';
+import { isObject, type JsonObject, type RequestId } from '../protocol/jsonrpc.ts';
+import { LATEST_2025, VERSION_2026 } from '../protocol/versions.ts';
+import { META } from '../protocol/wire.ts';
+import { PACKAGE_VERSION } from '../server.ts';
+import { type Answer, describeAnswer, type RpcError } from './answer.ts';
+import type { Link, LinkSendOptions, LinkSendResult } from './link.ts';
+import {
+  type ConnectOptions,
+  DEFAULT_CALL_TIMEOUT_MS,
+  DEFAULT_NOTIFICATION_WAIT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_STARTUP_TIMEOUT_MS,
+  type ResolvedTarget,
+} from './targets.ts';
+
+export type { Answer, RpcError } from './answer.ts';
+export { describeAnswer, toolText } from './answer.ts';
+
+export interface RecordedResponse {
+  response: JsonObject;
+  /** The request it answered (undefined when it matched none). */
+  request: JsonObject | undefined;
+  wire: '2025' | '2026';
+}
+
+export type Wire = '2025' | '2026';
+
+interface Pending {
+  request: JsonObject;
+  wire: Wire;
+  resolve: (answer: Answer) => void;
+}
+
+const CLIENT_INFO = { name: 'mcp-toolkit-test', version: PACKAGE_VERSION };
+/** Methods whose 2026 requests carry `Mcp-Name` (SEP-2243). */
+const NAMED: Record<string, 'name' | 'uri'> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+};
+
+function key(id: unknown): string {
+  return `${typeof id}:${String(id)}`;
+}
+
+export class ProbeClient {
+  readonly link: Link;
+  readonly target: ResolvedTarget;
+  readonly requestTimeoutMs: number;
+  readonly callTimeoutMs: number;
+  readonly notificationWaitMs: number;
+  readonly startupTimeoutMs: number;
+  /** The wire requests go on by default, once connected. */
+  wire: Wire | undefined;
+  /** The negotiated 2025 version (after initialize). */
+  protocolVersion: string | undefined;
+  initializeResult: JsonObject | undefined;
+  discoverResult: JsonObject | undefined;
+  readonly responses: RecordedResponse[] = [];
+  /** Responses that answered no request in flight: answers to notifications, or stray ids. */
+  readonly unmatched: JsonObject[] = [];
+  /** Responses whose id matched a request only after conversion (1 answered as "1"). */
+  readonly idMismatches: { sent: RequestId; received: unknown }[] = [];
+  readonly serverRequests: JsonObject[] = [];
+  readonly notifications: JsonObject[] = [];
+  /** Tools whose arguments are mirrored into `Mcp-Param-*` headers on 2026 (SEP-2243). */
+  readonly headerParams = new Map<string, { property: string; header: string }[]>();
+  readonly #pending = new Map<string, Pending>();
+  /** Requests given up on (timeout): a late answer to one is not a stray id. */
+  readonly #expired = new Set<string>();
+  /** No answer seen yet: a stdio server may still be starting. */
+  #starting = true;
+  #nextId = 0;
+
+  constructor(link: Link, target: ResolvedTarget, options: ConnectOptions = {}) {
+    this.link = link;
+    this.target = target;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    this.notificationWaitMs = options.notificationWaitMs ?? DEFAULT_NOTIFICATION_WAIT_MS;
+    this.startupTimeoutMs = options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
+    link.onMessage = (m) => this.#receive(m);
+    link.onClose = (reason) => {
+      for (const [k, p] of this.#pending) {
+        this.#pending.delete(k);
+        p.resolve({ kind: 'closed', reason });
+      }
+    };
+  }
+
+  nextId(): number {
+    return ++this.#nextId;
+  }
+
+  #receive(message: unknown): void {
+    if (!isObject(message)) return;
+    this.#starting = false;
+    if (typeof message.method === 'string') {
+      if ('id' in message) {
+        this.serverRequests.push(message);
+        void this.#answerServerRequest(message);
+      } else this.notifications.push(message);
+      return;
+    }
+    let pending = this.#pending.get(key(message.id));
+    let k = key(message.id);
+    if (!pending && message.id !== null && message.id !== undefined) {
+      // Loose match: the server answered the right request with a re-typed id.
+      for (const [pk, p] of this.#pending) {
+        if (String(p.request.id) === String(message.id)) {
+          pending = p;
+          k = pk;
+          this.idMismatches.push({ sent: p.request.id as RequestId, received: message.id });
+          break;
+        }
+      }
+    }
+    if (!pending && this.#expired.delete(key(message.id))) return;
+    this.responses.push({ response: message, request: pending?.request, wire: pending?.wire ?? '2025' });
+    if (!pending) {
+      this.unmatched.push(message);
+      return;
+    }
+    this.#pending.delete(k);
+    const error = message.error;
+    if (isObject(error) && !('result' in message && isObject(message.result))) {
+      pending.resolve({ kind: 'error', error: error as unknown as RpcError, response: message });
+    } else if (isObject(message.result)) {
+      pending.resolve({ kind: 'result', result: message.result, response: message });
+    } else {
+      pending.resolve({
+        kind: 'error',
+        error: { code: Number.NaN, message: 'malformed response (no result object, no error object)' },
+        response: message,
+      });
+    }
+  }
+
+  /** This client offers no sampling, elicitation or roots: answer ping, refuse the rest. */
+  async #answerServerRequest(request: JsonObject): Promise<void> {
+    const reply =
+      request.method === 'ping'
+        ? { jsonrpc: '2.0', id: request.id, result: {} }
+        : {
+            jsonrpc: '2.0',
+            id: request.id,
+            error: {
+              code: ErrorCode.MethodNotFound,
+              message: `mcp-toolkit test client does not support ${String(request.method)}`,
+            },
+          };
+    try {
+      await this.link.send(reply, { headers: this.#headersFor(reply, this.wire ?? '2025') });
+    } catch {
+      // The link is gone; the waiting request reports that.
+    }
+  }
+
+  /** 2026: the `_meta` envelope (protocol version and client capabilities; clientInfo optional). */
+  envelope(params: JsonObject | undefined): JsonObject {
+    const meta = isObject(params?._meta) ? { ...params._meta } : {};
+    meta[META.protocolVersion] ??= VERSION_2026;
+    meta[META.clientCapabilities] ??= {};
+    meta[META.clientInfo] ??= CLIENT_INFO;
+    return { ...params, _meta: meta };
+  }
+
+  #headersFor(message: JsonObject, wire: Wire): Record<string, string> {
+    if (this.link.transport !== 'http') return {};
+    if (wire === '2025') return this.protocolVersion ? { 'mcp-protocol-version': this.protocolVersion } : {};
+    const headers: Record<string, string> = { 'mcp-protocol-version': VERSION_2026 };
+    const method = message.method;
+    if (typeof method !== 'string') return headers;
+    headers['mcp-method'] = method;
+    const params = isObject(message.params) ? message.params : undefined;
+    const field = NAMED[method];
+    if (field !== undefined && typeof params?.[field] === 'string')
+      headers['mcp-name'] = params[field] as string;
+    if (method === 'tools/call' && typeof params?.name === 'string') {
+      const args = isObject(params.arguments) ? params.arguments : {};
+      for (const p of this.headerParams.get(params.name) ?? []) {
+        const value = args[p.property];
+        if (value === undefined || value === null) continue;
+        const text = String(value);
+        headers[`mcp-param-${p.header.toLowerCase()}`] = /^[\x20-\x7e]*$/.test(text)
+          ? text
+          : `=?base64?${Buffer.from(text, 'utf8').toString('base64')}?=`;
+      }
+    }
+    return headers;
+  }
+
+  /**
+   * Sends one message as given (any shape, even malformed) and waits for the response to its
+   * id. `wire` picks the HTTP headers; nothing is added to the body.
+   */
+  async raw(
+    message: JsonObject | string,
+    options: {
+      timeoutMs?: number;
+      wire?: Wire;
+      omitSession?: boolean;
+      headers?: Record<string, string>;
+    } = {},
+  ): Promise<Answer> {
+    const wire = options.wire ?? this.wire ?? '2025';
+    const obj = typeof message === 'string' ? undefined : message;
+    const hasId =
+      obj !== undefined && 'id' in obj && (typeof obj.id === 'number' || typeof obj.id === 'string');
+    const asked = options.timeoutMs ?? this.requestTimeoutMs;
+    const timeoutMs =
+      this.#starting && this.link.transport === 'stdio' ? Math.max(asked, this.startupTimeoutMs) : asked;
+    if (this.link.failure !== undefined) return { kind: 'closed', reason: this.link.failure };
+    const abort = new AbortController();
+    let settle: (a: Answer) => void = () => {};
+    const answered = new Promise<Answer>((resolve) => {
+      settle = resolve;
+    });
+    let done = false;
+    const finish = (a: Answer) => {
+      if (done) return;
+      done = true;
+      settle(a);
+    };
+    if (hasId) this.#pending.set(key(obj.id), { request: obj, wire, resolve: finish });
+    const timer = setTimeout(() => {
+      if (hasId && this.#pending.delete(key(obj.id))) this.#expired.add(key(obj.id));
+      abort.abort();
+      finish({ kind: 'timeout', afterMs: timeoutMs });
+      if (hasId && wire === '2025' && this.link.transport !== 'http') void this.#cancel(obj.id as RequestId);
+    }, timeoutMs);
+    const sendOptions: LinkSendOptions = {
+      headers: { ...(obj ? this.#headersFor(obj, wire) : {}), ...options.headers },
+      signal: abort.signal,
+      ...(options.omitSession ? { omitSession: true } : {}),
+      ...(hasId
+        ? { stopWhen: (m: unknown) => isObject(m) && !('method' in m) && String(m.id) === String(obj.id) }
+        : {}),
+    };
+    let sent: LinkSendResult;
+    try {
+      sent = await this.link.send(message, sendOptions);
+    } catch (err) {
+      clearTimeout(timer);
+      if (hasId) this.#pending.delete(key(obj.id));
+      if (abort.signal.aborted) return answered;
+      finish({ kind: 'closed', reason: (err as Error).message });
+      return answered;
+    }
+    if (sent.status !== undefined) {
+      // HTTP: the exchange is over; a request still waiting got no JSON-RPC answer.
+      if (!hasId) finish({ kind: 'http', status: sent.status });
+      else if (this.#pending.has(key(obj.id))) {
+        this.#pending.delete(key(obj.id));
+        finish({ kind: 'http', status: sent.status, ...(sent.bodyText ? { bodyText: sent.bodyText } : {}) });
+      }
+      const a = await answered;
+      clearTimeout(timer);
+      return a.kind === 'result' || a.kind === 'error' ? { ...a, status: sent.status } : a;
+    }
+    // A stream carries no answer to a message without an id: it is sent, and that is all.
+    if (!hasId) finish({ kind: 'http', status: 0 });
+    const a = await answered;
+    clearTimeout(timer);
+    return a;
+  }
+
+  async #cancel(id: RequestId): Promise<void> {
+    try {
+      await this.link.send({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: id, reason: 'mcp-toolkit test: timed out' },
+      });
+    } catch {
+      // Nothing to cancel on a dead link.
+    }
+  }
+
+  /** A request on the current wire (2026: with the envelope unless `envelope: false`). */
+  request(
+    method: string,
+    params?: JsonObject,
+    options: { timeoutMs?: number; wire?: Wire; envelope?: boolean; id?: RequestId } = {},
+  ): Promise<Answer> {
+    const wire = options.wire ?? this.wire ?? '2025';
+    const withEnvelope = options.envelope ?? wire === '2026';
+    const message: JsonObject = { jsonrpc: '2.0', id: options.id ?? this.nextId(), method };
+    const body = withEnvelope ? this.envelope(params) : params;
+    if (body !== undefined) message.params = body;
+    return this.raw(message, { timeoutMs: options.timeoutMs, wire });
+  }
+
+  /**
+   * Sends a notification and returns what came back: on HTTP the status (202 expected); on
+   * streams whatever responses arrived in the quiet period after it (none expected).
+   */
+  async notify(
+    method: string,
+    params?: JsonObject,
+    options: { wire?: Wire } = {},
+  ): Promise<{ status?: number; responses: JsonObject[] }> {
+    const before = this.unmatched.length;
+    const message: JsonObject = { jsonrpc: '2.0', method };
+    if (params !== undefined) message.params = params;
+    const wire = options.wire ?? this.wire ?? '2025';
+    let status: number | undefined;
+    try {
+      status = (await this.link.send(message, { headers: this.#headersFor(message, wire) })).status;
+    } catch {
+      return { responses: [] };
+    }
+    if (status === undefined) await new Promise((r) => setTimeout(r, this.notificationWaitMs));
+    return { ...(status !== undefined ? { status } : {}), responses: this.unmatched.slice(before) };
+  }
+
+  /** The 2025 handshake's first half: initialize (the caller decides on notifications/initialized). */
+  async initialize(protocolVersion: string = LATEST_2025): Promise<Answer> {
+    const answer = await this.request(
+      'initialize',
+      { protocolVersion, capabilities: {}, clientInfo: CLIENT_INFO },
+      { wire: '2025', envelope: false },
+    );
+    if (answer.kind === 'result') {
+      this.initializeResult = answer.result;
+      if (typeof answer.result.protocolVersion === 'string')
+        this.protocolVersion = answer.result.protocolVersion;
+      else this.protocolVersion ??= protocolVersion;
+    }
+    return answer;
+  }
+
+  async discover(): Promise<Answer> {
+    const answer = await this.request('server/discover', {}, { wire: '2026', envelope: true });
+    if (answer.kind === 'result') this.discoverResult = answer.result;
+    return answer;
+  }
+
+  /** Calls a tool on the current wire with the per-call timeout. */
+  callTool(name: string, args: unknown, options: { timeoutMs?: number } = {}): Promise<Answer> {
+    return this.request(
+      'tools/call',
+      { name, arguments: args as JsonObject },
+      {
+        timeoutMs: options.timeoutMs ?? this.callTimeoutMs,
+      },
+    );
+  }
+
+  /** Every page of a list method; stops at a repeated cursor, an error, or 100 pages. */
+  async listAll(
+    method: string,
+    field: string,
+  ): Promise<{ items: JsonObject[]; pages: number; problem?: string; answer?: Answer }> {
+    const items: JsonObject[] = [];
+    const seen = new Set<string>();
+    let cursor: unknown;
+    for (let pages = 1; pages <= 100; pages++) {
+      const answer = await this.request(method, cursor === undefined ? {} : { cursor: cursor as string });
+      if (answer.kind !== 'result') {
+        const where = cursor === undefined ? method : `${method} with cursor ${JSON.stringify(cursor)}`;
+        return { items, pages, problem: `${where} got ${describeAnswer(answer)}`, answer };
+      }
+      const list = answer.result[field];
+      if (!Array.isArray(list))
+        return { items, pages, problem: `${method} result has no ${field} array`, answer };
+      items.push(...(list as JsonObject[]));
+      cursor = answer.result.nextCursor;
+      if (cursor === undefined || cursor === null) return { items, pages };
+      if (typeof cursor !== 'string')
+        return { items, pages, problem: `nextCursor is not a string: ${JSON.stringify(cursor)}` };
+      if (seen.has(cursor))
+        return { items, pages, problem: `nextCursor ${JSON.stringify(cursor)} repeats (a loop)` };
+      seen.add(cursor);
+    }
+    return { items, pages: 100, problem: `${method} still had a nextCursor after 100 pages` };
+  }
+
+  async close(): Promise<void> {
+    await this.link.close();
+  }
+}

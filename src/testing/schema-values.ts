@@ -1,0 +1,220 @@
+/**
+ * Inputs generated from a tool's inputSchema, for the schema-driven live calls and the
+ * invalid-input probes. Every candidate is checked against the schema with a real validator
+ * before it is sent: a value the schema forbids (too long, outside a pattern) is dropped, so a
+ * generated call is always a call the server must accept.
+ */
+import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
+import { compileSchema, validateValue } from './json-schema.ts';
+import { propertiesOf, requiredOf, resolveRef } from './schema-fields.ts';
+
+/** Plain strings: ASCII, Chinese, Turkish, emoji, quotes, SQL and HTML injection. */
+export const STRING_VALUES: readonly string[] = [
+  'hello',
+  '你好，世界',
+  'Merhaba dünya: ığüşçö İĞÜŞÇÖ',
+  '👋🌍🚀✨',
+  "it's",
+  'say "hi"',
+  "'; DROP TABLE users; --",
+  '<script>alert("x")</script>',
+];
+
+/** Well-formed values per string format (RFC 5322 addresses, RFC 3986 URIs, RFC 3339 dates). */
+export const FORMAT_VALUES: Readonly<Record<string, readonly string[]>> = {
+  email: ['user@example.com', 'first.last+tag@example.org', 'a_b@mail.example.co.uk'],
+  uri: ['https://example.com/path?q=1', 'http://example.org/', 'ftp://files.example.net/file.txt'],
+  'uri-reference': ['https://example.com/a', '/relative/path', '#fragment'],
+  url: ['https://example.com/path?q=1', 'http://example.org/', 'https://example.net/a/b'],
+  date: ['2024-01-15', '2000-02-29', '1999-12-31'],
+  'date-time': ['2024-01-15T10:30:00Z', '2000-02-29T23:59:59+02:00', '1999-12-31T00:00:00.000Z'],
+  time: ['10:30:00Z', '23:59:59+02:00', '00:00:00.5Z'],
+  uuid: ['123e4567-e89b-12d3-a456-426614174000', '00000000-0000-4000-8000-000000000000'],
+  ipv4: ['127.0.0.1', '192.0.2.10'],
+  ipv6: ['::1', '2001:db8::1'],
+  hostname: ['example.com', 'localhost'],
+};
+
+export const NUMBER_VALUES: readonly number[] = [0, 1, -1, 1e15, -1e15, 3.14];
+export const INTEGER_VALUES: readonly number[] = [0, 1, -1, 1e15, -1e15, 42];
+
+const MAX_DEPTH = 8;
+
+/** The schema of one property, standing alone but keeping the root's definitions for `$ref`s. */
+function standalone(prop: JsonObject, root: JsonObject): JsonObject {
+  const out: JsonObject = { ...resolveRef(prop, root) };
+  if (root.$schema !== undefined && out.$schema === undefined) out.$schema = root.$schema;
+  if (isObject(root.$defs)) out.$defs = { ...root.$defs, ...(isObject(out.$defs) ? out.$defs : {}) };
+  if (isObject(root.definitions))
+    out.definitions = { ...root.definitions, ...(isObject(out.definitions) ? out.definitions : {}) };
+  return out;
+}
+
+export function fieldAccepts(prop: JsonObject, root: JsonObject, value: unknown): boolean {
+  return validateValue(standalone(prop, root), value).length === 0;
+}
+
+function numberCandidates(s: JsonObject, integer: boolean): unknown[] {
+  const min = typeof s.minimum === 'number' ? s.minimum : undefined;
+  const max = typeof s.maximum === 'number' ? s.maximum : undefined;
+  const xmin = typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum : undefined;
+  const xmax = typeof s.exclusiveMaximum === 'number' ? s.exclusiveMaximum : undefined;
+  const step = integer ? 1 : 0.5;
+  const lo = min ?? (xmin !== undefined ? xmin + step : undefined);
+  const hi = max ?? (xmax !== undefined ? xmax - step : undefined);
+  if (lo === undefined && hi === undefined) return [...(integer ? INTEGER_VALUES : NUMBER_VALUES)];
+  const out: number[] = [];
+  if (lo !== undefined) out.push(integer ? Math.ceil(lo) : lo);
+  if (hi !== undefined) out.push(integer ? Math.floor(hi) : hi);
+  if (lo !== undefined && hi !== undefined) {
+    const mid = lo + (hi - lo) / 2;
+    out.push(integer ? Math.floor(mid) : mid);
+  }
+  out.push(0);
+  if (lo === undefined) out.push(-1, (hi as number) - 1);
+  if (hi === undefined) out.push(1, (lo as number) + 1);
+  return out;
+}
+
+/** Candidate values for one property, simplest first (not yet checked against the schema). */
+export function candidates(prop: JsonObject, root: JsonObject, depth = 0): unknown[] {
+  const s = resolveRef(prop, root);
+  if ('const' in s) return [s.const];
+  if (Array.isArray(s.enum)) return [...s.enum];
+  const branches = Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : undefined;
+  if (branches && depth < MAX_DEPTH) {
+    const nonNull = branches.filter((b) => isObject(b) && b.type !== 'null') as JsonObject[];
+    const first = nonNull[0] ?? (branches[0] as JsonObject | undefined);
+    if (first) return candidates(first, root, depth + 1);
+  }
+  const types = Array.isArray(s.type) ? s.type : [s.type];
+  const type = types.find((t) => t !== 'null') ?? types[0];
+  switch (type) {
+    case 'string': {
+      const format = typeof s.format === 'string' ? s.format : undefined;
+      return [...(format ? (FORMAT_VALUES[format] ?? STRING_VALUES) : STRING_VALUES)];
+    }
+    case 'integer':
+      return numberCandidates(s, true);
+    case 'number':
+      return numberCandidates(s, false);
+    case 'boolean':
+      return [true, false];
+    case 'null':
+      return [null];
+    case 'array': {
+      const items = isObject(s.items) ? s.items : {};
+      const item = depth < MAX_DEPTH ? basicValue(items, root, depth + 1) : undefined;
+      const minItems = typeof s.minItems === 'number' ? s.minItems : 0;
+      const basic = item === undefined ? [] : Array.from({ length: minItems }, () => item.value);
+      const out: unknown[] = [basic];
+      if (item !== undefined && minItems === 0) out.push([item.value]);
+      return out;
+    }
+    case 'object': {
+      if (depth >= MAX_DEPTH) return [{}];
+      const obj: JsonObject = {};
+      for (const name of requiredOf(s)) {
+        const v = basicValue(propertiesOf(s)[name] ?? {}, root, depth + 1);
+        if (v !== undefined) obj[name] = v.value;
+      }
+      return [obj];
+    }
+    default:
+      // No type: anything goes; start with a plain string.
+      return ['hello', 0, true];
+  }
+}
+
+/** The simplest value the property's schema accepts, or undefined when none of ours does. */
+export function basicValue(prop: JsonObject, root: JsonObject, depth = 0): { value: unknown } | undefined {
+  for (const v of candidates(prop, root, depth)) if (fieldAccepts(prop, root, v)) return { value: v };
+  return undefined;
+}
+
+export interface GeneratedCase {
+  /** What varies, e.g. `basic` or `name="👋🌍🚀✨"`. */
+  label: string;
+  args: JsonObject;
+}
+
+export type Generated = { ok: true; cases: GeneratedCase[] } | { ok: false; problem: string };
+
+function short(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 37)}…` : text;
+}
+
+/**
+ * The schema-driven calls: case 0 is every required field at its simplest valid value; then
+ * one field at a time (required or optional) takes each value of its table, the others held.
+ */
+export function generateInputs(inputSchema: unknown, options: { max?: number } = {}): Generated {
+  if (!isObject(inputSchema)) return { ok: false, problem: 'the inputSchema is not an object' };
+  const compiled = compileSchema(inputSchema);
+  if (!compiled.ok)
+    return { ok: false, problem: `the inputSchema is not a valid JSON Schema: ${compiled.error}` };
+  const props = propertiesOf(inputSchema);
+  const basic: JsonObject = {};
+  for (const name of requiredOf(inputSchema)) {
+    const v = basicValue(props[name] ?? {}, inputSchema);
+    if (v === undefined)
+      return { ok: false, problem: `no generated value satisfies the schema of "${name}"` };
+    basic[name] = v.value;
+  }
+  const issues = compiled.validate(basic);
+  if (issues.length > 0)
+    return { ok: false, problem: `the simplest input ${short(basic)} is invalid: ${issues.join('; ')}` };
+  const max = options.max ?? Number.POSITIVE_INFINITY;
+  const cases: GeneratedCase[] = [{ label: 'basic', args: basic }];
+  const seen = new Set([JSON.stringify(basic)]);
+  for (const [name, prop] of Object.entries(props)) {
+    for (const value of candidates(prop, inputSchema)) {
+      if (cases.length >= max) return { ok: true, cases };
+      const args = { ...basic, [name]: value };
+      const text = JSON.stringify(args);
+      if (seen.has(text) || compiled.validate(args).length > 0) continue;
+      seen.add(text);
+      cases.push({ label: `${name}=${short(value)}`, args });
+    }
+  }
+  return { ok: true, cases };
+}
+
+/**
+ * A value of the wrong type for one field, from a table per declared type, else the first of
+ * a few values the field's schema rejects; undefined when the field accepts anything.
+ */
+export function wrongValue(inputSchema: JsonObject, field: string): { value: unknown } | undefined {
+  const prop = resolveRef(propertiesOf(inputSchema)[field] ?? {}, inputSchema);
+  const types = Array.isArray(prop.type) ? prop.type : [prop.type];
+  const preferred: unknown[] = Array.isArray(prop.enum)
+    ? ['__invalid__']
+    : types.includes('string')
+      ? [42]
+      : types.includes('integer') || types.includes('number')
+        ? ['not-a-number']
+        : types.includes('boolean')
+          ? ['not-a-boolean']
+          : types.includes('array')
+            ? ['not-an-array']
+            : types.includes('object')
+              ? ['not-an-object']
+              : [];
+  for (const v of [...preferred, 42, 'not-a-valid-value', true, [], {}, null]) {
+    if (!fieldAccepts(prop, inputSchema, v)) return { value: v };
+  }
+  return undefined;
+}
+
+/** A required field "has a type" when its schema constrains values: a type, enum, const or format. */
+export function isTyped(prop: JsonObject, root: JsonObject): boolean {
+  const s = resolveRef(prop, root);
+  return (
+    s.type !== undefined ||
+    Array.isArray(s.enum) ||
+    'const' in s ||
+    Array.isArray(s.anyOf) ||
+    Array.isArray(s.oneOf)
+  );
+}
