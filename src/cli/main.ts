@@ -7,6 +7,7 @@ import { InternalCode, ToolkitError } from '../protocol/errors.ts';
 import { serve } from '../serve.ts';
 import { PACKAGE_VERSION } from '../server.ts';
 import { doctor } from './doctor.ts';
+import { runInit } from './init.ts';
 import { defaultTokenFile, login } from './login.ts';
 
 const HELP = `mcp-toolkit ${PACKAGE_VERSION}
@@ -16,6 +17,7 @@ Usage:
   mcp-toolkit doctor                                               check settings, plugins and dependencies
   mcp-toolkit login [server-url] [--issuer URL] [--client-id ID] [--scope S]... [--no-browser] [--token-file F]
                                                                    sign in with OAuth 2.1 (PKCE) and store the token
+  mcp-toolkit init <name> [--dir D]                                scaffold plugins/<name>/ and its test
   mcp-toolkit --version | --help
 
 Settings come from MCP_* environment variables (see docs/configuration.md); flags override them.`;
@@ -34,6 +36,10 @@ export async function main(argv: string[]): Promise<void> {
     }
     if (command === 'run') return await run(rest);
     if (command === 'login') return await loginCommand(rest);
+    if (command === 'init') {
+      process.exitCode = await runInit(rest, { out: (l) => console.log(l), err: (l) => console.error(l) });
+      return;
+    }
     if (command === 'doctor') {
       process.exitCode = await doctor(process.env, (line) => console.log(line));
       return;

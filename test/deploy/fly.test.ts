@@ -1,0 +1,88 @@
+/**
+ * fly.toml parses and agrees with the code: the internal port is the schema's MCP_HTTP_PORT,
+ * the health check hits /healthz, Fly waits longer than the server's drain before SIGKILL,
+ * every [env] name is a real setting whose value parses, and secrets are named in comments
+ * only, never valued.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { parse } from 'smol-toml';
+import { REPO_ROOT } from '../helpers/spawn-server.ts';
+import { imageEnv, readDockerfile } from './dockerfile.ts';
+import { knownSettings, unknownNames } from './known-settings.ts';
+
+interface FlyConfig {
+  app: string;
+  kill_signal?: string;
+  kill_timeout?: number | string;
+  build?: { dockerfile?: string };
+  env?: Record<string, string>;
+  http_service: {
+    internal_port: number;
+    force_https?: boolean;
+    auto_stop_machines?: string | boolean;
+    auto_start_machines?: boolean;
+    min_machines_running?: number;
+    checks?: { path: string; method?: string; interval?: string; timeout?: string }[];
+  };
+}
+
+const text = readFileSync(path.join(REPO_ROOT, 'fly.toml'), 'utf8');
+const fly = parse(text) as unknown as FlyConfig;
+const env = fly.env ?? {};
+const SECRETS = ['MCP_API_KEYS', 'MCP_STATE_SECRET', 'MCP_REDIS_URL'];
+
+/** Fly accepts seconds as a number or a Go duration string ("30s", "1m"). */
+function seconds(value: number | string | undefined): number {
+  if (value === undefined) return 5; // Fly's default
+  if (typeof value === 'number') return value;
+  const m = /^(\d+)(s|m)$/.exec(value);
+  assert.ok(m, `kill_timeout ${value}`);
+  return Number(m[1]) * (m[2] === 'm' ? 60 : 1);
+}
+
+test('builds the Dockerfile and serves on the default MCP_HTTP_PORT', async () => {
+  const known = await knownSettings();
+  assert.equal(fly.build?.dockerfile, 'Dockerfile');
+  assert.equal(fly.http_service.internal_port, Number(env.MCP_HTTP_PORT ?? known.defaults.MCP_HTTP_PORT));
+  assert.equal(fly.http_service.force_https, true);
+});
+
+test('the HTTP check requests /healthz', () => {
+  const checks = fly.http_service.checks ?? [];
+  assert.ok(checks.length > 0, 'at least one check');
+  assert.ok(checks.every((c) => c.path === '/healthz' && (c.method ?? 'GET') === 'GET'));
+});
+
+test('SIGTERM, and a kill_timeout longer than MCP_SHUTDOWN_TIMEOUT_MS', async () => {
+  const known = await knownSettings();
+  assert.equal(fly.kill_signal, 'SIGTERM');
+  const shutdownMs = Number(env.MCP_SHUTDOWN_TIMEOUT_MS ?? known.defaults.MCP_SHUTDOWN_TIMEOUT_MS);
+  assert.ok(seconds(fly.kill_timeout) * 1000 > shutdownMs, `${fly.kill_timeout} s > ${shutdownMs} ms`);
+});
+
+test('auto stop keeps one machine running', () => {
+  assert.equal(fly.http_service.auto_stop_machines, 'stop');
+  assert.equal(fly.http_service.auto_start_machines, true);
+  assert.equal(fly.http_service.min_machines_running, 1);
+});
+
+test('every [env] name is a real setting and the values parse with the image env', async () => {
+  const known = await knownSettings();
+  assert.deepEqual(unknownNames(Object.keys(env), known), []);
+  known.parse({ ...imageEnv(readDockerfile()), ...env });
+  assert.equal(
+    new URL(env.MCP_PUBLIC_URL!).host,
+    env.MCP_ALLOWED_HOSTS,
+    'the public host is the allowed one',
+  );
+});
+
+test('secrets are named in comments and never valued in the file', () => {
+  for (const name of SECRETS) {
+    assert.ok(!(name in env), `${name} is not in [env]`);
+    assert.match(text, new RegExp(`^#.*\\b${name}\\b`, 'm'), `${name} is named in a comment`);
+  }
+});
