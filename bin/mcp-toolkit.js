@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The mcp-toolkit command. Plain JavaScript so that an old Node.js gets a clear message
-// instead of a syntax error; the real CLI is TypeScript, run by Node's type stripping.
+// instead of a syntax error; the real CLI is TypeScript, run by Node's type stripping (or
+// its build in dist/ when installed from npm).
 var need = [22, 18];
 var have = process.versions.node.split('.').map(Number);
 if (have[0] < need[0] || (have[0] === need[0] && have[1] < need[1])) {
@@ -9,10 +10,18 @@ if (have[0] < need[0] || (have[0] === need[0] && have[1] < need[1])) {
   );
   process.exit(1);
 }
-import('../src/cli/main.ts').then(
-  (cli) => cli.main(process.argv.slice(2)),
-  (err) => {
-    process.stderr.write(`${err?.stack ?? err}\n`);
-    process.exit(1);
-  },
-);
+// A clone runs the TypeScript sources as they are; an installed package has only the build
+// in dist/ (Node does not strip types under node_modules), and no src/.
+var source = new URL('../src/cli/main.ts', import.meta.url);
+import('node:fs')
+  .then(
+    (fs) =>
+      import(fs.existsSync(source) ? source.href : new URL('../dist/src/cli/main.js', import.meta.url).href),
+  )
+  .then(
+    (cli) => cli.main(process.argv.slice(2)),
+    (err) => {
+      process.stderr.write(`${err?.stack ?? err}\n`);
+      process.exit(1);
+    },
+  );

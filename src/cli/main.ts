@@ -6,9 +6,11 @@ import { parseArgs } from 'node:util';
 import { InternalCode, ToolkitError } from '../protocol/errors.ts';
 import { serve } from '../serve.ts';
 import { PACKAGE_VERSION } from '../server.ts';
+import { runCheck } from './check.ts';
 import { doctor } from './doctor.ts';
 import { runInit } from './init.ts';
 import { defaultTokenFile, login } from './login.ts';
+import { runTest } from './test.ts';
 
 const HELP = `mcp-toolkit ${PACKAGE_VERSION}
 
@@ -17,6 +19,10 @@ Usage:
   mcp-toolkit doctor                                               check settings, plugins and dependencies
   mcp-toolkit login [server-url] [--issuer URL] [--client-id ID] [--scope S]... [--no-browser] [--token-file F]
                                                                    sign in with OAuth 2.1 (PKCE) and store the token
+  mcp-toolkit check <url | -- command [args...]> [--wire 2025|2026|auto] [--json]
+                                                                   conformance report of any MCP server
+  mcp-toolkit test <url | -- command [args...]> [--strict] [--read-only] [--reporter spec|tap|junit] [--output F]
+                                                                   generated live tests against any MCP server
   mcp-toolkit init <name> [--dir D]                                scaffold plugins/<name>/ and its test
   mcp-toolkit --version | --help
 
@@ -36,6 +42,15 @@ export async function main(argv: string[]): Promise<void> {
     }
     if (command === 'run') return await run(rest);
     if (command === 'login') return await loginCommand(rest);
+    if (command === 'check' || command === 'test') {
+      const io = {
+        out: (t: string) => void process.stdout.write(t),
+        err: (t: string) => void process.stderr.write(t),
+        env: process.env,
+      };
+      process.exitCode = await (command === 'check' ? runCheck(rest, io) : runTest(rest, io));
+      return;
+    }
     if (command === 'init') {
       process.exitCode = await runInit(rest, { out: (l) => console.log(l), err: (l) => console.error(l) });
       return;

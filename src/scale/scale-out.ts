@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Settings } from '../config/settings.ts';
+import { ErrorCode } from '../protocol/errors.ts';
 import { Hub } from '../protocol/hub.ts';
 import type { SessionStore } from '../protocol/session.ts';
 import type { SharedState } from '../server.ts';
@@ -53,8 +54,8 @@ export interface ScaleOut {
 
 /** What /readyz says while Redis is away: which parts fail, and that the 2026 wire does not. */
 const DEGRADED =
-  '2025-wire sessions answer 503 (-32039), SSE events are not stored for resumption and ' +
-  'replicas cannot reach each other; the 2026 wire is unaffected';
+  `2025-wire sessions answer 503 (${ErrorCode.ServiceUnavailable}), SSE events are not stored ` +
+  'for resumption and replicas cannot reach each other; the 2026 wire is unaffected';
 
 /**
  * @example

@@ -62,14 +62,6 @@ export async function checkTools(
     `${listed.items.length} tools`,
   );
   const tools = listed.items.filter(isObject);
-  for (const t of tools) {
-    const header = Object.entries(
-      isObject(t.inputSchema) && isObject(t.inputSchema.properties) ? t.inputSchema.properties : {},
-    )
-      .filter(([, p]) => isObject(p) && typeof p['x-mcp-header'] === 'string')
-      .map(([property, p]) => ({ property, header: (p as JsonObject)['x-mcp-header'] as string }));
-    if (header.length > 0 && typeof t.name === 'string') c.headerParams.set(t.name, header);
-  }
   if (listed.problem !== undefined) rec.fail('tools.pagination', 'pagination cursors work', listed.problem);
   else if (listed.pages > 1) rec.pass('tools.pagination', 'pagination cursors work', `${listed.pages} pages`);
   else rec.skip('tools.pagination', 'pagination cursors work', 'one page: no cursor to follow');

@@ -7,6 +7,9 @@
 import { BaseLink, type Link, type LinkSendOptions, type LinkSendResult } from './link.ts';
 
 const BODY_SAMPLE = 500;
+/** A stream closed before its answer is resumed at most this often, waiting at most this long. */
+const MAX_RESUMES = 5;
+const MAX_RETRY_WAIT_MS = 2_000;
 
 function isInitialize(message: unknown): boolean {
   return (
@@ -63,7 +66,28 @@ export class HttpLink extends BaseLink implements Link {
       const contentType = res.headers.get('content-type') ?? '';
       const result: LinkSendResult = { status: res.status, contentType, delivered: 0 };
       if (contentType.includes('text/event-stream') && res.body) {
-        result.delivered = await this.#readSse(res.body, options.stopWhen, controller);
+        const sse = { delivered: 0, lastEventId: undefined as string | undefined, retryMs: 0, done: false };
+        await this.#readSse(res.body, options.stopWhen, controller, sse);
+        // The server may close a stream before the answer and expect the client to resume it
+        // with GET and Last-Event-ID (MCP 2025-11-25 Transports, "Resumability and Redelivery").
+        for (
+          let round = 0;
+          !sse.done && options.stopWhen && sse.lastEventId !== undefined && round < MAX_RESUMES;
+          round++
+        ) {
+          if (sse.retryMs > 0)
+            await new Promise((r) => setTimeout(r, Math.min(sse.retryMs, MAX_RETRY_WAIT_MS)));
+          const resumed = await fetch(this.url, {
+            method: 'GET',
+            headers: { ...headers, accept: 'text/event-stream', 'last-event-id': sse.lastEventId },
+            signal,
+          });
+          if (!resumed.ok || !resumed.body) break;
+          const before = sse.lastEventId;
+          await this.#readSse(resumed.body, options.stopWhen, controller, sse);
+          if (!sse.done && sse.lastEventId === before) break;
+        }
+        result.delivered = sse.delivered;
         return result;
       }
       const text = await res.text();
@@ -92,11 +116,11 @@ export class HttpLink extends BaseLink implements Link {
     body: ReadableStream<Uint8Array>,
     stopWhen: LinkSendOptions['stopWhen'],
     controller: AbortController,
-  ): Promise<number> {
+    state: { delivered: number; lastEventId: string | undefined; retryMs: number; done: boolean },
+  ): Promise<void> {
     const reader = body.getReader();
     const decoder = new TextDecoder();
     let buffer = '';
-    let delivered = 0;
     try {
       for (;;) {
         const { value, done } = await reader.read();
@@ -105,24 +129,30 @@ export class HttpLink extends BaseLink implements Link {
         const blocks = buffer.split(/\r?\n\r?\n/);
         buffer = blocks.pop() ?? '';
         for (const block of blocks) {
-          const data = block
-            .split(/\r?\n/)
-            .filter((line) => line.startsWith('data:'))
-            .map((line) => line.slice(5).replace(/^ /, ''))
-            .join('\n');
-          if (data === '') continue;
+          const data: string[] = [];
+          for (const line of block.split(/\r?\n/)) {
+            const colon = line.indexOf(':');
+            if (colon === 0) continue;
+            const field = colon === -1 ? line : line.slice(0, colon);
+            const text = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
+            if (field === 'data') data.push(text);
+            else if (field === 'id') state.lastEventId = text;
+            else if (field === 'retry' && /^\d+$/.test(text)) state.retryMs = Number(text);
+          }
+          if (data.length === 0 || data.join('') === '') continue;
           let message: unknown;
           try {
-            message = JSON.parse(data);
+            message = JSON.parse(data.join('\n'));
           } catch {
-            this.junk.push(data.slice(0, BODY_SAMPLE));
+            this.junk.push(data.join('\n').slice(0, BODY_SAMPLE));
             continue;
           }
           this.deliver(message);
-          delivered++;
+          state.delivered++;
           if (stopWhen?.(message)) {
+            state.done = true;
             controller.abort();
-            return delivered;
+            return;
           }
         }
       }
@@ -131,7 +161,6 @@ export class HttpLink extends BaseLink implements Link {
     } finally {
       reader.releaseLock();
     }
-    return delivered;
   }
 
   /** Ends the session politely (DELETE, MCP 2025-11-25 §session management) and drops open streams. */

@@ -196,19 +196,23 @@ function annotationCases(annotated: JsonObject[]): LiveCase[] {
       name: 'test_tool_annotations_are_consistent',
       run: async () => {
         const contradictions: string[] = [];
-        const warnings: string[] = [];
+        const meaningless: string[] = [];
         for (const t of annotated) {
           const a = t.annotations as JsonObject;
           if (a.readOnlyHint !== true) continue;
-          if (a.destructiveHint === true)
-            contradictions.push(`${String(t.name)} is readOnlyHint and destructiveHint`);
-          if (a.idempotentHint === true) {
-            warnings.push(
-              `${String(t.name)}: idempotentHint means nothing with readOnlyHint (the spec reads it only when readOnlyHint is false)`,
-            );
-          }
+          if (a.destructiveHint === true) contradictions.push(String(t.name));
+          if (a.idempotentHint === true) meaningless.push(String(t.name));
         }
-        if (contradictions.length > 0) fail(`contradictory annotations: ${contradictions.join('; ')}`);
+        if (contradictions.length > 0) {
+          fail(`readOnlyHint with destructiveHint contradict each other: ${contradictions.join(', ')}`);
+        }
+        // The spec reads idempotentHint only when readOnlyHint is false: beside it, it says nothing.
+        const warnings =
+          meaningless.length > 0
+            ? [
+                `idempotentHint is meaningless with readOnlyHint (read only when readOnlyHint is false): ${meaningless.join(', ')}`,
+              ]
+            : [];
         return { warnings };
       },
     },

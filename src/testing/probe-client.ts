@@ -372,6 +372,7 @@ export class ProbeClient {
       if (!Array.isArray(list))
         return { items, pages, problem: `${method} result has no ${field} array`, answer };
       items.push(...(list as JsonObject[]));
+      if (method === 'tools/list') this.#rememberHeaderParams(list);
       cursor = answer.result.nextCursor;
       if (cursor === undefined || cursor === null) return { items, pages };
       if (typeof cursor !== 'string')
@@ -381,6 +382,18 @@ export class ProbeClient {
       seen.add(cursor);
     }
     return { items, pages: 100, problem: `${method} still had a nextCursor after 100 pages` };
+  }
+
+  /** SEP-2243: arguments annotated `x-mcp-header` travel in `Mcp-Param-*` headers too (2026, HTTP). */
+  #rememberHeaderParams(tools: unknown[]): void {
+    for (const t of tools) {
+      if (!isObject(t) || typeof t.name !== 'string' || !isObject(t.inputSchema)) continue;
+      const props = isObject(t.inputSchema.properties) ? t.inputSchema.properties : {};
+      const params = Object.entries(props)
+        .filter(([, p]) => isObject(p) && typeof p['x-mcp-header'] === 'string')
+        .map(([property, p]) => ({ property, header: (p as JsonObject)['x-mcp-header'] as string }));
+      if (params.length > 0) this.headerParams.set(t.name, params);
+    }
   }
 
   async close(): Promise<void> {

@@ -60,8 +60,10 @@ function accepts(req: FastifyRequest, type: string): boolean {
 class PostChannel implements OutboundChannel {
   stream: SseStream | undefined;
   readonly #open: (() => SseStream) | undefined;
-  constructor(open: (() => SseStream) | undefined) {
+  readonly #resumable: boolean;
+  constructor(open: (() => SseStream) | undefined, resumable: boolean) {
     this.#open = open;
+    this.#resumable = resumable;
   }
   send(message: JsonRpcMessage): void {
     if (!this.#open) return; // the client accepts JSON only: related messages cannot be delivered
@@ -69,7 +71,9 @@ class PostChannel implements OutboundChannel {
     this.stream.send(message);
   }
   async disconnect(): Promise<void> {
-    if (!this.#open) return;
+    // Only a resumable stream (2025 wire, 2025-11-25+) may be closed early: elsewhere the
+    // client could not reconnect and the result would be lost.
+    if (!this.#open || !this.#resumable) return;
     this.stream ??= this.#open();
     await this.stream.disconnect();
   }
@@ -269,6 +273,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
             return stream;
           }
         : undefined,
+      resumable,
     );
     const controller = new AbortController();
     reply.raw.on('close', () => {

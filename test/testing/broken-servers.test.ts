@@ -1,0 +1,164 @@
+/**
+ * The corpus of broken fixture servers (official SDK v1, one defect each) through both engines:
+ * the conformance report must fail exactly the checks meant for the defect, and the generated
+ * live tests exactly the tests meant for it. The good server passes both, strict included.
+ * The servers run on in-memory streams; transports.test.ts covers real processes and HTTP.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { conformanceReport } from '../../src/testing/conformance-report.ts';
+import type { LiveTestOptions } from '../../src/testing/live-plan.ts';
+import type { WireChoice } from '../../src/testing/targets.ts';
+import { DEFECTS, type DefectName } from '../fixtures/broken-servers/defects.ts';
+import { FAST, fixtureStreams, runPlan } from './helpers/fixtures.ts';
+
+interface Expected {
+  /** Conformance check ids that must fail (and no others). */
+  check?: string[];
+  /** Generated tests that must fail (names, or patterns), and no others. */
+  test?: (string | RegExp)[];
+  /** Generated tests that must pass with a warning. */
+  warn?: string[];
+  wire?: WireChoice;
+  live?: LiveTestOptions;
+}
+
+const EXPECTED: Record<Exclude<DefectName, 'sse-endpoint'>, Expected> = {
+  none: {},
+  'answers-notifications': { check: ['notifications.unanswered'] },
+  'pre-initialize-accepted': { check: ['lifecycle.pre-initialize'] },
+  'params-null-dropped': { check: ['jsonrpc.invalid-request'], test: ['test_invalid_request'] },
+  'unknown-method-wrong-code': {
+    check: ['jsonrpc.method-not-found', '2026.method-not-found'],
+    test: ['test_method_not_found'],
+  },
+  'no-jsonrpc-version': { check: ['jsonrpc.version'], test: ['test_method_not_found'] },
+  'wrong-id-echo': { check: ['jsonrpc.id-echo'], test: ['test_method_not_found'] },
+  'result-and-error': { check: ['jsonrpc.result-xor-error'], test: ['test_method_not_found'] },
+  'no-version-negotiation': { check: ['initialize.version-negotiation'] },
+  'no-server-info': { check: ['initialize.server-info'] },
+  'no-capabilities': { check: ['initialize.capabilities'] },
+  'no-protocol-version': { check: ['initialize.protocol-version', 'initialize.version-negotiation'] },
+  'stdout-junk': { check: ['stdio.stdout'], test: ['test_stdout_carries_only_jsonrpc'] },
+  'tools-list-not-array': { check: ['tools.list'], test: ['test_list_tools_from_basic_server'] },
+  'tool-without-description': {
+    check: ['tools.fields', 'tools.descriptions'],
+    test: ['test_tools_have_descriptions'],
+  },
+  'unknown-tool-not-error': { check: ['tools.unknown-tool'], test: ['test_unknown_tool'] },
+  'empty-description': { check: ['tools.descriptions'], test: ['test_tools_have_descriptions'] },
+  'duplicate-name': { check: ['tools.unique-names'], test: ['test_tools_have_unique_names'] },
+  'bad-name': { check: ['tools.name-format'], test: ['test_tools_have_names'] },
+  'input-schema-not-object': {
+    check: ['tools.input-schema-object'],
+    test: ['test_list_tools_from_basic_server'],
+  },
+  'output-schema-not-object': {
+    check: ['tools.output-schema-object', 'tools.structured-content'],
+    test: ['test_list_tools_from_basic_server', /^test_add_numbers_(example|schema)_\d+$/],
+  },
+  'structured-content-mismatch': {
+    check: ['tools.structured-content'],
+    test: [/^test_get_greeting_(example|schema)_\d+$/],
+  },
+  'broken-pagination': { check: ['tools.pagination'], test: ['test_list_tools_from_basic_server'] },
+  'readonly-destructive': { test: ['test_tool_annotations_are_consistent'] },
+  'readonly-idempotent': { warn: ['test_tool_annotations_are_consistent'] },
+  'missing-title': { test: ['test_tools_have_titles'] },
+  'missing-field-description': { test: ['test_schedule_note_input_schema_field_descriptions'] },
+  'invalid-field-type': {
+    check: ['tools.schemas-valid'],
+    test: ['test_schedule_note_input_schema_field_types', 'test_schedule_note_example_0'],
+  },
+  'invalid-example': { test: ['test_add_numbers_example_0'] },
+  'example-fails': { test: ['test_set_mode_example_0'] },
+  'accepts-invalid-input': { test: [/^test_\w+_(missing|wrong_type)_\w+$/] },
+  'no-examples': { test: ['test_schedule_note_has_examples'], live: { strict: true } },
+  'no-output-schema': { test: ['test_set_mode_has_output_schema'], live: { strict: true } },
+  'resource-unreadable': { check: ['resources.read'] },
+  'resource-list-malformed': { check: ['resources.list'] },
+  'prompt-list-malformed': { check: ['prompts.list'] },
+  'prompt-undeclared-argument': { check: ['prompts.arguments'] },
+  'no-2026-wire': { check: ['2026.discover'], wire: '2026' },
+  'no-result-type': { check: ['2026.result-type'] },
+  'envelope-not-checked': { check: ['2026.missing-envelope'] },
+};
+
+const matches = (name: string, want: string | RegExp) =>
+  typeof want === 'string' ? name === want : want.test(name);
+
+describe('broken fixture servers', { concurrency: 4 }, () => {
+  for (const [defect, expected] of Object.entries(EXPECTED) as [DefectName, Expected][]) {
+    test(`${defect}: ${DEFECTS[defect]}`, async () => {
+      const report = await conformanceReport(await fixtureStreams(defect), {
+        ...FAST,
+        wire: expected.wire ?? 'auto',
+      });
+      const failedChecks = report.checks.filter((c) => c.status === 'fail').map((c) => c.id);
+      assert.deepEqual(
+        failedChecks.sort(),
+        [...(expected.check ?? [])].sort(),
+        JSON.stringify(report.checks.filter((c) => c.status === 'fail')),
+      );
+      assert.equal(report.ok, failedChecks.length === 0);
+
+      const run = await runPlan(await fixtureStreams(defect), expected.live ?? {});
+      const wanted = expected.test ?? [];
+      const failed = [...run.failed.keys()];
+      const unexpected = failed.filter((n) => !wanted.some((w) => matches(n, w)));
+      assert.deepEqual(
+        unexpected,
+        [],
+        `unexpected failures: ${JSON.stringify(Object.fromEntries(run.failed))}`,
+      );
+      for (const w of wanted)
+        assert.ok(
+          failed.some((n) => matches(n, w)),
+          `${String(w)} should fail; failed: ${failed.join(', ')}`,
+        );
+      assert.deepEqual([...run.warned].sort(), [...(expected.warn ?? [])].sort());
+    });
+  }
+
+  test('the good server passes strict mode and both --invalid-input expectations it meets', async () => {
+    const strict = await runPlan(await fixtureStreams('none'), { strict: true, invalidInput: 'error' });
+    assert.deepEqual([...strict.failed.keys()], []);
+    assert.ok(strict.names.includes('test_get_greeting_has_examples'));
+    assert.ok(strict.names.includes('test_schedule_note_wrong_type_to'));
+    // It answers invalid input with -32602, so insisting on isError results fails every probe.
+    const asResult = await runPlan(await fixtureStreams('none'), { invalidInput: 'result' });
+    const failed = [...asResult.failed.keys()];
+    assert.ok(failed.length > 5);
+    assert.ok(
+      failed.every((n) => /_(missing|wrong_type)_/.test(n)),
+      failed.join(', '),
+    );
+  });
+
+  test('read-only mode calls only readOnlyHint tools and skips the rest, visibly', async () => {
+    const run = await runPlan(await fixtureStreams('accepts-invalid-input'), { readOnly: true });
+    // set_mode and schedule_note are not read-only: their calls and probes are skipped, not failed.
+    assert.equal(run.skipped.get('test_set_mode_example_0'), 'read-only mode: the tool is not readOnlyHint');
+    assert.ok(run.skipped.has('test_schedule_note_missing_to'));
+    assert.ok([...run.failed.keys()].every((n) => /^test_(get_greeting|add_numbers)_/.test(n)));
+    assert.ok(run.failed.has('test_get_greeting_missing_name'));
+  });
+
+  test('every conformance check and every generated test is caught by some defect', async () => {
+    const report = await conformanceReport(await fixtureStreams('none'), FAST);
+    const caughtChecks = new Set(Object.values(EXPECTED).flatMap((e) => e.check ?? []));
+    const uncaught = report.checks.map((c) => c.id).filter((id) => !caughtChecks.has(id));
+    assert.deepEqual(uncaught, []);
+    const run = await runPlan(await fixtureStreams('none'), { strict: true });
+    const patterns = Object.values(EXPECTED).flatMap((e) => [...(e.test ?? []), ...(e.warn ?? [])]);
+    const families = (n: string) =>
+      n
+        .replace(/^test_(get_greeting|add_numbers|set_mode|schedule_note)_/, 'test_TOOL_')
+        .replace(/_\d+$/, '_N');
+    const generated = new Set(run.names.map(families));
+    const caught = new Set(run.names.filter((n) => patterns.some((p) => matches(n, p))).map(families));
+    // Covered elsewhere: the endpoint line (transports.test.ts: unreachable server, /sse warning).
+    const missing = [...generated].filter((f) => !caught.has(f) && !f.startsWith('test_mcp_tools['));
+    assert.deepEqual(missing, []);
+  });
+});

@@ -1,0 +1,105 @@
+/**
+ * Helpers for the test kit's own tests: a broken fixture server on in-memory streams (no
+ * process), running a live-test plan's cases directly, and the CLI entry spawned as a child.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { type LiveTestOptions, planLiveTests } from '../../../src/testing/live-plan.ts';
+import type { StreamsTarget, Target } from '../../../src/testing/targets.ts';
+import type { DefectName } from '../../fixtures/broken-servers/defects.ts';
+import { runLineServer } from '../../fixtures/broken-servers/line-server.ts';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+export const FIXTURES = path.join(REPO_ROOT, 'test/fixtures/broken-servers');
+export const CLI_ENTRY = path.join(REPO_ROOT, 'test/testing/helpers/cli-entry.ts');
+
+/** Short timeouts: the fixtures answer in milliseconds; a missing answer should not cost seconds. */
+export const FAST = { requestTimeoutMs: 1_500, callTimeoutMs: 3_000, notificationWaitMs: 100 } as const;
+
+/** The fixture with `defect`, served on a pair of in-memory streams. */
+export async function fixtureStreams(defect: DefectName): Promise<StreamsTarget> {
+  const toServer = new PassThrough();
+  const fromServer = new PassThrough();
+  await runLineServer(defect, toServer, fromServer);
+  return { streams: { toServer, fromServer, label: `fixture ${defect}` } };
+}
+
+export interface PlanRun {
+  names: string[];
+  failed: Map<string, string>;
+  warned: Set<string>;
+  skipped: Map<string, string>;
+}
+
+/** Plans the live tests and runs every case (a few at a time), without node's test runner. */
+export async function runPlan(target: Target, options: LiveTestOptions = {}): Promise<PlanRun> {
+  const plan = await planLiveTests(target, { ...FAST, ...options });
+  const out: PlanRun = {
+    names: plan.cases.map((c) => c.name),
+    failed: new Map(),
+    warned: new Set(),
+    skipped: new Map(),
+  };
+  const queue = plan.cases.filter((c) => {
+    if (c.skip) out.skipped.set(c.name, c.skip);
+    return !c.skip;
+  });
+  const final = queue.filter((c) => c.name === 'test_stdout_carries_only_jsonrpc');
+  const rest = queue.filter((c) => !final.includes(c));
+  const run = async (c: (typeof queue)[number]) => {
+    try {
+      const outcome = await c.run();
+      if (outcome.skipped !== undefined) out.skipped.set(c.name, outcome.skipped);
+      if (outcome.warnings && outcome.warnings.length > 0) out.warned.add(c.name);
+    } catch (err) {
+      out.failed.set(c.name, (err as Error).message);
+    }
+  };
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: options.concurrency ?? 4 }, async () => {
+      while (next < rest.length) await run(rest[next++]!);
+    }),
+  );
+  for (const c of final) await run(c);
+  await plan.close();
+  return out;
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `check`/`test` through the CLI entry in a child process (node's test runner needs its own process). */
+export function runCli(
+  args: readonly string[],
+  options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    // NODE_TEST_CONTEXT would make the child's test runner report to this one instead of stdout.
+    const { NODE_TEST_CONTEXT: _, ...inherited } = process.env;
+    const child = spawn(process.execPath, [CLI_ENTRY, ...args], {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: { ...inherited, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      stdout += c;
+    });
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      stderr += c;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 90_000);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}

@@ -1,0 +1,171 @@
+/**
+ * Our own servers through the kit: the filesystem plugin passes check, test and test --strict
+ * (in-process, and over HTTP behind API-key auth, the key given as a header or found in the
+ * token file of `mcp-toolkit login`); the conformance plugin passes check, and its odd tools
+ * are the expected findings of test (docs/testing.md lists them).
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { filesystemPlugin } from '../../plugins/filesystem/index.ts';
+import { saveToken } from '../../src/auth/token-store.ts';
+import { runCheck } from '../../src/cli/check.ts';
+import { type RunningServer, serve } from '../../src/serve.ts';
+import { conformanceReport, formatReport } from '../../src/testing/conformance-report.ts';
+import { planLiveTests } from '../../src/testing/live-plan.ts';
+import { TestClient } from '../../src/testing/test-client.ts';
+import { FAST, REPO_ROOT, runPlan } from './helpers/fixtures.ts';
+
+const API_KEY = 'test-kit-key-0123456789abcdef';
+
+describe('the filesystem plugin', () => {
+  let dir: string;
+  let client: TestClient;
+  let http: RunningServer;
+  before(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'mcp-kit-fs-'));
+    const root = path.join(dir, 'workspace'); // created by the plugin, with its README.md
+    client = await TestClient.start({
+      plugins: [filesystemPlugin as never],
+      env: { MCP_FILESYSTEM_ROOT: root },
+    });
+    http = await serve({
+      env: {
+        MCP_TRANSPORT: 'http',
+        MCP_HTTP_HOST: '127.0.0.1',
+        MCP_HTTP_PORT: '0',
+        MCP_PLUGINS: 'filesystem',
+        MCP_FILESYSTEM_ROOT: path.join(dir, 'http-workspace'),
+        MCP_AUTH: 'api_key',
+        MCP_API_KEYS: `ci:${API_KEY}`,
+        MCP_LOG_LEVEL: 'silent',
+      },
+    });
+  });
+  after(async () => {
+    await client.close();
+    await http.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('passes check in-process, on both wires', async () => {
+    const report = await conformanceReport(client.server, FAST);
+    assert.deepEqual(report.wires, ['2025', '2026']);
+    assert.equal(report.ok, true, formatReport(report));
+    assert.equal(report.checks.find((c) => c.id === 'tools.structured-content')?.status, 'pass');
+  });
+
+  test('passes test and test --strict; its read-only tools draw the idempotentHint warning', async () => {
+    const run = await runPlan(client.server, { strict: true });
+    assert.deepEqual(Object.fromEntries(run.failed), {});
+    assert.ok(run.names.includes('test_read_file_example_0'));
+    assert.ok(run.names.includes('test_write_file_has_output_schema'));
+    assert.deepEqual([...run.warned], ['test_tool_annotations_are_consistent']);
+  });
+
+  test('over HTTP behind API-key auth: passes with the key, fails without it', async () => {
+    const url = http.url as string;
+    const withKey = await conformanceReport(url, { ...FAST, headers: { 'x-api-key': API_KEY } });
+    assert.equal(withKey.ok, true, formatReport(withKey));
+    assert.equal(withKey.checks.find((c) => c.id === 'lifecycle.pre-initialize')?.status, 'pass');
+    const run = await runPlan(url, { strict: true, headers: { authorization: `Bearer ${API_KEY}` } });
+    assert.deepEqual(Object.fromEntries(run.failed), {});
+    const without = await conformanceReport(url, FAST);
+    assert.equal(without.ok, false);
+    assert.match(JSON.stringify(without.checks), /401|-32030/);
+  });
+
+  test('check uses the token stored by mcp-toolkit login for the URL', async () => {
+    const url = http.url as string;
+    const tokenFile = path.join(dir, 'tokens.json');
+    await saveToken(tokenFile, {
+      serverUrl: url,
+      issuer: 'https://issuer.invalid',
+      clientId: 'kit',
+      accessToken: API_KEY,
+      tokenType: 'Bearer',
+    });
+    let out = '';
+    const io = {
+      out: (t: string) => {
+        out += t;
+      },
+      err: () => {},
+      env: {},
+    };
+    assert.equal(await runCheck([url, '--token-file', tokenFile, '--request-timeout', '5'], io), 0, out);
+    assert.match(out, /(\d+)\/\1 conformance checks passed/);
+    out = '';
+    assert.equal(await runCheck([url, '--token-file', path.join(dir, 'none.json'), '--json'], io), 1);
+    assert.equal((JSON.parse(out) as { ok: boolean }).ok, false);
+  });
+});
+
+const CONFORMANCE = path.join(REPO_ROOT, 'plugins/conformance/index.ts');
+
+describe('the conformance plugin', {
+  skip: existsSync(CONFORMANCE) ? false : 'plugins/conformance is absent',
+}, () => {
+  let client: TestClient;
+  before(async () => {
+    const { conformancePlugin } = (await import(CONFORMANCE)) as { conformancePlugin: never };
+    client = await TestClient.start({ plugins: [conformancePlugin] });
+  });
+  after(() => client.close());
+
+  test('passes check', async () => {
+    const report = await conformanceReport(client.server, FAST);
+    assert.equal(report.ok, true, formatReport(report));
+  });
+
+  test('its deliberately odd tools are the findings of test', async () => {
+    const run = await runPlan(client.server);
+    // The verbatim 2020-12 schema: no descriptions, and a conditional schema no value table satisfies.
+    assert.deepEqual(
+      [...run.failed.keys()],
+      ['test_json_schema_2020_12_tool_input_schema_field_descriptions'],
+    );
+    assert.match(run.skipped.get('test_json_schema_2020_12_tool_schema_0') ?? '', /no input generated/);
+    // Tools that need sampling or elicitation cannot be judged by a client that offers neither.
+    assert.match(run.skipped.get('test_test_sampling_schema_0') ?? '', /client capability/);
+    assert.match(run.skipped.get('test_test_elicitation_schema_0') ?? '', /client capability/);
+    // The tool that always fails is reported (isError), not failed: a generated call may be refused.
+    assert.ok(run.names.includes('test_test_error_handling_schema_0'));
+    assert.ok(!run.failed.has('test_test_error_handling_schema_0'));
+  });
+
+  test('over HTTP: a stream closed mid-call is resumed (2025), x-mcp-header arguments are mirrored (2026)', async () => {
+    const running = await serve({
+      env: {
+        MCP_TRANSPORT: 'http',
+        MCP_HTTP_HOST: '127.0.0.1',
+        MCP_HTTP_PORT: '0',
+        MCP_PLUGINS: 'conformance',
+        MCP_LOG_LEVEL: 'silent',
+      },
+    });
+    try {
+      const url = running.url as string;
+      const pick = async (wire: '2025' | '2026', name: string) => {
+        const plan = await planLiveTests(url, { ...FAST, wire });
+        try {
+          const c = plan.cases.find((x) => x.name === name);
+          assert.ok(c, `${name} is generated`);
+          return await c.run();
+        } finally {
+          await plan.close();
+        }
+      };
+      // test_reconnection closes its SSE stream before the result: GET with Last-Event-ID gets it.
+      assert.deepEqual(await pick('2025', 'test_test_reconnection_schema_0'), { notes: ['basic'] });
+      // test_x_mcp_header's region argument must also travel in Mcp-Param-Region (SEP-2243).
+      const out = await pick('2026', 'test_test_x_mcp_header_schema_3');
+      assert.equal(out.skipped, undefined);
+    } finally {
+      await running.stop();
+    }
+  });
+});

@@ -1,0 +1,149 @@
+/**
+ * The kit for people who never clone: build (JavaScript and declarations into dist/), `npm
+ * pack`, install the tarball into a fresh project from the local npm cache, then run
+ * `npx mcp-toolkit test` and the programmatic API (`mcp-toolkit/testing`) from there, against
+ * the installed package's own filesystem server over stdio.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { REPO_ROOT } from './helpers/fixtures.ts';
+
+// npm and npx come from PATH, run by this Node (its folder goes first on the children's PATH).
+const NODE_BIN = path.dirname(process.execPath);
+const npm = 'npm';
+const npx = 'npx';
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    // NODE_TEST_CONTEXT would make a child `node --test` report to this runner instead of stdout.
+    const { NODE_TEST_CONTEXT: _, ...inherited } = process.env;
+    const child = spawn(command, args, {
+      cwd,
+      env: { ...inherited, PATH: `${NODE_BIN}${path.delimiter}${process.env.PATH ?? ''}`, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      stdout += c;
+    });
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      stderr += c;
+    });
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** What package.json must say for an installed package to work (the build and its entry points). */
+function missingEntries(): string[] {
+  const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+    scripts?: Record<string, string>;
+    files?: string[];
+    exports?: Record<string, unknown>;
+  };
+  const missing: string[] = [];
+  if (!pkg.scripts?.build) missing.push('scripts.build');
+  if (!pkg.files?.includes('dist')) missing.push('files: dist');
+  if (pkg.files?.includes('src')) missing.push('files without src');
+  if (!pkg.exports?.['./testing']) missing.push('exports["./testing"]');
+  return missing;
+}
+
+let dir: string | undefined;
+after(() => (dir ? rm(dir, { recursive: true, force: true }) : undefined));
+
+test('the packed package works installed: npx mcp-toolkit test and the programmatic API', {
+  timeout: 300_000,
+}, async () => {
+  assert.deepEqual(
+    missingEntries(),
+    [],
+    'package.json publishes the build (see docs/testing.md, "Publishing")',
+  );
+  dir = await mkdtemp(path.join(tmpdir(), 'mcp-kit-pack-'));
+
+  const build = await run(process.execPath, ['scripts/build.ts'], REPO_ROOT);
+  assert.equal(build.code, 0, build.stdout + build.stderr);
+  assert.ok(existsSync(path.join(REPO_ROOT, 'dist/src/testing/index.js')));
+  assert.ok(existsSync(path.join(REPO_ROOT, 'dist/src/testing/index.d.ts')));
+
+  // The build just ran; --ignore-scripts keeps a prepack hook from building twice.
+  const pack = await run(npm, ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], REPO_ROOT);
+  assert.equal(pack.code, 0, pack.stderr);
+  const [packed] = JSON.parse(pack.stdout) as { filename: string; files: { path: string }[] }[];
+  assert.ok(packed);
+  const paths = packed.files.map((f) => f.path);
+  assert.ok(paths.includes('dist/src/cli/main.js'));
+  assert.ok(paths.includes('bin/mcp-toolkit.js'));
+  // With src/ in the package, bin would pick TypeScript that Node cannot run under node_modules.
+  assert.deepEqual(
+    paths.filter((p) => p.startsWith('src/')),
+    [],
+  );
+
+  const project = path.join(dir, 'project');
+  await mkdir(project);
+  await writeFile(
+    path.join(project, 'package.json'),
+    '{ "name": "consumer", "private": true, "type": "module" }\n',
+  );
+  const tarball = path.join(dir, packed.filename);
+  let install = await run(npm, ['install', '--offline', '--no-audit', '--no-fund', tarball], project);
+  if (install.code !== 0)
+    install = await run(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], project);
+  assert.equal(install.code, 0, install.stderr);
+
+  const server = ['node_modules/mcp-toolkit/bin/mcp-toolkit.js', 'run', '--transport', 'stdio'];
+  const env = {
+    MCP_PLUGINS: 'filesystem',
+    MCP_FILESYSTEM_ROOT: path.join(project, 'ws'),
+    MCP_LOG_LEVEL: 'warn',
+  };
+
+  await writeFile(
+    path.join(project, 'live.test.mjs'),
+    `import { conformanceReport, registerLiveTests } from 'mcp-toolkit/testing';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+const server = { command: process.execPath, args: ${JSON.stringify(server)} };
+test('conformance report', async () => {
+  const report = await conformanceReport(server);
+  assert.equal(report.ok, true, JSON.stringify(report.checks.filter((c) => c.status === 'fail')));
+});
+registerLiveTests(server, { strict: true });
+`,
+  );
+  const api = await run(process.execPath, ['--test', '--test-reporter=tap', 'live.test.mjs'], project, env);
+  assert.equal(api.code, 0, api.stdout.slice(-3000) + api.stderr);
+  assert.match(api.stdout, /ok \d+ - conformance report/);
+  assert.match(api.stdout, /ok \d+ - test_read_file_example_0/);
+
+  const help = await run(npx, ['mcp-toolkit', 'test', '--help'], project);
+  assert.match(help.stdout, /--reporter/);
+  const cli = await run(
+    npx,
+    ['mcp-toolkit', 'test', '--strict', '--reporter', 'tap', '--', process.execPath, ...server],
+    project,
+    env,
+  );
+  assert.equal(cli.code, 0, cli.stdout.slice(-3000) + cli.stderr);
+  assert.match(cli.stdout, /# fail 0$/m);
+  assert.match(cli.stdout, /ok \d+ - test_write_file_has_examples/);
+});
