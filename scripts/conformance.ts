@@ -13,15 +13,20 @@
  *
  * Own options: `--out DIR` keeps the raw results there (default: a fresh temporary folder,
  * so nothing lands in the working tree); `--run-timeout-ms N` bounds each suite run
- * (default 600000).
+ * (default 600000); `--replicas N` (N ≥ 2) runs N replicas sharing a real `redis-server`
+ * (MCP_REDIS_URL, one MCP_STATE_SECRET) behind a round-robin proxy with no affinity, and
+ * points the suite at the proxy, so consecutive requests land on different replicas.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
+import { type RedisServer, startRedisServer } from '../test/helpers/redis-server.ts';
+import { type RoundRobinProxy, startRoundRobinProxy } from '../test/scale/round-robin-proxy.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SUITE_DIR = path.join(ROOT, 'node_modules/@modelcontextprotocol/conformance');
@@ -50,20 +55,30 @@ interface ScenarioResult {
   failures: Check[];
 }
 
-function parseCli(argv: string[]): { out?: string; runTimeoutMs: number; passThrough: string[] } {
+function parseCli(argv: string[]): {
+  out?: string;
+  runTimeoutMs: number;
+  replicas: number;
+  passThrough: string[];
+} {
   const passThrough: string[] = [];
   let out: string | undefined;
   let runTimeoutMs = 600_000;
+  let replicas = 1;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg === '--out') out = argv[++i];
     else if (arg === '--run-timeout-ms') runTimeoutMs = Number(argv[++i]);
+    else if (arg === '--replicas') replicas = Number(argv[++i]);
     else passThrough.push(arg);
   }
   if (!(Number.isInteger(runTimeoutMs) && runTimeoutMs > 0)) {
     throw new Error('--run-timeout-ms needs a positive integer');
   }
-  return { out, runTimeoutMs, passThrough };
+  if (!(Number.isInteger(replicas) && replicas >= 1 && replicas <= 8)) {
+    throw new Error('--replicas needs an integer from 1 to 8');
+  }
+  return { out, runTimeoutMs, replicas, passThrough };
 }
 
 /** The suite's entry point, from its package.json `bin`. */
@@ -77,14 +92,17 @@ function suiteBin(): string {
 }
 
 /** A clean environment for the server: the caller's MCP_* settings (auth, plugins...) do not leak in. */
-function serverEnv(): NodeJS.ProcessEnv {
+function serverEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('MCP_')) env[k] = v;
-  return { ...env, MCP_PLUGINS: 'conformance', MCP_LOG_LEVEL: 'warn', MCP_LOG_FORMAT: 'json' };
+  return { ...env, MCP_PLUGINS: 'conformance', MCP_LOG_LEVEL: 'warn', MCP_LOG_FORMAT: 'json', ...extra };
 }
 
 /** Starts `mcp-toolkit run` on port 0 and resolves with the URL it prints on stderr. */
-function startServer(logFile: string): Promise<{ child: ChildProcess; url: string }> {
+function startServer(
+  logFile: string,
+  extra: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
     process.execPath,
     [
@@ -97,7 +115,7 @@ function startServer(logFile: string): Promise<{ child: ChildProcess; url: strin
       '--port',
       '0',
     ],
-    { cwd: ROOT, env: serverEnv(), stdio: ['ignore', 'ignore', 'pipe'] },
+    { cwd: ROOT, env: serverEnv(extra), stdio: ['ignore', 'ignore', 'pipe'] },
   );
   const log = createWriteStream(logFile);
   let seen = '';
@@ -247,20 +265,63 @@ function runsFor(passThrough: string[]): Run[] {
   ];
 }
 
+/** What the suite runs against: one server, or replicas sharing Redis behind a proxy. */
+interface Target {
+  url: string;
+  servers: ChildProcess[];
+  stop(): Promise<void>;
+}
+
+async function startTarget(outDir: string, replicas: number): Promise<Target> {
+  if (replicas === 1) {
+    const { child, url } = await startServer(path.join(outDir, 'server.log'));
+    return { url, servers: [child], stop: () => stop(child) };
+  }
+  let redis: RedisServer | undefined;
+  let proxy: RoundRobinProxy | undefined;
+  const servers: ChildProcess[] = [];
+  const stopAll = async () => {
+    await proxy?.close();
+    await Promise.all(servers.map((child) => stop(child)));
+    await redis?.stop();
+  };
+  try {
+    redis = await startRedisServer();
+    const shared = { MCP_REDIS_URL: redis.url, MCP_STATE_SECRET: randomBytes(32).toString('hex') };
+    const started = await Promise.all(
+      Array.from({ length: replicas }, (_, i) =>
+        startServer(path.join(outDir, `server-${i + 1}.log`), shared),
+      ),
+    );
+    servers.push(...started.map((s) => s.child));
+    proxy = await startRoundRobinProxy(started.map((s) => new URL(s.url).origin));
+    const first = new URL(started[0]?.url as string);
+    return { url: `${proxy.origin}${first.pathname}`, servers, stop: stopAll };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
 async function main(): Promise<number> {
-  const { out, runTimeoutMs, passThrough } = parseCli(process.argv.slice(2));
+  const { out, runTimeoutMs, replicas, passThrough } = parseCli(process.argv.slice(2));
   const outDir = out ? path.resolve(out) : await mkdtemp(path.join(tmpdir(), 'mcp-conformance-'));
   await mkdir(outDir, { recursive: true });
   const bin = suiteBin();
-  const { child: server, url } = await startServer(path.join(outDir, 'server.log'));
+  const target = await startTarget(outDir, replicas);
+  const { url, servers } = target;
   const onSignal = () => {
     current?.kill('SIGTERM');
-    server.kill('SIGTERM');
+    for (const server of servers) server.kill('SIGTERM');
     process.exit(130);
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  console.log(`conformance: server at ${url}; raw results in ${outDir}`);
+  console.log(
+    replicas === 1
+      ? `conformance: server at ${url}; raw results in ${outDir}`
+      : `conformance: ${replicas} replicas sharing Redis behind a round-robin proxy at ${url}; raw results in ${outDir}`,
+  );
   let blocking = 0;
   try {
     for (const run of runsFor(passThrough)) {
@@ -276,13 +337,13 @@ async function main(): Promise<number> {
         console.log(`  ✗ the suite produced no results (exit code ${ended.code}; see ${dir}.log)`);
         blocking++;
       }
-      if (server.exitCode !== null || server.signalCode !== null) {
-        console.log(`  ✗ the server stopped during the run (see ${path.join(outDir, 'server.log')})`);
+      if (servers.some((server) => server.exitCode !== null || server.signalCode !== null)) {
+        console.log(`  ✗ a server stopped during the run (see the server logs in ${outDir})`);
         return 1;
       }
     }
   } finally {
-    await stop(server);
+    await target.stop();
   }
   console.log(
     blocking === 0

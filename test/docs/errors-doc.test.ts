@@ -21,14 +21,17 @@ test('every internal error code is documented', () => {
   }
 });
 
-test('no numeric -32xxx code is written inline in src/ or plugins/ outside errors.ts', () => {
+// The protocol engine and plugins use ErrorCode names; the CLI and the test kit may name codes
+// in text written for people (help, check descriptions), so they are not scanned.
+test('no numeric -32xxx code is written inline in the engine or plugins outside errors.ts', () => {
   const root = new URL('../../', import.meta.url);
   const offenders: string[] = [];
   const walk = (dir: string) => {
     for (const entry of readdirSync(new URL(dir, root), { withFileTypes: true })) {
       const rel = `${dir}${entry.name}`;
-      if (entry.isDirectory()) walk(`${rel}/`);
-      else if (rel.endsWith('.ts') && rel !== 'src/protocol/errors.ts') {
+      if (entry.isDirectory()) {
+        if (rel !== 'src/testing' && rel !== 'src/cli') walk(`${rel}/`);
+      } else if (rel.endsWith('.ts') && rel !== 'src/protocol/errors.ts') {
         readFileSync(new URL(rel, root), 'utf8')
           .split('\n')
           .forEach((line, i) => {

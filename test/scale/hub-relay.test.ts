@@ -1,0 +1,159 @@
+/**
+ * Two hubs (two replicas) relayed over a real Redis: a client's answer that reaches the wrong
+ * replica still resolves the call waiting on the other, a message for a session reaches the
+ * replica holding its stream, and announcements run once on every replica. Without a relay
+ * (one replica) the hub behaves as before: nothing leaves the process.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Redis } from 'ioredis';
+import { ErrorCode, ProtocolError } from '../../src/protocol/errors.ts';
+import { type Announcement, Hub, type OutboundChannel } from '../../src/protocol/hub.ts';
+import type { JsonRpcMessage } from '../../src/protocol/jsonrpc.ts';
+import { createRedisClient } from '../../src/ratelimit/redis-client.ts';
+import { createHubRelay } from '../../src/scale/hub-relay.ts';
+import { createPubSub, createSubscriberClient, type PubSub } from '../../src/scale/pubsub.ts';
+import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
+
+let redis: RedisServer;
+const clients: Redis[] = [];
+const pubsubs: PubSub[] = [];
+
+interface Replica {
+  hub: Hub;
+  announced: Announcement[];
+}
+
+async function replica(id: string): Promise<Replica> {
+  const command = createRedisClient(redis.url);
+  await command.connect();
+  clients.push(command);
+  const pubsub = createPubSub(command, createSubscriberClient(redis.url));
+  pubsubs.push(pubsub);
+  const relay = createHubRelay({ pubsub, channel: 'test:hub', replicaId: id });
+  const hub = new Hub({ relay, requestIdPrefix: `s2c-${id}-` });
+  await relay.listen(hub);
+  const announced: Announcement[] = [];
+  hub.onAnnounce((a) => {
+    announced.push(a);
+  });
+  return { hub, announced };
+}
+
+/** A channel that records what it is sent and resolves `next()` with the next message. */
+function recorder(): OutboundChannel & { sent: JsonRpcMessage[]; next(): Promise<JsonRpcMessage> } {
+  const sent: JsonRpcMessage[] = [];
+  let waiting: ((m: JsonRpcMessage) => void) | undefined;
+  return {
+    sent,
+    send(message) {
+      sent.push(message);
+      waiting?.(message);
+      waiting = undefined;
+    },
+    next() {
+      return new Promise((resolve) => {
+        waiting = resolve;
+      });
+    },
+  };
+}
+
+let a: Replica;
+let b: Replica;
+before(async () => {
+  redis = await startRedisServer();
+  a = await replica('a');
+  b = await replica('b');
+});
+after(async () => {
+  for (const p of pubsubs) await p.close();
+  for (const c of clients) c.disconnect();
+  await redis?.stop();
+});
+
+describe('the hub relayed between replicas', () => {
+  test("a client's answer delivered on B resolves the call waiting on A", async () => {
+    const channel = recorder();
+    const asked = channel.next();
+    const answer = a.hub.request(
+      'session-1',
+      channel,
+      'elicitation/create',
+      { message: 'Name?' },
+      { timeoutMs: 5000 },
+    );
+    const request = (await asked) as { id: string };
+    assert.match(request.id, /^s2c-a-\d+$/, 'ids name the replica, so no other call can take the answer');
+    assert.equal(
+      b.hub.deliver('session-1', { jsonrpc: '2.0', id: request.id, result: { action: 'accept' } }),
+      false,
+    );
+    assert.deepEqual(await answer, { action: 'accept' });
+  });
+
+  test('an error answer on B rejects the call on A; an answer for another session is ignored', async () => {
+    const channel = recorder();
+    const asked = channel.next();
+    const answer = a.hub.request('session-2', channel, 'sampling/createMessage', {}, { timeoutMs: 5000 });
+    const request = (await asked) as { id: string };
+    b.hub.deliver('other-session', { jsonrpc: '2.0', id: request.id, result: { wrong: true } });
+    b.hub.deliver('session-2', {
+      jsonrpc: '2.0',
+      id: request.id,
+      error: { code: ErrorCode.InvalidRequest, message: 'user declined' },
+    });
+    await assert.rejects(
+      answer,
+      (err) => err instanceof ProtocolError && err.code === ErrorCode.InvalidRequest,
+    );
+  });
+
+  test('a message for a session reaches the replica holding its stream', async () => {
+    const stream = recorder();
+    const detach = a.hub.attachSession('session-3', stream);
+    try {
+      const arrived = stream.next();
+      const message: JsonRpcMessage = {
+        jsonrpc: '2.0',
+        method: 'notifications/message',
+        params: { level: 'info', data: 'hi' },
+      };
+      assert.equal(b.hub.sendToSession('session-3', message), true, 'handed to the other replicas');
+      assert.deepEqual(await arrived, message);
+    } finally {
+      detach();
+    }
+  });
+
+  test('an announcement runs once on every replica, at once where it was made', async () => {
+    const before = { a: a.announced.length, b: b.announced.length };
+    const made = b.hub.announce({ type: 'list_changed', kind: 'tools' });
+    assert.equal(b.announced.length, before.b + 1, 'the announcing replica fans out synchronously');
+    await made;
+    for (let i = 0; i < 200 && a.announced.length === before.a; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(a.announced.slice(before.a), [{ type: 'list_changed', kind: 'tools' }]);
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(b.announced.length, before.b + 1, 'a replica ignores its own relayed announcement');
+  });
+});
+
+describe('the hub without a relay (one replica)', () => {
+  test('nothing leaves: no stream means not sent, and answers nobody waits for are dropped', () => {
+    const hub = new Hub();
+    assert.equal(hub.sendToSession('nobody', { jsonrpc: '2.0', method: 'x' }), false);
+    assert.equal(hub.deliver('nobody', { jsonrpc: '2.0', id: 's2c-1', result: {} }), false);
+  });
+
+  test('server-to-client request ids keep their single-replica form', async () => {
+    const hub = new Hub();
+    const channel = recorder();
+    const asked = channel.next();
+    const answer = hub.request('s', channel, 'roots/list', {}, { timeoutMs: 5000 });
+    const request = (await asked) as { id: string };
+    assert.equal(request.id, 's2c-1');
+    hub.deliver('s', { jsonrpc: '2.0', id: 's2c-1', result: { roots: [] } });
+    assert.deepEqual(await answer, { roots: [] });
+  });
+});

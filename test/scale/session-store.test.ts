@@ -1,0 +1,188 @@
+/**
+ * One contract for every SessionStore (in memory, in Redis), plus what only the shared store
+ * promises: two replicas see one session, their changes merge, the cap counts sessions of
+ * every replica, and a Redis outage answers 503 (-32039) instead of hanging a request.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Redis } from 'ioredis';
+import { ErrorCode, ProtocolError } from '../../src/protocol/errors.ts';
+import { createMemorySessionStore, type SessionStore } from '../../src/protocol/session.ts';
+import { createRedisClient } from '../../src/ratelimit/redis-client.ts';
+import { createRedisSessionStore } from '../../src/scale/redis-session-store.ts';
+import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
+
+let redis: RedisServer;
+const clients: Redis[] = [];
+let prefixes = 0;
+
+before(async () => {
+  redis = await startRedisServer();
+});
+after(async () => {
+  for (const c of clients) c.disconnect();
+  await redis?.stop();
+});
+
+async function client(): Promise<Redis> {
+  const c = createRedisClient(redis.url);
+  c.on('error', () => {});
+  await c.connect();
+  clients.push(c);
+  return c;
+}
+
+interface Maker {
+  name: string;
+  /** A store; `peer` shares its state with the last one made (another replica). */
+  make(options: { idleMs: number; maxSessions: number; peer?: boolean }): Promise<SessionStore>;
+}
+
+let lastPrefix = '';
+const makers: Maker[] = [
+  {
+    name: 'memory',
+    async make({ idleMs, maxSessions }) {
+      return createMemorySessionStore({ idleMs, maxSessions });
+    },
+  },
+  {
+    name: 'redis',
+    async make({ idleMs, maxSessions, peer }) {
+      if (!peer) lastPrefix = `test${++prefixes}:`;
+      return createRedisSessionStore({ redis: await client(), idleMs, maxSessions, keyPrefix: lastPrefix });
+    },
+  },
+];
+
+for (const maker of makers) {
+  describe(`SessionStore contract: ${maker.name}`, () => {
+    test('create, then get what save persisted', async () => {
+      const store = await maker.make({ idleMs: 60_000, maxSessions: 10 });
+      const session = await store.create();
+      assert.ok(session);
+      assert.equal(session.initialized, false);
+      session.protocolVersion = '2025-11-25';
+      session.clientCapabilities = { elicitation: {} };
+      session.clientInfo = { name: 'c', version: '1' };
+      session.initialized = true;
+      await store.save(session);
+      session.logLevel = 'warning';
+      session.subscriptions.add('test://a');
+      session.subscriptions.add('test://b');
+      await store.save(session);
+      session.subscriptions.delete('test://a');
+      await store.save(session);
+
+      const again = await store.get(session.id);
+      assert.ok(again);
+      assert.equal(again.id, session.id);
+      assert.equal(again.protocolVersion, '2025-11-25');
+      assert.deepEqual(again.clientCapabilities, { elicitation: {} });
+      assert.deepEqual(again.clientInfo, { name: 'c', version: '1' });
+      assert.equal(again.initialized, true);
+      assert.equal(again.logLevel, 'warning');
+      assert.deepEqual([...again.subscriptions], ['test://b']);
+      assert.equal(await store.get('no-such-session'), undefined);
+    });
+
+    test('delete: gone at once; a second delete says so', async () => {
+      const store = await maker.make({ idleMs: 60_000, maxSessions: 10 });
+      const session = await store.create();
+      assert.ok(session);
+      assert.equal(await store.delete(session.id), true);
+      assert.equal(await store.get(session.id), undefined);
+      assert.equal(await store.delete(session.id), false);
+    });
+
+    test('the cap: create answers undefined when full, and works again after a delete', async () => {
+      const store = await maker.make({ idleMs: 60_000, maxSessions: 2 });
+      const a = await store.create();
+      const b = await store.create();
+      assert.ok(a && b);
+      assert.equal(await store.create(), undefined);
+      await store.delete(a.id);
+      assert.ok(await store.create());
+    });
+  });
+}
+
+describe('SessionStore in Redis: what replicas share', () => {
+  test('idle expiry is refreshed by every get', async () => {
+    const store = await makers[1]!.make({ idleMs: 1000, maxSessions: 10 });
+    const session = await store.create();
+    assert.ok(session);
+    await new Promise((r) => setTimeout(r, 600));
+    assert.ok(await store.get(session.id), 'alive within the idle time');
+    await new Promise((r) => setTimeout(r, 600));
+    assert.ok(await store.get(session.id), 'the get above refreshed it');
+    await new Promise((r) => setTimeout(r, 1300));
+    assert.equal(await store.get(session.id), undefined, 'idle for longer than idleMs: expired');
+  });
+
+  test('two replicas: one session; their concurrent changes merge; delete on one ends it on both', async () => {
+    const a = await makers[1]!.make({ idleMs: 60_000, maxSessions: 10 });
+    const b = await makers[1]!.make({ idleMs: 60_000, maxSessions: 10, peer: true });
+    const created = await a.create();
+    assert.ok(created);
+    created.initialized = true;
+    created.protocolVersion = '2025-11-25';
+    await a.save(created);
+
+    const onA = await a.get(created.id);
+    const onB = await b.get(created.id);
+    assert.ok(onA && onB);
+    assert.equal(onB.initialized, true);
+    onA.logLevel = 'error';
+    onB.subscriptions.add('test://watched');
+    await Promise.all([a.save(onA), b.save(onB)]);
+    const merged = await a.get(created.id);
+    assert.equal(merged?.logLevel, 'error');
+    assert.deepEqual([...(merged?.subscriptions ?? [])], ['test://watched']);
+
+    assert.equal(await b.delete(created.id), true);
+    assert.equal(await a.get(created.id), undefined);
+  });
+
+  test('the cap counts the sessions of every replica', async () => {
+    const a = await makers[1]!.make({ idleMs: 60_000, maxSessions: 2 });
+    const b = await makers[1]!.make({ idleMs: 60_000, maxSessions: 2, peer: true });
+    assert.ok(await a.create());
+    assert.ok(await b.create());
+    assert.equal(await a.create(), undefined);
+    assert.equal(await b.create(), undefined);
+  });
+
+  test('Redis away or hung: every operation fails fast with 503 (-32039); back: it works again', async () => {
+    const own = await startRedisServer();
+    const c = createRedisClient(own.url);
+    c.on('error', () => {});
+    await c.connect();
+    try {
+      const store = createRedisSessionStore({ redis: c, idleMs: 60_000, maxSessions: 10 });
+      const session = await store.create();
+      assert.ok(session);
+      const unavailable = (err: unknown) =>
+        err instanceof ProtocolError &&
+        err.code === ErrorCode.ServiceUnavailable &&
+        err.httpStatus === 503 &&
+        err.httpHeaders?.['retry-after'] === '1';
+
+      own.pause(); // hung: the connection stays open, nothing answers (command timeout)
+      await assert.rejects(store.get(session.id), unavailable);
+      own.resume();
+      await own.stop();
+      await assert.rejects(store.create(), unavailable);
+      await assert.rejects(store.get(session.id), unavailable);
+      await assert.rejects(store.save({ ...session, logLevel: 'error' }), unavailable);
+      await assert.rejects(store.delete(session.id), unavailable);
+
+      await own.restart();
+      for (let i = 0; i < 100 && c.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.ok(await store.create(), 'creates sessions again once Redis is back');
+    } finally {
+      c.disconnect();
+      await own.stop();
+    }
+  });
+});
