@@ -130,7 +130,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
     { parseAs: 'string', bodyLimit: maxBody },
     (_req, body: string | Buffer, done) => {
       try {
-        done(null, JSON.parse(body.toString(), rejectPoison));
+        done(null, parseBody(body.toString()));
       } catch (err) {
         done(err as Error, undefined);
       }
@@ -378,10 +378,28 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
   });
 }
 
-/** Keeps Fastify's prototype-poisoning protection with our own parser. */
-function rejectPoison(key: string, value: unknown): unknown {
-  if (key === '__proto__' || (key === 'constructor' && isObject(value) && 'prototype' in value)) {
-    throw Object.assign(new Error(`the key "${key}" is not allowed`), { code: 'MCP_POISON' });
-  }
+/**
+ * JSON.parse with Fastify's prototype-poisoning protection kept: a `__proto__` key, or a
+ * `constructor` key holding `prototype`, is refused. A reviver would slow every parse, so the
+ * keys are looked for only when the text mentions them.
+ */
+export function parseBody(text: string): unknown {
+  const value: unknown = JSON.parse(text);
+  if (text.includes('__proto__') || text.includes('constructor')) assertNoPoison(value);
   return value;
+}
+
+function assertNoPoison(value: unknown): void {
+  if (Array.isArray(value)) {
+    for (const item of value) assertNoPoison(item);
+    return;
+  }
+  if (!isObject(value)) return;
+  for (const key of Object.keys(value)) {
+    const child = value[key];
+    if (key === '__proto__' || (key === 'constructor' && isObject(child) && 'prototype' in child)) {
+      throw Object.assign(new Error(`the key "${key}" is not allowed`), { code: 'MCP_POISON' });
+    }
+    assertNoPoison(child);
+  }
 }
