@@ -85,11 +85,54 @@ describe('the standalone GET stream', () => {
 
   test('its priming event carries an event id (2025-11-25: id + empty data + retry)', {
     timeout: 15_000,
-    todo: 'bug: src/transports/http/routes.ts GET handler builds its SseStream without an event store, so frame() writes the priming event as "retry + empty data" with no id: it cannot prime Last-Event-ID (the POST streams do carry one)',
   }, async () => {
     const session = await openSession(t.app);
     const first = await firstEvent(await openGetStream(session));
     assert.equal(first.data, '');
     assert.ok(first.id, `priming event without an id: ${JSON.stringify(first)}`);
+  });
+
+  test('a client that reconnects with Last-Event-ID gets the notifications it missed, once', {
+    timeout: 15_000,
+  }, async () => {
+    const session = await openSession(t.app);
+    const controller = new AbortController();
+    const response = await fetch(url, {
+      headers: { accept: 'text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': V2025 },
+      signal: controller.signal,
+    });
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    while (!text.includes('\n\n')) text += (await reader.read()).value ?? '';
+    const primingId = parseSse(text)[0]!.id!;
+    controller.abort();
+    // Wait until the server has seen the disconnect, then change the list while no one listens.
+    await new Promise((r) => setTimeout(r, 200));
+    t.server.registry.add(defineTool({ name: 'missed', description: 'Added while away' }, async () => 'x'));
+    const again = await fetch(url, {
+      headers: {
+        accept: 'text/event-stream',
+        'mcp-session-id': session,
+        'mcp-protocol-version': V2025,
+        'last-event-id': primingId,
+      },
+      signal: (() => {
+        const c = new AbortController();
+        controllers.push(c);
+        return c.signal;
+      })(),
+    });
+    assert.equal(again.status, 200);
+    const r2 = again.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text2 = '';
+    // The missed notification, then the new stream's priming event.
+    while (parseSse(text2).length < 2) text2 += (await r2.read()).value ?? '';
+    const events = parseSse(text2);
+    assert.deepEqual(
+      sseMessages(events.slice(0, 1), V2025).map((m) => m.method),
+      ['notifications/tools/list_changed'],
+    );
+    assert.equal(events[1]!.data, '');
+    assert.ok(events[1]!.id && events[1]!.id !== primingId);
   });
 });

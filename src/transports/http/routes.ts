@@ -89,6 +89,12 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
     createMemoryEventStore({ retention: settings.MCP_EVENT_RETENTION });
   /** Live POST streams by id, so a GET with Last-Event-ID can re-attach. */
   const live = new Map<string, { stream: SseStream; sessionId: string }>();
+  /**
+   * Standalone GET streams by id. A dropped one stays attached (its events go on into the
+   * store) for a grace period, so a reconnect with Last-Event-ID gets what it missed.
+   */
+  const standalone = new Map<string, { sessionId: string; retire: () => void }>();
+  const STANDALONE_GRACE_MS = 60_000;
   const maxBody = settings.MCP_MAX_BODY_BYTES;
 
   app.addHook('onRequest', async (req, reply) => {
@@ -328,8 +334,19 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
     } catch (err) {
       return sendStoreError(reply, err);
     }
+    // Resuming a standalone stream: what it missed, then a fresh standalone stream.
+    let replay: Awaited<ReturnType<EventStore['after']>> | undefined;
+    const previous = streamId ? standalone.get(streamId) : undefined;
+    if (lastEventId && previous?.sessionId === session.id) {
+      previous.retire();
+      try {
+        replay = await store.after(lastEventId);
+      } catch (err) {
+        return sendStoreError(reply, err);
+      }
+    }
     reply.hijack();
-    if (lastEventId && streamId) {
+    if (lastEventId && streamId && replay === undefined) {
       const entry = live.get(streamId);
       const follow = store.follow?.bind(store);
       if (entry && entry.sessionId === session.id) {
@@ -345,14 +362,35 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
       }
       return reply;
     }
+    // Standalone events are stored too, so the priming event's id lets a client resume
+    // (2025-11-25 SSE resumability) and get the notifications it missed.
+    const resumable = session.protocolVersion >= '2025-11-25';
     const stream = new SseStream(reply.raw, {
       streamId: randomUUID(),
+      store: resumable ? store : undefined,
       keepAliveMs: settings.MCP_SSE_KEEPALIVE_MS,
-      primeRetryMs: session.protocolVersion >= '2025-11-25' ? settings.MCP_SSE_RETRY_MS : undefined,
+      primeRetryMs: resumable ? settings.MCP_SSE_RETRY_MS : undefined,
       headers: streamHeaders(session.id),
+      replay,
     });
     const detach = server.hub.attachSession(session.id, stream);
-    reply.raw.on('close', detach);
+    if (!resumable) {
+      reply.raw.on('close', detach);
+      return reply;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const retire = () => {
+      clearTimeout(timer);
+      detach();
+      standalone.delete(stream.streamId);
+      // Ends the connection if it is still open (DELETE) and lets the store forget the stream.
+      void stream.finish().catch(() => {});
+    };
+    standalone.set(stream.streamId, { sessionId: session.id, retire });
+    reply.raw.on('close', () => {
+      timer = setTimeout(retire, STANDALONE_GRACE_MS);
+      timer.unref();
+    });
     return reply;
   });
 
@@ -360,6 +398,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
     const session = await sessionFor(req, reply);
     if (!session) return reply;
     try {
+      for (const entry of [...standalone.values()]) if (entry.sessionId === session.id) entry.retire();
       await server.sessions.delete(session.id);
     } catch (err) {
       return sendStoreError(reply, err);

@@ -31,6 +31,8 @@ export interface SseStreamOptions {
   primeRetryMs?: number;
   /** Extra response headers (e.g. Mcp-Session-Id). */
   headers?: Record<string, string>;
+  /** Events a resuming client missed, written (with their ids) before anything new. */
+  replay?: readonly StoredEvent[];
 }
 
 export class SseStream implements OutboundChannel {
@@ -48,6 +50,7 @@ export class SseStream implements OutboundChannel {
     this.#o = options;
     res.writeHead(200, { ...SSE_HEADERS, ...options.headers });
     res.flushHeaders();
+    for (const e of options.replay ?? []) res.write(frame(e.message, e.id));
     this.#attach(res);
     if (options.primeRetryMs !== undefined) this.#write(undefined, options.primeRetryMs);
   }
