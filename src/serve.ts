@@ -4,19 +4,17 @@
  * thin layer over it.
  */
 import type { Redis } from 'ioredis';
-import { authWarnings, createAuthenticator } from './auth/create.ts';
-import { resourceUrls } from './auth/resource-metadata.ts';
+import type { Authenticator } from './auth/types.ts';
 import { parseSettings, requireReplicaSettings, type Settings } from './config/settings.ts';
 import { loadPlugins } from './plugin-loader.ts';
 import { InternalCode, ToolkitError } from './protocol/errors.ts';
 import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.ts';
-import { createRedisClient } from './ratelimit/redis-client.ts';
-import { createScaleOut, type ScaleOut } from './scale/scale-out.ts';
+import type { ScaleOut } from './scale/scale-out.ts';
 import { createServer, type McpServer, PACKAGE_VERSION } from './server.ts';
 import { createLogger } from './telemetry/logger.ts';
 import { createRequestObserver } from './telemetry/request-observer.ts';
 import { createTelemetry } from './telemetry/tracing.ts';
-import { type HttpHandle, publicBaseUrl, startHttp } from './transports/http/server.ts';
+import type { HttpHandle } from './transports/http/server.ts';
 import { guardProcessStdout, serveStdio } from './transports/stdio.ts';
 
 /** Longest start-up waits for the subscription that lets replicas reach this one. */
@@ -62,40 +60,64 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   // On stdio, stdout is the protocol stream from the first byte: a plugin that prints while
   // it loads or registers must not corrupt it, so stray writes go to stderr from here on.
   const protocolWrite = http ? undefined : guardProcessStdout();
+  // What only one transport or setting needs is loaded on demand, alongside the plugins: a
+  // stdio server for a desktop agent starts without Fastify, jose or ioredis.
+  const httpModules = http
+    ? Promise.all([
+        import('./transports/http/server.ts'),
+        import('./auth/create.ts'),
+        import('./auth/resource-metadata.ts'),
+      ])
+    : undefined;
+  const redisModules = settings.MCP_REDIS_URL
+    ? Promise.all([import('./ratelimit/redis-client.ts'), import('./scale/scale-out.ts')])
+    : undefined;
   // Everything that can refuse a setting runs before anything listens.
   const plugins = await loadPlugins(settings.MCP_PLUGINS, env);
-  const urls = resourceUrls({
-    publicUrl: publicBaseUrl(settings),
-    mcpPath: settings.MCP_HTTP_PATH,
-    audience: settings.MCP_OAUTH_AUDIENCE,
-  });
-  if (http && settings.MCP_AUTH === 'oauth' && settings.MCP_HTTP_PORT === 0 && !settings.MCP_PUBLIC_URL) {
-    // The OAuth resource (token audience, metadata, challenges) names the URL clients use; a
-    // port picked at bind time cannot be known here, so it has to be given.
-    throw new ToolkitError(
-      InternalCode.InvalidSetting,
-      'MCP_AUTH=oauth with MCP_HTTP_PORT=0 needs MCP_PUBLIC_URL: the public URL clients reach this server on',
-    );
-  }
-  const auth = http ? createAuthenticator(settings, urls) : undefined;
-  for (const warning of http ? authWarnings(settings) : []) logger.warn(warning);
-  if (
-    http &&
-    !auth &&
-    settings.MCP_ALLOWED_HOSTS.length === 0 &&
-    !/^(127\.|localhost$|::1$)/.test(settings.MCP_HTTP_HOST)
-  ) {
-    logger.warn(
-      { host: settings.MCP_HTTP_HOST },
-      'public bind with MCP_AUTH=none and no MCP_ALLOWED_HOSTS: anyone who can reach this port can call every tool',
-    );
+  let auth: Authenticator | undefined;
+  if (httpModules) {
+    const [{ publicBaseUrl }, { authWarnings, createAuthenticator }, { resourceUrls }] = await httpModules;
+    if (settings.MCP_AUTH === 'oauth' && settings.MCP_HTTP_PORT === 0 && !settings.MCP_PUBLIC_URL) {
+      // The OAuth resource (token audience, metadata, challenges) names the URL clients use; a
+      // port picked at bind time cannot be known here, so it has to be given.
+      throw new ToolkitError(
+        InternalCode.InvalidSetting,
+        'MCP_AUTH=oauth with MCP_HTTP_PORT=0 needs MCP_PUBLIC_URL: the public URL clients reach this server on',
+      );
+    }
+    const urls = resourceUrls({
+      publicUrl: publicBaseUrl(settings),
+      mcpPath: settings.MCP_HTTP_PATH,
+      audience: settings.MCP_OAUTH_AUDIENCE,
+    });
+    auth = createAuthenticator(settings, urls);
+    for (const warning of authWarnings(settings)) logger.warn(warning);
+    if (
+      !auth &&
+      settings.MCP_ALLOWED_HOSTS.length === 0 &&
+      !/^(127\.|localhost$|::1$)/.test(settings.MCP_HTTP_HOST)
+    ) {
+      logger.warn(
+        { host: settings.MCP_HTTP_HOST },
+        'public bind with MCP_AUTH=none and no MCP_ALLOWED_HOSTS: anyone who can reach this port can call every tool',
+      );
+    }
   }
   let redis: Redis | undefined;
-  if (settings.MCP_REDIS_URL) {
+  let scale: ScaleOut | undefined;
+  if (redisModules && settings.MCP_REDIS_URL) {
+    const [{ createRedisClient }, { createScaleOut }] = await redisModules;
     redis = createRedisClient(settings.MCP_REDIS_URL);
     await redis
       .connect()
       .catch((err: Error) => logger.warn({ err: err.message }, 'Redis unreachable at start-up'));
+    // Replicas share sessions, SSE events and routing through the same Redis (HTTP only: a
+    // stdio server is one client's process).
+    if (http) {
+      scale = createScaleOut({ redis, settings, logger });
+      // Hear the other replicas before serving; a Redis still away at start-up delays this little.
+      await Promise.race([scale.ready, new Promise((r) => setTimeout(r, SCALE_READY_WAIT_MS).unref())]);
+    }
   }
   const limiter: RateLimiter = createRateLimiter({
     rps: settings.MCP_RATE_LIMIT_RPS,
@@ -104,14 +126,6 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     store: redis ? { redis } : 'memory',
     logger,
   });
-  // Replicas share sessions, SSE events and routing through the same Redis (HTTP only: a
-  // stdio server is one client's process).
-  let scale: ScaleOut | undefined;
-  if (redis && http) {
-    scale = createScaleOut({ redis, settings, logger });
-    // Hear the other replicas before serving; a Redis still away at start-up delays this little.
-    await Promise.race([scale.ready, new Promise((r) => setTimeout(r, SCALE_READY_WAIT_MS).unref())]);
-  }
   const telemetry = await createTelemetry({
     endpoint: settings.MCP_OTEL_ENDPOINT,
     serviceName: settings.MCP_OTEL_SERVICE_NAME ?? settings.MCP_SERVER_NAME,
@@ -152,6 +166,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     const stdio = serveStdio(server, { maxLineBytes: settings.MCP_MAX_BODY_BYTES, write: protocolWrite });
     closed = stdio.closed.then(() => stop());
   } else {
+    const [{ startHttp }] = await (httpModules as NonNullable<typeof httpModules>);
     httpHandle = await startHttp(server, settings);
     closed = httpHandle.closed;
     logger.info({ url: httpHandle.url }, 'listening');

@@ -4,7 +4,7 @@
  * with no early exit, so neither the key's length nor which entry matched leaks through
  * timing. A key never appears in a message, an error or a log.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { InternalCode, ToolkitError } from '../protocol/errors.ts';
 import type { Identity } from '../registry/types.ts';
 import { AuthError, bearerChallenge } from './errors.ts';
@@ -14,7 +14,8 @@ import type { ApiKey, Authenticator, AuthRequest } from './types.ts';
 const REALM = 'mcp';
 
 function digest(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
+  // One-shot hash: no Hash object per request (this runs on every authenticated call).
+  return hash('sha256', value, 'buffer');
 }
 
 /**

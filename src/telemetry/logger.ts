@@ -3,9 +3,10 @@
  * stray byte there corrupts it (MCP spec, Transports: stdio). JSON lines by default,
  * pino-pretty when asked or when stderr is a terminal; credentials redacted by key name.
  */
+
+import { createRequire } from 'node:module';
 import { isatty } from 'node:tty';
 import { type DestinationStream, type LevelWithSilent, type Logger, pino } from 'pino';
-import { PinoPretty } from 'pino-pretty';
 import { InternalCode, ToolkitError } from '../protocol/errors.ts';
 import { REDACT_PATHS, REDACTED, redactArgs, redactSecrets } from './redaction.ts';
 
@@ -52,6 +53,11 @@ const logToolArgsSym = Symbol('mcp-toolkit.logToolArgs');
  * const logger = createLogger({ level: settings.MCP_LOG_LEVEL, format: settings.MCP_LOG_FORMAT,
  *   logToolArgs: settings.MCP_LOG_TOOL_ARGS });
  */
+/** pino-pretty is loaded only when pretty output is asked for (it costs ~60 ms at start-up). */
+function loadPinoPretty(): typeof import('pino-pretty').PinoPretty {
+  return (createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty')).PinoPretty;
+}
+
 export function createLogger(options: LoggerOptions): Logger {
   if (!LEVELS.includes(options.level)) {
     throw new ToolkitError(InternalCode.InvalidSetting, `Unknown log level "${options.level}"`);
@@ -63,7 +69,7 @@ export function createLogger(options: LoggerOptions): Logger {
   const terminal = isTerminal(destination);
   const pretty = options.format === 'pretty' || (options.format === 'auto' && terminal);
   const stream: DestinationStream = pretty
-    ? PinoPretty({
+    ? loadPinoPretty()({
         destination,
         colorize: terminal,
         // Synchronous, so the last lines before a crash or exit are not lost.
