@@ -1,0 +1,97 @@
+/**
+ * The HTTP contenders of scenarios 1, 2 and 4: which server, which wire, how each is
+ * verified before the load and what request loads it.
+ */
+import { randomBytes } from 'node:crypto';
+import { openSession, post, verifyCall } from './http-load.ts';
+import type { HttpContender, LoadRequest } from './http-scenario.ts';
+import type { OtlpSink } from './otlp-sink.ts';
+import { OURS_HTTP, oursHttp, RAW_HTTP, SDK_HTTP, SDK_SESSION_HTTP, type ServerSpec } from './servers.ts';
+import { call2025, call2026, headers2025, headers2026, INITIALIZED, initialize2025 } from './wire.ts';
+
+/** Scenario 1: a 2026-wire `tools/call` with JSON replies, no session, no handshake. */
+async function prepare2026(url: string, extra: Record<string, string> = {}): Promise<LoadRequest> {
+  const headers = headers2026(extra);
+  await verifyCall(url, headers, call2026(1), 1);
+  return { headers, body: JSON.stringify(call2026('[<id>]')), notes: [] };
+}
+
+/** `node --cpu-prof` flags writing `<dir>/<name>.cpuprofile` when the server exits (SIGTERM). */
+function profileFlags(profileDir: string | undefined, name: string): string[] | undefined {
+  return profileDir === undefined
+    ? undefined
+    : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`];
+}
+
+export function scenario1Contenders(profileDir: string | undefined): HttpContender[] {
+  const ours: HttpContender = { key: 'ours', spec: OURS_HTTP, prepare: (url) => prepare2026(url) };
+  const flags = profileFlags(profileDir, 'ours-scenario1');
+  if (flags) ours.nodeFlags = flags;
+  return [
+    ours,
+    { key: 'sdk', spec: SDK_HTTP, prepare: (url) => prepare2026(url) },
+    { key: 'raw', spec: RAW_HTTP, prepare: (url) => prepare2026(url) },
+  ];
+}
+
+/**
+ * Scenario 4: scenario 1 against our server with API-key auth, an in-memory rate limit that
+ * never fires and tracing to the OTLP sink. "Not available" when the settings are refused or
+ * have no effect (a request without the key must be refused with 401).
+ */
+export function scenario4Contender(sink: OtlpSink, profileDir: string | undefined): HttpContender {
+  const key = randomBytes(16).toString('hex');
+  const spec: ServerSpec = {
+    id: 'ours',
+    label: 'mcp-toolkit + auth, limit, OTLP',
+    ...oursHttp({
+      MCP_AUTH: 'api_key',
+      MCP_API_KEYS: `bench:${key}`,
+      MCP_RATE_LIMIT_RPS: '1000000',
+      MCP_OTEL_ENDPOINT: sink.url,
+      MCP_OTEL_SERVICE_NAME: 'bench',
+    }),
+  };
+  const flags = profileFlags(profileDir, 'ours-scenario4');
+  return {
+    key: 'ours-secured',
+    spec,
+    ...(flags ? { nodeFlags: flags } : {}),
+    async prepare(url) {
+      const anonymous = await post(url, headers2026(), call2026(1));
+      if (anonymous.status !== 401) {
+        throw new Error(`auth is not enforced: a request without the API key got HTTP ${anonymous.status}`);
+      }
+      return prepare2026(url, { 'x-api-key': key });
+    },
+    afterRounds() {
+      const { requests, bytes, paths } = sink.stats();
+      if (requests === 0) return ['the OTLP sink received nothing: tracing exported no spans'];
+      return [`the OTLP sink received ${requests} exports (${bytes} bytes): ${JSON.stringify(paths)}`];
+    },
+  };
+}
+
+/**
+ * Scenario 2: a 2025-wire `tools/call` inside one session (initialize and
+ * notifications/initialized first). A server that hands out no `Mcp-Session-Id` keeps no
+ * sessions; it is then measured on what it offers, sessionless 2025 calls, and says so.
+ */
+async function prepare2025(url: string): Promise<LoadRequest> {
+  const { sessionId, version } = await openSession(url, headers2025(), initialize2025(0), INITIALIZED);
+  const headers = { ...headers2025(sessionId ?? undefined), 'mcp-protocol-version': version };
+  await verifyCall(url, headers, call2025(1), 1);
+  const notes =
+    sessionId === null
+      ? ['keeps no 2025-wire sessions (no Mcp-Session-Id): measured sessionless 2025-wire calls']
+      : [];
+  return { headers, body: JSON.stringify(call2025('[<id>]')), notes };
+}
+
+export function scenario2Contenders(): HttpContender[] {
+  return [
+    { key: 'ours', spec: OURS_HTTP, prepare: prepare2025 },
+    { key: 'sdk', spec: SDK_HTTP, prepare: prepare2025 },
+    { key: 'sdk-session', spec: SDK_SESSION_HTTP, prepare: prepare2025 },
+  ];
+}

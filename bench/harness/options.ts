@@ -1,0 +1,86 @@
+/** The harness's command line: `node bench/run.ts [--duration S] [--connections N] ...`. */
+import { parseArgs } from 'node:util';
+
+export interface Options {
+  /** Seconds per measured round. */
+  durationSec: number;
+  /** Seconds of untimed load per server before its first round (JIT warm-up). */
+  warmupSec: number;
+  connections: number;
+  rounds: number;
+  scenarios: ReadonlySet<number>;
+  /** Memory with idle sessions and start-up time ("extras"). */
+  extras: boolean;
+  /** Idle 2025-wire sessions opened for the memory figure. */
+  sessions: number;
+  /** Start-up samples per stdio server (the median is reported). */
+  startupSamples: number;
+  /** Wire of the stdio scenario: 2025 (initialize first, as desktop agents do) or 2026. */
+  stdioWire: '2025' | '2026';
+  out: string;
+  /** CPU-profile our server in scenarios 1 and 4 (`node --cpu-prof`) into this directory. */
+  profileDir: string | undefined;
+}
+
+export const USAGE = `node bench/run.ts [options]
+  --duration S       seconds per round (default 10)
+  --warmup S         untimed seconds per server before its first round (default: min(3, duration))
+  --connections N    HTTP connections (default 50)
+  --rounds R         interleaved rounds per scenario (default 3)
+  --scenarios LIST   e.g. 1,2,3,4 (default all)
+  --no-extras        skip memory (idle sessions) and start-up time
+  --sessions N       idle sessions for the memory figure (default 1000)
+  --samples N        start-up samples per stdio server (default 5)
+  --stdio-wire W     2025 or 2026 for scenario 3 (default 2025)
+  --profile DIR      CPU-profile our server in scenarios 1 and 4 (node --cpu-prof) into DIR:
+                     ours-scenario1.cpuprofile, ours-scenario4.cpuprofile (see bench/profile-summary.ts)
+  --out FILE         JSON results (default bench/results/latest.json)`;
+
+function positive(name: string, value: string | undefined, fallback: number, allowZero = false): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || (!allowZero && n === 0))
+    throw new Error(`--${name}: expected a number, got ${value}`);
+  return n;
+}
+
+export function parseOptions(argv: readonly string[]): Options {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      connections: { type: 'string' },
+      rounds: { type: 'string' },
+      scenarios: { type: 'string' },
+      'no-extras': { type: 'boolean' },
+      sessions: { type: 'string' },
+      samples: { type: 'string' },
+      'stdio-wire': { type: 'string' },
+      profile: { type: 'string' },
+      out: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) throw new Error(USAGE);
+  const durationSec = positive('duration', values.duration, 10);
+  const scenarios = new Set((values.scenarios ?? '1,2,3,4').split(',').map((s) => Number(s.trim())));
+  for (const s of scenarios)
+    if (![1, 2, 3, 4].includes(s)) throw new Error(`--scenarios: unknown scenario ${s}`);
+  const stdioWire = values['stdio-wire'] ?? '2025';
+  if (stdioWire !== '2025' && stdioWire !== '2026') throw new Error('--stdio-wire: expected 2025 or 2026');
+  return {
+    durationSec,
+    warmupSec: positive('warmup', values.warmup, Math.min(3, durationSec), true),
+    connections: Math.round(positive('connections', values.connections, 50)),
+    rounds: Math.round(positive('rounds', values.rounds, 3)),
+    scenarios,
+    extras: values['no-extras'] !== true,
+    sessions: Math.round(positive('sessions', values.sessions, 1000)),
+    startupSamples: Math.round(positive('samples', values.samples, 5)),
+    stdioWire,
+    out: values.out ?? 'bench/results/latest.json',
+    profileDir: values.profile,
+  };
+}

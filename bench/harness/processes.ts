@@ -1,0 +1,143 @@
+/**
+ * Child processes under test: started pinned to the server core with `taskset` (util-linux),
+ * their CPU time and memory read from `/proc` (proc(5)), and stopped by pid.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+
+export const SERVER_CORE = 0;
+export const LOAD_CORE = 1;
+const START_TIMEOUT_MS = 10_000;
+
+export interface Pinning {
+  /** Whether servers and load run on separate pinned cores. */
+  pinned: boolean;
+  /** Why not, when they are not. */
+  note?: string;
+}
+
+function hasTaskset(): boolean {
+  try {
+    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Decides once whether pinning is possible: taskset present and at least two cores. */
+export function detectPinning(): Pinning {
+  if (!hasTaskset()) return { pinned: false, note: 'taskset not found (util-linux): running unpinned' };
+  if (availableParallelism() < 2) return { pinned: false, note: 'fewer than two cores: running unpinned' };
+  return { pinned: true };
+}
+
+/** Moves every thread of this process to `core` (the harness drives stdio and hosts the OTLP sink). */
+export function pinSelf(pinning: Pinning, core: number): void {
+  if (pinning.pinned)
+    execFileSync('taskset', ['-a', '-cp', String(core), String(process.pid)], { stdio: 'ignore' });
+}
+
+/** Spawns `node <args>` on `core` (taskset execs node in place, so the pid is node's). */
+export function spawnPinned(
+  pinning: Pinning,
+  core: number,
+  args: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+  nodeFlags: readonly string[] = [],
+): ChildProcess {
+  const node = [process.execPath, ...nodeFlags, ...args];
+  const [cmd, ...rest] = pinning.pinned ? ['taskset', '-c', String(core), ...node] : node;
+  return spawn(cmd!, rest, { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+}
+
+/** Keeps the last few KB of a stream, to explain a failure: its first lines, stack frames dropped. */
+export function tail(stream: NodeJS.ReadableStream | null): () => string {
+  let kept = '';
+  stream?.on('data', (chunk: Buffer | string) => {
+    kept = (kept + chunk.toString()).slice(-4000);
+  });
+  return () =>
+    kept
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !/^\s+at /.test(line))
+      .slice(0, 6)
+      .join(' | ')
+      .slice(0, 600);
+}
+
+/**
+ * Waits for the line a server prints when it listens (`http://127.0.0.1:<port>/mcp`, on
+ * stderr, ours and the baselines alike) and returns the URL. Fails after 10 s, or as soon
+ * as the process exits, with its last output.
+ */
+export function waitForUrl(child: ChildProcess, name: string, stderr = tail(child.stderr)): Promise<string> {
+  const stdout = tail(child.stdout);
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString();
+      const m = /http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(seen);
+      if (m) {
+        cleanup();
+        resolve(`http://127.0.0.1:${m[1]}/mcp`);
+      }
+    };
+    const onExit = (code: number | null, signal: string | null) => {
+      cleanup();
+      reject(new Error(`${name} exited (${signal ?? code}) before listening: ${stderr() || stdout()}`));
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(
+        new Error(
+          `${name} did not print its URL within ${START_TIMEOUT_MS / 1000} s: ${stderr() || stdout()}`,
+        ),
+      );
+    }, START_TIMEOUT_MS);
+    const cleanup = () => {
+      clearTimeout(timer);
+      child.stderr?.off('data', onData);
+      child.off('exit', onExit);
+    };
+    child.stderr?.on('data', onData);
+    child.once('exit', onExit);
+  });
+}
+
+let ticksPerSecond: number | undefined;
+
+/** The process's CPU time (user + system, all threads) in microseconds, from /proc/<pid>/stat. */
+export function cpuMicros(pid: number): number {
+  ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the parenthesised command name (which may hold spaces): utime is field 14,
+  // stime field 15 (proc(5)), i.e. indexes 11 and 12 after the closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1e6) / ticksPerSecond;
+}
+
+/** Resident set size in KiB, from /proc/<pid>/status (VmRSS). */
+export function rssKiB(pid: number): number {
+  const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) : Number.NaN;
+}
+
+/**
+ * Stops a child we started and waits for it to exit: SIGTERM first (our server drains and
+ * exits, and `--cpu-prof` writes its profile on that exit), SIGKILL after `graceMs`.
+ */
+export function stop(child: ChildProcess, graceMs = 5000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.stdin?.end();
+    child.kill('SIGTERM');
+  });
+}

@@ -1,0 +1,121 @@
+/**
+ * Summarises a V8 CPU profile (`node --cpu-prof`, e.g. from `node bench/run.ts --profile DIR`):
+ * where the samples fall by area (our code, each package, Node internals, GC, idle) and the
+ * top functions by self time and by inclusive time.
+ * Usage: `node bench/profile-summary.ts FILE.cpuprofile [--top N] [--from S]`; `--from` skips the
+ * first S seconds of the profile (start-up: module loading, plugin registration).
+ */
+import { readFileSync } from 'node:fs';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+  startTime: number;
+  endTime: number;
+}
+
+export interface Row {
+  name: string;
+  ms: number;
+  share: number;
+}
+
+/** The area a frame belongs to: `src/<dir>`, `bench`, a package name, `node:internal`, or a V8 pseudo-frame. */
+export function areaOf(url: string, functionName: string): string {
+  if (url === '') return functionName.startsWith('(') ? functionName : '(native)';
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg) return pkg[1]!;
+  if (url.startsWith('node:')) return 'node:internal';
+  const own = /\/(src\/[^/]+|bench|plugins\/[^/]+)\//.exec(url);
+  return own ? own[1]! : url;
+}
+
+function frameName(n: ProfileNode): string {
+  const { functionName, url, lineNumber } = n.callFrame;
+  const file = url.replace(/^.*\/(node_modules\/|src\/|bench\/)/, '$1');
+  return `${functionName || '(anonymous)'} ${file}:${lineNumber + 1}`;
+}
+
+function top(map: Map<string, number>, totalMs: number, n: number): Row[] {
+  return [...map.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([name, ms]) => ({ name, ms, share: ms / totalMs }));
+}
+
+/** Self time per node (ms), from the sample ids and the time deltas between samples. */
+export function summarise(
+  profile: Profile,
+  n = 25,
+  fromSec = 0,
+): { totalMs: number; areas: Row[]; self: Row[]; inclusive: Row[] } {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const selfMs = new Map<number, number>();
+  let atUs = 0;
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    atUs += delta;
+    if (atUs >= fromSec * 1e6) selfMs.set(id, (selfMs.get(id) ?? 0) + delta / 1000);
+  });
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+
+  let totalMs = 0;
+  const areas = new Map<string, number>();
+  const self = new Map<string, number>();
+  const inclusive = new Map<string, number>();
+  for (const [id, ms] of selfMs) {
+    const node = byId.get(id)!;
+    if (node.callFrame.functionName === '(idle)') continue;
+    totalMs += ms;
+    const area = areaOf(node.callFrame.url, node.callFrame.functionName);
+    areas.set(area, (areas.get(area) ?? 0) + ms);
+    self.set(frameName(node), (self.get(frameName(node)) ?? 0) + ms);
+    // Inclusive time: credit each distinct function on the stack once (recursion counted once).
+    const seen = new Set<string>();
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+      const frame = byId.get(cur)!;
+      if (frame.callFrame.url === '' && frame.callFrame.functionName === '(root)') continue;
+      const name = frameName(frame);
+      if (seen.has(name)) continue;
+      seen.add(name);
+      inclusive.set(name, (inclusive.get(name) ?? 0) + ms);
+    }
+  }
+  return {
+    totalMs,
+    areas: top(areas, totalMs, n),
+    self: top(self, totalMs, n),
+    inclusive: top(inclusive, totalMs, n),
+  };
+}
+
+function print(title: string, rows: Row[]): void {
+  console.log(`\n${title}`);
+  for (const r of rows)
+    console.log(`${(r.share * 100).toFixed(1).padStart(6)}%  ${r.ms.toFixed(0).padStart(7)} ms  ${r.name}`);
+}
+
+if (import.meta.main) {
+  const file = process.argv[2];
+  if (file === undefined) {
+    console.error('usage: node bench/profile-summary.ts FILE.cpuprofile [--top N] [--from S]');
+    process.exit(2);
+  }
+  const i = process.argv.indexOf('--top');
+  const n = i > 0 ? Number(process.argv[i + 1]) : 25;
+  const f = process.argv.indexOf('--from');
+  const fromSec = f > 0 ? Number(process.argv[f + 1]) : 0;
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const { totalMs, areas, self, inclusive } = summarise(profile, n, fromSec);
+  console.log(`busy time sampled: ${totalMs.toFixed(0)} ms (idle excluded)`);
+  print('by area (self time)', areas);
+  print('top functions by self time', self);
+  print('top functions by inclusive time', inclusive);
+}

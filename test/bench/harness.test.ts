@@ -1,0 +1,107 @@
+/**
+ * Smoke test of the benchmark harness (issue 6): it runs end to end with a very short
+ * duration and writes a results file with figures for every server. No timed assertions:
+ * the figures of a one-second round on a shared machine mean nothing, only their presence does.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { Results } from '../../bench/harness/report.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['bench/run.ts', ...args],
+      { cwd: ROOT, timeout: 110_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+function assertMeasured(results: Results, scenario: string, server: string): void {
+  const r = results.scenarios[scenario]?.servers[server];
+  assert.ok(r, `scenario ${scenario} has no result for ${server}`);
+  assert.equal(r.status, 'ok', `scenario ${scenario}, ${server}: ${r.status} ${r.error ?? ''}`);
+  assert.equal(r.rounds.length, 1);
+  assert.ok(r.median, `scenario ${scenario}, ${server}: no medians`);
+  for (const [name, value] of Object.entries(r.median)) {
+    assert.ok(Number.isFinite(value) && value >= 0, `scenario ${scenario}, ${server}: ${name} is ${value}`);
+  }
+  assert.ok(r.median.rps > 0, `scenario ${scenario}, ${server}: no requests answered`);
+  assert.equal(r.rounds[0]!.failures, 0);
+}
+
+let dir: string | undefined;
+after(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+test('the harness runs every scenario and writes figures for every server', {
+  timeout: 120_000,
+}, async () => {
+  dir = await mkdtemp(join(tmpdir(), 'bench-smoke-'));
+  const out = join(dir, 'results.json');
+  const { code, stdout, stderr } = await run([
+    '--duration',
+    '1',
+    '--warmup',
+    '0',
+    '--rounds',
+    '1',
+    '--connections',
+    '2',
+    '--sessions',
+    '20',
+    '--samples',
+    '1',
+    '--out',
+    out,
+  ]);
+  assert.equal(code, 0, stderr);
+  assert.match(stdout, /Ratios against the targets/);
+
+  const results = JSON.parse(await readFile(out, 'utf8')) as Results;
+  assert.equal(typeof results.machine.nproc, 'number');
+  for (const server of ['ours', 'sdk', 'raw']) assertMeasured(results, '1', server);
+  for (const server of ['ours', 'sdk', 'sdk-session']) assertMeasured(results, '2', server);
+  for (const server of ['ours', 'sdk', 'echo']) assertMeasured(results, '3', server);
+  // Scenario 4 needs auth, rate limits and tracing wired into the server; until then the
+  // harness reports it as not available (with the reason) instead of failing the run.
+  const secured = results.scenarios['4']?.servers['ours'];
+  assert.ok(secured, 'scenario 4 has no result');
+  if (secured.status === 'ok') assertMeasured(results, '4', 'ours');
+  else assert.equal(secured.status, 'unavailable', secured.error);
+  assert.ok(secured.status === 'ok' || (secured.error ?? '').length > 0);
+
+  const names = results.ratios.map((r) => r.name);
+  assert.equal(names.length, 7);
+  for (const r of results.ratios.filter((x) => !x.name.startsWith('scenario 4'))) {
+    assert.ok(r.value !== null && Number.isFinite(r.value), `${r.name} was not computed`);
+  }
+
+  const memory = new Map(results.memory.map((m) => [m.label, m]));
+  for (const m of results.memory.filter((x) => x.id !== 'sdk')) {
+    assert.equal(m.status, 'ok', `${m.label}: ${m.error ?? ''}`);
+    assert.ok(Number.isFinite(m.perSessionKiB) && (m.rssAfterKiB ?? 0) > 0);
+  }
+  assert.equal(memory.size, 3);
+  assert.deepEqual(
+    results.startup.map((s) => [s.id, s.status]),
+    [
+      ['ours', 'ok'],
+      ['sdk', 'ok'],
+      ['echo', 'ok'],
+    ],
+  );
+  for (const s of results.startup) assert.ok((s.medianMs ?? 0) > 0);
+});
