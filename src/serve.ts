@@ -140,7 +140,12 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     auth,
     limiter,
     telemetry,
-    observe: createRequestObserver({ telemetry, logger }),
+    // Nothing to observe when tracing is off and request lines are below the log level: the
+    // dispatcher then skips the per-request bookkeeping altogether.
+    observe:
+      telemetry.enabled || logger.isLevelEnabled('info')
+        ? createRequestObserver({ telemetry, logger })
+        : undefined,
     sessions: scale?.sessions,
     hub: scale?.hub,
     shared: scale?.shared,
