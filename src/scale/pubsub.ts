@@ -45,7 +45,7 @@ export function createSubscriberClient(url: string, options: { maxReconnectDelay
  *
  * @example
  * const pubsub = createPubSub(redis, createSubscriberClient(url));
- * const stop = await pubsub.subscribe('mcp-toolkit:bus', (payload) => console.log(payload));
+ * const stop = await pubsub.subscribe('mcp-toolkit:bus', (payload) => logger.debug({ payload }, 'bus message'));
  */
 export function createPubSub(publisher: Redis, subscriber: Redis): PubSub {
   const handlers = new Map<string, Set<(payload: string) => void>>();

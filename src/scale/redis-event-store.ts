@@ -14,6 +14,7 @@ import type { Redis } from 'ioredis';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.ts';
 import type { EventStore, StoredEvent } from '../transports/http/event-store.ts';
 import type { PubSub } from './pubsub.ts';
+import { replyValues } from './replies.ts';
 import type { StoreHealth } from './store-health.ts';
 
 export interface RedisEventStoreOptions {
@@ -40,15 +41,6 @@ function parse(eventId: string): { streamId: string; entryId: string } | undefin
   if (cut <= 0) return undefined;
   const entryId = eventId.slice(cut + 1);
   return ENTRY_ID.test(entryId) ? { streamId: eventId.slice(0, cut), entryId } : undefined;
-}
-
-/** Throws the first error of a pipeline's replies; returns the values. */
-function values(replies: [Error | null, unknown][] | null): unknown[] {
-  if (replies === null) throw new Error('pipeline aborted');
-  return replies.map(([err, value]) => {
-    if (err) throw err;
-    return value;
-  });
 }
 
 /**
@@ -97,7 +89,7 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
     append(streamId, message) {
       return tracked(async () => {
         const key = keyOf(streamId);
-        const [id] = values(
+        const [id] = replyValues(
           await redis
             .pipeline()
             .xadd(
@@ -133,7 +125,7 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
     release(streamId) {
       return tracked(async () => {
         const key = keyOf(streamId);
-        values(
+        replyValues(
           await redis.pipeline().xadd(key, '*', 'end', '1').pexpire(key, graceMs).publish(key, '').exec(),
         );
       });

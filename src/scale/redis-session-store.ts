@@ -15,6 +15,7 @@ import type { Redis } from 'ioredis';
 import { newSession, type Session, type SessionStore } from '../protocol/session.ts';
 import type { ClientCapabilities, Implementation } from '../protocol/spec-types.ts';
 import type { LogLevel } from '../registry/types.ts';
+import { replyValues } from './replies.ts';
 import { type StoreHealth, storeUnavailable } from './store-health.ts';
 
 export interface RedisSessionStoreOptions {
@@ -64,15 +65,6 @@ function fieldsOf(session: Session): Fields {
     info: session.clientInfo === undefined ? '' : JSON.stringify(session.clientInfo),
     level: session.logLevel ?? '',
   };
-}
-
-/** Results of a MULTI: the first command error, if any, is thrown. */
-function results(replies: [Error | null, unknown][] | null): unknown[] {
-  if (replies === null) throw new Error('transaction aborted');
-  return replies.map(([err, value]) => {
-    if (err) throw err;
-    return value;
-  });
 }
 
 /**
@@ -129,7 +121,7 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
 
     get(id) {
       return guarded(async () => {
-        const [hash, subs] = results(
+        const [hash, subs] = replyValues(
           await redis
             .multi()
             .hgetall(keyOf(id))
@@ -170,16 +162,16 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
         if (added.length > 0) tx.sadd(subsOf(session.id), ...added);
         if (removed.length > 0) tx.srem(subsOf(session.id), ...removed);
         tx.pexpire(subsOf(session.id), idleMs);
-        results(await tx.exec());
+        replyValues(await tx.exec(), 'transaction');
         loaded.set(session, { fields, subs: new Set(session.subscriptions) });
       });
     },
 
     delete(id) {
       return guarded(async () => {
-        const [deleted] = results(await redis.multi().del(keyOf(id), subsOf(id)).zrem(index, id).exec()) as [
-          number,
-        ];
+        const [deleted] = replyValues(
+          await redis.multi().del(keyOf(id), subsOf(id)).zrem(index, id).exec(),
+        ) as [number];
         if (deleted > 0) count = Math.max(0, count - 1);
         return deleted > 0;
       });
