@@ -4,8 +4,8 @@
  * request's outcome.
  */
 import type { Logger } from 'pino';
-import type { RequestObserver } from '../protocol/dispatcher.ts';
 import { ProtocolError, ToolkitError } from '../protocol/errors.ts';
+import type { RequestObserver } from '../protocol/exchange.ts';
 import { type RequestOutcome, requestLogLine } from './logger.ts';
 import { NOOP_SPAN, type SpanOutcome, type Telemetry } from './tracing.ts';
 

@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Settings } from '../../config/settings.ts';
-import type { Exchange } from '../../protocol/dispatcher.ts';
 import { ErrorCode, ProtocolError } from '../../protocol/errors.ts';
+import type { Exchange } from '../../protocol/exchange.ts';
 import type { OutboundChannel } from '../../protocol/hub.ts';
 import { errorResponse, isObject, type JsonRpcMessage, type JsonRpcRequest } from '../../protocol/jsonrpc.ts';
 import type { Session } from '../../protocol/session.ts';
