@@ -9,35 +9,22 @@ import type { Settings } from '../../config/settings.ts';
 import { ErrorCode, ProtocolError } from '../../protocol/errors.ts';
 import type { Exchange } from '../../protocol/exchange.ts';
 import type { OutboundChannel } from '../../protocol/hub.ts';
-import { errorResponse, isObject, type JsonRpcMessage, type JsonRpcRequest } from '../../protocol/jsonrpc.ts';
+import { isObject, type JsonRpcMessage, type JsonRpcRequest } from '../../protocol/jsonrpc.ts';
 import type { Session } from '../../protocol/session.ts';
 import { SUPPORTED_VERSIONS } from '../../protocol/versions.ts';
 import { header, isModernRequest } from '../../protocol/wire.ts';
 import type { McpServer } from '../../server.ts';
+import { installBodyHandling } from './body.ts';
 import { installEdge } from './edge.ts';
 import { createMemoryEventStore, type EventStore } from './event-store.ts';
 import { createHostGuard } from './guards.ts';
+import { sendError } from './send-error.ts';
 import { followStored, replayFinished, SseStream } from './sse.ts';
 
 export interface McpRoutesOptions {
   server: McpServer;
   settings: Settings;
   eventStore?: EventStore;
-}
-
-/** Sends a JSON-RPC error body with an HTTP status (edge refusals, envelope errors). */
-export function sendError(
-  reply: FastifyReply,
-  status: number,
-  code: number,
-  message: string,
-  id: unknown = null,
-) {
-  const body = errorResponse(
-    typeof id === 'string' || typeof id === 'number' ? id : null,
-    new ProtocolError(code, message),
-  );
-  return reply.code(status).header('content-type', 'application/json').send(JSON.stringify(body));
 }
 
 /**
@@ -130,57 +117,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
   // Auth and rate limits run after the Host/Origin checks, so a rebinding page learns nothing.
   installEdge(app, server);
 
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser(
-    'application/json',
-    { parseAs: 'string', bodyLimit: maxBody },
-    (_req, body: string | Buffer, done) => {
-      try {
-        done(null, parseBody(body.toString()));
-      } catch (err) {
-        done(err as Error, undefined);
-      }
-    },
-  );
-  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: maxBody }, (_req, _body, done) => {
-    done(
-      Object.assign(new Error('unsupported media type'), { statusCode: 415, code: 'MCP_UNSUPPORTED_MEDIA' }),
-      undefined,
-    );
-  });
-
-  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, _req, reply) => {
-    if (err.code === 'MCP_UNSUPPORTED_MEDIA' || err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return sendError(
-        reply,
-        415,
-        ErrorCode.UnsupportedMediaType,
-        'Unsupported Content-Type: send application/json',
-      );
-    }
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.statusCode === 413) {
-      return sendError(
-        reply,
-        413,
-        ErrorCode.PayloadTooLarge,
-        `Request body too large: at most ${maxBody} bytes (MCP_MAX_BODY_BYTES)`,
-      );
-    }
-    if (
-      err instanceof SyntaxError ||
-      err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
-      err.code === 'MCP_POISON'
-    ) {
-      return sendError(
-        reply,
-        400,
-        ErrorCode.ParseError,
-        `Parse error: ${err.code === 'MCP_POISON' ? err.message : 'the body is not valid JSON'}`,
-      );
-    }
-    server.logger.error({ err }, 'http error');
-    return sendError(reply, 500, ErrorCode.InternalError, 'Internal error: see the server logs');
-  });
+  installBodyHandling(app, server, maxBody);
 
   const sessionFor = async (
     req: FastifyRequest,
@@ -415,30 +352,4 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
       return sendError(reply, 405, ErrorCode.MethodNotAllowed, 'Method not allowed: use POST, GET or DELETE');
     },
   });
-}
-
-/**
- * JSON.parse with Fastify's prototype-poisoning protection kept: a `__proto__` key, or a
- * `constructor` key holding `prototype`, is refused. A reviver would slow every parse, so the
- * keys are looked for only when the text mentions them.
- */
-export function parseBody(text: string): unknown {
-  const value: unknown = JSON.parse(text);
-  if (text.includes('__proto__') || text.includes('constructor')) assertNoPoison(value);
-  return value;
-}
-
-function assertNoPoison(value: unknown): void {
-  if (Array.isArray(value)) {
-    for (const item of value) assertNoPoison(item);
-    return;
-  }
-  if (!isObject(value)) return;
-  for (const key of Object.keys(value)) {
-    const child = value[key];
-    if (key === '__proto__' || (key === 'constructor' && isObject(child) && 'prototype' in child)) {
-      throw Object.assign(new Error(`the key "${key}" is not allowed`), { code: 'MCP_POISON' });
-    }
-    assertNoPoison(child);
-  }
 }

@@ -1,0 +1,90 @@
+/**
+ * Request bodies on the MCP routes: JSON only, within MCP_MAX_BODY_BYTES, parsed with
+ * prototype-poisoning protection; every failure answers a JSON-RPC error (MCP clients expect
+ * -32700 for bad JSON, not Fastify's own error shape).
+ */
+import type { FastifyInstance } from 'fastify';
+import { ErrorCode } from '../../protocol/errors.ts';
+import { isObject } from '../../protocol/jsonrpc.ts';
+import type { McpServer } from '../../server.ts';
+import { sendError } from './send-error.ts';
+
+export function installBodyHandling(app: FastifyInstance, server: McpServer, maxBody: number): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string', bodyLimit: maxBody },
+    (_req, body: string | Buffer, done) => {
+      try {
+        done(null, parseBody(body.toString()));
+      } catch (err) {
+        done(err as Error, undefined);
+      }
+    },
+  );
+  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: maxBody }, (_req, _body, done) => {
+    done(
+      Object.assign(new Error('unsupported media type'), { statusCode: 415, code: 'MCP_UNSUPPORTED_MEDIA' }),
+      undefined,
+    );
+  });
+
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, _req, reply) => {
+    if (err.code === 'MCP_UNSUPPORTED_MEDIA' || err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return sendError(
+        reply,
+        415,
+        ErrorCode.UnsupportedMediaType,
+        'Unsupported Content-Type: send application/json',
+      );
+    }
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.statusCode === 413) {
+      return sendError(
+        reply,
+        413,
+        ErrorCode.PayloadTooLarge,
+        `Request body too large: at most ${maxBody} bytes (MCP_MAX_BODY_BYTES)`,
+      );
+    }
+    if (
+      err instanceof SyntaxError ||
+      err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+      err.code === 'MCP_POISON'
+    ) {
+      return sendError(
+        reply,
+        400,
+        ErrorCode.ParseError,
+        `Parse error: ${err.code === 'MCP_POISON' ? err.message : 'the body is not valid JSON'}`,
+      );
+    }
+    server.logger.error({ err }, 'http error');
+    return sendError(reply, 500, ErrorCode.InternalError, 'Internal error: see the server logs');
+  });
+}
+
+/**
+ * JSON.parse with Fastify's prototype-poisoning protection kept: a `__proto__` key, or a
+ * `constructor` key holding `prototype`, is refused. A reviver would slow every parse, so the
+ * keys are looked for only when the text mentions them.
+ */
+export function parseBody(text: string): unknown {
+  const value: unknown = JSON.parse(text);
+  if (text.includes('__proto__') || text.includes('constructor')) assertNoPoison(value);
+  return value;
+}
+
+function assertNoPoison(value: unknown): void {
+  if (Array.isArray(value)) {
+    for (const item of value) assertNoPoison(item);
+    return;
+  }
+  if (!isObject(value)) return;
+  for (const key of Object.keys(value)) {
+    const child = value[key];
+    if (key === '__proto__' || (key === 'constructor' && isObject(child) && 'prototype' in child)) {
+      throw Object.assign(new Error(`the key "${key}" is not allowed`), { code: 'MCP_POISON' });
+    }
+    assertNoPoison(child);
+  }
+}
