@@ -109,7 +109,7 @@ async function run(args: string[]): Promise<void> {
     const counts = running.server.registry.counts;
     process.stderr.write(
       `mcp-toolkit listening on ${running.url}\n` +
-        `  ${counts.tools} tools, ${counts.resources + counts.resourceTemplates} resources, ${counts.prompts} prompts ` +
+        `  ${plural(counts.tools, 'tool')}, ${plural(counts.resources + counts.resourceTemplates, 'resource')}, ${plural(counts.prompts, 'prompt')} ` +
         `(plugins: ${running.settings.MCP_PLUGINS.join(', ') || 'none'})\n` +
         `  connect a client: npx @modelcontextprotocol/inspector --transport http --server-url ${running.url}\n`,
     );
@@ -142,4 +142,8 @@ async function loginCommand(args: string[]): Promise<void> {
     tokenFile: values['token-file'] ?? defaultTokenFile(process.env),
   });
   console.error(`Signed in to ${result.issuer} for ${result.serverUrl}; token stored in ${result.tokenFile}`);
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
