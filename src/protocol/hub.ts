@@ -7,7 +7,7 @@
  * what no local party takes to the other replicas, and `receive` takes what they relay.
  */
 import type { ListKind } from '../registry/registry.ts';
-import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from './errors.ts';
+import { ErrorCode, InternalCode, ToolkitError } from './errors.ts';
 import type { JsonObject, JsonRpcMessage, JsonRpcResponse, RequestId } from './jsonrpc.ts';
 import type { Session } from './session.ts';
 
@@ -63,8 +63,25 @@ interface Listener {
 }
 
 interface Pending {
+  method: string;
   resolve(result: JsonObject): void;
   reject(error: Error): void;
+}
+
+/**
+ * The client answered a server-to-client request with a JSON-RPC error (it refused, or does
+ * not support it). Not a ProtocolError: the call behind it decides what that means (a tool
+ * reports it as an isError result, so the model sees the refusal).
+ */
+export class ClientAnswerError extends Error {
+  readonly code: number;
+  constructor(method: string, error: { code?: number; message?: string }) {
+    super(
+      `the client answered ${method} with an error: ${error.message ?? 'no message'} (${error.code ?? '?'})`,
+    );
+    this.name = 'ClientAnswerError';
+    this.code = error.code ?? ErrorCode.InternalError;
+  }
 }
 
 export class Hub {
@@ -244,6 +261,7 @@ export class Hub {
       if (options.signal?.aborted) return onAbort();
       options.signal?.addEventListener('abort', onAbort, { once: true });
       this.#pending.set(key, {
+        method,
         resolve: (r) => {
           cleanup();
           resolve(r);
@@ -283,9 +301,7 @@ export class Hub {
     const pending = this.#pending.get(`${scope}\u0000${String(response.id)}`);
     if (!pending) return false;
     if ('error' in response) {
-      pending.reject(
-        new ProtocolError(response.error.code ?? ErrorCode.InternalError, response.error.message),
-      );
+      pending.reject(new ClientAnswerError(pending.method, response.error));
     } else {
       pending.resolve(response.result);
     }

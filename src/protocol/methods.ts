@@ -9,7 +9,7 @@ import { paginate } from '../registry/registry.ts';
 import type { Completer, LogLevel, PromptMessage } from '../registry/types.ts';
 import { withDeadline } from './deadline.ts';
 import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from './errors.ts';
-import type { Hub, ListenFilter } from './hub.ts';
+import { ClientAnswerError, type Hub, type ListenFilter } from './hub.ts';
 import { type InputDeps, runWithInput } from './input.ts';
 import { isObject, type JsonObject } from './jsonrpc.ts';
 import type { RequestContext } from './request-context.ts';
@@ -52,6 +52,8 @@ function listResult(key: string, page: { items: JsonObject[]; nextCursor?: strin
 /** Maps a handler failure: protocol errors pass through, timeouts and cancellations get a clear text. */
 function rethrowHandlerError(err: unknown, what: string): never {
   if (err instanceof ProtocolError) throw err;
+  if (err instanceof ClientAnswerError)
+    throw new ProtocolError(ErrorCode.InternalError, `${what}: ${err.message}`);
   if (err instanceof ToolkitError && err.code === InternalCode.OutputInvalid) {
     throw new ProtocolError(ErrorCode.InternalError, err.message);
   }

@@ -77,9 +77,14 @@ describe('2025 input rounds', () => {
     await client.close();
   });
 
-  test('a client that answers with an error ends the call; the session lives on', async () => {
+  test('a client that answers with an error: the tool reports the refusal as isError; the session lives on', async () => {
     const client = await startClient({ plugins: [conformancePlugin] }); // no onSample: it answers an error
-    await assert.rejects(client.callTool('test_sampling', { prompt: 'Hi' }));
+    const result = await client.callTool('test_sampling', { prompt: 'Hi' });
+    assert.equal(result.isError, true);
+    assert.match(
+      (result.content as { text: string }[])[0]!.text,
+      /^ClientAnswerError: the client answered sampling\/createMessage with an error: /,
+    );
     assert.equal(await client.callText('test_simple_text'), 'This is a simple text response for testing.');
     await client.close();
   });

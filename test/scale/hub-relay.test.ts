@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Redis } from 'ioredis';
-import { ErrorCode, ProtocolError } from '../../src/protocol/errors.ts';
-import { type Announcement, Hub, type OutboundChannel } from '../../src/protocol/hub.ts';
+import { ErrorCode } from '../../src/protocol/errors.ts';
+import { type Announcement, ClientAnswerError, Hub, type OutboundChannel } from '../../src/protocol/hub.ts';
 import type { JsonRpcMessage } from '../../src/protocol/jsonrpc.ts';
 import { createRedisClient } from '../../src/ratelimit/redis-client.ts';
 import { createHubRelay } from '../../src/scale/hub-relay.ts';
@@ -105,7 +105,10 @@ describe('the hub relayed between replicas', () => {
     });
     await assert.rejects(
       answer,
-      (err) => err instanceof ProtocolError && err.code === ErrorCode.InvalidRequest,
+      (err) =>
+        err instanceof ClientAnswerError &&
+        err.code === ErrorCode.InvalidRequest &&
+        /user declined/.test(err.message),
     );
   });
 
