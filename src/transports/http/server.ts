@@ -35,7 +35,7 @@ export interface Readiness {
   checks: Record<string, { ok: boolean; detail?: string }>;
 }
 
-/** What /readyz reports: the rate-limit store, the shared state (Redis), the OAuth issuer's keys, shutdown. */
+/** What /readyz reports: the plugins' checks, the rate-limit store, the shared state (Redis), the OAuth issuer's keys, shutdown. */
 export async function readiness(server: McpServer, closing: boolean): Promise<Readiness> {
   const checks: Readiness['checks'] = {};
   if (closing) checks.shutdown = { ok: false, detail: 'shutting down' };
@@ -52,7 +52,39 @@ export async function readiness(server: McpServer, closing: boolean): Promise<Re
       checks.auth = { ok: false, detail: (err as Error).message };
     }
   }
+  for (const [name, check] of Object.entries(await pluginChecks(server))) checks[name] = check;
   return { ready: Object.values(checks).every((c) => c.ok), checks };
+}
+
+/** How long a plugin's doctor result answers /readyz before its checks run again. */
+const PLUGIN_CHECK_TTL_MS = 10_000;
+const pluginCheckCache = new WeakMap<McpServer, { at: number; checks: Readiness['checks'] }>();
+
+/**
+ * Each plugin's own `doctor` checks (the filesystem root still there and writable, say), run
+ * at most every 10 s so a busy probe does not turn into a disk or network load.
+ */
+async function pluginChecks(server: McpServer): Promise<Readiness['checks']> {
+  const cached = pluginCheckCache.get(server);
+  if (cached && Date.now() - cached.at < PLUGIN_CHECK_TTL_MS) return cached.checks;
+  const checks: Readiness['checks'] = {};
+  for (const { definition, settings } of server.plugins) {
+    if (!definition.doctor) continue;
+    try {
+      const failed = (await definition.doctor(settings)).filter((c) => !c.ok);
+      checks[`plugin:${definition.name}`] =
+        failed.length === 0
+          ? { ok: true }
+          : {
+              ok: false,
+              detail: failed.map((c) => (c.detail ? `${c.name}: ${c.detail}` : c.name)).join('; '),
+            };
+    } catch (err) {
+      checks[`plugin:${definition.name}`] = { ok: false, detail: (err as Error).message };
+    }
+  }
+  pluginCheckCache.set(server, { at: Date.now(), checks });
+  return checks;
 }
 
 export async function buildHttpApp(server: McpServer, settings: Settings): Promise<FastifyInstance> {
