@@ -4,13 +4,10 @@
  */
 import { parseArgs } from 'node:util';
 import { InternalCode, ToolkitError } from '../protocol/errors.ts';
-import { serve } from '../serve.ts';
 import { PACKAGE_VERSION } from '../server.ts';
-import { runCheck } from './check.ts';
-import { doctor } from './doctor.ts';
-import { runInit } from './init.ts';
-import { defaultTokenFile, login } from './login.ts';
-import { runTest } from './test.ts';
+
+// Each command's module is imported when that command runs: `run` over stdio (what a desktop
+// agent spawns) does not pay for the test kit, the OAuth client or doctor's checks.
 
 const HELP = `mcp-toolkit ${PACKAGE_VERSION}
 
@@ -48,14 +45,19 @@ export async function main(argv: string[]): Promise<void> {
         err: (t: string) => void process.stderr.write(t),
         env: process.env,
       };
-      process.exitCode = await (command === 'check' ? runCheck(rest, io) : runTest(rest, io));
+      process.exitCode =
+        command === 'check'
+          ? await (await import('./check.ts')).runCheck(rest, io)
+          : await (await import('./test.ts')).runTest(rest, io);
       return;
     }
     if (command === 'init') {
+      const { runInit } = await import('./init.ts');
       process.exitCode = await runInit(rest, { out: (l) => console.log(l), err: (l) => console.error(l) });
       return;
     }
     if (command === 'doctor') {
+      const { doctor } = await import('./doctor.ts');
       process.exitCode = await doctor(process.env, (line) => console.log(line));
       return;
     }
@@ -100,6 +102,7 @@ async function run(args: string[]): Promise<void> {
     },
     strict: true,
   });
+  const { serve } = await import('../serve.ts');
   const running = await serve({
     env: process.env,
     overrides: { MCP_TRANSPORT: values.transport, MCP_HTTP_HOST: values.host, MCP_HTTP_PORT: values.port },
@@ -118,6 +121,7 @@ async function run(args: string[]): Promise<void> {
 }
 
 async function loginCommand(args: string[]): Promise<void> {
+  const { defaultTokenFile, login } = await import('./login.ts');
   const { values, positionals } = parseArgs({
     args,
     options: {
