@@ -15,7 +15,7 @@ import type { JsonRpcMessage } from '../protocol/jsonrpc.ts';
 import type { EventStore, StoredEvent } from '../transports/http/event-store.ts';
 import type { PubSub } from './pubsub.ts';
 import { replyValues } from './replies.ts';
-import type { StoreHealth } from './store-health.ts';
+import { recorded, type StoreHealth } from './store-health.ts';
 
 export interface RedisEventStoreOptions {
   redis: Redis;
@@ -57,16 +57,7 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
   const prefix = options.keyPrefix ?? 'mcp-toolkit:';
   const keyOf = (streamId: string) => `${prefix}events:${streamId}`;
 
-  const tracked = async <T>(run: () => Promise<T>): Promise<T> => {
-    try {
-      const out = await run();
-      health?.succeeded();
-      return out;
-    } catch (err) {
-      health?.failed(err);
-      throw err;
-    }
-  };
+  const tracked = <T>(run: () => Promise<T>): Promise<T> => recorded(health, run);
 
   /** Entries after `entryId`: the events, and whether the end marker was among them. */
   const read = async (streamId: string, entryId: string) => {

@@ -16,7 +16,7 @@ import { newSession, type Session, type SessionStore } from '../protocol/session
 import type { ClientCapabilities, Implementation } from '../protocol/spec-types.ts';
 import type { LogLevel } from '../registry/types.ts';
 import { replyValues } from './replies.ts';
-import { type StoreHealth, storeUnavailable } from './store-health.ts';
+import { recorded, type StoreHealth, storeUnavailable } from './store-health.ts';
 
 export interface RedisSessionStoreOptions {
   redis: Redis;
@@ -85,16 +85,8 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
   let count = 0;
 
   /** Runs a store operation; a Redis failure becomes the 503 the client sees. */
-  const guarded = async <T>(run: () => Promise<T>): Promise<T> => {
-    try {
-      const out = await run();
-      health?.succeeded();
-      return out;
-    } catch (err) {
-      health?.failed(err);
-      throw storeUnavailable('the session store');
-    }
-  };
+  const guarded = <T>(run: () => Promise<T>): Promise<T> =>
+    recorded(health, run, () => storeUnavailable('the session store'));
 
   return {
     create() {

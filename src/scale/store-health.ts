@@ -23,6 +23,25 @@ export function storeUnavailable(what: string): ProtocolError {
   );
 }
 
+/**
+ * Runs one store operation and tells `health` how it went; the error is rethrown, or mapped
+ * when `mapError` is given (the session store turns it into the 503 the client sees).
+ */
+export async function recorded<T>(
+  health: StoreHealth | undefined,
+  run: () => Promise<T>,
+  mapError?: (err: unknown) => Error,
+): Promise<T> {
+  try {
+    const out = await run();
+    health?.succeeded();
+    return out;
+  } catch (err) {
+    health?.failed(err);
+    throw mapError ? mapError(err) : err;
+  }
+}
+
 export interface StoreHealth {
   /** A command failed (connection refused, closed or timed out). */
   failed(err: unknown): void;
