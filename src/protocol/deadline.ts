@@ -1,34 +1,54 @@
 /**
- * Runs a handler under the request's abort signal with a deadline: on timeout the signal is
- * aborted (so a cooperative handler stops) and the caller gets a Timeout error at once.
+ * Runs a handler with a deadline: on timeout the request is aborted (so a cooperative handler
+ * stops, through its signal) and the caller gets a Timeout error at once, whether or not the
+ * handler stops. Any other abort (cancellation, client gone) rejects at once the same way.
+ * This runs on every call, so it uses one timer and one hook field, no listeners.
  */
 import { InternalCode, ToolkitError } from './errors.ts';
 
-export async function withDeadline<T>(
-  controller: AbortController,
-  timeoutMs: number,
-  run: () => Promise<T>,
-): Promise<T> {
-  if (controller.signal.aborted) throw abortError(controller.signal);
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  const stop = new Promise<never>((_, reject) => {
-    onAbort = () => reject(abortError(controller.signal));
-    controller.signal.addEventListener('abort', onAbort, { once: true });
-    timer = setTimeout(() => {
-      controller.abort(new ToolkitError(InternalCode.Timeout, `timed out after ${timeoutMs} ms`));
-    }, timeoutMs);
-  });
-  try {
-    return await Promise.race([run(), stop]);
-  } finally {
-    clearTimeout(timer);
-    if (onAbort) controller.signal.removeEventListener('abort', onAbort);
-  }
+/** What a deadline needs from the request (RequestContext). */
+export interface Abortable {
+  readonly aborted: boolean;
+  readonly abortReason: unknown;
+  abort(reason: unknown): void;
+  /** One hook at a time: deadlines on one request run one after the other. */
+  onAbort: ((reason: unknown) => void) | undefined;
 }
 
-function abortError(signal: AbortSignal): Error {
-  return signal.reason instanceof Error
-    ? signal.reason
+export function withDeadline<T>(request: Abortable, timeoutMs: number, run: () => Promise<T>): Promise<T> {
+  if (request.aborted) return Promise.reject(abortError(request.abortReason));
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const timer = setTimeout(() => {
+      request.abort(new ToolkitError(InternalCode.Timeout, `timed out after ${timeoutMs} ms`));
+    }, timeoutMs);
+    const finish = () => {
+      settled = true;
+      clearTimeout(timer);
+      request.onAbort = undefined;
+    };
+    request.onAbort = (reason) => {
+      if (settled) return;
+      finish();
+      reject(abortError(reason));
+    };
+    run().then(
+      (value) => {
+        if (settled) return;
+        finish();
+        resolve(value);
+      },
+      (error: unknown) => {
+        if (settled) return;
+        finish();
+        reject(error);
+      },
+    );
+  });
+}
+
+function abortError(reason: unknown): Error {
+  return reason instanceof Error
+    ? reason
     : new ToolkitError(InternalCode.Cancelled, 'the request was cancelled');
 }

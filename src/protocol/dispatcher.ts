@@ -76,6 +76,32 @@ const CACHEABLE = new Set([
   'resources/read',
 ]);
 
+const clientGone = () => new ProtocolError(ErrorCode.InternalError, 'the client went away');
+
+/**
+ * The requests running under each exchange signal (a stdio connection, an HTTP POST). One
+ * listener per signal aborts them all when the client goes away: a stdio connection's signal
+ * lives as long as the connection, and a listener per request would pile up on it.
+ */
+const RUNNING = new WeakMap<AbortSignal, Set<RequestContext>>();
+
+function runningOn(signal: AbortSignal): Set<RequestContext> {
+  let running = RUNNING.get(signal);
+  if (running === undefined) {
+    const set = new Set<RequestContext>();
+    running = set;
+    RUNNING.set(signal, set);
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const ctx of set) ctx.abort(clientGone());
+      },
+      { once: true },
+    );
+  }
+  return running;
+}
+
 export const SERVER_CAPABILITIES = Object.freeze({
   tools: { listChanged: true },
   resources: { subscribe: true, listChanged: true },
@@ -168,7 +194,7 @@ export class Dispatcher {
     if (method === 'notifications/cancelled' && ex.session) {
       const id = params?.requestId;
       const ctx = this.#inflight.get(`${ex.session.id}\u0000${String(id)}`);
-      ctx?.controller.abort(new ClientCancelled());
+      ctx?.abort(new ClientCancelled());
     }
     // Other notifications (roots/list_changed, progress, ...) need no action here.
   }
@@ -256,7 +282,7 @@ export class Dispatcher {
     });
     // Cancellation (2025-11-25 utilities): a cancelled request gets no response where the
     // transport allows silence (stdio); an HTTP POST still needs an answer to complete.
-    const silent = () => ex.transport === 'stdio' && ctx.signal.reason instanceof ClientCancelled;
+    const silent = () => ex.transport === 'stdio' && ctx.abortReason instanceof ClientCancelled;
     let result: JsonObject;
     try {
       result = await this.#run(handler, req, ctx, ex, `${session.id}\u0000${String(req.id)}`);
@@ -359,9 +385,11 @@ export class Dispatcher {
     ex: Exchange,
     inflightKey: string | undefined,
   ): Promise<JsonObject> {
-    const onClose = () =>
-      ctx.controller.abort(new ProtocolError(ErrorCode.InternalError, 'the client went away'));
-    ex.signal?.addEventListener('abort', onClose, { once: true });
+    const running = ex.signal === undefined ? undefined : runningOn(ex.signal);
+    if (running) {
+      if (ex.signal?.aborted) ctx.abort(clientGone());
+      running.add(ctx);
+    }
     this.#active++;
     if (inflightKey !== undefined) this.#inflight.set(inflightKey, ctx);
     try {
@@ -369,7 +397,7 @@ export class Dispatcher {
     } finally {
       this.#active--;
       if (inflightKey !== undefined) this.#inflight.delete(inflightKey);
-      ex.signal?.removeEventListener('abort', onClose);
+      running?.delete(ctx);
     }
   }
 }

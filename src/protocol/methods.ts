@@ -80,7 +80,7 @@ const toolsCall: MethodHandler = async (params, ctx, deps) => {
   const timeoutMs = def.spec.timeoutMs ?? deps.toolTimeoutMs;
   try {
     const out = await runWithInput(ctx, params, deps, () =>
-      withDeadline(ctx.controller, timeoutMs, async () => def.handler(checked.value, ctx)),
+      withDeadline(ctx, timeoutMs, async () => def.handler(checked.value, ctx)),
     );
     return 'inputRequired' in out ? out.inputRequired : shapeToolResult(def, out.value);
   } catch (err) {
@@ -116,7 +116,7 @@ const resourcesRead: MethodHandler = async (params, ctx, deps) => {
   const mimeType = direct ? direct.listing.mimeType : matched?.def.listing.mimeType;
   try {
     const out = await runWithInput(ctx, params, deps, () =>
-      withDeadline(ctx.controller, deps.toolTimeoutMs, async () =>
+      withDeadline(ctx, deps.toolTimeoutMs, async () =>
         direct ? direct.read(uri, ctx) : matched!.def.read(uri, matched!.variables, ctx),
       ),
     );
@@ -159,7 +159,7 @@ const promptsGet: MethodHandler = async (params, ctx, deps) => {
   }
   try {
     const out = await runWithInput(ctx, params, deps, () =>
-      withDeadline(ctx.controller, deps.toolTimeoutMs, async () => def.get(args, ctx)),
+      withDeadline(ctx, deps.toolTimeoutMs, async () => def.get(args, ctx)),
     );
     return 'inputRequired' in out ? out.inputRequired : shapePrompt(out.value, def.spec.description);
   } catch (err) {
@@ -200,7 +200,7 @@ const completionComplete: MethodHandler = async (params, ctx, deps) => {
   const context =
     isObject(params?.context) && isObject(params.context.arguments) ? params.context.arguments : {};
   const values = completer
-    ? await withDeadline(ctx.controller, deps.toolTimeoutMs, async () =>
+    ? await withDeadline(ctx, deps.toolTimeoutMs, async () =>
         completer(argument.value as string, {
           arguments: context as Record<string, string>,
           ctx,

@@ -44,7 +44,15 @@ export class RequestContext implements HandlerContext {
   /** The client's network address (HTTP), for per-client limits of anonymous callers. */
   readonly address: string | undefined;
   readonly meta: JsonObject;
-  readonly controller: AbortController;
+  /** Created on first use of `signal`: most handlers never look at it. */
+  #controller: AbortController | undefined = undefined;
+  #aborted = false;
+  #abortReason: unknown = undefined;
+  /**
+   * The running deadline's hook (deadline.ts), told at once when the request is aborted. A
+   * plain field instead of an EventTarget listener: the deadline of every call sets one.
+   */
+  onAbort: ((reason: unknown) => void) | undefined = undefined;
   readonly channel: OutboundChannel | undefined;
   readonly #logger: Logger;
   readonly #logThreshold: LogLevel | undefined;
@@ -81,11 +89,35 @@ export class RequestContext implements HandlerContext {
     this.channel = init.channel;
     this.#logger = init.logger;
     this.#logThreshold = init.logThreshold;
-    this.controller = new AbortController();
   }
 
   get signal(): AbortSignal {
-    return this.controller.signal;
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#abortReason);
+    }
+    return this.#controller.signal;
+  }
+
+  /** True once the request was aborted (timeout, cancellation, client gone). */
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  /** Why the request was aborted; `undefined` while it runs. */
+  get abortReason(): unknown {
+    return this.#abortReason;
+  }
+
+  /** Aborts the request: the handler's signal fires and a waiting deadline rejects. Idempotent. */
+  abort(reason: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#abortReason = reason;
+    this.#controller?.abort(reason);
+    const hook = this.onAbort;
+    this.onAbort = undefined;
+    hook?.(reason);
   }
 
   get sessionId(): string | undefined {
@@ -111,7 +143,7 @@ export class RequestContext implements HandlerContext {
 
   async progress(progress: number, total?: number, message?: string): Promise<void> {
     const token = this.meta.progressToken;
-    if (token === undefined || this.signal.aborted) return;
+    if (token === undefined || this.#aborted) return;
     const params: JsonObject = { progressToken: token, progress };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;

@@ -43,14 +43,17 @@ export function createConnection(
   return {
     sessionId: session.id,
     receive(value) {
-      const p = server.dispatcher.handle(value, exchange).then(
+      const p: Promise<void> = server.dispatcher.handle(value, exchange).then(
         (reply) => {
+          pending.delete(p);
           if (reply.body !== undefined && !controller.signal.aborted) send(reply.body);
         },
-        (err: unknown) => server.logger.error({ err }, 'message handling failed'),
+        (err: unknown) => {
+          pending.delete(p);
+          server.logger.error({ err }, 'message handling failed');
+        },
       );
       pending.add(p);
-      void p.finally(() => pending.delete(p));
       return p;
     },
     clientGone() {
