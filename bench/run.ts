@@ -11,7 +11,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measureSessionMemory, measureStartup } from './harness/extras.ts';
 import type { ServerResult } from './harness/figures.ts';
-import { scenario1Contenders, scenario2Contenders, scenario4Contender } from './harness/http-contenders.ts';
+import { scenario1Contenders, scenario2Contenders, scenario4Contenders } from './harness/http-contenders.ts';
 import { LoadGenerator } from './harness/http-load.ts';
 import { type Context, type HttpContender, runHttpGroup } from './harness/http-scenario.ts';
 import { type Options, parseOptions } from './harness/options.ts';
@@ -65,13 +65,17 @@ async function runScenarios(ctx: Context): Promise<Record<string, ScenarioResult
         : scenario1Contenders(options.profileDir).filter((c) => c.key === 'ours');
       const group = await runHttpGroup(ctx, [
         ...first,
-        ...(sink ? [scenario4Contender(sink, options.profileDir)] : []),
+        ...(sink ? scenario4Contenders(sink, options.profileDir) : []),
       ]);
       scenarios['1'] = {
         title: TITLES['1']!,
         servers: pick(group, { ours: 'ours', sdk: 'sdk', raw: 'raw' }),
       };
-      if (want(4)) scenarios['4'] = { title: TITLES['4']!, servers: pick(group, { 'ours-secured': 'ours' }) };
+      if (want(4))
+        scenarios['4'] = {
+          title: TITLES['4']!,
+          servers: pick(group, { 'ours-secured': 'ours', 'ours-edge': 'edge', 'ours-traced': 'traced' }),
+        };
     } finally {
       await sink?.close();
     }

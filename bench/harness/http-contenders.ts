@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { openSession, post, verifyCall } from './http-load.ts';
 import type { HttpContender, LoadRequest } from './http-scenario.ts';
 import type { OtlpSink } from './otlp-sink.ts';
-import { OURS_HTTP, oursHttp, RAW_HTTP, SDK_HTTP, SDK_SESSION_HTTP, type ServerSpec } from './servers.ts';
+import { OURS_HTTP, oursHttp, RAW_HTTP, SDK_HTTP, SDK_SESSION_HTTP } from './servers.ts';
 import { call2025, call2026, headers2025, headers2026, INITIALIZED, initialize2025 } from './wire.ts';
 
 /** Scenario 1: a 2026-wire `tools/call` with JSON replies, no session, no handshake. */
@@ -37,39 +37,50 @@ export function scenario1Contenders(profileDir: string | undefined): HttpContend
 /**
  * Scenario 4: scenario 1 against our server with API-key auth, an in-memory rate limit that
  * never fires and tracing to the OTLP sink. "Not available" when the settings are refused or
- * have no effect (a request without the key must be refused with 401).
+ * have no effect (a request without the key must be refused with 401). Two more of our
+ * servers split the cost, for information: the edge alone (auth and limit, no tracing) and
+ * tracing alone.
  */
-export function scenario4Contender(sink: OtlpSink, profileDir: string | undefined): HttpContender {
+export function scenario4Contenders(sink: OtlpSink, profileDir: string | undefined): HttpContender[] {
   const key = randomBytes(16).toString('hex');
-  const spec: ServerSpec = {
-    id: 'ours',
-    label: 'mcp-toolkit + auth, limit, OTLP',
-    ...oursHttp({
-      MCP_AUTH: 'api_key',
-      MCP_API_KEYS: `bench:${key}`,
-      MCP_RATE_LIMIT_RPS: '1000000',
-      MCP_OTEL_ENDPOINT: sink.url,
-      MCP_OTEL_SERVICE_NAME: 'bench',
-    }),
+  const edge = { MCP_AUTH: 'api_key', MCP_API_KEYS: `bench:${key}`, MCP_RATE_LIMIT_RPS: '1000000' };
+  const tracing = { MCP_OTEL_ENDPOINT: sink.url, MCP_OTEL_SERVICE_NAME: 'bench' };
+  const secured = (contenderKey: string, label: string, env: Record<string, string>): HttpContender => {
+    const authenticated = env.MCP_AUTH !== undefined;
+    const traced = env.MCP_OTEL_ENDPOINT !== undefined;
+    const contender: HttpContender = {
+      key: contenderKey,
+      spec: { id: contenderKey, label, ...oursHttp(env) },
+      async prepare(url) {
+        if (authenticated) {
+          const anonymous = await post(url, headers2026(), call2026(1));
+          if (anonymous.status !== 401) {
+            throw new Error(
+              `auth is not enforced: a request without the API key got HTTP ${anonymous.status}`,
+            );
+          }
+        }
+        return prepare2026(url, authenticated ? { 'x-api-key': key } : {});
+      },
+    };
+    if (traced) {
+      contender.afterRounds = () => {
+        const { requests, bytes, paths } = sink.stats();
+        if (requests === 0) return ['the OTLP sink received nothing: tracing exported no spans'];
+        return [
+          `the OTLP sink received ${requests} exports (${bytes} bytes) from the traced servers: ${JSON.stringify(paths)}`,
+        ];
+      };
+    }
+    const flags = profileFlags(profileDir, `ours-${contenderKey.replace(/^ours-/, '')}-scenario4`);
+    if (flags) contender.nodeFlags = flags;
+    return contender;
   };
-  const flags = profileFlags(profileDir, 'ours-scenario4');
-  return {
-    key: 'ours-secured',
-    spec,
-    ...(flags ? { nodeFlags: flags } : {}),
-    async prepare(url) {
-      const anonymous = await post(url, headers2026(), call2026(1));
-      if (anonymous.status !== 401) {
-        throw new Error(`auth is not enforced: a request without the API key got HTTP ${anonymous.status}`);
-      }
-      return prepare2026(url, { 'x-api-key': key });
-    },
-    afterRounds() {
-      const { requests, bytes, paths } = sink.stats();
-      if (requests === 0) return ['the OTLP sink received nothing: tracing exported no spans'];
-      return [`the OTLP sink received ${requests} exports (${bytes} bytes): ${JSON.stringify(paths)}`];
-    },
-  };
+  return [
+    secured('ours-secured', 'mcp-toolkit + auth, limit, OTLP', { ...edge, ...tracing }),
+    secured('ours-edge', 'mcp-toolkit + auth, limit (no tracing)', edge),
+    secured('ours-traced', 'mcp-toolkit + OTLP tracing only', tracing),
+  ];
 }
 
 /**

@@ -60,6 +60,8 @@ export function createRequestObserver(options: RequestObserverOptions): RequestO
           });
       return (outcome) => {
         if (telemetry.enabled) span.end(spanOutcomeOf(outcome));
+        // Request lines are info: below the level, build nothing (the common production case).
+        if (!logger.isLevelEnabled('info')) return;
         const result: RequestOutcome =
           outcome.error !== undefined ? 'error' : outcome.isError === true ? 'tool_error' : 'ok';
         requestLogLine(logger, {

@@ -75,17 +75,12 @@ test('the harness runs every scenario and writes figures for every server', {
   for (const server of ['ours', 'sdk', 'raw']) assertMeasured(results, '1', server);
   for (const server of ['ours', 'sdk', 'sdk-session']) assertMeasured(results, '2', server);
   for (const server of ['ours', 'sdk', 'echo']) assertMeasured(results, '3', server);
-  // Scenario 4 needs auth, rate limits and tracing wired into the server; until then the
-  // harness reports it as not available (with the reason) instead of failing the run.
-  const secured = results.scenarios['4']?.servers['ours'];
-  assert.ok(secured, 'scenario 4 has no result');
-  if (secured.status === 'ok') assertMeasured(results, '4', 'ours');
-  else assert.equal(secured.status, 'unavailable', secured.error);
-  assert.ok(secured.status === 'ok' || (secured.error ?? '').length > 0);
+  // Scenario 4 and its two parts (the edge alone, tracing alone) are our server with settings.
+  for (const server of ['ours', 'edge', 'traced']) assertMeasured(results, '4', server);
 
   const names = results.ratios.map((r) => r.name);
-  assert.equal(names.length, 7);
-  for (const r of results.ratios.filter((x) => !x.name.startsWith('scenario 4'))) {
+  assert.equal(names.length, 9);
+  for (const r of results.ratios) {
     assert.ok(r.value !== null && Number.isFinite(r.value), `${r.name} was not computed`);
   }
 
