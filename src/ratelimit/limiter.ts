@@ -1,13 +1,19 @@
 /**
- * Per-client (and optional per-tool) rate limits over rate-limiter-flexible, in memory or in
- * Redis. Bucket semantics: see bucket-policy.ts. A batch costs one point per request in it,
- * taken all or nothing (take-tokens.ts). When Redis cannot be reached, `failMode` decides:
- * `open` lets calls through and reports the degradation, `closed` refuses them.
+ * Per-client (and optional per-tool) rate limits: an exact token bucket per client, in
+ * process memory (memory-store.ts) or in Redis shared by every replica (redis-store.ts).
+ * A bucket holds `burst` tokens, starts full and refills continuously at `rps` per second
+ * (bucket.ts). A batch costs one token per request in it, taken all or nothing. When Redis
+ * cannot be reached, `failMode` decides: `open` lets calls through and reports the
+ * degradation, `closed` refuses them.
  */
+import type { Redis } from 'ioredis';
 import { InternalCode, ToolkitError } from '../protocol/errors.ts';
-import { type BucketPolicy, bucketPolicy, type RateLimit } from './bucket-policy.ts';
-import { createCounters, DEFAULT_KEY_PREFIX, type RateLimitStore } from './counter-store.ts';
-import { type Counters, type TakeOutcome, takeTokens } from './take-tokens.ts';
+import { type Bucket, bucketOf, type RateLimit } from './bucket.ts';
+import { createMemoryBuckets, type MemoryBuckets } from './memory-store.ts';
+import { createRedisBuckets, DEFAULT_KEY_PREFIX } from './redis-store.ts';
+
+/** Where buckets live: this process, or a Redis every replica talks to. */
+export type RateLimitStore = 'memory' | { readonly redis: Redis };
 
 /**
  * The answer to one consume. `limited` maps to HTTP 429 with `Retry-After`
@@ -33,9 +39,12 @@ export interface RateLimitLogger {
 }
 
 export interface RateLimiterOptions {
-  /** Per-client sustained calls per second; 0 turns the per-client limit off (tool limits still apply). */
+  /**
+   * Per-client sustained calls per second (the bucket's refill rate, 0.001 to 1,000,000); 0
+   * turns the per-client limit off (tool limits still apply).
+   */
   readonly rps: number;
-  /** Per-client bucket size; unset or 0: twice `rps`. */
+  /** Per-client bucket size, the calls a client may send at once; unset or 0: twice `rps`, at least 1. */
   readonly burst?: number;
   readonly store: RateLimitStore;
   /** What to do when Redis is unreachable. Default `open`. */
@@ -52,8 +61,11 @@ export interface RateLimiter {
   readonly burst: number;
   /**
    * Takes `cost` (default 1; for a batch, the number of requests in it) from `key`'s bucket,
-   * all or nothing. Cost 0 is allowed without touching the store. When the per-client limit
-   * is off (`burst === 0`) it allows everything without touching the store.
+   * all or nothing: a refused call takes nothing. Allowed: `remaining` whole tokens are left.
+   * Refused: `retryAfterMs` is the wait until `cost` tokens are there (a cost above `burst`
+   * never passes; it is told the time of a full refill). Cost 0 is allowed without touching
+   * the store. When the per-client limit is off (`burst === 0`) it allows everything without
+   * touching the store.
    */
   consume(key: string, cost?: number): Promise<RateDecision>;
   /** Same, for a tool's own `rateLimit`, in a bucket per tool and client. */
@@ -63,7 +75,22 @@ export interface RateLimiter {
   close(): Promise<void>;
 }
 
-const ALLOWED_UNLIMITED: RateDecision = Object.freeze({ allowed: true, remaining: Number.MAX_SAFE_INTEGER });
+const ALLOWED_UNLIMITED: Promise<RateDecision> = Promise.resolve(
+  Object.freeze({ allowed: true, remaining: Number.MAX_SAFE_INTEGER } as const),
+);
+const FREE: RateDecision = Object.freeze({ allowed: true, remaining: 0 } as const);
+const LET_THROUGH: RateDecision = Object.freeze({ allowed: true, remaining: 0, degraded: true } as const);
+const UNAVAILABLE: RateDecision = Object.freeze({ allowed: false, reason: 'unavailable' } as const);
+
+/** One kind of bucket: the per-client limit (scope `client`) or one tool's (`tool:<name>`). */
+interface Scope {
+  /** The limit `bucket` was checked from (a tool's `rateLimit` object). */
+  limit: RateLimit;
+  bucket: Bucket;
+  readonly name: string;
+  /** Its buckets when they live in this process, made on first use. */
+  memory: MemoryBuckets | undefined;
+}
 
 /**
  * The rate-limit key of a caller: its authenticated identity (API-key id or token subject)
@@ -101,13 +128,14 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1) {
     throw new ToolkitError(InternalCode.InvalidSetting, `rate limit timeoutMs must be a positive integer`);
   }
-  const keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
-  const clientPolicy =
-    options.rps === 0 ? undefined : bucketPolicy({ rps: options.rps, burst: options.burst });
-  const clientCounters = clientPolicy && createCounters(clientPolicy, store, keyPrefix, 'client');
-  const toolBuckets = new Map<string, { policy: BucketPolicy; counters: Counters }>();
-
   const redis = store === 'memory' ? undefined : store.redis;
+  const shared = redis && createRedisBuckets(redis, options.keyPrefix ?? DEFAULT_KEY_PREFIX);
+  const clientScope: Scope | undefined =
+    options.rps === 0
+      ? undefined
+      : { limit: options, bucket: bucketOf(options), name: 'client', memory: undefined };
+  const toolScopes = new Map<string, Scope>();
+
   let outage: string | undefined;
   const markDown = (reason: string) => {
     if (outage === undefined) {
@@ -131,40 +159,49 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   redis?.on('error', onError);
   redis?.on('close', onClose);
 
-  async function decide(policy: BucketPolicy, counters: Counters, key: string, cost: number) {
+  async function decide(scope: Scope, key: string, cost: number): Promise<RateDecision> {
     // A caller bug (a batch has a whole number of requests), not a client's fault.
     if (!Number.isInteger(cost) || cost < 0)
       throw new RangeError(`rate limit cost must be a whole number, got ${cost}`);
-    if (cost === 0) return { allowed: true, remaining: 0 } as const;
-    if (redis === undefined) return toDecision(await takeTokens(policy, counters, key, cost));
-    let outcome: TakeOutcome;
+    if (cost === 0) return FREE;
+    const { bucket } = scope;
+    // Never fits however long the client waits; a full refill is the best advice there is.
+    if (cost > bucket.burst) return { allowed: false, reason: 'limited', retryAfterMs: bucket.fullMs };
+    if (shared === undefined) {
+      scope.memory ??= createMemoryBuckets();
+      // Date.now(), not performance.now(): the clock tests freeze with node:test's mock timers.
+      return scope.memory.take(bucket, key, cost, Date.now());
+    }
+    let decision: RateDecision;
     try {
-      outcome = await withTimeout(takeTokens(policy, counters, key, cost), timeoutMs);
+      decision = await withTimeout(shared.take(bucket, scope.name, key, cost), timeoutMs);
     } catch (error) {
       markDown(error instanceof Error ? error.message : String(error));
-      return failMode === 'open'
-        ? ({ allowed: true, remaining: 0, degraded: true } as const)
-        : ({ allowed: false, reason: 'unavailable' } as const);
+      return failMode === 'open' ? LET_THROUGH : UNAVAILABLE;
     }
     markUp();
-    return toDecision(outcome);
+    return decision;
   }
 
   return {
-    burst: clientPolicy?.burst ?? 0,
-    async consume(key, cost = 1) {
-      if (clientPolicy === undefined || clientCounters === undefined) return ALLOWED_UNLIMITED;
-      return decide(clientPolicy, clientCounters, key, cost);
+    burst: clientScope?.bucket.burst ?? 0,
+    // Not async: the HTTP edge awaits this on every request, and decide's promise will do.
+    consume(key, cost = 1) {
+      return clientScope === undefined ? ALLOWED_UNLIMITED : decide(clientScope, key, cost);
     },
     async consumeTool(toolName, key, limit) {
-      const id = `${toolName}\u0000${limit.rps}\u0000${limit.burst ?? 0}`;
-      let bucket = toolBuckets.get(id);
-      if (bucket === undefined) {
-        const policy = bucketPolicy(limit, InternalCode.InvalidDefinition);
-        bucket = { policy, counters: createCounters(policy, store, keyPrefix, `tool:${toolName}`) };
-        toolBuckets.set(id, bucket);
+      let scope = toolScopes.get(toolName);
+      if (scope === undefined) {
+        const bucket = bucketOf(limit, InternalCode.InvalidDefinition);
+        scope = { limit, bucket, name: `tool:${toolName}`, memory: undefined };
+        toolScopes.set(toolName, scope);
+      } else if (scope.limit !== limit) {
+        // Usually the same object (the tool's definition) on every call; when it is not, check
+        // it again: a tool registered anew with another limit keeps its buckets, resized.
+        scope.bucket = bucketOf(limit, InternalCode.InvalidDefinition);
+        scope.limit = limit;
       }
-      return decide(bucket.policy, bucket.counters, key, 1);
+      return decide(scope, key, 1);
     },
     health() {
       if (redis === undefined) return { ok: true };
@@ -180,12 +217,6 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       redis?.off('close', onClose);
     },
   };
-}
-
-function toDecision(outcome: TakeOutcome): RateDecision {
-  return outcome.ok
-    ? { allowed: true, remaining: outcome.remaining }
-    : { allowed: false, reason: 'limited', retryAfterMs: outcome.retryAfterMs };
 }
 
 /** Bounds a store call: a hung Redis must not hold the request (the fail mode applies instead). */

@@ -12,7 +12,7 @@ export const rateLimitSettingsShape = {
     'Calls per second each client (API key, token subject, else address) may sustain; 0 turns the per-client limit off. A JSON-RPC batch costs one call per request in it.',
   ),
   MCP_RATE_LIMIT_BURST: envInt(0, 0, 10_000_000).describe(
-    'Calls a client may send at once (bucket size). 0 or unset: twice MCP_RATE_LIMIT_RPS. Values below MCP_RATE_LIMIT_RPS are raised to it.',
+    'Calls a client may send at once: the size of its token bucket, which refills at MCP_RATE_LIMIT_RPS per second. 0 or unset: twice MCP_RATE_LIMIT_RPS.',
   ),
   MCP_RATE_LIMIT_FAIL: envEnum(['open', 'closed'], 'open').describe(
     'When Redis is unreachable: `open` lets calls through unlimited and reports a degradation, `closed` refuses them with 503 and /readyz fails.',
