@@ -78,30 +78,6 @@ const CACHEABLE = new Set([
 
 const clientGone = () => new ProtocolError(ErrorCode.InternalError, 'the client went away');
 
-/**
- * The requests running under each exchange signal (a stdio connection, an HTTP POST). One
- * listener per signal aborts them all when the client goes away: a stdio connection's signal
- * lives as long as the connection, and a listener per request would pile up on it.
- */
-const RUNNING = new WeakMap<AbortSignal, Set<RequestContext>>();
-
-function runningOn(signal: AbortSignal): Set<RequestContext> {
-  let running = RUNNING.get(signal);
-  if (running === undefined) {
-    const set = new Set<RequestContext>();
-    running = set;
-    RUNNING.set(signal, set);
-    signal.addEventListener(
-      'abort',
-      () => {
-        for (const ctx of set) ctx.abort(clientGone());
-      },
-      { once: true },
-    );
-  }
-  return running;
-}
-
 export const SERVER_CAPABILITIES = Object.freeze({
   tools: { listChanged: true },
   resources: { subscribe: true, listChanged: true },
@@ -385,10 +361,13 @@ export class Dispatcher {
     ex: Exchange,
     inflightKey: string | undefined,
   ): Promise<JsonObject> {
-    const running = ex.signal === undefined ? undefined : runningOn(ex.signal);
-    if (running) {
-      if (ex.signal?.aborted) ctx.abort(clientGone());
-      running.add(ctx);
+    // The client going away (HTTP connection closed, stdio connection closed) aborts the call.
+    const signal = ex.signal;
+    let onGone: (() => void) | undefined;
+    if (signal?.aborted) ctx.abort(clientGone());
+    else if (signal !== undefined) {
+      onGone = () => ctx.abort(clientGone());
+      signal.addEventListener('abort', onGone, { once: true });
     }
     this.#active++;
     if (inflightKey !== undefined) this.#inflight.set(inflightKey, ctx);
@@ -397,7 +376,7 @@ export class Dispatcher {
     } finally {
       this.#active--;
       if (inflightKey !== undefined) this.#inflight.delete(inflightKey);
-      running?.delete(ctx);
+      if (onGone !== undefined) signal?.removeEventListener('abort', onGone);
     }
   }
 }
