@@ -129,6 +129,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   const telemetry = await createTelemetry({
     endpoint: settings.MCP_OTEL_ENDPOINT,
     serviceName: settings.MCP_OTEL_SERVICE_NAME ?? settings.MCP_SERVER_NAME,
+    sampleRatio: settings.MCP_OTEL_SAMPLE_RATIO,
     serviceVersion: PACKAGE_VERSION,
     onExportError: (signal, err) =>
       logger.warn({ signal, err: (err as Error).message }, 'OTLP export failing'),

@@ -24,7 +24,14 @@ import {
 import { ProtobufTraceSerializer, TraceExporterMetricsHelper } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import { BatchSpanProcessor, type ReadableSpan, TracerProvider } from '@opentelemetry/sdk-trace';
+import {
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  type ReadableSpan,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
 import { encodeTraceRequest } from './otlp-span-encoder.ts';
 import {
   Attr,
@@ -220,8 +227,13 @@ export function createOtlpTelemetry(options: TelemetryOptions & { endpoint: stri
 
   const spanExporter = createSpanExporter(`${options.endpoint}/v1/traces`);
   reportFailures(spanExporter, 'traces', options.onExportError);
+  const ratio = options.sampleRatio ?? 1;
   const tracerProvider = new TracerProvider({
     resource,
+    // The OpenTelemetry default (parent-based, always on) unless a ratio below 1 is asked for.
+    sampler: new ParentBasedSampler({
+      root: ratio >= 1 ? new AlwaysOnSampler() : new TraceIdRatioBasedSampler(ratio),
+    }),
     spanProcessors: [
       new BatchSpanProcessor({
         exporter: spanExporter,

@@ -12,6 +12,19 @@ const OTLP_ENDPOINT = z
   .transform((v) => (v === undefined || v === '' ? undefined : v))
   .pipe(z.url({ protocol: /^https?$/, error: URL_ERROR }).optional());
 
+/** A share from 0 to 1 (`0.1` = one request in ten); blank means the default. */
+const RATIO = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v === undefined || v === '' ? '1' : v))
+  .pipe(
+    z
+      .string()
+      .regex(/^(?:0(?:\.\d+)?|1(?:\.0+)?|\.\d+)$/, { error: 'expected a number from 0 to 1, such as 0.1' }),
+  )
+  .transform(Number);
+
 export const telemetrySettingsShape = {
   MCP_LOG_TOOL_ARGS: envBool(false).describe(
     'Log tool arguments on the per-request line (values under secret-looking keys are redacted).',
@@ -20,4 +33,7 @@ export const telemetrySettingsShape = {
     'OTLP/HTTP base URL (e.g. http://127.0.0.1:4318); traces and metrics are exported only when set.',
   ),
   MCP_OTEL_SERVICE_NAME: envString('mcp-toolkit').describe('`service.name` of exported traces and metrics.'),
+  MCP_OTEL_SAMPLE_RATIO: RATIO.describe(
+    'Share of traces recorded and exported, from 0 to 1 (head sampling by trace id; a request carrying a W3C traceparent follows its sampled flag). Metrics and log lines count every request.',
+  ),
 };

@@ -69,6 +69,11 @@ export interface TelemetryOptions {
   /** Span batch delay; default 5 000 ms (the OpenTelemetry default). */
   readonly spanDelayMs?: number;
   /**
+   * `MCP_OTEL_SAMPLE_RATIO`: the share of root traces recorded, 0 to 1; default 1 (all). A
+   * request whose `traceparent` says sampled (or not) follows its caller.
+   */
+  readonly sampleRatio?: number;
+  /**
    * Told when exports start failing (once per failing streak, again after a success), so
    * a collector outage shows in the logs instead of passing silently.
    */
@@ -117,6 +122,10 @@ export async function createTelemetry(options: TelemetryOptions): Promise<Teleme
       InternalCode.InvalidSetting,
       `OTLP endpoint "${options.endpoint}" is not an http(s) URL such as http://127.0.0.1:4318`,
     );
+  }
+  const ratio = options.sampleRatio;
+  if (ratio !== undefined && !(ratio >= 0 && ratio <= 1)) {
+    throw new ToolkitError(InternalCode.InvalidSetting, `sampleRatio must be from 0 to 1, got ${ratio}`);
   }
   if (options.serviceName.trim() === '') {
     throw new ToolkitError(InternalCode.InvalidSetting, 'OpenTelemetry service name is empty');

@@ -100,3 +100,26 @@ test('the harness runs every scenario and writes figures for every server', {
   );
   for (const s of results.startup) assert.ok((s.medianMs ?? 0) > 0);
 });
+
+test('the micro-benchmarks of the hot path run and report every part', { timeout: 60_000 }, async () => {
+  const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>(
+    (resolve) => {
+      execFile(
+        process.execPath,
+        ['bench/micro.ts', '--quick'],
+        { cwd: ROOT, timeout: 55_000, maxBuffer: 4 * 1024 * 1024 },
+        (error, out, err) =>
+          resolve({
+            code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1,
+            stdout: out,
+            stderr: err,
+          }),
+      );
+    },
+  );
+  assert.equal(code, 0, stderr);
+  const report = JSON.parse(stdout) as { usPerOp: Record<string, number> };
+  const parts = Object.entries(report.usPerOp);
+  assert.equal(parts.length, 8, Object.keys(report.usPerOp).join(', '));
+  for (const [name, us] of parts) assert.ok(Number.isFinite(us) && us > 0, `${name}: ${us}`);
+});

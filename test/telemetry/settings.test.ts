@@ -7,7 +7,11 @@ const schema = z.object(telemetrySettingsShape);
 
 describe('telemetry settings', () => {
   test('defaults: no export, service mcp-toolkit, tool arguments not logged', () => {
-    assert.deepEqual(schema.parse({}), { MCP_LOG_TOOL_ARGS: false, MCP_OTEL_SERVICE_NAME: 'mcp-toolkit' });
+    assert.deepEqual(schema.parse({}), {
+      MCP_LOG_TOOL_ARGS: false,
+      MCP_OTEL_SERVICE_NAME: 'mcp-toolkit',
+      MCP_OTEL_SAMPLE_RATIO: 1,
+    });
   });
 
   test('parses an endpoint, a service name and the tool-arguments switch', () => {
@@ -19,6 +23,24 @@ describe('telemetry settings', () => {
     assert.equal(parsed.MCP_OTEL_ENDPOINT, 'http://127.0.0.1:4318');
     assert.equal(parsed.MCP_OTEL_SERVICE_NAME, 'files');
     assert.equal(parsed.MCP_LOG_TOOL_ARGS, true);
+  });
+
+  test('a sample ratio is a number from 0 to 1; blank means every trace', () => {
+    for (const [text, value] of [
+      ['0', 0],
+      ['0.25', 0.25],
+      ['.5', 0.5],
+      ['1', 1],
+      ['1.0', 1],
+      ['', 1],
+    ] as const) {
+      assert.equal(schema.parse({ MCP_OTEL_SAMPLE_RATIO: text }).MCP_OTEL_SAMPLE_RATIO, value, text);
+    }
+    for (const bad of ['1.5', '-0.1', 'half', '10%', '2']) {
+      const result = schema.safeParse({ MCP_OTEL_SAMPLE_RATIO: bad });
+      assert.equal(result.success, false, bad);
+      assert.match(result.error?.issues[0]?.message ?? '', /from 0 to 1/);
+    }
   });
 
   test('a blank endpoint means unset', () => {

@@ -163,6 +163,51 @@ describe('createTelemetry with an endpoint', () => {
     assert.equal(byId('3')?.attributes['error.type'], InternalCode.Timeout);
   });
 
+  test('a sample ratio of 0 exports no root span, follows a sampled caller, and still counts every request', async (t) => {
+    const { telemetry, service, mine } = await telemetryFor(t, { sampleRatio: 0 });
+    const unsampled = telemetry.startRequestSpan({
+      method: 'tools/call',
+      target: 'read_file',
+      requestId: 1,
+      transport: 'http',
+    });
+    // The log line keeps a trace id to correlate with, sampled or not.
+    assert.match(unsampled.traceId ?? '', /^[0-9a-f]{32}$/);
+    unsampled.end({});
+    telemetry
+      .startRequestSpan({
+        method: 'tools/call',
+        target: 'read_file',
+        requestId: 2,
+        transport: 'http',
+        traceparent: `00-${PARENT_TRACE}-${PARENT_SPAN}-01`,
+      })
+      .end({});
+    await telemetry.shutdown();
+
+    await receiver.waitForSpans(mine, 5000);
+    await receiver.waitForMetric('mcp.server.operation.duration', 5000);
+    // Shutdown flushed everything: only the caller-sampled span was exported.
+    assert.deepEqual(
+      receiver.spans.filter(mine).map((s) => [s.traceId, s.attributes['jsonrpc.request.id']]),
+      [[PARENT_TRACE, '2']],
+    );
+    const duration = receiver.metrics.find(
+      (m) => m.name === 'mcp.server.operation.duration' && m.resource['service.name'] === service,
+    );
+    assert.equal(
+      duration?.points.reduce((n, p) => n + (p.count ?? 0), 0),
+      2,
+    );
+  });
+
+  test('refuses a sample ratio outside 0 to 1', async () => {
+    await assert.rejects(
+      createTelemetry({ endpoint: receiver.url, serviceName: 's', serviceVersion: '1', sampleRatio: 1.5 }),
+      (err: unknown) => err instanceof ToolkitError && /from 0 to 1/.test(err.message),
+    );
+  });
+
   test('shutdown flushes the duration histogram, tool errors and refusals', async (t) => {
     const { telemetry, service } = await telemetryFor(t);
     telemetry

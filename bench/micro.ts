@@ -1,0 +1,168 @@
+/**
+ * Where the time of one request goes, part by part, measured in process: each part of the
+ * hot path runs alone in a loop and its CPU time per operation is printed (the median of
+ * several runs). It complements `bench/run.ts`, whose servers show the sum: here a part's cost
+ * is not hidden by the socket writes and the load generator. Figures are for comparing parts
+ * with each other on one machine; in a server, the same code costs more (caches, GC shared
+ * with everything else).
+ *
+ * Usage: `node bench/micro.ts [--quick]` (`--quick`: a few iterations, for the smoke test).
+ */
+import { SpanKind } from '@opentelemetry/api';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import {
+  MeterProvider,
+  PeriodicExportingMetricReader,
+  type PushMetricExporter,
+} from '@opentelemetry/sdk-metrics';
+import {
+  BatchSpanProcessor,
+  type ReadableSpan,
+  type SpanExporter,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
+import pino from 'pino';
+import { createApiKeyAuthenticator } from '../src/auth/api-key.ts';
+import { parseSettings } from '../src/config/settings.ts';
+import { parsePluginSettings } from '../src/plugin-loader.ts';
+import { createRateLimiter } from '../src/ratelimit/limiter.ts';
+import { createServer } from '../src/server.ts';
+import { encodeTraceRequest } from '../src/telemetry/otlp-span-encoder.ts';
+import { DURATION_BUCKETS_S } from '../src/telemetry/semconv.ts';
+import { createConnection } from '../src/transports/connection.ts';
+import plugin from './add-plugin.ts';
+import { call2025, call2026, headers2026, initialize2025 } from './harness/wire.ts';
+
+const quick = process.argv.includes('--quick');
+const N = quick ? 2_000 : 200_000;
+const RUNS = quick ? 1 : 5;
+
+/** CPU µs per operation: the median over RUNS runs of N operations, after one warm-up run. */
+async function measure(op: (i: number) => unknown | Promise<unknown>, awaitEach: boolean): Promise<number> {
+  const results: number[] = [];
+  for (let run = -1; run < RUNS; run++) {
+    const before = process.cpuUsage();
+    for (let i = 0; i < N; i++) {
+      const out = op(i);
+      if (awaitEach) await out;
+      // Let timers and I/O (span exports) run now and then, as a server's event loop would.
+      else if ((i & 1023) === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    const used = process.cpuUsage(before);
+    if (run >= 0) results.push((used.user + used.system) / N);
+  }
+  results.sort((a, b) => a - b);
+  return results[results.length >> 1]!;
+}
+
+const rows: [string, number][] = [];
+async function part(name: string, op: (i: number) => unknown, awaitEach = false): Promise<void> {
+  const us = await measure(op, awaitEach);
+  rows.push([name, us]);
+  console.error(`${name.padEnd(58)} ${us.toFixed(2).padStart(7)} µs`);
+}
+
+// ---- the dispatcher, with the bench's add tool --------------------------------------------
+const server = await createServer({
+  settings: parseSettings({ MCP_LOG_LEVEL: 'silent' }),
+  logger: pino({ level: 'silent' }),
+  plugins: [{ definition: plugin as never, settings: parsePluginSettings(plugin as never, {}) }],
+});
+const http = { transport: 'http' as const, headers: headers2026() };
+await part(
+  'dispatcher: 2026 tools/call add (validate in and out)',
+  (i) => server.dispatcher.handle(call2026(i), http),
+  true,
+);
+const connection = createConnection(server, () => {});
+await connection.receive(initialize2025(0));
+await part(
+  'stdio connection: 2025 tools/call add, reply handed to send',
+  (i) => connection.receive(call2025(i)),
+  true,
+);
+connection.close();
+
+// ---- the edge -------------------------------------------------------------------------------
+const key = 'k'.repeat(32);
+const auth = createApiKeyAuthenticator([{ id: 'bench', key }]);
+const headers = { 'x-api-key': key };
+await part(
+  'API key check (SHA-256 digest, constant-time compare)',
+  () => auth.authenticate({ headers }),
+  true,
+);
+const limiter = createRateLimiter({ rps: 1_000_000, store: 'memory', logger: { warn() {}, info() {} } });
+await part('rate limit: one token from an in-memory bucket', () => limiter.consume('id:bench'), true);
+
+// ---- tracing ----------------------------------------------------------------------------------
+function tracerWith(exportSpans: (spans: ReadableSpan[]) => void) {
+  const exporter: SpanExporter = {
+    export(spans, done) {
+      exportSpans(spans);
+      done({ code: 0 });
+    },
+    shutdown: async () => {},
+  };
+  const provider = new TracerProvider({ spanProcessors: [new BatchSpanProcessor({ exporter })] });
+  return { provider, tracer: provider.getTracer('mcp-toolkit', '0.1.0') };
+}
+const spanOf = (tracer: ReturnType<typeof tracerWith>['tracer'], i: number) =>
+  tracer
+    .startSpan('tools/call add', {
+      kind: SpanKind.SERVER,
+      attributes: {
+        'mcp.method.name': 'tools/call',
+        'network.transport': 'tcp',
+        'network.protocol.name': 'http',
+        'gen_ai.tool.name': 'add',
+        'gen_ai.operation.name': 'execute_tool',
+        'mcp.protocol.version': '2026-07-28',
+        'jsonrpc.request.id': String(i),
+        'mcp.client.id': 'bench',
+      },
+    })
+    .end();
+for (const [name, encode] of [
+  ['span: start and end in the SDK, batched, export does nothing', undefined],
+  [
+    'span: the same, exported with the reference protobuf serializer',
+    ProtobufTraceSerializer.serializeRequest,
+  ],
+  ['span: the same, exported with our encoder', encodeTraceRequest],
+] as const) {
+  const { provider, tracer } = tracerWith((spans) => encode?.(spans));
+  await part(name, (i) => spanOf(tracer, i));
+  await provider.shutdown();
+}
+const metricExporter: PushMetricExporter = {
+  export: (_metrics, done) => done({ code: 0 }),
+  forceFlush: async () => {},
+  shutdown: async () => {},
+};
+const meterProvider = new MeterProvider({
+  readers: [new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 60_000 })],
+});
+const histogram = meterProvider
+  .getMeter('mcp-toolkit')
+  .createHistogram('mcp.server.operation.duration', {
+    advice: { explicitBucketBoundaries: DURATION_BUCKETS_S },
+  });
+await part('metric: one duration recorded with four attributes', () =>
+  histogram.record(0.0003, {
+    'mcp.method.name': 'tools/call',
+    'network.transport': 'tcp',
+    'gen_ai.tool.name': 'add',
+    'mcp.protocol.version': '2026-07-28',
+  }),
+);
+await meterProvider.shutdown();
+await server.close();
+
+console.log(
+  JSON.stringify(
+    { node: process.version, iterations: N, runs: RUNS, usPerOp: Object.fromEntries(rows) },
+    null,
+    2,
+  ),
+);
