@@ -143,11 +143,9 @@ const metricExporter: PushMetricExporter = {
 const meterProvider = new MeterProvider({
   readers: [new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 60_000 })],
 });
-const histogram = meterProvider
-  .getMeter('mcp-toolkit')
-  .createHistogram('mcp.server.operation.duration', {
-    advice: { explicitBucketBoundaries: DURATION_BUCKETS_S },
-  });
+const histogram = meterProvider.getMeter('mcp-toolkit').createHistogram('mcp.server.operation.duration', {
+  advice: { explicitBucketBoundaries: DURATION_BUCKETS_S },
+});
 await part('metric: one duration recorded with four attributes', () =>
   histogram.record(0.0003, {
     'mcp.method.name': 'tools/call',
