@@ -108,6 +108,11 @@ export class Dispatcher {
       pageSize: options.pageSize,
       beforeTool: options.beforeTool,
     };
+    options.hub.setCanceller((scope, id) => {
+      const ctx = this.#inflight.get(`${scope}\u0000${String(id)}`);
+      ctx?.abort(new ClientCancelled());
+      return ctx !== undefined;
+    });
   }
 
   /** How many requests are being handled right now (graceful shutdown waits for 0). */
@@ -169,8 +174,8 @@ export class Dispatcher {
     if (method === 'notifications/initialized') return;
     if (method === 'notifications/cancelled' && ex.session) {
       const id = params?.requestId;
-      const ctx = this.#inflight.get(`${ex.session.id}\u0000${String(id)}`);
-      ctx?.abort(new ClientCancelled());
+      // Here or on the replica running it (Hub.cancel relays what is not running here).
+      if (typeof id === 'string' || typeof id === 'number') this.#o.hub.cancel(ex.session.id, id);
     }
     // Other notifications (roots/list_changed, progress, ...) need no action here.
   }

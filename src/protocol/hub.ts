@@ -39,7 +39,12 @@ export type RelayedEvent =
   | { readonly type: 'response'; readonly scope: string; readonly response: JsonRpcResponse }
   /** A message for a session whose standalone stream is not on this replica. */
   | { readonly type: 'session'; readonly sessionId: string; readonly message: JsonRpcMessage }
-  | { readonly type: 'announce'; readonly announcement: Announcement };
+  | { readonly type: 'announce'; readonly announcement: Announcement }
+  /** A client's notifications/cancelled for a request no local call is running. */
+  | { readonly type: 'cancel'; readonly scope: string; readonly requestId: string | number };
+
+/** Aborts the running request `requestId` of `scope` (a session) here; false when none runs here. */
+export type Canceller = (scope: string, requestId: string | number) => boolean;
 
 /** Carries events to the other replicas; best effort (fire and forget). */
 export interface HubRelay {
@@ -94,6 +99,7 @@ export class Hub {
   readonly #relay: HubRelay | undefined;
   readonly #idPrefix: string;
   #nextId = 0;
+  #canceller: Canceller | undefined;
 
   constructor(options: HubOptions = {}) {
     this.#relay = options.relay;
@@ -202,9 +208,28 @@ export class Hub {
     return running.length === 0 ? Promise.resolve() : Promise.all(running).then(() => {});
   }
 
+  /** The dispatcher's way to abort one of its running requests (one per hub). */
+  setCanceller(canceller: Canceller): void {
+    this.#canceller = canceller;
+  }
+
+  /**
+   * A client cancelled `requestId` in session `scope`: the call is aborted where it runs, on
+   * this replica or, through the relay, on another one (a request and its cancellation may
+   * reach different replicas).
+   */
+  cancel(scope: string, requestId: string | number): void {
+    if (this.#canceller?.(scope, requestId)) return;
+    this.#relay?.publish({ type: 'cancel', scope, requestId });
+  }
+
   /** Takes an event another replica relayed: handled here only, never relayed again. */
   receive(event: RelayedEvent): void {
-    if (event.type === 'response') this.#deliverLocal(event.scope, event.response);
+    if (event.type === 'cancel') {
+      const id = event.requestId;
+      if (typeof event.scope === 'string' && (typeof id === 'string' || typeof id === 'number'))
+        this.#canceller?.(event.scope, id);
+    } else if (event.type === 'response') this.#deliverLocal(event.scope, event.response);
     else if (event.type === 'session') {
       for (const channel of this.#sessionChannels.get(event.sessionId) ?? []) channel.send(event.message);
     } else void this.#fanOut(event.announcement);

@@ -1,7 +1,8 @@
 /**
  * The hub's relay over Redis pub/sub: what one replica's hub cannot hand to a local party
  * (a client's answer to a server-to-client request that another replica sent, a message for
- * a session whose standalone stream is elsewhere, a list change or resource update) goes to
+ * a session whose standalone stream is elsewhere, a list change or resource update, a
+ * cancellation of a request running elsewhere) goes to
  * every replica on one channel, and each replica's hub takes what concerns it. Each message
  * names the replica it came from, so a replica ignores its own.
  *
@@ -29,7 +30,7 @@ export interface RedisHubRelay extends HubRelay {
   listen(hub: Hub): Promise<() => void>;
 }
 
-const TYPES = new Set(['response', 'session', 'announce']);
+const TYPES = new Set(['response', 'session', 'announce', 'cancel']);
 
 /**
  * @example

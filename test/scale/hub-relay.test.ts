@@ -1,7 +1,8 @@
 /**
  * Two hubs (two replicas) relayed over a real Redis: a client's answer that reaches the wrong
  * replica still resolves the call waiting on the other, a message for a session reaches the
- * replica holding its stream, and announcements run once on every replica. Without a relay
+ * replica holding its stream, a cancellation reaches the replica running the request, and
+ * announcements run once on every replica. Without a relay
  * (one replica) the hub behaves as before: nothing leaves the process.
  */
 import assert from 'node:assert/strict';
@@ -110,6 +111,34 @@ describe('the hub relayed between replicas', () => {
         err.code === ErrorCode.InvalidRequest &&
         /user declined/.test(err.message),
     );
+  });
+
+  test('a cancellation is handled where the request runs: here first, else on the other replica', async () => {
+    const a = await replica('a4');
+    const b = await replica('b4');
+    const cancelledOnA: [string, string | number][] = [];
+    const cancelledOnB: [string, string | number][] = [];
+    a.hub.setCanceller((scope, id) => {
+      cancelledOnA.push([scope, id]);
+      return id === 'running-on-a';
+    });
+    b.hub.setCanceller((scope, id) => {
+      cancelledOnB.push([scope, id]);
+      return false;
+    });
+    // Running on A, cancelled through A: handled there, nothing relayed.
+    a.hub.cancel('s1', 'running-on-a');
+    // Running on A, cancelled through B: B finds nothing and relays it to A.
+    b.hub.cancel('s1', 7);
+    const deadline = Date.now() + 5000;
+    while (cancelledOnA.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(cancelledOnA, [
+      ['s1', 'running-on-a'],
+      ['s1', 7],
+    ]);
+    // B tried locally once; A's local hit never reached B.
+    await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(cancelledOnB, [['s1', 7]]);
   });
 
   test('a message for a session reaches the replica holding its stream', async () => {

@@ -194,6 +194,32 @@ describe('two replicas behind a round-robin proxy', () => {
     }
   });
 
+  test('a cancellation that reaches replica B aborts the call running on A', async () => {
+    const [a, b] = [replicaUrl(0), replicaUrl(1)];
+    const session = await openSession(a);
+    // The gate never opens: without the cancellation the call would wait 20 s.
+    const gate = path.join(dir, 'gate-never');
+    const stop = new AbortController();
+    const started = Date.now();
+    const res = await postGatedCall(a, session, gate, stop.signal);
+    const stream = new SseReader(res, V2025, 'tools/call');
+    const progress1 = await nextMatching(stream, (e) => e.message?.method === 'notifications/progress');
+    assert.ok(progress1, 'the call is running on A');
+
+    const cancel = await post(
+      b,
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'user' } },
+      sessionHeaders(session),
+    );
+    assert.equal(cancel.status, 202);
+    const answer = await nextMatching(stream, (e) => e.message !== undefined && 'error' in e.message);
+    const error = (answer.message as { error: { code: number; message: string } }).error;
+    assert.equal(error.code, -32603);
+    assert.match(error.message, /cancel/);
+    assert.ok(Date.now() - started < 10_000, 'aborted by the relayed cancellation, not by the gate');
+    await stream.cancel();
+  });
+
   test('raw SSE: a call running on A, dropped and resumed on B, delivers the rest exactly once', async () => {
     const [a, b] = [replicaUrl(0), replicaUrl(1)];
     const session = await openSession(a);
