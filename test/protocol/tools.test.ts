@@ -80,6 +80,28 @@ describe('tools', () => {
     await client.close();
   });
 
+  test('a handler written without async may return a value or throw at once', async () => {
+    const plugin = definePlugin({
+      name: 'sync',
+      register(app) {
+        app.add(
+          defineTool({ name: 'now', description: 'Answers at once' }, (() => 'right away') as never),
+          defineTool({ name: 'boom', description: 'Throws at once' }, (() => {
+            throw new TypeError('thrown before any await');
+          }) as never),
+        );
+      },
+    });
+    const client = await startClient({ plugins: [plugin], env: { MCP_TOOL_TIMEOUT_MS: '60000' } });
+    assert.equal(await client.callText('now'), 'right away');
+    const failed = await client.callTool('boom');
+    assert.deepEqual(failed, {
+      content: [{ type: 'text', text: 'TypeError: thrown before any await' }],
+      isError: true,
+    });
+    await client.close();
+  });
+
   test('unknown tool is -32602 on every version', async () => {
     for (const protocolVersion of ['2025-06-18', '2025-11-25']) {
       const client = await startClient({ plugins: [echoPlugin], protocolVersion });
