@@ -4,6 +4,9 @@
  * top functions by self time and by inclusive time.
  * Usage: `node bench/profile-summary.ts FILE.cpuprofile [--top N] [--from S]`; `--from` skips the
  * first S seconds of the profile (start-up: module loading, plugin registration).
+ * `--compare OTHER.cpuprofile --requests A,B` puts two profiles side by side in µs per request
+ * (A and B: the requests each server answered while profiled, e.g. summed from the run's JSON),
+ * by area and by function, sorted by what OTHER spends more: where a feature's cost goes.
  */
 import { readFileSync } from 'node:fs';
 
@@ -102,6 +105,32 @@ function print(title: string, rows: Row[]): void {
     console.log(`${(r.share * 100).toFixed(1).padStart(6)}%  ${r.ms.toFixed(0).padStart(7)} ms  ${r.name}`);
 }
 
+/** µs per request of each area and function in two profiles, sorted by B − A. */
+function compare(a: Profile, b: Profile, requests: [number, number], n: number, fromSec: number): void {
+  const sides = [a, b].map((p, i) => {
+    const s = summarise(p, Number.POSITIVE_INFINITY, fromSec);
+    const per = (rows: Row[]) => new Map(rows.map((r) => [r.name, (r.ms * 1000) / requests[i]!]));
+    return { total: (s.totalMs * 1000) / requests[i]!, areas: per(s.areas), self: per(s.self) };
+  });
+  const [x, y] = sides as [(typeof sides)[0], (typeof sides)[0]];
+  console.log(
+    `µs per request: ${x.total.toFixed(1)} → ${y.total.toFixed(1)} (${(y.total - x.total).toFixed(1)} more)`,
+  );
+  for (const [title, ax, bx] of [
+    ['by area (self time)', x.areas, y.areas],
+    ['by function (self time)', x.self, y.self],
+  ] as const) {
+    console.log(`\n${title}: A µs/req, B µs/req, B − A`);
+    const names = [...new Set([...ax.keys(), ...bx.keys()])];
+    const rows = names.map((k) => [k, ax.get(k) ?? 0, bx.get(k) ?? 0] as const);
+    rows.sort((p, q) => q[2] - q[1] - (p[2] - p[1]));
+    for (const [name, av, bv] of rows.slice(0, n))
+      console.log(
+        `${av.toFixed(2).padStart(8)} ${bv.toFixed(2).padStart(8)} ${(bv - av).toFixed(2).padStart(8)}  ${name}`,
+      );
+  }
+}
+
 if (import.meta.main) {
   const file = process.argv[2];
   if (file === undefined) {
@@ -113,6 +142,18 @@ if (import.meta.main) {
   const f = process.argv.indexOf('--from');
   const fromSec = f > 0 ? Number(process.argv[f + 1]) : 0;
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const c = process.argv.indexOf('--compare');
+  if (c > 0) {
+    const r = process.argv.indexOf('--requests');
+    const requests = (r > 0 ? (process.argv[r + 1] ?? '') : '').split(',').map(Number);
+    if (requests.length !== 2 || !requests.every((v) => v > 0)) {
+      console.error('--compare needs --requests A,B: the requests each profiled server answered');
+      process.exit(2);
+    }
+    const other = JSON.parse(readFileSync(process.argv[c + 1] ?? '', 'utf8')) as Profile;
+    compare(profile, other, requests as [number, number], n, fromSec);
+    process.exit(0);
+  }
   const { totalMs, areas, self, inclusive } = summarise(profile, n, fromSec);
   console.log(`busy time sampled: ${totalMs.toFixed(0)} ms (idle excluded)`);
   print('by area (self time)', areas);
