@@ -15,7 +15,7 @@ interface ProfileNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
   children?: number[];
 }
-interface Profile {
+export interface Profile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -105,28 +105,45 @@ function print(title: string, rows: Row[]): void {
     console.log(`${(r.share * 100).toFixed(1).padStart(6)}%  ${r.ms.toFixed(0).padStart(7)} ms  ${r.name}`);
 }
 
-/** µs per request of each area and function in two profiles, sorted by B − A. */
-function compare(a: Profile, b: Profile, requests: [number, number], n: number, fromSec: number): void {
-  const sides = [a, b].map((p, i) => {
+export interface Delta {
+  name: string;
+  /** µs per request in A and in B. */
+  a: number;
+  b: number;
+}
+
+/** µs per request of each area and function in two profiles, sorted by B − A (largest first). */
+export function compareProfiles(
+  a: Profile,
+  b: Profile,
+  requests: readonly [number, number],
+  fromSec = 0,
+): { totals: [number, number]; areas: Delta[]; self: Delta[] } {
+  const side = (p: Profile, requestCount: number) => {
     const s = summarise(p, Number.POSITIVE_INFINITY, fromSec);
-    const per = (rows: Row[]) => new Map(rows.map((r) => [r.name, (r.ms * 1000) / requests[i]!]));
-    return { total: (s.totalMs * 1000) / requests[i]!, areas: per(s.areas), self: per(s.self) };
-  });
-  const [x, y] = sides as [(typeof sides)[0], (typeof sides)[0]];
-  console.log(
-    `µs per request: ${x.total.toFixed(1)} → ${y.total.toFixed(1)} (${(y.total - x.total).toFixed(1)} more)`,
-  );
-  for (const [title, ax, bx] of [
-    ['by area (self time)', x.areas, y.areas],
-    ['by function (self time)', x.self, y.self],
+    const per = (rows: Row[]) => new Map(rows.map((r) => [r.name, (r.ms * 1000) / requestCount]));
+    return { total: (s.totalMs * 1000) / requestCount, areas: per(s.areas), self: per(s.self) };
+  };
+  const x = side(a, requests[0]);
+  const y = side(b, requests[1]);
+  const deltas = (ax: Map<string, number>, bx: Map<string, number>): Delta[] =>
+    [...new Set([...ax.keys(), ...bx.keys()])]
+      .map((name) => ({ name, a: ax.get(name) ?? 0, b: bx.get(name) ?? 0 }))
+      .sort((p, q) => q.b - q.a - (p.b - p.a));
+  return { totals: [x.total, y.total], areas: deltas(x.areas, y.areas), self: deltas(x.self, y.self) };
+}
+
+function printCompare(result: ReturnType<typeof compareProfiles>, n: number): void {
+  const [ta, tb] = result.totals;
+  console.log(`µs per request: ${ta.toFixed(1)} → ${tb.toFixed(1)} (${(tb - ta).toFixed(1)} more)`);
+  for (const [title, rows] of [
+    ['by area (self time)', result.areas],
+    ['by function (self time)', result.self],
   ] as const) {
     console.log(`\n${title}: A µs/req, B µs/req, B − A`);
-    const names = [...new Set([...ax.keys(), ...bx.keys()])];
-    const rows = names.map((k) => [k, ax.get(k) ?? 0, bx.get(k) ?? 0] as const);
-    rows.sort((p, q) => q[2] - q[1] - (p[2] - p[1]));
-    for (const [name, av, bv] of rows.slice(0, n))
+    for (const r of rows.slice(0, n))
       console.log(
-        `${av.toFixed(2).padStart(8)} ${bv.toFixed(2).padStart(8)} ${(bv - av).toFixed(2).padStart(8)}  ${name}`,
+        `${r.a.toFixed(2).padStart(8)} ${r.b.toFixed(2).padStart(8)} ${(r.b - r.a).toFixed(2).padStart(8)}  ${r.name}`,
       );
   }
 }
@@ -151,7 +168,7 @@ if (import.meta.main) {
       process.exit(2);
     }
     const other = JSON.parse(readFileSync(process.argv[c + 1] ?? '', 'utf8')) as Profile;
-    compare(profile, other, requests as [number, number], n, fromSec);
+    printCompare(compareProfiles(profile, other, requests as [number, number], fromSec), n);
     process.exit(0);
   }
   const { totalMs, areas, self, inclusive } = summarise(profile, n, fromSec);
