@@ -27,6 +27,7 @@ import {
   SDK_STDIO,
 } from './harness/servers.ts';
 import { runStdioGroup } from './harness/stdio-scenario.ts';
+import { hasWrk } from './harness/wrk-load.ts';
 
 const TITLES: Record<string, string> = {
   '1': '2026-wire tools/call, JSON replies, HTTP',
@@ -106,8 +107,17 @@ async function main(options: Options): Promise<void> {
   const pinning = detectPinning();
   pinSelf(pinning, LOAD_CORE);
   const log = (line: string) => console.error(line);
-  const load = new LoadGenerator(pinning);
-  const ctx: Context = { pinning, load, options, log };
+  const tool = options.load ?? (hasWrk() ? 'wrk' : 'autocannon');
+  if (tool === 'wrk' && !hasWrk()) {
+    console.error('wrk not found: install it (Debian/Ubuntu: apt-get install wrk) or pass --load autocannon');
+    process.exit(2);
+  }
+  if (options.load === undefined && tool === 'autocannon')
+    log(
+      'wrk not found (Debian/Ubuntu: apt-get install wrk): loading with autocannon, which may hold fast servers back',
+    );
+  const load = new LoadGenerator(pinning, tool);
+  const ctx: Context = { pinning, load, options: { ...options, load: tool }, log };
   try {
     await run(ctx, nproc, loadBefore);
   } finally {

@@ -21,7 +21,7 @@ export function toMarkdown(results: Results): string {
       `${m.pinned ? 'servers pinned to core 0, load to core 1' : `unpinned (${String(m.note)})`}, ` +
       `load average ${JSON.stringify(m.loadavgBefore)} before and ${JSON.stringify(m.loadavgAfter)} after; ` +
       `${String(results.options.rounds)} rounds of ${String(results.options.durationSec)} s, ` +
-      `${String(results.options.connections)} connections.`,
+      `${String(results.options.connections)} connections, HTTP load by ${String(results.options.load ?? 'autocannon')}.`,
     '',
   );
   out.push(

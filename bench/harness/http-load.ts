@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { LoadJob, LoadResult } from './autocannon-worker.ts';
 import { LOAD_CORE, type Pinning, spawnPinned, stop, tail } from './processes.ts';
 import { checkCallResult, messagesIn } from './wire.ts';
+import { runWrk } from './wrk-load.ts';
 
 const WORKER = fileURLToPath(new URL('./autocannon-worker.ts', import.meta.url));
 
@@ -69,17 +70,26 @@ export async function openSession(
   return { sessionId, version };
 }
 
+/** Which program generates the HTTP load. */
+export type LoadTool = 'wrk' | 'autocannon';
+
 /**
- * The load generator process, pinned to the load core and kept for the whole run: `run` sends
- * it one job and resolves with its result. One job at a time.
+ * The load generator, pinned to the load core: wrk, started for each round, or autocannon's
+ * worker process, kept for the whole run. `run` sends one job and resolves with its result.
+ * One job at a time.
  */
 export class LoadGenerator {
-  private readonly child: ChildProcess;
-  private readonly stderr: () => string;
+  readonly tool: LoadTool;
+  private readonly pinning: Pinning;
+  private readonly child: ChildProcess | undefined;
+  private readonly stderr: () => string = () => '';
   private buffered = '';
   private pending: { resolve: (r: LoadResult) => void; reject: (e: Error) => void } | undefined;
 
-  constructor(pinning: Pinning) {
+  constructor(pinning: Pinning, tool: LoadTool = 'autocannon') {
+    this.tool = tool;
+    this.pinning = pinning;
+    if (tool === 'wrk') return;
     this.child = spawnPinned(pinning, LOAD_CORE, [WORKER]);
     this.stderr = tail(this.child.stderr);
     this.child.stdout?.setEncoding('utf8');
@@ -104,15 +114,24 @@ export class LoadGenerator {
 
   run(job: LoadJob): Promise<LoadResult> {
     if (this.pending) return Promise.reject(new Error('the load generator runs one job at a time'));
-    if (this.child.exitCode !== null)
-      return Promise.reject(new Error(`load generator exited: ${this.stderr()}`));
+    if (this.child === undefined) {
+      const done = runWrk(job, this.pinning);
+      const pending = { resolve: () => {}, reject: () => {} };
+      this.pending = pending;
+      const clear = () => {
+        if (this.pending === pending) this.pending = undefined;
+      };
+      return done.finally(clear);
+    }
+    const child = this.child;
+    if (child.exitCode !== null) return Promise.reject(new Error(`load generator exited: ${this.stderr()}`));
     return new Promise((resolve, reject) => {
       this.pending = { resolve, reject };
-      this.child.stdin?.write(`${JSON.stringify(job)}\n`);
+      child.stdin?.write(`${JSON.stringify(job)}\n`);
     });
   }
 
   close(): Promise<void> {
-    return stop(this.child);
+    return this.child === undefined ? Promise.resolve() : stop(this.child);
   }
 }

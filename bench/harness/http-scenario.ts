@@ -1,7 +1,7 @@
 /**
  * One group of HTTP servers measured side by side: each is started pinned to the server
  * core, checked with a full verification request, warmed up, then measured in interleaved
- * rounds (A, B, C, A, B, C, ...) by autocannon pinned to the load core, with the server's
+ * rounds (A, B, C, A, B, C, ...) by wrk or autocannon pinned to the load core, with the server's
  * CPU time read from /proc around every round.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -33,7 +33,7 @@ export interface HttpContender {
 
 export interface Context {
   pinning: Pinning;
-  /** The HTTP load generator (autocannon), pinned to the load core. */
+  /** The HTTP load generator (wrk or autocannon), pinned to the load core. */
   load: LoadGenerator;
   options: Options;
   log: (line: string) => void;

@@ -20,6 +20,8 @@ export interface Options {
   out: string;
   /** CPU-profile our server in scenarios 1 and 4 (`node --cpu-prof`) into this directory. */
   profileDir: string | undefined;
+  /** The HTTP load generator; `undefined`: wrk when it is installed, else autocannon. */
+  load: 'wrk' | 'autocannon' | undefined;
 }
 
 export const USAGE = `node bench/run.ts [options]
@@ -35,6 +37,9 @@ export const USAGE = `node bench/run.ts [options]
   --stdio-wire W     2025 or 2026 for scenario 3 (default 2025)
   --profile DIR      CPU-profile our server in scenarios 1 and 4 (node --cpu-prof) into DIR:
                      ours-scenario1.cpuprofile, ours-scenario4.cpuprofile (see bench/profile-summary.ts)
+  --load TOOL        HTTP load generator: wrk or autocannon (default: wrk when installed, else
+                     autocannon; autocannon costs its core 30 to 60 µs per request and can hold
+                     the fastest servers back)
   --out FILE         JSON results (default bench/results/latest.json)`;
 
 function positive(name: string, value: string | undefined, fallback: number, allowZero = false): number {
@@ -60,6 +65,7 @@ export function parseOptions(argv: readonly string[]): Options {
       'stdio-wire': { type: 'string' },
       profile: { type: 'string' },
       out: { type: 'string' },
+      load: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -71,7 +77,11 @@ export function parseOptions(argv: readonly string[]): Options {
     if (![1, 2, 3, 4].includes(s)) throw new Error(`--scenarios: unknown scenario ${s}`);
   const stdioWire = values['stdio-wire'] ?? '2025';
   if (stdioWire !== '2025' && stdioWire !== '2026') throw new Error('--stdio-wire: expected 2025 or 2026');
+  const load = values.load;
+  if (load !== undefined && load !== 'wrk' && load !== 'autocannon')
+    throw new Error('--load: expected wrk or autocannon');
   return {
+    load,
     durationSec,
     warmupSec: positive('warmup', values.warmup, Math.min(3, durationSec), true),
     connections: Math.round(positive('connections', values.connections, 50)),
