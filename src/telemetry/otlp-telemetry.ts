@@ -2,37 +2,29 @@
  * The enabled Telemetry: a private TracerProvider and MeterProvider exporting OTLP/HTTP
  * protobuf. Loaded by `createTelemetry` only when an endpoint is set (see tracing.ts).
  */
+
+import { randomFillSync } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
 import {
   type Attributes,
-  type Context,
   type Counter,
-  type Histogram,
+  isSpanContextValid,
   ROOT_CONTEXT,
-  type Span,
+  SamplingDecision,
+  type SpanContext,
   SpanKind,
   SpanStatusCode,
   type TextMapGetter,
-  type Tracer,
+  TraceFlags,
+  trace,
 } from '@opentelemetry/api';
 import { ExportResultCode, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
-import { OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
-import {
-  convertLegacyHttpOptions,
-  createOtlpHttpExportDelegate,
-} from '@opentelemetry/otlp-exporter-base/node-http';
-import { ProtobufTraceSerializer, TraceExporterMetricsHelper } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import {
-  AlwaysOnSampler,
-  BatchSpanProcessor,
-  ParentBasedSampler,
-  type ReadableSpan,
-  TraceIdRatioBasedSampler,
-  TracerProvider,
-} from '@opentelemetry/sdk-trace';
-import { encodeTraceRequest } from './otlp-span-encoder.ts';
+import { InstrumentType, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import { TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace';
+import { DurationHistogram } from './duration-histogram.ts';
+import { SpanBatch, type SpanRecord } from './otlp-span-encoder.ts';
 import {
   Attr,
   boundTarget,
@@ -42,6 +34,7 @@ import {
   metricMethod,
   spanName,
 } from './semconv.ts';
+import type { FromWorker, ToWorker, WorkerOptions } from './span-export-worker.ts';
 import type {
   RequestSpan,
   RequestSpanInfo,
@@ -75,65 +68,146 @@ function boundedString(value: unknown, max: number): string | undefined {
   return typeof value === 'string' && value.length <= max ? value : undefined;
 }
 
-/** The parent context a request's `_meta.traceparent` names, or the root when absent or malformed. */
-function parentContext(info: RequestSpanInfo): Context {
+/** The remote parent a request's `_meta.traceparent` names, if it is well-formed. */
+function parentOf(info: RequestSpanInfo): SpanContext | undefined {
   const traceparent = boundedString(info.traceparent, MAX_TRACEPARENT);
-  if (traceparent === undefined) return ROOT_CONTEXT;
+  if (traceparent === undefined) return undefined;
   const carrier = { traceparent, tracestate: boundedString(info.tracestate, MAX_TRACESTATE) };
-  return propagator.extract(ROOT_CONTEXT, carrier, carrierGetter);
+  const parent = trace.getSpanContext(propagator.extract(ROOT_CONTEXT, carrier, carrierGetter));
+  return parent !== undefined && isSpanContextValid(parent) ? parent : undefined;
 }
 
 interface Instruments {
-  readonly duration: Histogram;
+  readonly duration: DurationHistogram;
   readonly toolErrors: Counter;
 }
 
-class OtlpRequestSpan implements RequestSpan {
-  readonly traceId: string;
-  readonly #span: Span;
+// Span and trace ids come from a pool of random bytes (the system's CSPRNG), refilled as a
+// new buffer when used up, since a span in flight keeps the one its ids are in. 16 KiB
+// serves 680 spans; one fill costs about what 20 calls for 24 bytes would.
+const POOL_BYTES = 24 * 680;
+const ID_BYTES = 24;
+const newPool = () => randomFillSync(Buffer.allocUnsafeSlow(POOL_BYTES));
+let idPool = newPool();
+let idPoolAt = 0;
+
+/** Where 24 fresh random bytes are (a 16-byte trace id, then an 8-byte span id). */
+function freshIds(): number {
+  if (idPoolAt + ID_BYTES > POOL_BYTES) {
+    idPool = newPool();
+    idPoolAt = 0;
+  }
+  const at = idPoolAt;
+  idPoolAt += ID_BYTES;
+  // An all-zero id is invalid (W3C Trace Context); at 2^-64 and 2^-128 it is still checked.
+  if (idPool.readUInt32LE(at + 16) === 0 && idPool.readUInt32LE(at + 20) === 0) return freshIds();
+  if (idPool.readBigUInt64LE(at) === 0n && idPool.readBigUInt64LE(at + 8) === 0n) return freshIds();
+  return at;
+}
+
+/** Where spans go when they end: encoded into the open batch at once, sent when it is full or due. */
+interface SpanSink {
+  push(span: SpanRecord): void;
+}
+
+/**
+ * The span of one request. It is its own record: when it ends, its fields are encoded into
+ * the open batch and nothing else keeps it, so a span costs one small object for the
+ * request's life (the SDK's span keeps hrtime arrays, cleans attributes twice and lives on
+ * in its processor's queue until the export).
+ */
+class OtlpRequestSpan implements RequestSpan, SpanRecord {
+  readonly ids: Buffer;
+  readonly idsAt: number;
+  readonly parentSpanId: string | undefined;
+  readonly traceState: string | undefined;
+  readonly name: string;
+  readonly kind = SpanKind.SERVER;
+  readonly startMs: number;
+  endMs = 0;
+  readonly attributes: Attributes;
+  statusCode: number = SpanStatusCode.UNSET;
+  readonly traceFlags: number;
+  readonly #sink: SpanSink;
   readonly #instruments: Instruments;
   readonly #started: number;
   readonly #method: string;
   readonly #tool: string | undefined;
   readonly #transport: string;
   readonly #protocolVersion: string | undefined;
+  #traceId: string | undefined;
   #ended = false;
 
-  constructor(span: Span, instruments: Instruments, info: RequestSpanInfo, tool: string | undefined) {
-    this.#span = span;
+  constructor(
+    sink: SpanSink,
+    sampled: (traceId: () => string) => boolean,
+    instruments: Instruments,
+    info: RequestSpanInfo,
+    target: string | undefined,
+  ) {
+    this.#sink = sink;
     this.#instruments = instruments;
     this.#started = performance.now();
+    this.startMs = performance.timeOrigin + this.#started;
+    this.name = spanName(info.method, target);
+    this.attributes = spanAttributes(info, target);
     this.#method = info.method;
-    this.#tool = tool;
+    this.#tool = info.method === 'tools/call' ? target : undefined;
     this.#transport = transportOf(info);
     this.#protocolVersion = info.protocolVersion;
-    this.traceId = span.spanContext().traceId;
+    const parent = parentOf(info);
+    if (parent === undefined) {
+      this.ids = idPool;
+      this.idsAt = freshIds();
+      this.parentSpanId = undefined;
+      this.traceState = undefined;
+      this.traceFlags = sampled(() => this.traceId) ? TraceFlags.SAMPLED : TraceFlags.NONE;
+    } else {
+      // The caller's trace id, and a span id of our own.
+      const at = freshIds();
+      this.ids = Buffer.allocUnsafe(ID_BYTES);
+      this.ids.write(parent.traceId, 0, 16, 'hex');
+      idPool.copy(this.ids, 16, at + 16, at + ID_BYTES);
+      this.idsAt = 0;
+      this.#traceId = parent.traceId;
+      this.parentSpanId = parent.spanId;
+      this.traceState = parent.traceState?.serialize() || undefined;
+      this.traceFlags = parent.traceFlags & TraceFlags.SAMPLED;
+    }
+  }
+
+  get traceId(): string {
+    this.#traceId ??= this.ids.toString('hex', this.idsAt, this.idsAt + 16);
+    return this.#traceId;
   }
 
   setAttribute(key: string, value: SpanAttributeValue): void {
-    this.#span.setAttribute(key, value as string);
+    if (!this.#ended) (this.attributes as Record<string, SpanAttributeValue>)[key] = value;
   }
 
   end(outcome: SpanOutcome): void {
     if (this.#ended) return;
     this.#ended = true;
-    const seconds = (performance.now() - this.#started) / 1000;
+    const now = performance.now();
     const errorType = errorTypeOf(outcome);
-    if (errorType !== undefined) {
-      this.#span.setAttribute(Attr.ErrorType, errorType);
-      this.#span.setStatus({ code: SpanStatusCode.ERROR });
+    if ((this.traceFlags & TraceFlags.SAMPLED) !== 0) {
+      const attributes = this.attributes as Record<string, SpanAttributeValue>;
+      if (errorType !== undefined) {
+        attributes[Attr.ErrorType] = errorType;
+        this.statusCode = SpanStatusCode.ERROR;
+      }
+      if (outcome.code !== undefined) attributes[Attr.RpcResponseStatusCode] = String(outcome.code);
+      this.endMs = performance.timeOrigin + now;
+      this.#sink.push(this);
     }
-    if (outcome.code !== undefined) this.#span.setAttribute(Attr.RpcResponseStatusCode, String(outcome.code));
-    this.#span.end();
 
-    const attributes: Attributes = {
-      [Attr.McpMethodName]: metricMethod(this.#method, outcome.code),
-      [Attr.NetworkTransport]: this.#transport,
-    };
-    if (this.#tool !== undefined && outcome.code === undefined) attributes[Attr.GenAiToolName] = this.#tool;
-    if (this.#protocolVersion !== undefined) attributes[Attr.McpProtocolVersion] = this.#protocolVersion;
-    if (errorType !== undefined) attributes[Attr.ErrorType] = errorType;
-    this.#instruments.duration.record(seconds, attributes);
+    this.#instruments.duration.record((now - this.#started) / 1000, {
+      method: metricMethod(this.#method, outcome.code),
+      transport: this.#transport,
+      tool: outcome.code === undefined ? this.#tool : undefined,
+      protocolVersion: this.#protocolVersion,
+      errorType,
+    });
     if (outcome.isError === true) {
       const toolAttributes: Attributes = { [Attr.McpMethodName]: this.#method };
       if (this.#tool !== undefined) toolAttributes[Attr.GenAiToolName] = this.#tool;
@@ -170,27 +244,155 @@ function spanAttributes(info: RequestSpanInfo, target: string | undefined): Attr
   return attributes;
 }
 
+/** A finished batch of spans, encoded: what the span exporter sends. */
+interface EncodedSpans {
+  readonly bytes: Uint8Array;
+  readonly count: number;
+}
+
+type ExportDone = (result: { code: number; error?: Error }) => void;
+
 /**
- * The OTLP/HTTP protobuf span exporter: the package's own transport (retries, timeouts,
- * concurrency, OTEL_EXPORTER_OTLP_* headers), built as @opentelemetry/exporter-trace-otlp-proto
- * builds it, with our encoder in place of the reference serializer (otlp-span-encoder.ts:
- * the same bytes at less than half the CPU, on every span).
+ * The span exporter seen from the request thread: each batch goes to a worker thread
+ * (span-export-worker.ts), which posts it with the OTLP exporter's HTTP transport. Profiles
+ * showed that exporting on the request thread slowed everything else down: Node's HTTP
+ * client shares its parser and stream code with the HTTP server, and the client's objects
+ * made that code polymorphic for every request. The worker keeps them apart and, on a
+ * machine with a core to spare, runs the export in parallel.
  */
-function createSpanExporter(url: string): OTLPExporterBase<ReadableSpan[]> {
-  return new OTLPExporterBase(
-    createOtlpHttpExportDelegate(
-      convertLegacyHttpOptions({ url, timeoutMillis: EXPORT_TIMEOUT_MS }, 'TRACES', 'v1/traces', {
-        'Content-Type': 'application/x-protobuf',
-      }),
-      {
-        serializeRequest: encodeTraceRequest,
-        deserializeResponse: (data: Uint8Array) => ProtobufTraceSerializer.deserializeResponse(data),
-      },
-      'otlp_http_span_exporter',
-      TraceExporterMetricsHelper,
-      undefined,
-    ),
-  );
+class WorkerSpanExporter {
+  readonly #worker: Worker;
+  readonly #pending = new Map<number, ExportDone>();
+  #nextId = 0;
+  #stopped: Promise<void> | undefined;
+  #failure: Error | undefined;
+
+  constructor(url: string) {
+    const options: WorkerOptions = { url, timeoutMillis: EXPORT_TIMEOUT_MS };
+    this.#worker = new Worker(new URL('./span-export-worker.ts', import.meta.url), {
+      workerData: { spanExportWorker: true, options },
+    });
+    // The server keeps the process alive; a pending export alone must not.
+    this.#worker.unref();
+    this.#worker.on('message', (message: FromWorker) => {
+      if (message.kind !== 'result') return;
+      const done = this.#pending.get(message.id);
+      this.#pending.delete(message.id);
+      done?.(
+        message.error === undefined
+          ? { code: message.code }
+          : { code: message.code, error: new Error(message.error) },
+      );
+    });
+    const fail = (error: Error) => {
+      this.#failure = error;
+      for (const done of this.#pending.values()) done({ code: ExportResultCode.FAILED, error });
+      this.#pending.clear();
+    };
+    this.#worker.on('error', fail);
+    this.#worker.on('exit', (code) => fail(new Error(`the span export worker stopped (exit code ${code})`)));
+  }
+
+  export(batch: EncodedSpans, done: ExportDone): void {
+    if (this.#failure !== undefined || this.#stopped !== undefined) {
+      done({
+        code: ExportResultCode.FAILED,
+        error: this.#failure ?? new Error('the span exporter is shut down'),
+      });
+      return;
+    }
+    const id = this.#nextId++;
+    this.#pending.set(id, done);
+    this.#worker.postMessage({
+      kind: 'export',
+      id,
+      bytes: batch.bytes,
+      count: batch.count,
+    } satisfies ToWorker);
+  }
+
+  /** Waits for every export in flight (the worker's exporter flushes), then ends the worker. */
+  shutdown(): Promise<void> {
+    this.#stopped ??= new Promise<void>((resolve) => {
+      if (this.#failure !== undefined) return resolve();
+      const onMessage = (message: FromWorker) => {
+        if (message.kind === 'stopped') finish();
+      };
+      const finish = () => {
+        this.#worker.off('message', onMessage);
+        this.#worker.off('exit', finish);
+        void this.#worker.terminate().then(() => resolve());
+      };
+      this.#worker.on('message', onMessage);
+      this.#worker.once('exit', finish);
+      this.#worker.postMessage({ kind: 'shutdown' } satisfies ToWorker);
+    });
+    return this.#stopped;
+  }
+}
+
+/** Spans per export, as the SDK's BatchSpanProcessor sends them (maxExportBatchSize). */
+const MAX_BATCH_SPANS = 512;
+
+/**
+ * Batches ended spans as the SDK's BatchSpanProcessor does (send at 512 spans, or after the
+ * delay since the first of a batch), but as bytes: each span is encoded when it ends. While
+ * the collector is unreachable the exporter refuses batches past its concurrency limit, and
+ * those spans are dropped: memory stays bounded whatever the collector does.
+ */
+class SpanQueue implements SpanSink {
+  #batch: SpanBatch | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #sizeHint = 64 * 1024;
+  #closed = false;
+  readonly #resource: Attributes;
+  readonly #scope: { name: string; version: string };
+  readonly #exporter: WorkerSpanExporter;
+  readonly #delayMs: number;
+
+  constructor(
+    resource: Attributes,
+    scope: { name: string; version: string },
+    exporter: WorkerSpanExporter,
+    delayMs: number,
+  ) {
+    this.#resource = resource;
+    this.#scope = scope;
+    this.#exporter = exporter;
+    this.#delayMs = delayMs;
+  }
+
+  push(span: SpanRecord): void {
+    if (this.#closed) return;
+    this.#batch ??= new SpanBatch(this.#resource, this.#scope, this.#sizeHint);
+    this.#batch.add(span);
+    if (this.#batch.count >= MAX_BATCH_SPANS || this.#batch.full) {
+      this.#send();
+    } else if (this.#timer === undefined) {
+      this.#timer = setTimeout(() => this.#send(), this.#delayMs);
+      this.#timer.unref();
+    }
+  }
+
+  /** Sends the open batch, if any; resolves when the exporter has answered for it. */
+  #send(): Promise<void> {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const batch = this.#batch;
+    this.#batch = undefined;
+    if (batch === undefined) return Promise.resolve();
+    this.#sizeHint = Math.max(1024, Math.ceil(batch.bytes * 1.25));
+    const encoded = { bytes: batch.finish(), count: batch.count };
+    return new Promise((resolve) => this.#exporter.export(encoded, () => resolve()));
+  }
+
+  /** Sends what is open, waits for every export in flight, then stops. */
+  async shutdown(): Promise<void> {
+    const last = this.#send();
+    this.#closed = true;
+    await last;
+    await this.#exporter.shutdown();
+  }
 }
 
 /**
@@ -225,30 +427,41 @@ export function createOtlpTelemetry(options: TelemetryOptions & { endpoint: stri
     'service.version': options.serviceVersion,
   });
 
-  const spanExporter = createSpanExporter(`${options.endpoint}/v1/traces`);
+  const spanExporter = new WorkerSpanExporter(`${options.endpoint}/v1/traces`);
   reportFailures(spanExporter, 'traces', options.onExportError);
+  const spans = new SpanQueue(
+    resource.attributes,
+    { name: SCOPE, version: options.serviceVersion },
+    spanExporter,
+    options.spanDelayMs ?? 5000,
+  );
+  // Parent-based (a caller's traceparent decides), roots always on unless a ratio below 1
+  // is asked for: the OpenTelemetry default sampler and TraceIdRatioBased, as the SDK has them.
   const ratio = options.sampleRatio ?? 1;
-  const tracerProvider = new TracerProvider({
-    resource,
-    // The OpenTelemetry default (parent-based, always on) unless a ratio below 1 is asked for.
-    sampler: new ParentBasedSampler({
-      root: ratio >= 1 ? new AlwaysOnSampler() : new TraceIdRatioBasedSampler(ratio),
-    }),
-    spanProcessors: [
-      new BatchSpanProcessor({
-        exporter: spanExporter,
-        scheduledDelayMillis: options.spanDelayMs ?? 5000,
-        exportTimeoutMillis: EXPORT_TIMEOUT_MS,
-      }),
-    ],
-  });
-  const tracer: Tracer = tracerProvider.getTracer(SCOPE, options.serviceVersion);
+  const ratioSampler = ratio < 1 ? new TraceIdRatioBasedSampler(ratio) : undefined;
+  const sampled =
+    ratioSampler === undefined
+      ? () => true
+      : (traceId: () => string) =>
+          ratioSampler.shouldSample(ROOT_CONTEXT, traceId()).decision === SamplingDecision.RECORD_AND_SAMPLED;
 
   const metricExporter = new OTLPMetricExporter({
     url: `${options.endpoint}/v1/metrics`,
     timeoutMillis: EXPORT_TIMEOUT_MS,
   });
   reportFailures(metricExporter, 'metrics', options.onExportError);
+  // The reader asks the exporter which temporality it wants (cumulative unless
+  // OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE says otherwise); the histogram follows.
+  const temporality = () => metricExporter.selectAggregationTemporality(InstrumentType.HISTOGRAM);
+  const duration = new DurationHistogram({
+    name: Metric.OperationDuration,
+    description: 'Duration of MCP requests handled by the server.',
+    unit: 's',
+    boundaries: DURATION_BUCKETS_S,
+    scope: { name: SCOPE, version: options.serviceVersion },
+    resource,
+    temporality,
+  });
   const meterProvider = new MeterProvider({
     resource,
     readers: [
@@ -256,16 +469,13 @@ export function createOtlpTelemetry(options: TelemetryOptions & { endpoint: stri
         exporter: metricExporter,
         exportIntervalMillis: options.exportIntervalMs ?? 60_000,
         exportTimeoutMillis: EXPORT_TIMEOUT_MS,
+        metricProducers: [duration],
       }),
     ],
   });
   const meter = meterProvider.getMeter(SCOPE, options.serviceVersion);
   const instruments: Instruments = {
-    duration: meter.createHistogram(Metric.OperationDuration, {
-      unit: 's',
-      description: 'Duration of MCP requests handled by the server.',
-      advice: { explicitBucketBoundaries: DURATION_BUCKETS_S },
-    }),
+    duration,
     toolErrors: meter.createCounter(Metric.ToolErrors, {
       unit: '{result}',
       description: 'Tool results with isError: true.',
@@ -281,22 +491,15 @@ export function createOtlpTelemetry(options: TelemetryOptions & { endpoint: stri
   return {
     enabled: true,
     startRequestSpan(info: RequestSpanInfo): RequestSpan {
-      const target = boundTarget(info.target);
-      const span = tracer.startSpan(
-        spanName(info.method, target),
-        { kind: SpanKind.SERVER, attributes: spanAttributes(info, target) },
-        parentContext(info),
-      );
-      const tool = info.method === 'tools/call' ? target : undefined;
-      return new OtlpRequestSpan(span, instruments, info, tool);
+      return new OtlpRequestSpan(spans, sampled, instruments, info, boundTarget(info.target));
     },
     recordRefusal(status: number, reason: string): void {
       refusals.add(1, { [Attr.HttpResponseStatusCode]: status, [Attr.ErrorType]: reason });
     },
     shutdown(): Promise<void> {
-      // Both providers flush what they hold before stopping (BatchSpanProcessor drains its
-      // queue; the metric reader collects and exports once more).
-      stopped ??= Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]).then(() => {});
+      // Both flush what they hold before stopping (the open span batch is sent and awaited;
+      // the metric reader collects and exports once more).
+      stopped ??= Promise.allSettled([spans.shutdown(), meterProvider.shutdown()]).then(() => {});
       return stopped;
     },
   };

@@ -1,15 +1,16 @@
 /**
  * Our OTLP span encoder against the reference one (@opentelemetry/otlp-transformer's
- * ProtobufTraceSerializer): the same spans must give the same bytes, for every kind of
- * attribute value, events, links, remote parents, trace state, statuses, kinds, several
- * scopes and resources in one batch, and batches large enough to need long length prefixes.
+ * ProtobufTraceSerializer): an SDK span and the record of the same span must give the same
+ * bytes, for every kind of attribute value, remote parents, trace state, statuses, kinds,
+ * times, and batches large enough to need long length prefixes.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   type Attributes,
-  context,
+  type HrTime,
   ROOT_CONTEXT,
+  type SpanContext,
   SpanKind,
   SpanStatusCode,
   TraceFlags,
@@ -24,7 +25,9 @@ import {
   SimpleSpanProcessor,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
-import { encodeTraceRequest } from '../../src/telemetry/otlp-span-encoder.ts';
+import { epochMsToHrTime, SpanBatch, type SpanRecord } from '../../src/telemetry/otlp-span-encoder.ts';
+
+const SCOPE = { name: 'mcp-toolkit', version: '0.1.0' };
 
 function provider(resource: Attributes) {
   const exporter = new InMemorySpanExporter();
@@ -32,16 +35,56 @@ function provider(resource: Attributes) {
     resource: resourceFromAttributes(resource),
     spanProcessors: [new SimpleSpanProcessor({ exporter })],
   });
-  return { tp, spans: () => exporter.getFinishedSpans() as ReadableSpan[] };
+  const tracer = tp.getTracer(SCOPE.name, SCOPE.version);
+  return { tracer, spans: () => exporter.getFinishedSpans() as ReadableSpan[] };
 }
 
-function assertSameBytes(spans: ReadableSpan[]): void {
+const msOf = (t: HrTime) => t[0] * 1000 + t[1] / 1e6;
+
+/** The record of an SDK span: what the server's own span holds when it ends. */
+function recordOf(span: ReadableSpan): SpanRecord {
+  const ctx = span.spanContext();
+  const ids = Buffer.from(ctx.traceId + ctx.spanId, 'hex');
+  return {
+    ids: Buffer.concat([Buffer.alloc(5), ids]),
+    idsAt: 5,
+    parentSpanId: span.parentSpanContext?.spanId,
+    traceState: ctx.traceState?.serialize() || undefined,
+    name: span.name,
+    kind: span.kind,
+    startMs: msOf(span.startTime),
+    endMs: msOf(span.endTime),
+    attributes: span.attributes,
+    statusCode: span.status.code,
+    traceFlags: ctx.traceFlags,
+  };
+}
+
+function assertSameBytes(resource: Attributes, spans: ReadableSpan[]): void {
   assert.ok(spans.length > 0, 'no spans to encode');
   const reference = ProtobufTraceSerializer.serializeRequest(spans);
   assert.ok(reference, 'the reference serializer produced nothing');
-  const ours = encodeTraceRequest(spans);
+  const batch = new SpanBatch(resource, SCOPE, 256);
+  for (const span of spans) batch.add(recordOf(span));
+  assert.equal(batch.count, spans.length);
+  const ours = batch.finish();
   assert.equal(ours.length, reference.length, 'encoded length');
   assert.ok(Buffer.from(ours).equals(Buffer.from(reference)), 'encoded bytes differ from the reference');
+}
+
+/** Start and end times a record reproduces exactly (the server takes them as epoch ms). */
+function times(startMs: number, durationMs: number): { start: HrTime; end: HrTime } {
+  return { start: epochMsToHrTime(startMs), end: epochMsToHrTime(startMs + durationMs) };
+}
+
+function remote(traceState?: string, flags = TraceFlags.SAMPLED): SpanContext {
+  return {
+    traceId: '0af7651916cd43dd8448eb211c80319c',
+    spanId: 'b7ad6b7169203331',
+    traceFlags: flags,
+    isRemote: true,
+    ...(traceState !== undefined ? { traceState: new TraceState(traceState) } : {}),
+  };
 }
 
 const EVERY_VALUE: Attributes = {
@@ -70,12 +113,14 @@ const EVERY_VALUE: Attributes = {
 };
 
 describe('OTLP span encoder', () => {
-  it('encodes a request span the way the server makes it, byte for byte as the reference', () => {
-    const { tp, spans } = provider({ 'service.name': 'bench', 'service.version': '1.2.3' });
-    const tracer = tp.getTracer('mcp-toolkit', '0.1.0');
+  it('encodes request spans the way the server makes them, byte for byte as the reference', () => {
+    const resource = { 'service.name': 'bench', 'service.version': '1.2.3' };
+    const { tracer, spans } = provider(resource);
     for (let i = 0; i < 3; i++) {
+      const t = times(Date.now() + i * 0.3719, 0.0421 * (i + 1));
       const span = tracer.startSpan('tools/call add', {
         kind: SpanKind.SERVER,
+        startTime: t.start,
         attributes: {
           'mcp.method.name': 'tools/call',
           'network.transport': 'tcp',
@@ -83,81 +128,72 @@ describe('OTLP span encoder', () => {
           'jsonrpc.request.id': String(i),
         },
       });
-      span.end();
+      if (i === 1) {
+        span.setAttribute('error.type', 'tool_error');
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      span.end(t.end);
     }
-    assertSameBytes(spans());
+    assertSameBytes(resource, spans());
   });
 
-  it('encodes every kind of attribute value, events, links and statuses as the reference does', () => {
-    const { tp, spans } = provider({ 'service.name': 'svc', 'host.cpu': 2, 'deployment.flag': true });
-    const tracer = tp.getTracer('scope-a', '1.0.0');
-    const remoteParent = trace.setSpanContext(ROOT_CONTEXT, {
-      traceId: '0af7651916cd43dd8448eb211c80319c',
-      spanId: 'b7ad6b7169203331',
-      traceFlags: TraceFlags.SAMPLED,
-      isRemote: true,
-      traceState: new TraceState('vendor=value,other=1'),
-    });
+  it('encodes every kind of attribute value, remote parents, trace state, kinds and statuses', () => {
+    const resource = { 'service.name': 'svc', 'host.cpu': 2, 'deployment.flag': true };
+    const { tracer, spans } = provider(resource);
     const kinds = [SpanKind.INTERNAL, SpanKind.SERVER, SpanKind.CLIENT, SpanKind.PRODUCER, SpanKind.CONSUMER];
     for (const kind of kinds) {
-      const span = tracer.startSpan(`span kind ${kind}`, { kind, attributes: EVERY_VALUE }, remoteParent);
-      span.addEvent('an event', { 'event.attr': 'v', 'event.n': 3 });
-      span.addEvent('a bare event');
-      span.addLink({
-        context: {
-          traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
-          spanId: '00f067aa0ba902b7',
-          traceFlags: TraceFlags.NONE,
-          isRemote: false,
-          traceState: new TraceState('k=v'),
-        },
-        attributes: { 'link.attr': 'x' },
-      });
-      if (kind === SpanKind.CLIENT) span.setStatus({ code: SpanStatusCode.ERROR, message: 'it broke: ñ' });
+      const parent = trace.setSpanContext(
+        ROOT_CONTEXT,
+        remote(kind === SpanKind.SERVER ? 'vendor=value,other=1' : undefined),
+      );
+      const t = times(1_764_000_000_000 + kind * 1000.123456, 12.5);
+      const span = tracer.startSpan(
+        `span kind ${kind}`,
+        { kind, attributes: EVERY_VALUE, startTime: t.start },
+        parent,
+      );
+      if (kind === SpanKind.CLIENT) span.setStatus({ code: SpanStatusCode.ERROR });
       if (kind === SpanKind.PRODUCER) span.setStatus({ code: SpanStatusCode.OK });
-      span.end();
+      span.end(t.end);
     }
-    // A local child (parent not remote) and a span with an explicit, old start time.
-    const parent = tracer.startSpan('parent');
-    const child = tracer.startSpan('child', {}, trace.setSpan(context.active(), parent));
-    child.end();
-    parent.end();
-    tracer.startSpan('dated', { startTime: [946684800, 123456789] }).end([946684801, 999999999]);
-    assertSameBytes(spans());
-  });
-
-  it('groups several scopes and resources in one request as the reference does', () => {
-    const a = provider({ 'service.name': 'one' });
-    const b = provider({ 'service.name': 'two', 'long.attr': 'y'.repeat(1000) });
-    a.tp.getTracer('s1').startSpan('a1').end();
-    a.tp.getTracer('s2', '2.0.0').startSpan('a2').end();
-    b.tp.getTracer('s1').startSpan('b1').end();
-    a.tp.getTracer('s1').startSpan('a3').end();
-    assertSameBytes([...a.spans(), ...b.spans()]);
+    // A root span, an old one, and one whose nanoseconds round up to the next second.
+    const root = times(946_684_800_123.456, 1000.5);
+    tracer.startSpan('root', { startTime: root.start }).end(root.end);
+    const edge = times(999.9999999996, 1);
+    assert.deepEqual(edge.start, [1, 0]);
+    tracer.startSpan('edge', { startTime: edge.start }).end(edge.end);
+    assertSameBytes(resource, spans());
   });
 
   it('encodes a batch larger than its starting buffer (long length prefixes, growth)', () => {
-    const { tp, spans } = provider({ 'service.name': 'big' });
-    const tracer = tp.getTracer('mcp-toolkit');
+    const resource = { 'service.name': 'big', 'long.attr': 'y'.repeat(1000) };
+    const { tracer, spans } = provider(resource);
     for (let i = 0; i < 600; i++) {
+      const t = times(1_764_000_000_000 + i, 1);
       tracer
-        .startSpan(`op ${i}`, { attributes: { payload: 'z'.repeat(i % 7 === 0 ? 20_000 : 100), i } })
-        .end();
+        .startSpan(`op ${i}`, {
+          startTime: t.start,
+          attributes: { payload: 'z'.repeat(i % 7 === 0 ? 20_000 : 100), i },
+        })
+        .end(t.end);
     }
-    const all = spans();
-    assertSameBytes(all);
-    // Twice: the second call starts from the size the first one learned.
-    assertSameBytes(all.slice(0, 10));
-    assertSameBytes(all);
+    assertSameBytes(resource, spans());
   });
 
-  it('returns a buffer of its own for each request (exports may still be in flight)', () => {
-    const { tp, spans } = provider({ 'service.name': 'svc' });
-    tp.getTracer('t').startSpan('first').end();
-    const first = encodeTraceRequest(spans());
-    const copy = Buffer.from(first);
-    tp.getTracer('t').startSpan('second, and longer').end();
-    encodeTraceRequest(spans());
-    assert.ok(Buffer.from(first).equals(copy));
+  it('says when a batch is full, and each batch owns its bytes (exports may still be in flight)', () => {
+    const { tracer, spans } = provider({});
+    const t = times(1_764_000_000_000, 1);
+    tracer.startSpan('big', { startTime: t.start, attributes: { payload: 'p'.repeat(100_000) } }).end(t.end);
+    const [span] = spans();
+    assert.ok(span);
+    const first = new SpanBatch({}, SCOPE);
+    first.add(recordOf(span));
+    const bytes = first.finish();
+    const copy = Buffer.from(bytes);
+    const second = new SpanBatch({}, SCOPE);
+    for (let i = 0; i < 16 && !second.full; i++) second.add(recordOf(span));
+    assert.equal(second.full, true, 'full before 2 MiB');
+    assert.ok(second.bytes < 2 * 1024 * 1024);
+    assert.ok(Buffer.from(bytes).equals(copy));
   });
 });
