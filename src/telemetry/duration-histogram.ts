@@ -25,7 +25,7 @@ import { Attr } from './semconv.ts';
 
 /** The SDK's default cardinality limit per metric; past it, points go to one overflow series. */
 const MAX_SERIES = 2000;
-const OVERFLOW_KEY = '\u0000overflow';
+const OVERFLOW_KEY = 'overflow';
 
 /** The attribute values of one duration; `undefined` leaves the attribute out. */
 export interface DurationAttributes {
@@ -60,6 +60,11 @@ export interface DurationHistogramOptions {
   readonly now?: () => number;
 }
 
+/** One value of a series key: length-prefixed, so that no two attribute sets share a key. */
+function part(value: string | undefined): string {
+  return value === undefined ? '-' : `${value.length}:${value}`;
+}
+
 function attributesOf(a: DurationAttributes): Attributes {
   const attributes: Attributes = { [Attr.McpMethodName]: a.method, [Attr.NetworkTransport]: a.transport };
   if (a.tool !== undefined) attributes[Attr.GenAiToolName] = a.tool;
@@ -89,7 +94,7 @@ export class DurationHistogram implements MetricProducer {
   /** Records one duration, in the histogram's unit. */
   record(value: number, a: DurationAttributes): void {
     if (!(value >= 0) || value === Number.POSITIVE_INFINITY) return;
-    const key = `${a.method}\u0000${a.transport}\u0000${a.tool ?? '\u0001'}\u0000${a.protocolVersion ?? '\u0001'}\u0000${a.errorType ?? '\u0001'}`;
+    const key = `${part(a.method)}${part(a.transport)}${part(a.tool)}${part(a.protocolVersion)}${part(a.errorType)}`;
     let series = this.#series.get(key);
     if (series === undefined) series = this.#open(key, a);
     const boundaries = this.#boundaries;

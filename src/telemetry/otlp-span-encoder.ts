@@ -32,13 +32,17 @@ const TWO_32 = 4294967296;
 const MIN_INT64 = -(2 ** 63);
 const MAX_INT64 = 2 ** 63;
 
-/** A growing byte buffer with protobuf primitives; length prefixes are reserved, then fixed up. */
+/**
+ * A growing byte buffer with protobuf primitives; length prefixes are reserved, then fixed up.
+ * Its memory is its own (never Node's shared Buffer pool), so a finished batch's ArrayBuffer
+ * can be transferred to the export worker instead of copied.
+ */
 class Writer {
   buf: Buffer;
   pos = 0;
 
   constructor(size: number) {
-    this.buf = Buffer.allocUnsafe(size);
+    this.buf = Buffer.allocUnsafeSlow(size);
   }
 
   ensure(n: number): void {
@@ -46,7 +50,7 @@ class Writer {
     if (needed <= this.buf.length) return;
     let size = this.buf.length * 2;
     while (size < needed) size *= 2;
-    const next = Buffer.allocUnsafe(size);
+    const next = Buffer.allocUnsafeSlow(size);
     this.buf.copy(next, 0, 0, this.pos);
     this.buf = next;
   }
@@ -418,7 +422,10 @@ export class SpanBatch {
     return this.#w.pos;
   }
 
-  /** Closes the envelope and returns the request's bytes; the batch takes no more spans. */
+  /**
+   * Closes the envelope and returns the request's bytes, a view of an ArrayBuffer no one else
+   * uses (it may be transferred); the batch takes no more spans.
+   */
   finish(): Uint8Array {
     const w = this.#w;
     w.end(this.#scopeSpans);

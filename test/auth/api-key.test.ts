@@ -26,6 +26,30 @@ describe('createApiKeyAuthenticator', () => {
     });
   });
 
+  it('accepts a key again and again, and still refuses near misses of an accepted key', async () => {
+    const fresh = createApiKeyAuthenticator(KEYS);
+    const first = await fresh.authenticate({ headers: { 'x-api-key': KEYS[0]!.key } });
+    for (let i = 0; i < 3; i++) {
+      const again = await fresh.authenticate({ headers: { authorization: `Bearer ${KEYS[0]!.key}` } });
+      assert.equal(again, first, 'the remembered identity');
+    }
+    assert.ok(Object.isFrozen(first) && Object.isFrozen(first.scopes), 'a shared identity cannot be changed');
+    for (const near of [
+      `${KEYS[0]!.key}x`,
+      KEYS[0]!.key.slice(0, -1),
+      KEYS[0]!.key.toUpperCase(),
+      `x${KEYS[0]!.key}`,
+    ]) {
+      const err = await refusal(() => fresh.authenticate({ headers: { 'x-api-key': near } }));
+      assert.equal(err.httpStatus, 401);
+    }
+    // Wrong keys leave nothing behind: the right ones keep working after many of them.
+    for (let i = 0; i < 2000; i++) {
+      await refusal(() => fresh.authenticate({ headers: { 'x-api-key': `guess-${i}` } }));
+    }
+    assert.equal((await fresh.authenticate({ headers: { 'x-api-key': KEYS[1]!.key } })).clientId, 'alice');
+  });
+
   it('accepts the key as Authorization: Bearer (scheme case-insensitive), for every configured id', async () => {
     const identity = await auth.authenticate({ headers: { authorization: `bearer ${KEYS[1]!.key}` } });
     assert.equal(identity.clientId, 'alice');
