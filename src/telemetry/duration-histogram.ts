@@ -36,7 +36,8 @@ export interface DurationAttributes {
   readonly errorType: string | undefined;
 }
 
-interface Series {
+/** One attribute set's data point; opaque outside this file. */
+export interface Series {
   readonly attributes: Attributes;
   readonly counts: number[];
   sum: number;
@@ -60,8 +61,8 @@ export interface DurationHistogramOptions {
   readonly now?: () => number;
 }
 
-/** One value of a series key: length-prefixed, so that no two attribute sets share a key. */
-function part(value: string | undefined): string {
+/** One value of a cache key: length-prefixed, so that no two value lists share a key. */
+export function keyPart(value: string | undefined): string {
   return value === undefined ? '-' : `${value.length}:${value}`;
 }
 
@@ -77,7 +78,7 @@ export class DurationHistogram implements MetricProducer {
   readonly #options: DurationHistogramOptions;
   readonly #boundaries: readonly number[];
   readonly #now: () => number;
-  #series = new Map<string, Series>();
+  readonly #series = new Map<string, Series>();
   #start: HrTime;
 
   constructor(options: DurationHistogramOptions) {
@@ -94,9 +95,20 @@ export class DurationHistogram implements MetricProducer {
   /** Records one duration, in the histogram's unit. */
   record(value: number, a: DurationAttributes): void {
     if (!(value >= 0) || value === Number.POSITIVE_INFINITY) return;
-    const key = `${part(a.method)}${part(a.transport)}${part(a.tool)}${part(a.protocolVersion)}${part(a.errorType)}`;
-    let series = this.#series.get(key);
-    if (series === undefined) series = this.#open(key, a);
+    this.recordIn(this.series(a), value);
+  }
+
+  /**
+   * The data point of an attribute set, to record into many times (`recordIn`) without
+   * finding it again: a series lives as long as the histogram.
+   */
+  series(a: DurationAttributes): Series {
+    const key = `${keyPart(a.method)}${keyPart(a.transport)}${keyPart(a.tool)}${keyPart(a.protocolVersion)}${keyPart(a.errorType)}`;
+    return this.#series.get(key) ?? this.#open(key, a);
+  }
+
+  recordIn(series: Series, value: number): void {
+    if (!(value >= 0) || value === Number.POSITIVE_INFINITY) return;
     const boundaries = this.#boundaries;
     let bucket = 0;
     while (bucket < boundaries.length && value > (boundaries[bucket] as number)) bucket++;
@@ -133,10 +145,31 @@ export class DurationHistogram implements MetricProducer {
     const endTime = millisToHrTime(this.#now());
     const startTime = this.#start;
     const temporality = this.#options.temporality();
-    const all = [...this.#series.values()];
-    if (temporality === AggregationTemporality.DELTA) {
-      // Each collection reports what happened since the last one, then starts over.
-      this.#series = new Map();
+    const delta = temporality === AggregationTemporality.DELTA;
+    // A series nothing was recorded in (since the start; for delta, since the last
+    // collection) is left out, as the SDK leaves out attribute sets it never saw. Delta
+    // series start over in place, since callers may hold them (see `series`).
+    const all = [...this.#series.values()].filter((s) => s.count > 0);
+    const points = all.map((s) => ({
+      attributes: s.attributes,
+      startTime,
+      endTime,
+      value: {
+        buckets: { boundaries: [...this.#boundaries], counts: [...s.counts] },
+        sum: s.sum,
+        count: s.count,
+        min: s.min,
+        max: s.max,
+      },
+    }));
+    if (delta) {
+      for (const s of all) {
+        s.counts.fill(0);
+        s.sum = 0;
+        s.count = 0;
+        s.min = Number.POSITIVE_INFINITY;
+        s.max = Number.NEGATIVE_INFINITY;
+      }
       this.#start = endTime;
     }
     const metric: HistogramMetricData = {
@@ -148,17 +181,7 @@ export class DurationHistogram implements MetricProducer {
       },
       aggregationTemporality: temporality,
       dataPointType: DataPointType.HISTOGRAM,
-      dataPoints: all.map((s) => ({
-        attributes: s.attributes,
-        startTime,
-        endTime,
-        value: {
-          buckets: { boundaries: [...this.#boundaries], counts: [...s.counts] },
-          sum: s.sum,
-          count: s.count,
-          ...(s.count > 0 ? { min: s.min, max: s.max } : {}),
-        },
-      })),
+      dataPoints: points,
     };
     return {
       resourceMetrics: {

@@ -185,6 +185,14 @@ class Writer {
     this.pos += this.buf.write(s, this.pos, bytes, 'utf8');
   }
 
+  /** Bytes already encoded, as they are. */
+  raw(bytes: Uint8Array): void {
+    const n = bytes.length;
+    this.ensure(n);
+    this.buf.set(bytes, this.pos);
+    this.pos += n;
+  }
+
   /** `length` bytes of `from` (an id), with their length prefix. */
   slice(from: Buffer, at: number, length: number): void {
     this.uint32(length);
@@ -308,6 +316,8 @@ export interface SpanRecord {
   /** Start and end, in milliseconds since the epoch (fractional, as `performance.timeOrigin + performance.now()`). */
   readonly startMs: number;
   readonly endMs: number;
+  /** Attributes encoded once for many spans (`encodeSpanAttributes`), written first. */
+  readonly encodedAttributes: Uint8Array | undefined;
   readonly attributes: Attrs;
   /** The API's SpanStatusCode: UNSET = 0, OK = 1, ERROR = 2. */
   readonly statusCode: number;
@@ -355,6 +365,7 @@ function spanRecord(w: Writer, r: SpanRecord): void {
   epochMs(w, r.startMs);
   w.tag(8, I64);
   epochMs(w, r.endMs);
+  if (r.encodedAttributes !== undefined) w.raw(r.encodedAttributes);
   attributes(w, r.attributes, 9);
   // droppedAttributesCount, droppedEventsCount, droppedLinksCount: none, written as the
   // reference writes them (explicit zeros).
@@ -371,6 +382,16 @@ function spanRecord(w: Writer, r: SpanRecord): void {
   w.end(status);
   w.tag(16, I32);
   w.fixed32(spanFlags(r.traceFlags, r.parentSpanId !== undefined));
+}
+
+/**
+ * Span attributes encoded once (the `repeated KeyValue attributes` of a Span), for the
+ * attributes that many spans share: a span record carries them as `encodedAttributes`.
+ */
+export function encodeSpanAttributes(attrs: Attrs): Uint8Array {
+  const w = new Writer(256);
+  attributes(w, attrs, 9);
+  return new Uint8Array(w.buf.subarray(0, w.pos));
 }
 
 /** A batch stays under 2 MiB, so its two outer length prefixes fit the 3 bytes reserved. */

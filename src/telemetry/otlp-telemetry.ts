@@ -23,8 +23,8 @@ import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { InstrumentType, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace';
-import { DurationHistogram } from './duration-histogram.ts';
-import { SpanBatch, type SpanRecord } from './otlp-span-encoder.ts';
+import { DurationHistogram, keyPart, type Series } from './duration-histogram.ts';
+import { encodeSpanAttributes, SpanBatch, type SpanRecord } from './otlp-span-encoder.ts';
 import {
   Attr,
   boundTarget,
@@ -125,16 +125,14 @@ class OtlpRequestSpan implements RequestSpan, SpanRecord {
   readonly kind = SpanKind.SERVER;
   readonly startMs: number;
   endMs = 0;
+  readonly encodedAttributes: Uint8Array | undefined;
   readonly attributes: Attributes;
   statusCode: number = SpanStatusCode.UNSET;
   readonly traceFlags: number;
   readonly #sink: SpanSink;
   readonly #instruments: Instruments;
   readonly #started: number;
-  readonly #method: string;
-  readonly #tool: string | undefined;
-  readonly #transport: string;
-  readonly #protocolVersion: string | undefined;
+  readonly #route: Route;
   #traceId: string | undefined;
   #ended = false;
 
@@ -143,18 +141,17 @@ class OtlpRequestSpan implements RequestSpan, SpanRecord {
     sampled: (traceId: () => string) => boolean,
     instruments: Instruments,
     info: RequestSpanInfo,
-    target: string | undefined,
+    route: Route,
   ) {
     this.#sink = sink;
     this.#instruments = instruments;
     this.#started = performance.now();
     this.startMs = performance.timeOrigin + this.#started;
-    this.name = spanName(info.method, target);
-    this.attributes = spanAttributes(info, target);
-    this.#method = info.method;
-    this.#tool = info.method === 'tools/call' ? target : undefined;
-    this.#transport = transportOf(info);
-    this.#protocolVersion = info.protocolVersion;
+    this.#route = route;
+    this.name = route.name;
+    this.encodedAttributes = route.attributes;
+    this.attributes =
+      route.plain === undefined ? requestAttributes(info) : { ...route.plain, ...requestAttributes(info) };
     const parent = parentOf(info);
     if (parent === undefined) {
       this.ids = idPool;
@@ -201,16 +198,23 @@ class OtlpRequestSpan implements RequestSpan, SpanRecord {
       this.#sink.push(this);
     }
 
-    this.#instruments.duration.record((now - this.#started) / 1000, {
-      method: metricMethod(this.#method, outcome.code),
-      transport: this.#transport,
-      tool: outcome.code === undefined ? this.#tool : undefined,
-      protocolVersion: this.#protocolVersion,
-      errorType,
-    });
+    const seconds = (now - this.#started) / 1000;
+    const route = this.#route;
+    const { duration } = this.#instruments;
+    if (errorType === undefined && outcome.code === undefined) {
+      duration.recordIn(route.ok, seconds);
+    } else {
+      duration.record(seconds, {
+        method: metricMethod(route.method, outcome.code),
+        transport: route.transport,
+        tool: outcome.code === undefined ? route.tool : undefined,
+        protocolVersion: route.protocolVersion,
+        errorType,
+      });
+    }
     if (outcome.isError === true) {
-      const toolAttributes: Attributes = { [Attr.McpMethodName]: this.#method };
-      if (this.#tool !== undefined) toolAttributes[Attr.GenAiToolName] = this.#tool;
+      const toolAttributes: Attributes = { [Attr.McpMethodName]: route.method };
+      if (route.tool !== undefined) toolAttributes[Attr.GenAiToolName] = route.tool;
       this.#instruments.toolErrors.add(1, toolAttributes);
     }
   }
@@ -221,7 +225,11 @@ function transportOf(info: RequestSpanInfo): 'pipe' | 'tcp' {
   return info.transport === 'stdio' ? 'pipe' : 'tcp';
 }
 
-function spanAttributes(info: RequestSpanInfo, target: string | undefined): Attributes {
+/**
+ * The attributes a span shares with every request of the same method, target, version and
+ * client (encoded once per route, see `Routes`).
+ */
+function routeAttributes(info: RequestSpanInfo, target: string | undefined): Attributes {
   const attributes: Attributes = {
     [Attr.McpMethodName]: info.method,
     [Attr.NetworkTransport]: transportOf(info),
@@ -238,10 +246,76 @@ function spanAttributes(info: RequestSpanInfo, target: string | undefined): Attr
     }
   }
   if (info.protocolVersion !== undefined) attributes[Attr.McpProtocolVersion] = info.protocolVersion;
-  if (info.sessionId !== undefined) attributes[Attr.McpSessionId] = info.sessionId;
-  if (info.requestId !== undefined) attributes[Attr.JsonRpcRequestId] = String(info.requestId);
   if (info.clientId !== undefined) attributes[Attr.McpClientId] = info.clientId;
   return attributes;
+}
+
+/** The attributes of this request alone. */
+function requestAttributes(info: RequestSpanInfo): Attributes {
+  const attributes: Attributes = {};
+  if (info.sessionId !== undefined) attributes[Attr.McpSessionId] = info.sessionId;
+  if (info.requestId !== undefined) attributes[Attr.JsonRpcRequestId] = String(info.requestId);
+  return attributes;
+}
+
+/** What every request of one route shares: its span name and attributes, its histogram series. */
+interface Route {
+  readonly name: string;
+  readonly attributes: Uint8Array | undefined;
+  /** Attributes of the route not yet encoded (only when the route table is full). */
+  readonly plain: Attributes | undefined;
+  readonly method: string;
+  readonly tool: string | undefined;
+  readonly transport: string;
+  readonly protocolVersion: string | undefined;
+  /** The duration series of its successful requests (no error, not an isError result). */
+  readonly ok: Series;
+}
+
+/** Routes kept at most: method, target, version and client come from callers. */
+const MAX_ROUTES = 1024;
+
+/**
+ * Routes by method, target, protocol version, client and transport, made on first sight: a
+ * request then costs one Map lookup for its span name, its shared attributes (already
+ * encoded) and its histogram series. Past MAX_ROUTES, new routes are built for each request
+ * and not kept.
+ */
+class Routes {
+  readonly #routes = new Map<string, Route>();
+  readonly #duration: DurationHistogram;
+
+  constructor(duration: DurationHistogram) {
+    this.#duration = duration;
+  }
+
+  of(info: RequestSpanInfo, target: string | undefined): Route {
+    const transport = transportOf(info);
+    const key = `${keyPart(info.method)}${keyPart(target)}${keyPart(info.protocolVersion)}${keyPart(info.clientId)}${transport}`;
+    const known = this.#routes.get(key);
+    if (known !== undefined) return known;
+    const keep = this.#routes.size < MAX_ROUTES;
+    const tool = info.method === 'tools/call' ? target : undefined;
+    const attributes = routeAttributes(info, target);
+    const route: Route = {
+      name: spanName(info.method, target),
+      attributes: keep ? encodeSpanAttributes(attributes) : undefined,
+      plain: keep ? undefined : attributes,
+      method: info.method,
+      tool,
+      transport,
+      protocolVersion: info.protocolVersion,
+      ok: this.#duration.series({
+        method: metricMethod(info.method, undefined),
+        transport,
+        tool,
+        protocolVersion: info.protocolVersion,
+        errorType: undefined,
+      }),
+    };
+    if (keep) this.#routes.set(key, route);
+    return route;
+  }
 }
 
 /** A finished batch of spans, encoded: what the span exporter sends. */
@@ -471,6 +545,7 @@ export function createOtlpTelemetry(options: TelemetryOptions & { endpoint: stri
     ],
   });
   const meter = meterProvider.getMeter(SCOPE, options.serviceVersion);
+  const routes = new Routes(duration);
   const instruments: Instruments = {
     duration,
     toolErrors: meter.createCounter(Metric.ToolErrors, {
@@ -488,7 +563,13 @@ export function createOtlpTelemetry(options: TelemetryOptions & { endpoint: stri
   return {
     enabled: true,
     startRequestSpan(info: RequestSpanInfo): RequestSpan {
-      return new OtlpRequestSpan(spans, sampled, instruments, info, boundTarget(info.target));
+      return new OtlpRequestSpan(
+        spans,
+        sampled,
+        instruments,
+        info,
+        routes.of(info, boundTarget(info.target)),
+      );
     },
     recordRefusal(status: number, reason: string): void {
       refusals.add(1, { [Attr.HttpResponseStatusCode]: status, [Attr.ErrorType]: reason });

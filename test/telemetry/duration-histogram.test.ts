@@ -122,10 +122,16 @@ describe('duration histogram', () => {
     assert.equal(ps.find((p) => p.attributes['gen_ai.tool.name'] === 'tool_5')?.value.count, 2);
   });
 
-  it('ignores values that are not durations', async () => {
+  it('ignores values that are not durations, and reports no series that holds nothing', async () => {
     const h = histogram();
     for (const v of [-1, Number.NaN, Number.POSITIVE_INFINITY]) h.record(v, call());
+    const held = h.series(call({ tool: 'held' }));
     assert.deepEqual((await points(h)).points, []);
+    h.recordIn(held, 0.25);
+    h.recordIn(held, Number.NaN);
+    const [p] = (await points(h)).points;
+    assert.equal(p?.attributes['gen_ai.tool.name'], 'held');
+    assert.equal(p?.value.count, 1);
   });
 
   it('is exported by the SDK reader next to the SDK instruments', async () => {

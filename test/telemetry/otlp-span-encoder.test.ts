@@ -25,7 +25,12 @@ import {
   SimpleSpanProcessor,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
-import { epochMsToHrTime, SpanBatch, type SpanRecord } from '../../src/telemetry/otlp-span-encoder.ts';
+import {
+  encodeSpanAttributes,
+  epochMsToHrTime,
+  SpanBatch,
+  type SpanRecord,
+} from '../../src/telemetry/otlp-span-encoder.ts';
 
 const SCOPE = { name: 'mcp-toolkit', version: '0.1.0' };
 
@@ -41,9 +46,13 @@ function provider(resource: Attributes) {
 
 const msOf = (t: HrTime) => t[0] * 1000 + t[1] / 1e6;
 
-/** The record of an SDK span: what the server's own span holds when it ends. */
-function recordOf(span: ReadableSpan): SpanRecord {
+/**
+ * The record of an SDK span: what the server's own span holds when it ends. Its first
+ * `shared` attributes come pre-encoded, as a route's shared attributes do.
+ */
+function recordOf(span: ReadableSpan, shared = 0): SpanRecord {
   const ctx = span.spanContext();
+  const entries = Object.entries(span.attributes);
   const ids = Buffer.from(ctx.traceId + ctx.spanId, 'hex');
   return {
     ids: Buffer.concat([Buffer.alloc(5), ids]),
@@ -54,18 +63,20 @@ function recordOf(span: ReadableSpan): SpanRecord {
     kind: span.kind,
     startMs: msOf(span.startTime),
     endMs: msOf(span.endTime),
-    attributes: span.attributes,
+    encodedAttributes:
+      shared > 0 ? encodeSpanAttributes(Object.fromEntries(entries.slice(0, shared))) : undefined,
+    attributes: Object.fromEntries(entries.slice(shared)),
     statusCode: span.status.code,
     traceFlags: ctx.traceFlags,
   };
 }
 
-function assertSameBytes(resource: Attributes, spans: ReadableSpan[]): void {
+function assertSameBytes(resource: Attributes, spans: ReadableSpan[], shared = 0): void {
   assert.ok(spans.length > 0, 'no spans to encode');
   const reference = ProtobufTraceSerializer.serializeRequest(spans);
   assert.ok(reference, 'the reference serializer produced nothing');
   const batch = new SpanBatch(resource, SCOPE, 256);
-  for (const span of spans) batch.add(recordOf(span));
+  for (const span of spans) batch.add(recordOf(span, shared));
   assert.equal(batch.count, spans.length);
   const ours = batch.finish();
   assert.equal(ours.length, reference.length, 'encoded length');
@@ -135,6 +146,8 @@ describe('OTLP span encoder', () => {
       span.end(t.end);
     }
     assertSameBytes(resource, spans());
+    // The route's shared attributes encoded once, the request's own ones as it ends.
+    assertSameBytes(resource, spans(), 3);
   });
 
   it('encodes every kind of attribute value, remote parents, trace state, kinds and statuses', () => {
@@ -163,6 +176,7 @@ describe('OTLP span encoder', () => {
     assert.deepEqual(edge.start, [1, 0]);
     tracer.startSpan('edge', { startTime: edge.start }).end(edge.end);
     assertSameBytes(resource, spans());
+    assertSameBytes(resource, spans(), 7);
   });
 
   it('encodes a batch larger than its starting buffer (long length prefixes, growth)', () => {
