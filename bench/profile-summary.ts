@@ -148,17 +148,28 @@ function printCompare(result: ReturnType<typeof compareProfiles>, n: number): vo
   }
 }
 
+const USAGE =
+  'usage: node bench/profile-summary.ts FILE.cpuprofile [--top N] [--from S] [--compare OTHER.cpuprofile --requests A,B]';
+
 if (import.meta.main) {
   const file = process.argv[2];
-  if (file === undefined) {
-    console.error('usage: node bench/profile-summary.ts FILE.cpuprofile [--top N] [--from S]');
-    process.exit(2);
+  if (file === undefined || file === '--help' || file === '-h' || file.startsWith('--')) {
+    console.error(USAGE);
+    process.exit(file === '--help' || file === '-h' ? 0 : 2);
   }
   const i = process.argv.indexOf('--top');
   const n = i > 0 ? Number(process.argv[i + 1]) : 25;
   const f = process.argv.indexOf('--from');
   const fromSec = f > 0 ? Number(process.argv[f + 1]) : 0;
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const load = (path: string): Profile => {
+    try {
+      return JSON.parse(readFileSync(path, 'utf8')) as Profile;
+    } catch (error) {
+      console.error(`cannot read the profile ${path}: ${(error as Error).message}\n${USAGE}`);
+      process.exit(2);
+    }
+  };
+  const profile = load(file);
   const c = process.argv.indexOf('--compare');
   if (c > 0) {
     const r = process.argv.indexOf('--requests');
@@ -167,7 +178,7 @@ if (import.meta.main) {
       console.error('--compare needs --requests A,B: the requests each profiled server answered');
       process.exit(2);
     }
-    const other = JSON.parse(readFileSync(process.argv[c + 1] ?? '', 'utf8')) as Profile;
+    const other = load(process.argv[c + 1] ?? '');
     printCompare(compareProfiles(profile, other, requests as [number, number], fromSec), n);
     process.exit(0);
   }

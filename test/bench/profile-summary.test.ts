@@ -3,7 +3,9 @@
  * side comparison in µs per request that docs/performance.md relies on.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { compareProfiles, type Profile, summarise } from '../../bench/profile-summary.ts';
 
 const frame = (id: number, functionName: string, url: string, children: number[] = []) => ({
@@ -60,4 +62,14 @@ test('compareProfiles gives µs per request on each side, the largest growth fir
       ['@opentelemetry/sdk-trace', 0, 20],
     ],
   );
+});
+
+test('the command line prints its usage for --help, and names a profile it cannot read', () => {
+  const script = fileURLToPath(new URL('../../bench/profile-summary.ts', import.meta.url));
+  const help = spawnSync(process.execPath, [script, '--help'], { encoding: 'utf8' });
+  assert.equal(help.status, 0);
+  assert.match(help.stderr, /^usage: node bench\/profile-summary\.ts FILE\.cpuprofile/);
+  const missing = spawnSync(process.execPath, [script, '/nonexistent/x.cpuprofile'], { encoding: 'utf8' });
+  assert.equal(missing.status, 2);
+  assert.match(missing.stderr, /cannot read the profile \/nonexistent\/x\.cpuprofile: ENOENT/);
 });
