@@ -25,10 +25,10 @@ export interface Options {
 }
 
 export const USAGE = `node bench/run.ts [options]
-  --duration S       seconds per round (default 5)
+  --duration S       seconds per round (default 4)
   --warmup S         untimed seconds per server before its first round (default: min(3, duration))
   --connections N    HTTP connections (default 50)
-  --rounds R         interleaved rounds per scenario (default 6): short rounds, many of them, so
+  --rounds R         interleaved rounds per scenario (default 10): short rounds, many of them, so
                      that the two sides of a ratio run close together on a machine whose speed drifts
   --scenarios LIST   e.g. 1,2,3,4 (default all)
   --no-extras        skip memory (idle sessions) and start-up time
@@ -71,7 +71,7 @@ export function parseOptions(argv: readonly string[]): Options {
     strict: true,
   });
   if (values.help) throw new Error(USAGE);
-  const durationSec = positive('duration', values.duration, 5);
+  const durationSec = positive('duration', values.duration, 4);
   const scenarios = new Set((values.scenarios ?? '1,2,3,4').split(',').map((s) => Number(s.trim())));
   for (const s of scenarios)
     if (![1, 2, 3, 4].includes(s)) throw new Error(`--scenarios: unknown scenario ${s}`);
@@ -85,7 +85,7 @@ export function parseOptions(argv: readonly string[]): Options {
     durationSec,
     warmupSec: positive('warmup', values.warmup, Math.min(3, durationSec), true),
     connections: Math.round(positive('connections', values.connections, 50)),
-    rounds: Math.round(positive('rounds', values.rounds, 6)),
+    rounds: Math.round(positive('rounds', values.rounds, 10)),
     scenarios,
     extras: values['no-extras'] !== true,
     sessions: Math.round(positive('sessions', values.sessions, 1000)),

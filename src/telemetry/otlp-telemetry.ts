@@ -265,7 +265,9 @@ interface Route {
   /** Attributes of the route not yet encoded (only when the route table is full). */
   readonly plain: Attributes | undefined;
   readonly method: string;
+  readonly target: string | undefined;
   readonly tool: string | undefined;
+  readonly clientId: string | undefined;
   readonly transport: string;
   readonly protocolVersion: string | undefined;
   /** The duration series of its successful requests (no error, not an isError result). */
@@ -284,6 +286,7 @@ const MAX_ROUTES = 1024;
 class Routes {
   readonly #routes = new Map<string, Route>();
   readonly #duration: DurationHistogram;
+  #last: Route | undefined;
 
   constructor(duration: DurationHistogram) {
     this.#duration = duration;
@@ -291,9 +294,24 @@ class Routes {
 
   of(info: RequestSpanInfo, target: string | undefined): Route {
     const transport = transportOf(info);
+    // Requests in a row mostly take the same route: compare with the last before building a key.
+    const last = this.#last;
+    if (
+      last !== undefined &&
+      last.method === info.method &&
+      last.target === target &&
+      last.protocolVersion === info.protocolVersion &&
+      last.clientId === info.clientId &&
+      last.transport === transport
+    ) {
+      return last;
+    }
     const key = `${keyPart(info.method)}${keyPart(target)}${keyPart(info.protocolVersion)}${keyPart(info.clientId)}${transport}`;
     const known = this.#routes.get(key);
-    if (known !== undefined) return known;
+    if (known !== undefined) {
+      this.#last = known;
+      return known;
+    }
     const keep = this.#routes.size < MAX_ROUTES;
     const tool = info.method === 'tools/call' ? target : undefined;
     const attributes = routeAttributes(info, target);
@@ -302,7 +320,9 @@ class Routes {
       attributes: keep ? encodeSpanAttributes(attributes) : undefined,
       plain: keep ? undefined : attributes,
       method: info.method,
+      target,
       tool,
+      clientId: info.clientId,
       transport,
       protocolVersion: info.protocolVersion,
       ok: this.#duration.series({
@@ -313,7 +333,10 @@ class Routes {
         errorType: undefined,
       }),
     };
-    if (keep) this.#routes.set(key, route);
+    if (keep) {
+      this.#routes.set(key, route);
+      this.#last = route;
+    }
     return route;
   }
 }

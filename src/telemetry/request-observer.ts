@@ -21,9 +21,12 @@ export interface RequestObserverOptions {
  * `error.type` and JSON-RPC code of a failed request: a protocol error by its code, an
  * internal error by its stable code, anything else by its class name (all low-cardinality).
  */
+const SUCCESS: SpanOutcome = Object.freeze({ isError: false });
+const TOOL_ERROR: SpanOutcome = Object.freeze({ isError: true });
+
 function spanOutcomeOf(outcome: EndOutcome): SpanOutcome {
   const { error } = outcome;
-  if (error === undefined) return { isError: outcome.isError === true };
+  if (error === undefined) return outcome.isError === true ? TOOL_ERROR : SUCCESS;
   if (error instanceof ProtocolError) return { code: error.code };
   if (error instanceof ToolkitError) return { error: error.code };
   return { error: error.name || 'Error' };

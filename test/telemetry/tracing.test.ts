@@ -208,6 +208,38 @@ describe('createTelemetry with an endpoint', () => {
     );
   });
 
+  test('requests alternating between routes keep their own names, attributes and series', async (t) => {
+    const { telemetry, service, mine } = await telemetryFor(t);
+    const calls = [
+      ['add', 'alice'],
+      ['sub', 'alice'],
+      ['add', 'alice'],
+      ['add', 'bob'],
+      ['add', 'alice'],
+    ] as const;
+    calls.forEach(([tool, clientId], i) => {
+      telemetry
+        .startRequestSpan({ method: 'tools/call', target: tool, requestId: i, clientId, transport: 'http' })
+        .end({ isError: false });
+    });
+    await telemetry.shutdown();
+    const spans = await receiver.waitForSpans(mine, 5000, calls.length);
+    const byId = (id: number) => spans.find((s) => s.attributes['jsonrpc.request.id'] === String(id));
+    calls.forEach(([tool, clientId], i) => {
+      assert.equal(byId(i)?.name, `tools/call ${tool}`);
+      assert.equal(byId(i)?.attributes['gen_ai.tool.name'], tool);
+      assert.equal(byId(i)?.attributes['mcp.client.id'], clientId);
+    });
+    await receiver.waitForMetric('mcp.server.operation.duration', 5000);
+    const duration = receiver.metrics.find(
+      (m) => m.name === 'mcp.server.operation.duration' && m.resource['service.name'] === service,
+    );
+    const count = (tool: string) =>
+      duration?.points.find((p) => p.attributes['gen_ai.tool.name'] === tool)?.count;
+    assert.equal(count('add'), 4);
+    assert.equal(count('sub'), 1);
+  });
+
   test('shutdown flushes the duration histogram, tool errors and refusals', async (t) => {
     const { telemetry, service } = await telemetryFor(t);
     telemetry
