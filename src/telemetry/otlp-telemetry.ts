@@ -125,8 +125,8 @@ class OtlpRequestSpan implements RequestSpan, SpanRecord {
   readonly kind = SpanKind.SERVER;
   readonly startMs: number;
   endMs = 0;
-  readonly encodedAttributes: Uint8Array | undefined;
-  readonly attributes: Attributes;
+  encodedAttributes: Uint8Array | undefined;
+  attributes: Attributes;
   statusCode: number = SpanStatusCode.UNSET;
   readonly traceFlags: number;
   readonly #sink: SpanSink;
@@ -151,7 +151,9 @@ class OtlpRequestSpan implements RequestSpan, SpanRecord {
     this.name = route.name;
     this.encodedAttributes = route.attributes;
     this.attributes =
-      route.plain === undefined ? requestAttributes(info) : { ...route.plain, ...requestAttributes(info) };
+      route.attributes === undefined
+        ? { ...route.shared, ...requestAttributes(info) }
+        : requestAttributes(info);
     const parent = parentOf(info);
     if (parent === undefined) {
       this.ids = idPool;
@@ -179,7 +181,13 @@ class OtlpRequestSpan implements RequestSpan, SpanRecord {
   }
 
   setAttribute(key: string, value: SpanAttributeValue): void {
-    if (!this.#ended) (this.attributes as Record<string, SpanAttributeValue>)[key] = value;
+    if (this.#ended) return;
+    if (this.encodedAttributes !== undefined && Object.hasOwn(this.#route.shared, key)) {
+      // A shared attribute changes for this span alone: it leaves the encoded bytes behind.
+      this.encodedAttributes = undefined;
+      this.attributes = { ...this.#route.shared, ...this.attributes };
+    }
+    (this.attributes as Record<string, SpanAttributeValue>)[key] = value;
   }
 
   end(outcome: SpanOutcome): void {
@@ -261,9 +269,9 @@ function requestAttributes(info: RequestSpanInfo): Attributes {
 /** What every request of one route shares: its span name and attributes, its histogram series. */
 interface Route {
   readonly name: string;
+  /** `shared`, encoded once; undefined when the route table is full (the route is not kept). */
   readonly attributes: Uint8Array | undefined;
-  /** Attributes of the route not yet encoded (only when the route table is full). */
-  readonly plain: Attributes | undefined;
+  readonly shared: Attributes;
   readonly method: string;
   readonly target: string | undefined;
   readonly tool: string | undefined;
@@ -318,7 +326,7 @@ class Routes {
     const route: Route = {
       name: spanName(info.method, target),
       attributes: keep ? encodeSpanAttributes(attributes) : undefined,
-      plain: keep ? undefined : attributes,
+      shared: attributes,
       method: info.method,
       target,
       tool,

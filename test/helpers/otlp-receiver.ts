@@ -149,7 +149,11 @@ function keyValues(fields: Field[], n: number): Attrs {
     const parts = parse(bytesOf(kv.v));
     const key = one(parts, 1);
     const value = one(parts, 2);
-    if (key !== undefined) out[text(key.v)] = value === undefined ? null : anyValue(bytesOf(value.v));
+    if (key === undefined) continue;
+    const name = text(key.v);
+    // OTLP (common.proto): keys in one attribute collection MUST be unique.
+    if (Object.hasOwn(out, name)) throw new Error(`attribute "${name}" appears twice`);
+    out[name] = value === undefined ? null : anyValue(bytesOf(value.v));
   }
   return out;
 }

@@ -240,6 +240,21 @@ describe('createTelemetry with an endpoint', () => {
     assert.equal(count('sub'), 1);
   });
 
+  test('setAttribute overrides a shared attribute for its span alone', async (t) => {
+    const { telemetry, mine } = await telemetryFor(t);
+    const info = { method: 'tools/call', target: 'add', clientId: 'alice', transport: 'http' } as const;
+    const first = telemetry.startRequestSpan({ ...info, requestId: 1 });
+    first.setAttribute('mcp.client.id', 'carol');
+    first.end({ isError: false });
+    telemetry.startRequestSpan({ ...info, requestId: 2 }).end({ isError: false });
+    await telemetry.shutdown();
+    const spans = await receiver.waitForSpans(mine, 5000, 2);
+    const byId = (id: string) => spans.find((s) => s.attributes['jsonrpc.request.id'] === id);
+    assert.equal(byId('1')?.attributes['mcp.client.id'], 'carol');
+    assert.equal(byId('1')?.attributes['gen_ai.tool.name'], 'add');
+    assert.equal(byId('2')?.attributes['mcp.client.id'], 'alice');
+  });
+
   test('shutdown flushes the duration histogram, tool errors and refusals', async (t) => {
     const { telemetry, service } = await telemetryFor(t);
     telemetry
