@@ -1,10 +1,9 @@
 /**
- * The enabled Telemetry: a private TracerProvider and MeterProvider exporting OTLP/HTTP
- * protobuf. Loaded by `createTelemetry` only when an endpoint is set (see tracing.ts).
+ * The enabled Telemetry: request spans of our own (encoded and sent by span-export.ts) and a
+ * private MeterProvider, exporting OTLP/HTTP protobuf. Loaded by `createTelemetry` only when
+ * an endpoint is set (see tracing.ts).
  */
-
 import { randomFillSync } from 'node:crypto';
-import { Worker } from 'node:worker_threads';
 import {
   type Attributes,
   type Counter,
@@ -24,7 +23,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { InstrumentType, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace';
 import { DurationHistogram, keyPart, type Series } from './duration-histogram.ts';
-import { encodeSpanAttributes, SpanBatch, type SpanRecord } from './otlp-span-encoder.ts';
+import { encodeSpanAttributes, type SpanRecord } from './otlp-span-encoder.ts';
 import {
   Attr,
   boundTarget,
@@ -34,7 +33,7 @@ import {
   metricMethod,
   spanName,
 } from './semconv.ts';
-import type { FromWorker, ToWorker, WorkerOptions } from './span-export-worker.ts';
+import { SpanQueue, type SpanSink, WorkerSpanExporter } from './span-export.ts';
 import type {
   RequestSpan,
   RequestSpanInfo,
@@ -103,11 +102,6 @@ function freshIds(): number {
   if (idPool.readUInt32LE(at + 16) === 0 && idPool.readUInt32LE(at + 20) === 0) return freshIds();
   if (idPool.readBigUInt64LE(at) === 0n && idPool.readBigUInt64LE(at + 8) === 0n) return freshIds();
   return at;
-}
-
-/** Where spans go when they end: encoded into the open batch at once, sent when it is full or due. */
-interface SpanSink {
-  push(span: SpanRecord): void;
 }
 
 /**
@@ -349,154 +343,6 @@ class Routes {
   }
 }
 
-/** A finished batch of spans, encoded: what the span exporter sends. */
-interface EncodedSpans {
-  readonly bytes: Uint8Array;
-  readonly count: number;
-}
-
-type ExportDone = (result: { code: number; error?: Error }) => void;
-
-/**
- * The span exporter seen from the request thread: each batch goes to a worker thread
- * (span-export-worker.ts), which posts it with the OTLP exporter's HTTP transport. Profiles
- * showed that exporting on the request thread slowed everything else down: Node's HTTP
- * client shares its parser and stream code with the HTTP server, and the client's objects
- * made that code polymorphic for every request. The worker keeps them apart and, on a
- * machine with a core to spare, runs the export in parallel.
- */
-class WorkerSpanExporter {
-  readonly #worker: Worker;
-  readonly #pending = new Map<number, ExportDone>();
-  #nextId = 0;
-  #stopped: Promise<void> | undefined;
-  #failure: Error | undefined;
-
-  constructor(url: string) {
-    const options: WorkerOptions = { url, timeoutMillis: EXPORT_TIMEOUT_MS };
-    this.#worker = new Worker(new URL('./span-export-worker.ts', import.meta.url), {
-      workerData: { spanExportWorker: true, options },
-    });
-    // The server keeps the process alive; a pending export alone must not.
-    this.#worker.unref();
-    this.#worker.on('message', (message: FromWorker) => {
-      if (message.kind !== 'result') return;
-      const done = this.#pending.get(message.id);
-      this.#pending.delete(message.id);
-      done?.(
-        message.error === undefined
-          ? { code: message.code }
-          : { code: message.code, error: new Error(message.error) },
-      );
-    });
-    const fail = (error: Error) => {
-      this.#failure = error;
-      for (const done of this.#pending.values()) done({ code: ExportResultCode.FAILED, error });
-      this.#pending.clear();
-    };
-    this.#worker.on('error', fail);
-    this.#worker.on('exit', (code) => fail(new Error(`the span export worker stopped (exit code ${code})`)));
-  }
-
-  export(batch: EncodedSpans, done: ExportDone): void {
-    if (this.#failure !== undefined || this.#stopped !== undefined) {
-      done({
-        code: ExportResultCode.FAILED,
-        error: this.#failure ?? new Error('the span exporter is shut down'),
-      });
-      return;
-    }
-    const id = this.#nextId++;
-    this.#pending.set(id, done);
-    // Transferred, not copied: cloning a Buffer for postMessage cost 1.2 ms per batch here.
-    const message: ToWorker = { kind: 'export', id, bytes: batch.bytes, count: batch.count };
-    this.#worker.postMessage(message, [batch.bytes.buffer as ArrayBuffer]);
-  }
-
-  /** Waits for every export in flight (the worker's exporter flushes), then ends the worker. */
-  shutdown(): Promise<void> {
-    this.#stopped ??= new Promise<void>((resolve) => {
-      if (this.#failure !== undefined) return resolve();
-      const onMessage = (message: FromWorker) => {
-        if (message.kind === 'stopped') finish();
-      };
-      const finish = () => {
-        this.#worker.off('message', onMessage);
-        this.#worker.off('exit', finish);
-        void this.#worker.terminate().then(() => resolve());
-      };
-      this.#worker.on('message', onMessage);
-      this.#worker.once('exit', finish);
-      this.#worker.postMessage({ kind: 'shutdown' } satisfies ToWorker);
-    });
-    return this.#stopped;
-  }
-}
-
-/** Spans per export, as the SDK's BatchSpanProcessor sends them (maxExportBatchSize). */
-const MAX_BATCH_SPANS = 512;
-
-/**
- * Batches ended spans as the SDK's BatchSpanProcessor does (send at 512 spans, or after the
- * delay since the first of a batch), but as bytes: each span is encoded when it ends. While
- * the collector is unreachable the exporter refuses batches past its concurrency limit, and
- * those spans are dropped: memory stays bounded whatever the collector does.
- */
-class SpanQueue implements SpanSink {
-  #batch: SpanBatch | undefined;
-  #timer: NodeJS.Timeout | undefined;
-  #sizeHint = 64 * 1024;
-  #closed = false;
-  readonly #resource: Attributes;
-  readonly #scope: { name: string; version: string };
-  readonly #exporter: WorkerSpanExporter;
-  readonly #delayMs: number;
-
-  constructor(
-    resource: Attributes,
-    scope: { name: string; version: string },
-    exporter: WorkerSpanExporter,
-    delayMs: number,
-  ) {
-    this.#resource = resource;
-    this.#scope = scope;
-    this.#exporter = exporter;
-    this.#delayMs = delayMs;
-  }
-
-  push(span: SpanRecord): void {
-    if (this.#closed) return;
-    this.#batch ??= new SpanBatch(this.#resource, this.#scope, this.#sizeHint);
-    this.#batch.add(span);
-    if (this.#batch.count >= MAX_BATCH_SPANS || this.#batch.full) {
-      this.#send();
-    } else if (this.#timer === undefined) {
-      this.#timer = setTimeout(() => this.#send(), this.#delayMs);
-      this.#timer.unref();
-    }
-  }
-
-  /** Sends the open batch, if any; resolves when the exporter has answered for it. */
-  #send(): Promise<void> {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    const batch = this.#batch;
-    this.#batch = undefined;
-    if (batch === undefined) return Promise.resolve();
-    this.#sizeHint = Math.max(1024, Math.ceil(batch.bytes * 1.25));
-    const encoded = { bytes: batch.finish(), count: batch.count };
-    return new Promise((resolve) => this.#exporter.export(encoded, () => resolve()));
-  }
-
-  /** Sends what is open, waits for every export in flight, then stops. */
-  async shutdown(): Promise<void> {
-    const last = this.#send();
-    this.#closed = true;
-    await last;
-    await this.#exporter.shutdown();
-  }
-}
-
 /**
  * Reports export failures through `onExportError`, once per failing streak: a collector
  * outage is worth one warning, not one per batch.
@@ -529,7 +375,7 @@ export function createOtlpTelemetry(options: TelemetryOptions & { endpoint: stri
     'service.version': options.serviceVersion,
   });
 
-  const spanExporter = new WorkerSpanExporter(`${options.endpoint}/v1/traces`);
+  const spanExporter = new WorkerSpanExporter(`${options.endpoint}/v1/traces`, EXPORT_TIMEOUT_MS);
   reportFailures(spanExporter, 'traces', options.onExportError);
   const spans = new SpanQueue(
     resource.attributes,

@@ -98,9 +98,9 @@ export const NOOP_TELEMETRY: Telemetry = Object.freeze({
 });
 
 /**
- * Creates the server's telemetry: the no-op one without an endpoint, else a private
- * tracer and meter provider exporting OTLP/HTTP protobuf (no global is registered, so
- * several can coexist). Options are checked at once.
+ * Creates the server's telemetry: the no-op one without an endpoint, else our own request
+ * spans and a private meter provider, exporting OTLP/HTTP protobuf (no global is
+ * registered, so several can coexist). Options are checked at once.
  *
  * @example
  * const telemetry = await createTelemetry({ endpoint: settings.MCP_OTEL_ENDPOINT,
