@@ -84,6 +84,17 @@ export function finish(result: ServerResult): ServerResult {
 }
 
 /** The progress line printed after each round. */
+/**
+ * The order in which servers take their turn in round `i` (0-based): the list rotated by `i`,
+ * so that no server always runs first. In experiments with identical servers, the first of
+ * each round ran about 10% slower than the rest.
+ */
+export function roundOrder<T>(items: readonly T[], i: number): T[] {
+  if (items.length === 0) return [];
+  const k = i % items.length;
+  return [...items.slice(k), ...items.slice(0, k)];
+}
+
 export function roundLine(i: number, rounds: number, label: string, f: RoundFigures): string {
   return (
     `  round ${i + 1}/${rounds} ${label.padEnd(32)} ${f.rps.toFixed(0).padStart(6)} req/s` +

@@ -6,7 +6,14 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import type { LoadJob } from './autocannon-worker.ts';
-import { finish, type RoundFigures, roundLine, type ServerResult, unavailable } from './figures.ts';
+import {
+  finish,
+  type RoundFigures,
+  roundLine,
+  roundOrder,
+  type ServerResult,
+  unavailable,
+} from './figures.ts';
 import type { LoadGenerator } from './http-load.ts';
 import type { Options } from './options.ts';
 import { cpuMicros, type Pinning, SERVER_CORE, spawnPinned, stop, tail, waitForUrl } from './processes.ts';
@@ -124,7 +131,7 @@ export async function runHttpGroup(
       }
     }
     for (let i = 0; i < rounds; i++) {
-      for (const r of running) {
+      for (const r of roundOrder(running, i)) {
         if (r.result.status !== 'ok') continue;
         try {
           const figures = await round(ctx, r, durationSec);

@@ -4,7 +4,14 @@
  * response line, repeat for the round's duration; servers take turns round by round.
  */
 import { performance } from 'node:perf_hooks';
-import { finish, type RoundFigures, roundLine, type ServerResult, unavailable } from './figures.ts';
+import {
+  finish,
+  type RoundFigures,
+  roundLine,
+  roundOrder,
+  type ServerResult,
+  unavailable,
+} from './figures.ts';
 import type { Context } from './http-scenario.ts';
 import { cpuMicros } from './processes.ts';
 import type { ServerSpec } from './servers.ts';
@@ -117,7 +124,7 @@ export async function runStdioGroup(
       }
     }
     for (let i = 0; i < rounds; i++) {
-      for (const d of driven) {
+      for (const d of roundOrder(driven, i)) {
         if (d.result.status !== 'ok') continue;
         try {
           const f = await round(d, durationSec);
