@@ -12,6 +12,7 @@ import {
   createOtlpHttpExportDelegate,
 } from '@opentelemetry/otlp-exporter-base/node-http';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import type { EncodedSpans } from './span-export.ts';
 
 /** A message from the main thread. */
 export type ToWorker =
@@ -28,13 +29,8 @@ export interface WorkerOptions {
   readonly timeoutMillis: number;
 }
 
-interface EncodedSpans {
-  readonly bytes: Uint8Array;
-  readonly count: number;
-}
-
 /** The OTLP/HTTP protobuf span exporter, for batches already encoded. */
-export function createEncodedSpanExporter(options: WorkerOptions): OTLPExporterBase<EncodedSpans> {
+function createEncodedSpanExporter(options: WorkerOptions): OTLPExporterBase<EncodedSpans> {
   return new OTLPExporterBase(
     createOtlpHttpExportDelegate(
       convertLegacyHttpOptions(
