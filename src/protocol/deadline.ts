@@ -15,7 +15,12 @@ export interface Abortable {
   onAbort: ((reason: unknown) => void) | undefined;
 }
 
-export function withDeadline<T>(request: Abortable, timeoutMs: number, run: () => Promise<T>): Promise<T> {
+/** `run` may return a value or a promise, and a synchronous throw rejects like a rejection. */
+export function withDeadline<T>(
+  request: Abortable,
+  timeoutMs: number,
+  run: () => T | Promise<T>,
+): Promise<T> {
   if (request.aborted) return Promise.reject(abortError(request.abortReason));
   return new Promise<T>((resolve, reject) => {
     let settled = false;
@@ -32,7 +37,14 @@ export function withDeadline<T>(request: Abortable, timeoutMs: number, run: () =
       finish();
       reject(abortError(reason));
     };
-    run().then(
+    let running: Promise<T>;
+    try {
+      // Promise.resolve hands a native promise back as it is (no extra turn).
+      running = Promise.resolve(run());
+    } catch (error) {
+      running = Promise.reject(error);
+    }
+    running.then(
       (value) => {
         if (settled) return;
         finish();

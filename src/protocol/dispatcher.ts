@@ -9,7 +9,9 @@ import type { Registry } from '../registry/registry.ts';
 import { ErrorCode, ProtocolError } from './errors.ts';
 import type { Exchange, Reply, RequestObserver } from './exchange.ts';
 import type { Hub } from './hub.ts';
+import { InflightRequests } from './inflight.ts';
 import {
+  type Classified,
   classify,
   errorResponse,
   isObject,
@@ -76,8 +78,6 @@ const CACHEABLE = new Set([
   'resources/read',
 ]);
 
-const clientGone = () => new ProtocolError(ErrorCode.InternalError, 'the client went away');
-
 export const SERVER_CAPABILITIES = Object.freeze({
   tools: { listChanged: true },
   resources: { subscribe: true, listChanged: true },
@@ -89,8 +89,8 @@ export const SERVER_CAPABILITIES = Object.freeze({
 export class Dispatcher {
   readonly #o: DispatcherOptions;
   readonly #deps: MethodDeps;
-  /** In-flight 2025 requests by `${scope}\0${id}`, for notifications/cancelled. */
-  readonly #inflight = new Map<string, RequestContext>();
+  /** In-flight 2025 requests by session and id, for notifications/cancelled. */
+  readonly #inflight = new InflightRequests<RequestContext>();
   #active = 0;
 
   constructor(options: DispatcherOptions) {
@@ -109,7 +109,7 @@ export class Dispatcher {
       beforeTool: options.beforeTool,
     };
     options.hub.setCanceller((scope, id) => {
-      const ctx = this.#inflight.get(`${scope}\u0000${String(id)}`);
+      const ctx = this.#inflight.get(scope, id);
       ctx?.abort(new ClientCancelled());
       return ctx !== undefined;
     });
@@ -120,8 +120,12 @@ export class Dispatcher {
     return this.#active;
   }
 
-  /** Handles one parsed JSON value: a message or a batch. */
-  async handle(value: unknown, ex: Exchange): Promise<Reply> {
+  /**
+   * Handles one parsed JSON value: a message or a batch. Not `async` itself, nor is
+   * `#handleOne`: a request's promise is handed back as it is, without another layer of
+   * promise and the microtask turns each layer costs on every call.
+   */
+  handle(value: unknown, ex: Exchange): Promise<Reply> {
     if (Array.isArray(value)) return this.#handleBatch(value, ex);
     return this.#handleOne(value, ex);
   }
@@ -148,8 +152,13 @@ export class Dispatcher {
     return bodies.length === 0 ? {} : { body: bodies };
   }
 
-  async #handleOne(value: unknown, ex: Exchange, inBatch = false): Promise<Reply> {
+  #handleOne(value: unknown, ex: Exchange, inBatch = false): Promise<Reply> {
     const c = classify(value);
+    if (c.kind === 'request') return this.#request(c.message, ex, inBatch);
+    return this.#handleOther(c, ex);
+  }
+
+  async #handleOther(c: Exclude<Classified, { kind: 'request' }>, ex: Exchange): Promise<Reply> {
     switch (c.kind) {
       case 'invalid':
         return {
@@ -165,8 +174,6 @@ export class Dispatcher {
       case 'notification':
         await this.#notification(c.message.method, c.message.params, ex);
         return {};
-      case 'request':
-        return this.#request(c.message, ex, inBatch);
     }
   }
 
@@ -266,7 +273,7 @@ export class Dispatcher {
     const silent = () => ex.transport === 'stdio' && ctx.abortReason instanceof ClientCancelled;
     let result: JsonObject;
     try {
-      result = await this.#run(handler, req, ctx, ex, `${session.id}\u0000${String(req.id)}`);
+      result = await this.#run(handler, req, ctx, ex, session.id);
     } catch (err) {
       if (silent()) return {};
       throw err;
@@ -364,24 +371,20 @@ export class Dispatcher {
     req: JsonRpcRequest,
     ctx: RequestContext,
     ex: Exchange,
-    inflightKey: string | undefined,
+    /** The 2025 session whose notifications/cancelled can reach this request. */
+    scope: string | undefined,
   ): Promise<JsonObject> {
     // The client going away (HTTP connection closed, stdio connection closed) aborts the call.
-    const signal = ex.signal;
-    let onGone: (() => void) | undefined;
-    if (signal?.aborted) ctx.abort(clientGone());
-    else if (signal !== undefined) {
-      onGone = () => ctx.abort(clientGone());
-      signal.addEventListener('abort', onGone, { once: true });
-    }
+    const presence = ex.presence;
+    presence?.track(ctx);
     this.#active++;
-    if (inflightKey !== undefined) this.#inflight.set(inflightKey, ctx);
+    if (scope !== undefined) this.#inflight.add(scope, req.id, ctx);
     try {
       return await handler(req.params, ctx, this.#deps);
     } finally {
       this.#active--;
-      if (inflightKey !== undefined) this.#inflight.delete(inflightKey);
-      if (onGone !== undefined) signal?.removeEventListener('abort', onGone);
+      if (scope !== undefined) this.#inflight.delete(scope, req.id);
+      presence?.untrack(ctx);
     }
   }
 }

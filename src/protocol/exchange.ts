@@ -3,7 +3,7 @@
  * message with, the Reply it gets back, and the observer hook that sees every request.
  */
 import type { Identity } from '../registry/types.ts';
-import type { ProtocolError } from './errors.ts';
+import { ErrorCode, ProtocolError } from './errors.ts';
 import type { OutboundChannel } from './hub.ts';
 import type { JsonObject, JsonRpcResponse } from './jsonrpc.ts';
 import type { Session } from './session.ts';
@@ -19,11 +19,63 @@ export interface Exchange {
   readonly identity?: Identity;
   /** Where notifications and server-to-client requests tied to a request go. */
   readonly channel?: OutboundChannel;
-  /** Aborted when the client goes away (HTTP connection closed, stdin ended). */
-  readonly signal?: AbortSignal;
+  /** Told when the client goes away (HTTP connection closed, stdio connection closed). */
+  readonly presence?: ClientPresence;
   /** The client's network address (HTTP; from X-Forwarded-For behind trusted proxies). */
   readonly address?: string;
 }
+
+/**
+ * Whether the client of an exchange is still there. When it leaves, every request still
+ * running under it is aborted. One Set per exchange instead of an AbortSignal with a
+ * listener per request: this runs on every call.
+ */
+export class ClientPresence {
+  // One request per exchange is the common case (an HTTP POST, a stdio client waiting for
+  // each answer): a plain slot for it, a Set only when more run at once.
+  #one: Abortable | undefined = undefined;
+  #more: Set<Abortable> | undefined = undefined;
+  #gone = false;
+
+  /** True once the client has left. */
+  get gone(): boolean {
+    return this.#gone;
+  }
+
+  /** Aborts `request` if the client leaves before `untrack`; at once if it has already left. */
+  track(request: Abortable): void {
+    if (this.#gone) request.abort(clientGone());
+    else if (this.#one === undefined) this.#one = request;
+    else {
+      this.#more ??= new Set();
+      this.#more.add(request);
+    }
+  }
+
+  untrack(request: Abortable): void {
+    if (this.#one === request) this.#one = undefined;
+    else this.#more?.delete(request);
+  }
+
+  /** The client went away: aborts what is running. Idempotent. */
+  leave(): void {
+    if (this.#gone) return;
+    this.#gone = true;
+    const one = this.#one;
+    const more = this.#more;
+    this.#one = undefined;
+    this.#more = undefined;
+    one?.abort(clientGone());
+    if (more) for (const request of more) request.abort(clientGone());
+  }
+}
+
+/** What the presence needs of a request (RequestContext). */
+interface Abortable {
+  abort(reason: unknown): void;
+}
+
+const clientGone = () => new ProtocolError(ErrorCode.InternalError, 'the client went away');
 
 export interface Reply {
   /** Response(s); undefined for notifications, posted responses and all-notification batches. */

@@ -80,7 +80,7 @@ const toolsCall: MethodHandler = async (params, ctx, deps) => {
   const timeoutMs = def.spec.timeoutMs ?? deps.toolTimeoutMs;
   try {
     const out = await runWithInput(ctx, params, deps, () =>
-      withDeadline(ctx, timeoutMs, async () => def.handler(checked.value, ctx)),
+      withDeadline(ctx, timeoutMs, () => def.handler(checked.value, ctx)),
     );
     return 'inputRequired' in out ? out.inputRequired : shapeToolResult(def, out.value);
   } catch (err) {

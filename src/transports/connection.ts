@@ -5,6 +5,7 @@
  * 2026-wire messages on the same stream are classified one by one and need no session.
  */
 
+import { ClientPresence } from '../protocol/exchange.ts';
 import type { OutboundChannel } from '../protocol/hub.ts';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.ts';
 import { newSession } from '../protocol/session.ts';
@@ -28,7 +29,7 @@ export function createConnection(
   options: { identity?: Identity; transport?: 'stdio' | 'http' } = {},
 ): Connection {
   const session = newSession();
-  const controller = new AbortController();
+  const presence = new ClientPresence();
   const channel: OutboundChannel = { send: (m) => send(m) };
   const detach = server.hub.attachSession(session.id, channel, session);
   const pending = new Set<Promise<void>>();
@@ -37,7 +38,7 @@ export function createConnection(
     session,
     channel,
     identity: options.identity,
-    signal: controller.signal,
+    presence,
   };
 
   return {
@@ -46,7 +47,7 @@ export function createConnection(
       const p: Promise<void> = server.dispatcher.handle(value, exchange).then(
         (reply) => {
           pending.delete(p);
-          if (reply.body !== undefined && !controller.signal.aborted) send(reply.body);
+          if (reply.body !== undefined && !presence.gone) send(reply.body);
         },
         (err: unknown) => {
           pending.delete(p);
@@ -63,7 +64,7 @@ export function createConnection(
       while (pending.size > 0) await Promise.all([...pending]);
     },
     close() {
-      controller.abort();
+      presence.leave();
       detach();
     },
   };

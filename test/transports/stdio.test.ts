@@ -218,6 +218,18 @@ describe('stdio: a session on one process', () => {
     assert.equal(answered.filter((m) => m.id === 11).length, 0);
   });
 
+  test('a cancellation names its request by id as sent: "13" does not cancel 13', async () => {
+    const answer = rpc(13, 'tools/call', { name: 'slow', arguments: { ms: 600 } });
+    await new Promise((r) => setTimeout(r, 200));
+    peer.send({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: '13', reason: 'a different request' },
+    });
+    // Not aborted: the call runs its full time and is answered (JSON-RPC ids 13 and "13" differ).
+    assert.deepEqual(resultOf(await answer).content, [{ type: 'text', text: 'done' }]);
+  });
+
   test('stdin EOF: pending requests are answered, then the process exits 0', async () => {
     const answer = rpc('last', 'tools/call', { name: 'slow', arguments: { ms: 300 } });
     peer.end();

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Settings } from '../../config/settings.ts';
 import { ErrorCode, ProtocolError } from '../../protocol/errors.ts';
-import type { Exchange } from '../../protocol/exchange.ts';
+import { ClientPresence, type Exchange } from '../../protocol/exchange.ts';
 import type { OutboundChannel } from '../../protocol/hub.ts';
 import { isObject, type JsonRpcMessage, type JsonRpcRequest } from '../../protocol/jsonrpc.ts';
 import type { Session } from '../../protocol/session.ts';
@@ -218,17 +218,17 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
         : undefined,
       resumable,
     );
-    const controller = new AbortController();
+    const presence = new ClientPresence();
     reply.raw.on('close', () => {
       // A resumable stream outlives its connection; anything else is abandoned with it.
-      if (!reply.raw.writableFinished && !(resumable && channel.stream)) controller.abort();
+      if (!reply.raw.writableFinished && !(resumable && channel.stream)) presence.leave();
     });
     const exchange: Exchange = {
       transport: 'http',
       headers: req.headers,
       session,
       channel,
-      signal: controller.signal,
+      presence,
       identity: req.mcpIdentity,
       address: req.ip,
     };
