@@ -32,7 +32,16 @@ export function createConnection(
   const presence = new ClientPresence();
   const channel: OutboundChannel = { send: (m) => send(m) };
   const detach = server.hub.attachSession(session.id, channel, session);
-  const pending = new Set<Promise<void>>();
+  // Messages received and not yet answered, and who waits for that count to reach 0: a
+  // counter, not a Set of promises, as every message passes here.
+  let pending = 0;
+  let drained: (() => void)[] = [];
+  const settle = () => {
+    if (--pending > 0 || drained.length === 0) return;
+    const waiting = drained;
+    drained = [];
+    for (const resolve of waiting) resolve();
+  };
   const exchange = {
     transport: options.transport ?? ('stdio' as const),
     session,
@@ -44,24 +53,27 @@ export function createConnection(
   return {
     sessionId: session.id,
     receive(value) {
-      const p: Promise<void> = server.dispatcher.handle(value, exchange).then(
+      pending++;
+      return server.dispatcher.handle(value, exchange).then(
         (reply) => {
-          pending.delete(p);
-          if (reply.body !== undefined && !presence.gone) send(reply.body);
+          try {
+            if (reply.body !== undefined && !presence.gone) send(reply.body);
+          } finally {
+            settle();
+          }
         },
         (err: unknown) => {
-          pending.delete(p);
+          settle();
           server.logger.error({ err }, 'message handling failed');
         },
       );
-      pending.add(p);
-      return p;
     },
     clientGone() {
       server.hub.failPending(session.id, 'the client closed the connection');
     },
-    async drain() {
-      while (pending.size > 0) await Promise.all([...pending]);
+    drain() {
+      if (pending === 0) return Promise.resolve();
+      return new Promise<void>((resolve) => drained.push(resolve));
     },
     close() {
       presence.leave();

@@ -101,12 +101,13 @@ export function serveStdio(server: McpServer, options: StdioOptions): StdioHandl
       }
       const line = buffer + piece;
       buffer = '';
-      if (Buffer.byteLength(line) > max) tooLarge();
+      // A UTF-16 code unit is at most 3 UTF-8 bytes: most lines need no byte count.
+      if (line.length * 3 > max && Buffer.byteLength(line) > max) tooLarge();
       else handleLine(line.endsWith('\r') ? line.slice(0, -1) : line);
     }
     if (discarding) return;
     buffer += chunk.slice(start);
-    if (Buffer.byteLength(buffer) > max) {
+    if (buffer.length * 3 > max && Buffer.byteLength(buffer) > max) {
       // Too long: answer once, drop the rest of this line, and carry on with the next one.
       buffer = '';
       discarding = true;

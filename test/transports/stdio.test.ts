@@ -110,6 +110,18 @@ describe('stdio: a session on one process', () => {
     }
   });
 
+  test('the line limit counts UTF-8 bytes, not characters', async () => {
+    // 600 × "é": about 660 characters but about 1,260 bytes against a 1,024-byte limit.
+    const from = peer.lines.length;
+    peer.send({ jsonrpc: '2.0', id: 'wide', method: 'ping', params: { pad: 'é'.repeat(600) } });
+    assert.deepEqual(resultOf(await rpc('after-wide', 'ping')), {});
+    const between = peer.lines.slice(from, -1).map((l) => JSON.parse(l) as Message);
+    assert.equal(between.length, 1);
+    assert.equal(errorOf(between[0]!).code, ErrorCode.PayloadTooLarge);
+    // 300 × "é" (about 660 bytes) fits.
+    assert.deepEqual(resultOf(await rpc('narrow', 'ping', { pad: 'é'.repeat(300) })), {});
+  });
+
   test('an unknown tool is -32602, echoing the id', async () => {
     const reply = await rpc(3, 'tools/call', { name: 'no_such_tool', arguments: {} });
     assert.equal(reply.id, 3);
