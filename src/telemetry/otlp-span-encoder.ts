@@ -41,8 +41,10 @@ class Writer {
   buf: Buffer;
   pos = 0;
 
-  constructor(size: number) {
-    this.buf = Buffer.allocUnsafeSlow(size);
+  /** `reuse`: memory of an earlier batch, when at least `size` bytes (its contents are overwritten). */
+  constructor(size: number, reuse?: ArrayBuffer) {
+    this.buf =
+      reuse !== undefined && reuse.byteLength >= size ? Buffer.from(reuse) : Buffer.allocUnsafeSlow(size);
   }
 
   ensure(n: number): void {
@@ -101,8 +103,17 @@ class Writer {
 
   fixed32(v: number): void {
     this.ensure(4);
-    this.buf.writeUInt32LE(v >>> 0, this.pos);
+    this.#u32(v >>> 0, this.pos);
     this.pos += 4;
+  }
+
+  /** Four little-endian bytes by hand: Buffer#writeUInt32LE checks its range on every call. */
+  #u32(v: number, at: number): void {
+    const b = this.buf;
+    b[at] = v;
+    b[at + 1] = v >>> 8;
+    b[at + 2] = v >>> 16;
+    b[at + 3] = v >>> 24;
   }
 
   double(v: number): void {
@@ -122,8 +133,8 @@ class Writer {
     const upperHigh = Math.floor(upper / TWO_32);
     const low48 = upperLow * 65536 + lo * 1e9 + nanos; // < 2^53
     this.ensure(8);
-    this.buf.writeUInt32LE(low48 % TWO_32, this.pos);
-    this.buf.writeUInt32LE((upperHigh * 65536 + Math.floor(low48 / TWO_32)) >>> 0, this.pos + 4);
+    this.#u32(low48 % TWO_32, this.pos);
+    this.#u32((upperHigh * 65536 + Math.floor(low48 / TWO_32)) >>> 0, this.pos + 4);
     this.pos += 8;
   }
 
@@ -335,8 +346,14 @@ export function epochMsToHrTime(ms: number): HrTime {
   return [seconds, nanos];
 }
 
+/** `epochMsToHrTime` then `timeOf`, without the pair in between (two per span). */
 function epochMs(w: Writer, ms: number): void {
-  const [seconds, nanos] = epochMsToHrTime(ms);
+  let seconds = Math.floor(ms / 1000);
+  let nanos = Math.round((ms - seconds * 1000) * 1e6);
+  if (nanos >= 1e9) {
+    seconds += 1;
+    nanos -= 1e9;
+  }
   w.timeOf(seconds, nanos);
 }
 
@@ -408,8 +425,12 @@ export class SpanBatch {
   readonly #scopeSpans: number;
   count = 0;
 
-  constructor(resource: Attrs, instrumentationScope: Scope, sizeHint = 64 * 1024) {
-    const w = new Writer(sizeHint);
+  /**
+   * `memory`: an ArrayBuffer a sent batch left behind (the export worker hands them back), used
+   * instead of a new one when it holds `sizeHint` bytes.
+   */
+  constructor(resource: Attrs, instrumentationScope: Scope, sizeHint = 64 * 1024, memory?: ArrayBuffer) {
+    const w = new Writer(sizeHint, memory);
     this.#w = w;
     w.tag(1, LEN);
     this.#resourceSpans = w.begin(3);

@@ -90,6 +90,11 @@ const newPool = () => randomFillSync(Buffer.allocUnsafeSlow(POOL_BYTES));
 let idPool = newPool();
 let idPoolAt = 0;
 
+function allZero(bytes: Buffer, at: number, length: number): boolean {
+  for (let i = at; i < at + length; i++) if (bytes[i] !== 0) return false;
+  return true;
+}
+
 /** Where 24 fresh random bytes are (a 16-byte trace id, then an 8-byte span id). */
 function freshIds(): number {
   if (idPoolAt + ID_BYTES > POOL_BYTES) {
@@ -99,8 +104,7 @@ function freshIds(): number {
   const at = idPoolAt;
   idPoolAt += ID_BYTES;
   // An all-zero id is invalid (W3C Trace Context); at 2^-64 and 2^-128 it is still checked.
-  if (idPool.readUInt32LE(at + 16) === 0 && idPool.readUInt32LE(at + 20) === 0) return freshIds();
-  if (idPool.readBigUInt64LE(at) === 0n && idPool.readBigUInt64LE(at + 8) === 0n) return freshIds();
+  if (allZero(idPool, at + 16, 8) || allZero(idPool, at, 16)) return freshIds();
   return at;
 }
 

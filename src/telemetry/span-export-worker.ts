@@ -6,6 +6,7 @@
  * concurrency limit, OTEL_EXPORTER_OTLP_* headers) and answers with the outcome.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { ExportResultCode } from '@opentelemetry/core';
 import { OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
 import {
   convertLegacyHttpOptions,
@@ -21,7 +22,14 @@ export type ToWorker =
 
 /** A message to the main thread. */
 export type FromWorker =
-  | { readonly kind: 'result'; readonly id: number; readonly code: number; readonly error?: string }
+  | {
+      readonly kind: 'result';
+      readonly id: number;
+      readonly code: number;
+      readonly error?: string;
+      /** The batch's memory, back to the main thread for its next batch (after a success only). */
+      readonly memory?: ArrayBuffer;
+    }
   | { readonly kind: 'stopped' };
 
 export interface WorkerOptions {
@@ -57,13 +65,18 @@ if (parentPort !== null && (workerData as { spanExportWorker?: boolean } | undef
   port.on('message', (message: ToWorker) => {
     if (message.kind === 'export') {
       exporter.export({ bytes: message.bytes, count: message.count }, (result) => {
+        // Sent: the request is done with the bytes. After a failure (a timeout may leave a
+        // request being torn down) they are left to the garbage collector.
+        const memory =
+          result.code === ExportResultCode.SUCCESS ? (message.bytes.buffer as ArrayBuffer) : undefined;
         const reply: FromWorker = {
           kind: 'result',
           id: message.id,
           code: result.code,
           ...(result.error !== undefined ? { error: result.error.message } : {}),
+          ...(memory !== undefined ? { memory } : {}),
         };
-        port.postMessage(reply);
+        port.postMessage(reply, memory !== undefined ? [memory] : []);
       });
     } else {
       // Waits for every export in flight, then says so; the main thread ends the worker.

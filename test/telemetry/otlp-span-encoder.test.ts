@@ -71,11 +71,16 @@ function recordOf(span: ReadableSpan, shared = 0): SpanRecord {
   };
 }
 
-function assertSameBytes(resource: Attributes, spans: ReadableSpan[], shared = 0): void {
+function assertSameBytes(
+  resource: Attributes,
+  spans: ReadableSpan[],
+  shared = 0,
+  memory?: ArrayBuffer,
+): void {
   assert.ok(spans.length > 0, 'no spans to encode');
   const reference = ProtobufTraceSerializer.serializeRequest(spans);
   assert.ok(reference, 'the reference serializer produced nothing');
-  const batch = new SpanBatch(resource, SCOPE, 256);
+  const batch = new SpanBatch(resource, SCOPE, 256, memory);
   for (const span of spans) batch.add(recordOf(span, shared));
   assert.equal(batch.count, spans.length);
   const ours = batch.finish();
@@ -192,6 +197,20 @@ describe('OTLP span encoder', () => {
         .end(t.end);
     }
     assertSameBytes(resource, spans());
+  });
+
+  it('writes the same bytes into the memory of an earlier batch, whatever that memory held', () => {
+    const resource = { 'service.name': 'svc' };
+    const { tracer, spans } = provider(resource);
+    for (let i = 0; i < 40; i++) {
+      const t = times(1_764_000_000_000 + i, 2);
+      tracer.startSpan(`s${i}`, { startTime: t.start, attributes: { i, note: 'n'.repeat(i) } }).end(t.end);
+    }
+    const used = new ArrayBuffer(64 * 1024);
+    new Uint8Array(used).fill(0xab);
+    assertSameBytes(resource, spans(), 0, used);
+    // Memory too small for the hint is not used, and the batch still encodes right.
+    assertSameBytes(resource, spans(), 0, new ArrayBuffer(16));
   });
 
   it('says when a batch is full, and each batch owns its bytes (exports may still be in flight)', () => {
