@@ -104,12 +104,18 @@ export class WorkerSpanExporter {
 /** Batch memories kept for reuse: exports in flight at once are few (the exporter's limit). */
 const MAX_SPARE = 4;
 
-/** Spans per export, as the SDK's BatchSpanProcessor sends them (maxExportBatchSize). */
-const MAX_BATCH_SPANS = 512;
+/**
+ * Spans per export. The SDK's BatchSpanProcessor sends 512; we send up to 2,048 (and at most
+ * 1.5 MiB, see SpanBatch). Each export costs the worker about a millisecond whatever its size
+ * (its HTTP client code runs too rarely to be optimised): at 512 spans that was 2.5 µs of the
+ * server core per request under load, at 2,048 it is 0.9. A quiet server is not kept waiting
+ * longer: a batch also goes when its delay (5 s) is up.
+ */
+const MAX_BATCH_SPANS = 2048;
 
 /**
- * Batches ended spans as the SDK's BatchSpanProcessor does (send at 512 spans, or after the
- * delay since the first of a batch), but as bytes: each span is encoded when it ends. While
+ * Batches ended spans as the SDK's BatchSpanProcessor does (send at MAX_BATCH_SPANS, or after
+ * the delay since the first of a batch), but as bytes: each span is encoded when it ends. While
  * the collector is unreachable the exporter refuses batches past its concurrency limit, and
  * those spans are dropped: memory stays bounded whatever the collector does.
  */

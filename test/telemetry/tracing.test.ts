@@ -307,6 +307,21 @@ describe('createTelemetry with an endpoint', () => {
     assert.equal(toolErrors.points[0]?.attributes['gen_ai.tool.name'], 'read_file');
   });
 
+  test('a batch goes at 2,048 spans without waiting for its delay, and not before', async (t) => {
+    const { telemetry, mine } = await telemetryFor(t, { spanDelayMs: 60_000 });
+    const end = (n: number) => {
+      for (let i = 0; i < n; i++) {
+        telemetry.startRequestSpan({ method: 'tools/call', target: 'add', transport: 'http' }).end({});
+      }
+    };
+    end(2047);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(receiver.spans.filter(mine).length, 0, 'one span short of a batch: nothing sent yet');
+    end(1);
+    const spans = await receiver.waitForSpans(mine, 5000, 2048);
+    assert.equal(spans.length, 2048);
+  });
+
   test('end and shutdown are idempotent', async (t) => {
     const { telemetry, mine } = await telemetryFor(t);
     const span = telemetry.startRequestSpan({ method: 'ping', requestId: 1, transport: 'stdio' });
