@@ -67,30 +67,39 @@ function costOf(body: unknown): number {
 export function installEdge(app: FastifyInstance, server: McpServer): void {
   app.decorateRequest('mcpIdentity', undefined);
   const { auth, limiter } = server;
+  // Callback-style hooks: an async hook costs Fastify a promise of its own and its settling
+  // on every request, on top of the check's.
   if (auth) {
-    app.addHook('onRequest', async (req, reply) => {
-      try {
-        req.mcpIdentity = await auth.authenticate({ headers: req.headers });
-      } catch (err) {
-        if (err instanceof ProtocolError) return refuse(server, req, reply, err);
-        server.logger.error({ err }, 'authentication failed unexpectedly');
-        return refuse(
-          server,
-          req,
-          reply,
-          new ProtocolError(ErrorCode.ServiceUnavailable, 'Authentication is unavailable; retry shortly', {
-            httpStatus: 503,
-          }),
-        );
-      }
+    const unavailable = (err: unknown) => {
+      server.logger.error({ err }, 'authentication failed unexpectedly');
+      return new ProtocolError(ErrorCode.ServiceUnavailable, 'Authentication is unavailable; retry shortly', {
+        httpStatus: 503,
+      });
+    };
+    app.addHook('onRequest', (req, reply, done) => {
+      auth.authenticate({ headers: req.headers }).then(
+        (identity) => {
+          req.mcpIdentity = identity;
+          done();
+        },
+        (err: unknown) => {
+          // Answered here: `done` is not called, so the request goes no further.
+          refuse(server, req, reply, err instanceof ProtocolError ? err : unavailable(err));
+        },
+      );
     });
   }
   if (limiter && limiter.burst > 0) {
-    app.addHook('preHandler', async (req, reply) => {
+    app.addHook('preHandler', (req, reply, done) => {
       const cost = costOf(req.body);
-      if (cost === 0) return;
-      const decision = await limiter.consume(clientKey(req.mcpIdentity, req.ip), cost);
-      if (!decision.allowed) return refuse(server, req, reply, rateLimitError(decision));
+      if (cost === 0) return done();
+      limiter.consume(clientKey(req.mcpIdentity, req.ip), cost).then(
+        (decision) => {
+          if (decision.allowed) done();
+          else refuse(server, req, reply, rateLimitError(decision));
+        },
+        (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
+      );
     });
   }
 }
