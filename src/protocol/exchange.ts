@@ -27,8 +27,8 @@ export interface Exchange {
 
 /**
  * Whether the client of an exchange is still there. When it leaves, every request still
- * running under it is aborted. One Set per exchange instead of an AbortSignal with a
- * listener per request: this runs on every call.
+ * running under it is aborted. A slot (and a Set when needed) per exchange instead of an
+ * AbortSignal with a listener per request: this runs on every call.
  */
 export class ClientPresence {
   // One request per exchange is the common case (an HTTP POST, a stdio client waiting for
