@@ -70,15 +70,20 @@ export function unavailable(id: string, label: string, error: unknown): ServerRe
   };
 }
 
-/** Closes a result once its rounds are in: status from failures, medians from rounds. */
+/**
+ * Closes a result once its rounds are in: status from failures (or a check already failed,
+ * e.g. after the rounds), medians from rounds.
+ */
 export function finish(result: ServerResult): ServerResult {
   if (result.status === 'unavailable') return result;
   const failures = result.rounds.reduce((n, r) => n + r.failures, 0);
   const summary = summarise(result.rounds);
+  const wrong = failures > 0 ? `${failures} responses were not a correct answer` : undefined;
+  const error = [result.status === 'failed' ? result.error : undefined, wrong].filter(Boolean).join('; ');
   return {
     ...result,
-    status: failures > 0 ? 'failed' : 'ok',
-    ...(failures > 0 ? { error: `${failures} responses were not a correct answer` } : {}),
+    status: error !== '' ? 'failed' : 'ok',
+    ...(error !== '' ? { error } : {}),
     ...(summary ? { median: summary } : {}),
   };
 }

@@ -36,6 +36,12 @@ export interface HttpContender {
   prepare(url: string): Promise<LoadRequest>;
   /** Notes gathered after the rounds (e.g. what the OTLP sink received). */
   afterRounds?(): string[];
+  /**
+   * A check run on the live server after its rounds; a reason marks it failed. For checks
+   * whose request differs from the load's: sent before the rounds, it would leave the server's
+   * JIT with a request shape the others never see (see scenario4Contenders).
+   */
+  checkAfterRounds?(url: string): Promise<string | undefined>;
 }
 
 export interface Context {
@@ -143,6 +149,17 @@ export async function runHttpGroup(
           r.result.error = `died during round ${i + 1}: ${r.stderr() || (error instanceof Error ? error.message : String(error))}`;
           ctx.log(`  ${r.contender.spec.label}: ${r.result.error}`);
         }
+      }
+    }
+    for (const r of running) {
+      if (r.result.status !== 'ok' || !r.contender.checkAfterRounds) continue;
+      const why = await r.contender
+        .checkAfterRounds(r.url)
+        .catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
+      if (why !== undefined) {
+        r.result.status = 'failed';
+        r.result.error = why;
+        ctx.log(`  ${r.contender.spec.label}: ${why}`);
       }
     }
   } finally {

@@ -68,7 +68,9 @@ export function installEdge(app: FastifyInstance, server: McpServer): void {
   app.decorateRequest('mcpIdentity', undefined);
   const { auth, limiter } = server;
   // Callback-style hooks: an async hook costs Fastify a promise of its own and its settling
-  // on every request, on top of the check's.
+  // on every request, on top of the check's. Whatever throws after the check is logged, never
+  // left as an unhandled rejection (which would end the process).
+  const hookFailed = (err: unknown) => server.logger.error({ err }, 'HTTP edge hook failed');
   if (auth) {
     const unavailable = (err: unknown) => {
       server.logger.error({ err }, 'authentication failed unexpectedly');
@@ -77,29 +79,35 @@ export function installEdge(app: FastifyInstance, server: McpServer): void {
       });
     };
     app.addHook('onRequest', (req, reply, done) => {
-      auth.authenticate({ headers: req.headers }).then(
-        (identity) => {
-          req.mcpIdentity = identity;
-          done();
-        },
-        (err: unknown) => {
-          // Answered here: `done` is not called, so the request goes no further.
-          refuse(server, req, reply, err instanceof ProtocolError ? err : unavailable(err));
-        },
-      );
+      auth
+        .authenticate({ headers: req.headers })
+        .then(
+          (identity) => {
+            req.mcpIdentity = identity;
+            done();
+          },
+          (err: unknown) => {
+            // Answered here: `done` is not called, so the request goes no further.
+            refuse(server, req, reply, err instanceof ProtocolError ? err : unavailable(err));
+          },
+        )
+        .catch(hookFailed);
     });
   }
   if (limiter && limiter.burst > 0) {
     app.addHook('preHandler', (req, reply, done) => {
       const cost = costOf(req.body);
       if (cost === 0) return done();
-      limiter.consume(clientKey(req.mcpIdentity, req.ip), cost).then(
-        (decision) => {
-          if (decision.allowed) done();
-          else refuse(server, req, reply, rateLimitError(decision));
-        },
-        (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
-      );
+      limiter
+        .consume(clientKey(req.mcpIdentity, req.ip), cost)
+        .then(
+          (decision) => {
+            if (decision.allowed) done();
+            else refuse(server, req, reply, rateLimitError(decision));
+          },
+          (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
+        )
+        .catch(hookFailed);
     });
   }
 }
