@@ -3,7 +3,7 @@
  * their CPU time and memory read from `/proc` (proc(5)), and stopped by pid.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 
 export const SERVER_CORE = 0;
@@ -108,15 +108,38 @@ export function waitForUrl(child: ChildProcess, name: string, stderr = tail(chil
 
 let ticksPerSecond: number | undefined;
 
-/** The process's CPU time (user + system, all threads) in microseconds, from /proc/<pid>/stat. */
-export function cpuMicros(pid: number): number {
+/** utime + stime of a /proc `stat` file's text, in microseconds. */
+function statMicros(stat: string): number {
   ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // Fields after the parenthesised command name (which may hold spaces): utime is field 14,
   // stime field 15 (proc(5)), i.e. indexes 11 and 12 after the closing parenthesis.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]);
   return (ticks * 1e6) / ticksPerSecond;
+}
+
+/** The process's CPU time (user + system, all threads) in microseconds, from /proc/<pid>/stat. */
+export function cpuMicros(pid: number): number {
+  return statMicros(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+}
+
+/**
+ * CPU time in microseconds of each thread of a process, summed by thread name (`MainThread`,
+ * `WorkerThread`, `V8Worker`, ...), from /proc/<pid>/task/<tid>/stat. A thread that ended is
+ * missing, so compare two readings name by name.
+ */
+export function threadCpuMicros(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      const us = statMicros(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
+      byName.set(name, (byName.get(name) ?? 0) + us);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return byName;
 }
 
 /** Resident set size in KiB, from /proc/<pid>/status (VmRSS). */

@@ -153,3 +153,35 @@ test('the micro-benchmarks of the hot path run and report every part', { timeout
   // A quick run is too short for thread CPU clocks to see the cheapest parts: >= 0, not > 0.
   for (const [name, us] of parts) assert.ok(Number.isFinite(us) && us >= 0, `${name}: ${us}`);
 });
+
+test('the per-thread CPU report runs a traced server and names its threads', {
+  timeout: 60_000,
+}, async () => {
+  const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>(
+    (resolve) => {
+      execFile(
+        process.execPath,
+        ['bench/threads.ts', '--traced', '--edge', '--rounds', '1', '--duration', '1', '--connections', '2'],
+        { cwd: ROOT, timeout: 55_000, maxBuffer: 4 * 1024 * 1024 },
+        (error, out, err) =>
+          resolve({
+            code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1,
+            stdout: out,
+            stderr: err,
+          }),
+      );
+    },
+  );
+  assert.equal(code, 0, stderr);
+  const report = JSON.parse(stdout) as {
+    traced: boolean;
+    rounds: { rps: number; usPerRequest: Record<string, number> }[];
+  };
+  assert.equal(report.traced, true);
+  assert.equal(report.rounds.length, 1);
+  const [only] = report.rounds;
+  assert.ok(only && only.rps > 0);
+  // The request thread and the span export worker are both there, by name.
+  assert.ok((only.usPerRequest.MainThread ?? 0) > 0, JSON.stringify(only.usPerRequest));
+  assert.ok('WorkerThread' in only.usPerRequest, JSON.stringify(only.usPerRequest));
+});
