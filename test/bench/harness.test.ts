@@ -15,19 +15,21 @@ import { hasWrk } from '../../bench/harness/wrk-load.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs one of the bench scripts with this Node; resolves with its exit code and output. */
+function runScript(
+  args: string[],
+  timeout = 55_000,
+  maxBuffer = 4 * 1024 * 1024,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['bench/run.ts', ...args],
-      { cwd: ROOT, timeout: 110_000, maxBuffer: 16 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
-        resolve({ code, stdout, stderr });
-      },
+    execFile(process.execPath, args, { cwd: ROOT, timeout, maxBuffer }, (error, stdout, stderr) =>
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr }),
     );
   });
 }
+
+/** `node bench/run.ts ARGS`. */
+const run = (args: string[]) => runScript(['bench/run.ts', ...args], 110_000, 16 * 1024 * 1024);
 
 function assertMeasured(results: Results, scenario: string, server: string): void {
   const r = results.scenarios[scenario]?.servers[server];
@@ -131,21 +133,7 @@ test('with --load autocannon the harness measures scenario 1 the same way', { ti
 });
 
 test('the micro-benchmarks of the hot path run and report every part', { timeout: 60_000 }, async () => {
-  const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>(
-    (resolve) => {
-      execFile(
-        process.execPath,
-        ['bench/micro.ts', '--quick'],
-        { cwd: ROOT, timeout: 55_000, maxBuffer: 4 * 1024 * 1024 },
-        (error, out, err) =>
-          resolve({
-            code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1,
-            stdout: out,
-            stderr: err,
-          }),
-      );
-    },
-  );
+  const { code, stdout, stderr } = await runScript(['bench/micro.ts', '--quick']);
   assert.equal(code, 0, stderr);
   const report = JSON.parse(stdout) as { usPerOp: Record<string, number> };
   const parts = Object.entries(report.usPerOp);
@@ -157,21 +145,17 @@ test('the micro-benchmarks of the hot path run and report every part', { timeout
 test('the per-thread CPU report runs a traced server and names its threads', {
   timeout: 60_000,
 }, async () => {
-  const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>(
-    (resolve) => {
-      execFile(
-        process.execPath,
-        ['bench/threads.ts', '--traced', '--edge', '--rounds', '1', '--duration', '1', '--connections', '2'],
-        { cwd: ROOT, timeout: 55_000, maxBuffer: 4 * 1024 * 1024 },
-        (error, out, err) =>
-          resolve({
-            code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1,
-            stdout: out,
-            stderr: err,
-          }),
-      );
-    },
-  );
+  const { code, stdout, stderr } = await runScript([
+    'bench/threads.ts',
+    '--traced',
+    '--edge',
+    '--rounds',
+    '1',
+    '--duration',
+    '1',
+    '--connections',
+    '2',
+  ]);
   assert.equal(code, 0, stderr);
   const report = JSON.parse(stdout) as {
     traced: boolean;
