@@ -136,7 +136,7 @@ class OtlpRequestSpan implements RequestSpan, SpanRecord {
 
   constructor(
     sink: SpanSink,
-    sampled: (traceId: () => string) => boolean,
+    sampled: (span: { readonly traceId: string }) => boolean,
     instruments: Instruments,
     info: RequestSpanInfo,
     route: Route,
@@ -158,7 +158,7 @@ class OtlpRequestSpan implements RequestSpan, SpanRecord {
       this.idsAt = freshIds();
       this.parentSpanId = undefined;
       this.traceState = undefined;
-      this.traceFlags = sampled(() => this.traceId) ? TraceFlags.SAMPLED : TraceFlags.NONE;
+      this.traceFlags = sampled(this) ? TraceFlags.SAMPLED : TraceFlags.NONE;
     } else {
       // The caller's trace id, and a span id of our own.
       const at = freshIds();
@@ -394,8 +394,10 @@ export function createOtlpTelemetry(options: TelemetryOptions & { endpoint: stri
   const sampled =
     ratioSampler === undefined
       ? () => true
-      : (traceId: () => string) =>
-          ratioSampler.shouldSample(ROOT_CONTEXT, traceId()).decision === SamplingDecision.RECORD_AND_SAMPLED;
+      : // The trace id is formatted only when a ratio needs it (no closure per span for it).
+        (span: { readonly traceId: string }) =>
+          ratioSampler.shouldSample(ROOT_CONTEXT, span.traceId).decision ===
+          SamplingDecision.RECORD_AND_SAMPLED;
 
   const metricExporter = new OTLPMetricExporter({
     url: `${options.endpoint}/v1/metrics`,

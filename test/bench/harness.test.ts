@@ -28,6 +28,9 @@ function runScript(
   });
 }
 
+/** One short round per server, no warm-up: a smoke run. */
+const SHORT = ['--duration', '1', '--warmup', '0', '--rounds', '1', '--connections', '2'];
+
 /** `node bench/run.ts ARGS`. */
 const run = (args: string[]) => runScript(['bench/run.ts', ...args], 110_000, 16 * 1024 * 1024);
 
@@ -54,22 +57,7 @@ test('the harness runs every scenario and writes figures for every server', {
 }, async () => {
   dir = await mkdtemp(join(tmpdir(), 'bench-smoke-'));
   const out = join(dir, 'results.json');
-  const { code, stdout, stderr } = await run([
-    '--duration',
-    '1',
-    '--warmup',
-    '0',
-    '--rounds',
-    '1',
-    '--connections',
-    '2',
-    '--sessions',
-    '20',
-    '--samples',
-    '1',
-    '--out',
-    out,
-  ]);
+  const { code, stdout, stderr } = await run([...SHORT, '--sessions', '20', '--samples', '1', '--out', out]);
   assert.equal(code, 0, stderr);
   assert.match(stdout, /Ratios against the targets/);
 
@@ -115,14 +103,7 @@ test('with --load autocannon the harness measures scenario 1 the same way', { ti
     '--scenarios',
     '1',
     '--no-extras',
-    '--duration',
-    '1',
-    '--warmup',
-    '0',
-    '--rounds',
-    '1',
-    '--connections',
-    '2',
+    ...SHORT,
     '--out',
     out,
   ]);
