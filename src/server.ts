@@ -173,6 +173,7 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     inputTimeoutMs: settings.MCP_INPUT_TIMEOUT_MS,
     pageSize: settings.MCP_PAGE_SIZE,
     maxBatch: settings.MCP_MAX_BATCH,
+    maxJsonDepth: settings.MCP_MAX_JSON_DEPTH,
     beforeTool: toolGuard(options.auth, options.limiter),
     observe: options.observe,
   });

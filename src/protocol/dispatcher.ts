@@ -10,6 +10,7 @@ import { ErrorCode, ProtocolError } from './errors.ts';
 import type { Exchange, Reply, RequestObserver } from './exchange.ts';
 import type { Hub } from './hub.ts';
 import { InflightRequests } from './inflight.ts';
+import { scanJson } from './json-limits.ts';
 import {
   type Classified,
   classify,
@@ -20,7 +21,7 @@ import {
   type JsonRpcResponse,
   success,
 } from './jsonrpc.ts';
-import { METHODS, type MethodDeps } from './methods.ts';
+import { METHODS, type MethodDeps, type MethodHandler } from './methods.ts';
 import { RequestContext } from './request-context.ts';
 import type { SessionStore } from './session.ts';
 import type { ClientCapabilities, Implementation } from './spec-types.ts';
@@ -47,6 +48,8 @@ export interface DispatcherOptions {
   inputTimeoutMs: number;
   pageSize: number;
   maxBatch: number;
+  /** Deepest nesting of objects and arrays a message may have (MCP_MAX_JSON_DEPTH). */
+  maxJsonDepth: number;
   beforeTool?: MethodDeps['beforeTool'];
   /** Observes every request's outcome (logs, spans, metrics); must not throw. */
   observe?: RequestObserver;
@@ -94,8 +97,13 @@ export class Dispatcher {
   #active = 0;
 
   constructor(options: DispatcherOptions) {
-    if (!(options.maxBatch > 0) || !(options.pageSize > 0) || !(options.toolTimeoutMs > 0)) {
-      throw new RangeError('Dispatcher: maxBatch, pageSize and toolTimeoutMs must be positive');
+    if (
+      !(options.maxBatch > 0) ||
+      !(options.pageSize > 0) ||
+      !(options.toolTimeoutMs > 0) ||
+      !(options.maxJsonDepth > 0)
+    ) {
+      throw new RangeError('Dispatcher: maxBatch, pageSize, toolTimeoutMs and maxJsonDepth must be positive');
     }
     this.#o = options;
     this.#deps = {
@@ -130,6 +138,29 @@ export class Dispatcher {
     return this.#handleOne(value, ex);
   }
 
+  #tooDeep(value: unknown): Reply {
+    // Notifications and responses never get an answer, not even an error (JSON-RPC 2.0 §4.1).
+    if (isObject(value) && ('method' in value ? !('id' in value) : 'result' in value || 'error' in value)) {
+      this.#o.logger.warn(
+        { maxJsonDepth: this.#o.maxJsonDepth },
+        'a notification or response nested past MCP_MAX_JSON_DEPTH was dropped',
+      );
+      return {};
+    }
+    const id =
+      isObject(value) && (typeof value.id === 'string' || typeof value.id === 'number') ? value.id : null;
+    return {
+      body: errorResponse(
+        id,
+        new ProtocolError(
+          ErrorCode.InvalidRequest,
+          `Invalid request: the message is nested deeper than ${this.#o.maxJsonDepth} levels (MCP_MAX_JSON_DEPTH)`,
+        ),
+      ),
+      status: 400,
+    };
+  }
+
   async #handleBatch(items: unknown[], ex: Exchange): Promise<Reply> {
     const reject = (message: string): Reply => ({
       body: errorResponse(null, new ProtocolError(ErrorCode.InvalidRequest, message)),
@@ -153,6 +184,10 @@ export class Dispatcher {
   }
 
   #handleOne(value: unknown, ex: Exchange, inBatch = false): Promise<Reply> {
+    // At the door, before anything reads, echoes or validates client data (all of which may
+    // recurse): a message nested past the limit is refused as a whole. A batch's members are
+    // measured one by one, each from its own top.
+    if (scanJson(value, this.#o.maxJsonDepth, false)) return Promise.resolve(this.#tooDeep(value));
     const c = classify(value);
     if (c.kind === 'request') return this.#request(c.message, ex, inBatch);
     return this.#handleOther(c, ex);
@@ -251,7 +286,7 @@ export class Dispatcher {
         `Method not found: ${req.method} (protocol ${VERSION_2026} only)`,
       );
     }
-    const handler = METHODS[req.method];
+    const handler = METHODS.get(req.method);
     if (!handler) throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${req.method}`);
     const ctx = new RequestContext({
       requestId: req.id,
@@ -316,7 +351,7 @@ export class Dispatcher {
   async #modern(req: JsonRpcRequest, ex: Exchange): Promise<Reply> {
     const http = ex.transport === 'http';
     const envelope = readEnvelope(req, ex.headers, http);
-    const handler = req.method === 'server/discover' ? undefined : METHODS[req.method];
+    const handler = req.method === 'server/discover' ? undefined : METHODS.get(req.method);
     if (req.method !== 'server/discover' && (!handler || ONLY_2025.has(req.method))) {
       throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${req.method}`, {
         httpStatus: 404,
@@ -367,7 +402,7 @@ export class Dispatcher {
   // ---- shared ---------------------------------------------------------------------------
 
   async #run(
-    handler: (typeof METHODS)[string],
+    handler: MethodHandler,
     req: JsonRpcRequest,
     ctx: RequestContext,
     ex: Exchange,

@@ -287,21 +287,26 @@ const subscriptionsListen: MethodHandler = async (params, ctx, deps) => {
   return { _meta: { [META.subscriptionId]: subscriptionId } };
 };
 
-export const METHODS: Readonly<Record<string, MethodHandler>> = {
-  'tools/list': async (params, _ctx, deps) =>
-    listResult('tools', paginate(deps.registry.toolListing(), params?.cursor, deps.pageSize)),
-  'tools/call': toolsCall,
-  'resources/list': async (params, _ctx, deps) =>
-    listResult('resources', paginate(deps.registry.resourceListing(), params?.cursor, deps.pageSize)),
-  'resources/templates/list': async (params, _ctx, deps) =>
-    listResult('resourceTemplates', paginate(deps.registry.templateListing(), params?.cursor, deps.pageSize)),
-  'resources/read': resourcesRead,
-  'resources/subscribe': subscribe(true),
-  'resources/unsubscribe': subscribe(false),
-  'prompts/list': async (params, _ctx, deps) =>
-    listResult('prompts', paginate(deps.registry.promptListing(), params?.cursor, deps.pageSize)),
-  'prompts/get': promptsGet,
-  'completion/complete': completionComplete,
-  'logging/setLevel': loggingSetLevel,
-  'subscriptions/listen': subscriptionsListen,
-};
+const list =
+  (key: string, listing: (registry: Registry) => readonly JsonObject[]): MethodHandler =>
+  async (params, _ctx, deps) =>
+    listResult(key, paginate(listing(deps.registry), params?.cursor, deps.pageSize));
+
+/**
+ * The method table, a Map so that only the names it holds are served: a plain object would
+ * also answer `constructor`, `toString` or `__proto__` through Object.prototype.
+ */
+export const METHODS: ReadonlyMap<string, MethodHandler> = new Map<string, MethodHandler>([
+  ['tools/list', list('tools', (r) => r.toolListing())],
+  ['tools/call', toolsCall],
+  ['resources/list', list('resources', (r) => r.resourceListing())],
+  ['resources/templates/list', list('resourceTemplates', (r) => r.templateListing())],
+  ['resources/read', resourcesRead],
+  ['resources/subscribe', subscribe(true)],
+  ['resources/unsubscribe', subscribe(false)],
+  ['prompts/list', list('prompts', (r) => r.promptListing())],
+  ['prompts/get', promptsGet],
+  ['completion/complete', completionComplete],
+  ['logging/setLevel', loggingSetLevel],
+  ['subscriptions/listen', subscriptionsListen],
+]);
