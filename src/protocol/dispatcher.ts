@@ -5,7 +5,9 @@
  * HTTP status codes leave as data on the reply.
  */
 import type { Logger } from 'pino';
+import { toolFailure } from '../registry/call-tool.ts';
 import type { Registry } from '../registry/registry.ts';
+import { ALL_VISIBLE, type Visibility } from '../registry/visibility.ts';
 import { ErrorCode, ProtocolError } from './errors.ts';
 import type { Exchange, Reply, RequestObserver } from './exchange.ts';
 import type { Hub } from './hub.ts';
@@ -22,6 +24,13 @@ import {
   success,
 } from './jsonrpc.ts';
 import { METHODS, type MethodDeps, type MethodHandler } from './methods.ts';
+import {
+  hooksFor,
+  type Middleware,
+  type MiddlewareCall,
+  type MiddlewareHook,
+  runHooks,
+} from './middleware.ts';
 import { RequestContext } from './request-context.ts';
 import type { SessionStore } from './session.ts';
 import type { ClientCapabilities, Implementation } from './spec-types.ts';
@@ -50,7 +59,13 @@ export interface DispatcherOptions {
   maxBatch: number;
   /** Deepest nesting of objects and arrays a message may have (MCP_MAX_JSON_DEPTH). */
   maxJsonDepth: number;
-  beforeTool?: MethodDeps['beforeTool'];
+  guard?: MethodDeps['guard'];
+  /** Who may see and use what (default: everything visible). */
+  visible?: Visibility;
+  /** MCP_PROGRESS_HEARTBEAT_MS (default 0: off). */
+  heartbeatMs?: number;
+  /** Middleware from the plugins' `app.use`, in registration order. */
+  middleware?: readonly Middleware[];
   /** Observes every request's outcome (logs, spans, metrics); must not throw. */
   observe?: RequestObserver;
 }
@@ -94,6 +109,8 @@ export class Dispatcher {
   readonly #deps: MethodDeps;
   /** In-flight 2025 requests by session and id, for notifications/cancelled. */
   readonly #inflight = new InflightRequests<RequestContext>();
+  /** Middleware hooks by method, outermost first; empty without middleware (nothing to pay). */
+  readonly #hooks = new Map<string, readonly MiddlewareHook[]>();
   #active = 0;
 
   constructor(options: DispatcherOptions) {
@@ -114,8 +131,17 @@ export class Dispatcher {
       inputTimeoutMs: options.inputTimeoutMs,
       toolTimeoutMs: options.toolTimeoutMs,
       pageSize: options.pageSize,
-      beforeTool: options.beforeTool,
+      guard: options.guard,
+      visible: options.visible ?? ALL_VISIBLE,
+      heartbeatMs: options.heartbeatMs ?? 0,
     };
+    const middleware = options.middleware ?? [];
+    if (middleware.length > 0) {
+      for (const method of METHODS.keys()) {
+        const hooks = hooksFor(middleware, method);
+        if (hooks.length > 0) this.#hooks.set(method, hooks);
+      }
+    }
     options.hub.setCanceller((scope, id) => {
       const ctx = this.#inflight.get(scope, id);
       ctx?.abort(new ClientCancelled());
@@ -299,6 +325,7 @@ export class Dispatcher {
       identity: ex.identity,
       address: ex.address,
       meta: metaOf(req.params),
+      http: ex.http,
       channel: ex.channel,
       logger: this.#o.logger,
       logThreshold: undefined,
@@ -383,6 +410,7 @@ export class Dispatcher {
         identity: ex.identity,
         address: ex.address,
         meta: metaOf(req.params),
+        http: ex.http,
         channel: ex.channel,
         logger: this.#o.logger,
         logThreshold: envelope.logLevel,
@@ -401,6 +429,25 @@ export class Dispatcher {
 
   // ---- shared ---------------------------------------------------------------------------
 
+  /** Runs a handler inside its middleware; what a hook throws is mapped as a handler's would be. */
+  async #withMiddleware(
+    hooks: readonly MiddlewareHook[],
+    handler: MethodHandler,
+    req: JsonRpcRequest,
+    ctx: RequestContext,
+  ): Promise<JsonObject> {
+    const call: MiddlewareCall = { method: req.method, params: { ...req.params }, ctx };
+    try {
+      return await runHooks(hooks, call, (params) => handler(params, ctx, this.#deps));
+    } catch (err) {
+      // tools/call: a failure the model should see, as when the tool itself throws.
+      if (req.method === 'tools/call' && !(err instanceof ProtocolError)) {
+        return toolFailure(this.#o.registry.tool(String(call.params.name)), err);
+      }
+      throw err;
+    }
+  }
+
   async #run(
     handler: MethodHandler,
     req: JsonRpcRequest,
@@ -415,7 +462,9 @@ export class Dispatcher {
     this.#active++;
     if (scope !== undefined) this.#inflight.add(scope, req.id, ctx);
     try {
-      return await handler(req.params, ctx, this.#deps);
+      const hooks = this.#hooks.get(req.method);
+      if (hooks === undefined) return await handler(req.params, ctx, this.#deps);
+      return await this.#withMiddleware(hooks, handler, req, ctx);
     } finally {
       this.#active--;
       if (scope !== undefined) this.#inflight.delete(scope, req.id);

@@ -24,6 +24,7 @@ import { installBodyHandling } from './body.ts';
 import { installEdge } from './edge.ts';
 import { createMemoryEventStore, type EventStore } from './event-store.ts';
 import { createHostGuard } from './guards.ts';
+import { requestInfo } from './request-info.ts';
 import { sendError } from './send-error.ts';
 import { followStored, replayFinished, SseStream } from './sse.ts';
 
@@ -90,6 +91,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
   const STANDALONE_GRACE_MS = 60_000;
   const maxBody = settings.MCP_MAX_BODY_BYTES;
   const encodeFailed = logEncodeFailure(server.logger);
+  const trustProxy = settings.MCP_TRUST_PROXY !== false;
 
   app.addHook('onRequest', async (req, reply) => {
     if (!guard.hostAllowed(req.headers.host)) {
@@ -239,6 +241,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
       presence,
       identity: req.mcpIdentity,
       address: req.ip,
+      http: requestInfo(req.method, req.url, req.headers, trustProxy),
     };
     const result = await server.dispatcher.handle(body, exchange);
     if (result.session) sessionHeader = result.session.id;
