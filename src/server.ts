@@ -113,8 +113,10 @@ function visibility(auth: Authenticator | undefined, settings: Settings): Visibi
   return createVisibility({
     hideByScopes: settings.MCP_SCOPE_VISIBILITY === 'hide',
     hasScopes: (identity, scopes) => {
+      // Without an authenticator (an in-process TestClient with an identity), the identity's own list.
+      if (!auth) return scopes.every((s) => identity.scopes.includes(s));
       try {
-        auth?.checkScopes(identity, scopes);
+        auth.checkScopes(identity, scopes);
         return true;
       } catch {
         return false;
