@@ -165,8 +165,8 @@ for (const mode of ['descriptor', 'path'] as const satisfies readonly SandboxMod
         const out: string[] = [];
         for (const [name] of probes) {
           for (const p of [name, `${name}/x.txt`]) {
-            for (const attempt of [sandbox.open(p), write(p)]) {
-              const err = await refused(attempt, OUT);
+            for (const attempt of [() => sandbox.open(p), () => write(p)]) {
+              const err = await refused(attempt(), OUT);
               out.push(`${p}: ${String(err.code)} ${err.message}`);
             }
           }

@@ -371,6 +371,18 @@ describe('doctor', () => {
     for (const c of [...missing, ...file]) assert.ok(!(c.detail ?? '').includes(tree.base));
   });
 
+  test('says how the sandbox opens paths here, and the hard-link rule', async () => {
+    const [strict] = (await doctor({ root: tree.root })).filter((c) => c.name === 'filesystem sandbox');
+    const [lenient] = (await doctor({ root: tree.root, allowHardlinks: 'true' })).filter(
+      (c) => c.name === 'filesystem sandbox',
+    );
+    assert.equal(strict?.ok, true);
+    if (process.platform === 'linux') assert.match(strict?.detail ?? '', /\/proc\/self\/fd.*cannot redirect/);
+    else assert.match(strict?.detail ?? '', /could still redirect one operation/);
+    assert.match(strict?.detail ?? '', /several hard links are refused/);
+    assert.match(lenient?.detail ?? '', /MCP_FILESYSTEM_ALLOW_HARDLINKS=true/);
+  });
+
   test('read-only mode does not need a writable root', async () => {
     await mkdir(path.join(tree.base, 'ro'), { recursive: true });
     const checks = await doctor({ root: path.join(tree.base, 'ro'), readOnly: 'true' });
