@@ -49,3 +49,4 @@ export type {
   VisibilityRule,
   Wire,
 } from './registry/types.ts';
+export { redactArgs } from './telemetry/redaction.ts';

@@ -436,7 +436,13 @@ export class Dispatcher {
     req: JsonRpcRequest,
     ctx: RequestContext,
   ): Promise<JsonObject> {
-    const call: MiddlewareCall = { method: req.method, params: { ...req.params }, ctx };
+    const def = req.method === 'tools/call' ? this.#o.registry.tool(String(req.params?.name)) : undefined;
+    const call: MiddlewareCall = {
+      method: req.method,
+      params: { ...req.params },
+      ctx,
+      tool: def && { name: def.name, annotations: def.spec.annotations },
+    };
     try {
       return await runHooks(hooks, call, (params) => handler(params, ctx, this.#deps));
     } catch (err) {

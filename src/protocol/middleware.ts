@@ -6,7 +6,7 @@
  * span. A hook may read the call, change `call.params` (a tool's `arguments`, say) before
  * `next()`, answer without calling `next()`, throw, or change what `next()` returned.
  */
-import type { HandlerContext } from '../registry/types.ts';
+import type { HandlerContext, ToolAnnotations } from '../registry/types.ts';
 import type { JsonObject } from './jsonrpc.ts';
 
 /** One call as middleware sees it. `params` may be replaced or changed before `next()`. */
@@ -17,6 +17,8 @@ export interface MiddlewareCall {
   params: JsonObject;
   /** The handler context: identity, wire, session, `http`, logger, signal, ... */
   readonly ctx: HandlerContext;
+  /** For `tools/call` of a known tool: its name and annotations (a cache keys on `readOnlyHint`). */
+  readonly tool?: { readonly name: string; readonly annotations?: ToolAnnotations };
 }
 
 /** Calls the rest of the chain (and at its end the method's handler) with `call.params`. */
