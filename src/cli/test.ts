@@ -15,7 +15,9 @@ ${TARGET_HELP}
   --reporter spec|tap|junit  report format (default spec)
   --output FILE              write the report to FILE (the spec report still goes to stdout)
   --strict                   every tool must declare examples and an outputSchema
-  --read-only, --production  call only tools annotated readOnlyHint: true
+  --allow-writes             also call tools not annotated readOnlyHint: true (they could
+                             write: use it on a local or disposable server only)
+  --read-only, --production  never call a tool that could write (the default)
   --invalid-input MODE       what invalid input must get: error (-32602), result (isError)
                              or either (default; the spec moved from one to the other)
   --concurrency N            generated tests run N at a time (default 1)
@@ -25,6 +27,7 @@ const TEST_OPTIONS = {
   reporter: { type: 'string' },
   output: { type: 'string' },
   strict: { type: 'boolean' },
+  'allow-writes': { type: 'boolean' },
   'read-only': { type: 'boolean' },
   production: { type: 'boolean' },
   'invalid-input': { type: 'string' },
@@ -48,6 +51,8 @@ export async function runTest(argv: readonly string[], io: CommandIo): Promise<n
     if (!['error', 'result', 'either'].includes(invalidInput)) {
       throw new UsageError(`--invalid-input expects error, result or either, got "${invalidInput}"`);
     }
+    if (v['allow-writes'] === true && (v['read-only'] === true || v.production === true))
+      throw new UsageError('--allow-writes contradicts --read-only/--production: choose one');
     concurrency = positiveInt('concurrency', v.concurrency, 1);
     maxCallsPerTool = positiveInt('max-calls-per-tool', v['max-calls-per-tool'], 50);
   } catch (err) {
@@ -64,6 +69,7 @@ export async function runTest(argv: readonly string[], io: CommandIo): Promise<n
   const summary = await runLiveTests(parsed.target, {
     ...parsed.connect,
     strict: v.strict === true,
+    allowWrites: v['allow-writes'] === true,
     readOnly: v['read-only'] === true || v.production === true,
     invalidInput,
     concurrency,
@@ -72,5 +78,12 @@ export async function runTest(argv: readonly string[], io: CommandIo): Promise<n
     ...(typeof v.output === 'string' ? { output: v.output } : {}),
     write: (text) => io.out(text),
   });
+  const { tools, hint } = summary.notCalled;
+  if (tools.length > 0) {
+    io.out(
+      `\nNot called (not annotated readOnlyHint: true, so a call could write): ${tools.join(', ')}\n` +
+        `  ${hint}\n`,
+    );
+  }
   return summary.ok ? 0 : 1;
 }

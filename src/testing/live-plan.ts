@@ -10,15 +10,40 @@ import { TOOL_NAME } from './conformance-features.ts';
 import { ConnectError, connect, endpointUrl } from './connect.ts';
 import { probeEndpoint } from './http-link.ts';
 import { type CaseOutcome, expectProtocolError, fail, type InvalidInputMode } from './live-calls.ts';
-import { toolCases } from './live-tool-cases.ts';
+import { toolCases, writeSkip } from './live-tool-cases.ts';
 import type { ProbeClient } from './probe-client.ts';
-import { type ConnectOptions, type ResolvedTarget, resolveTarget, type Target } from './targets.ts';
+import {
+  type ConnectOptions,
+  isLocalTarget,
+  type ResolvedTarget,
+  resolveTarget,
+  type Target,
+} from './targets.ts';
+
+/** The name of the case that lists the tools not called because they could write. */
+export const NOT_CALLED_CASE = 'test_tools_that_could_write_not_called';
+
+/** How to include the tools that could write: only a local target gets the plain suggestion. */
+export function allowWritesHint(target: ResolvedTarget): string {
+  if (target.kind !== 'url' || isLocalTarget(target))
+    return 'the target is local: rerun with --allow-writes to include them';
+  const host = new URL(target.url).host;
+  return `--allow-writes would call them on ${host}: use it only against a disposable deployment`;
+}
 
 export interface LiveTestOptions extends ConnectOptions {
   /** `--strict`: every tool must have examples and an outputSchema. */
   strict?: boolean;
-  /** `--read-only` / `--production`: live calls only for tools with `readOnlyHint: true`. */
+  /**
+   * Call tools that are not annotated `readOnlyHint: true` too (`--allow-writes`). Off by
+   * default: generated inputs (injection strings, odd names) sent to a tool that writes leave
+   * files, rows or messages behind, so only a disposable target should get them.
+   */
+  allowWrites?: boolean;
+  /** Never call a tool that could write, whatever `allowWrites` says (`--read-only`, `--production`). */
   readOnly?: boolean;
+  /** How to include the skipped tools, said in each skip reason (the CLI names its flag and the target). */
+  allowWritesHint?: string;
   /** What invalid input must get (default `either`). */
   invalidInput?: InvalidInputMode;
   /** At most this many schema-generated calls per tool (default 50). */
@@ -38,6 +63,8 @@ export interface LivePlan {
   /** What was tested, e.g. `http://127.0.0.1:3000/mcp (wire 2025-11-25)`. */
   label: string;
   cases: LiveCase[];
+  /** Tools whose calls were not made because they could write, and how to include them. */
+  notCalled: { tools: string[]; hint: string };
   close(): Promise<void>;
 }
 
@@ -61,6 +88,7 @@ export async function planLiveTests(target: Target, options: LiveTestOptions = {
       cases: [
         { name: 'test_mcp_tools[NO ENDPOINT FOUND]', run: async () => fail(`no MCP endpoint: ${reason}`) },
       ],
+      notCalled: { tools: [], hint: allowWritesHint(resolved) },
       close: async () => {},
     };
   }
@@ -93,9 +121,21 @@ export async function planLiveTests(target: Target, options: LiveTestOptions = {
   cases.push(...listingCases(tools, listed.problem));
   const annotated = tools.filter((t) => isObject(t.annotations));
   if (annotated.length > 0) cases.push(...annotationCases(annotated));
+  const hint = options.allowWritesHint ?? allowWritesHint(resolved);
+  const toolOptions = { ...options, allowWritesHint: hint };
+  const notCalled: string[] = [];
   for (const tool of tools) {
     if (typeof tool.name !== 'string' || tool.name === '') continue;
-    cases.push(...toolCases(client, tool, options));
+    if (writeSkip(tool, toolOptions) !== undefined) notCalled.push(tool.name);
+    cases.push(...toolCases(client, tool, toolOptions));
+  }
+  if (notCalled.length > 0) {
+    // One visible line in every reporter for the whole set, beside each skipped call.
+    cases.push({
+      name: NOT_CALLED_CASE,
+      skip: `${notCalled.length} tools not annotated readOnlyHint: true were not called: ${notCalled.join(', ')} (${hint})`,
+      run: async () => ({}),
+    });
   }
   cases.push(...protocolCases(client));
   if (client.link.transport === 'stdio') {
@@ -114,6 +154,7 @@ export async function planLiveTests(target: Target, options: LiveTestOptions = {
   return {
     label: `${resolved.kind === 'url' ? endpointUrl(resolved.url) : where} (wire ${client.wire}, protocol ${version})`,
     cases,
+    notCalled: { tools: notCalled, hint },
     close: () => client.close(),
   };
 }

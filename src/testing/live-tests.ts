@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { after, describe, run, test } from 'node:test';
 import { junit, spec, tap } from 'node:test/reporters';
-import { type LiveCase, type LiveTestOptions, planLiveTests } from './live-plan.ts';
+import { type LiveCase, type LivePlan, type LiveTestOptions, planLiveTests } from './live-plan.ts';
 import { describeTarget, resolveTarget, type Target } from './targets.ts';
 
 export type { LiveTestOptions } from './live-plan.ts';
@@ -27,12 +27,17 @@ const FINAL_CASES = new Set(['test_stdout_carries_only_jsonrpc']);
  * import { registerLiveTests } from 'mcp-toolkit/testing';
  * registerLiveTests({ command: 'node', args: ['server.js'] }, { strict: true, callTimeoutMs: 5_000 });
  */
-export function registerLiveTests(target: Target, options: LiveTestOptions = {}): void {
+export function registerLiveTests(
+  target: Target,
+  options: LiveTestOptions = {},
+  hooks: { onPlan?: (plan: LivePlan) => void } = {},
+): void {
   const resolved = resolveTarget(target);
   describe(`MCP live tests: ${describeTarget(resolved)}`, {
     concurrency: options.concurrency ?? 1,
   }, async () => {
     const plan = await planLiveTests(target, options);
+    hooks.onPlan?.(plan);
     after(() => plan.close());
     const others = plan.cases.filter((c) => !FINAL_CASES.has(c.name));
     let remaining = others.filter((c) => !c.skip).length;
@@ -61,7 +66,7 @@ export function registerLiveTests(target: Target, options: LiveTestOptions = {})
   });
 }
 
-type Handoff = Map<string, { target: Target; options: LiveTestOptions }>;
+type Handoff = Map<string, { target: Target; options: LiveTestOptions; onPlan: (plan: LivePlan) => void }>;
 const HANDOFF = Symbol.for('mcp-toolkit.live-tests.handoff');
 
 function handoff(): Handoff {
@@ -74,7 +79,7 @@ function handoff(): Handoff {
 export function registerHandedOff(id: string): void {
   const entry = handoff().get(id);
   if (!entry) throw new Error(`mcp-toolkit: no live-test run ${id} in this process`);
-  registerLiveTests(entry.target, entry.options);
+  registerLiveTests(entry.target, entry.options, { onPlan: entry.onPlan });
 }
 
 export type ReporterName = 'spec' | 'tap' | 'junit';
@@ -95,6 +100,8 @@ export interface LiveRunSummary {
   skipped: number;
   /** Warnings (reported as TODO). */
   todo: number;
+  /** Tools not called because they could write (not annotated readOnlyHint: true), and how to include them. */
+  notCalled: { tools: string[]; hint: string };
 }
 
 function reporterFor(name: ReporterName) {
@@ -121,7 +128,21 @@ export async function runLiveTests(
 ): Promise<LiveRunSummary> {
   const { reporter = 'spec', output, write = (text) => process.stdout.write(text), ...liveOptions } = options;
   const id = randomUUID();
-  handoff().set(id, { target, options: liveOptions });
+  const summary: LiveRunSummary = {
+    ok: true,
+    passed: 0,
+    failed: 0,
+    skipped: 0,
+    todo: 0,
+    notCalled: { tools: [], hint: '' },
+  };
+  handoff().set(id, {
+    target,
+    options: liveOptions,
+    onPlan: (plan) => {
+      summary.notCalled = plan.notCalled;
+    },
+  });
   // run() loads test files by path; a fresh file per run, so a second run in one process registers anew.
   const dir = await mkdtemp(path.join(tmpdir(), 'mcp-toolkit-live-'));
   const runner = path.join(dir, 'live.test.mjs');
@@ -129,7 +150,6 @@ export async function runLiveTests(
     runner,
     `import { registerHandedOff } from ${JSON.stringify(import.meta.url)};\nregisterHandedOff(${JSON.stringify(id)});\n`,
   );
-  const summary: LiveRunSummary = { ok: true, passed: 0, failed: 0, skipped: 0, todo: 0 };
   const events: unknown[] = [];
   try {
     const stream = run({ files: [runner], isolation: 'none' });

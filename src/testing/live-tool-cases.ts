@@ -12,15 +12,30 @@ import { generateInputs, isTyped, wrongValue } from './schema-values.ts';
 
 const DEFAULT_MAX_CALLS = 50;
 
+/** Whether the tool says it changes nothing (`annotations.readOnlyHint: true`). */
+export function isReadOnlyTool(tool: JsonObject): boolean {
+  return isObject(tool.annotations) && tool.annotations.readOnlyHint === true;
+}
+
+/** Why a tool's calls are not made (it could write and writes are not allowed), or undefined. */
+export function writeSkip(tool: JsonObject, options: LiveTestOptions): string | undefined {
+  if (isReadOnlyTool(tool)) return undefined;
+  if (options.allowWrites === true && options.readOnly !== true) return undefined;
+  const why =
+    isObject(tool.annotations) && tool.annotations.readOnlyHint === false
+      ? 'annotated readOnlyHint: false'
+      : 'not annotated readOnlyHint: true';
+  return `not called: ${why}, so a call could write (${options.allowWritesHint ?? 'rerun with --allow-writes to include it'})`;
+}
+
 export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTestOptions): LiveCase[] {
   const name = tool.name as string;
   const schema = isObject(tool.inputSchema) ? tool.inputSchema : {};
   const props = propertiesOf(schema);
   const hasProps = Object.keys(props).length > 0;
-  const readOnlyTool = isObject(tool.annotations) && tool.annotations.readOnlyHint === true;
-  // Read-only mode: nothing that could change state is called (pytest's --mcp-tools-read-only).
-  const callSkip =
-    options.readOnly && !readOnlyTool ? 'read-only mode: the tool is not readOnlyHint' : undefined;
+  // Only tools that declare themselves read-only are called unless writes are allowed: a test
+  // pointed at a staging or production server must not write there.
+  const callSkip = writeSkip(tool, options);
   const cases: LiveCase[] = [];
   const withSkip = (c: LiveCase, skip: string | undefined): LiveCase => (skip ? { ...c, skip } : c);
 

@@ -7,8 +7,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { conformanceReport } from '../../src/testing/conformance-report.ts';
-import type { LiveTestOptions } from '../../src/testing/live-plan.ts';
+import { allowWritesHint, type LiveTestOptions, NOT_CALLED_CASE } from '../../src/testing/live-plan.ts';
 import type { WireChoice } from '../../src/testing/targets.ts';
+import { resolveTarget } from '../../src/testing/targets.ts';
 import { DEFECTS, type DefectName } from '../fixtures/broken-servers/defects.ts';
 import { FAST, fixtureStreams, runPlan } from './helpers/fixtures.ts';
 
@@ -135,13 +136,40 @@ describe('broken fixture servers', { concurrency: 4 }, () => {
     );
   });
 
-  test('read-only mode calls only readOnlyHint tools and skips the rest, visibly', async () => {
-    const run = await runPlan(await fixtureStreams('accepts-invalid-input'), { readOnly: true });
+  test('by default only readOnlyHint tools are called; the rest are listed with how to include them', async () => {
+    const run = await runPlan(await fixtureStreams('accepts-invalid-input'), { allowWrites: false });
     // set_mode and schedule_note are not read-only: their calls and probes are skipped, not failed.
-    assert.equal(run.skipped.get('test_set_mode_example_0'), 'read-only mode: the tool is not readOnlyHint');
+    assert.match(
+      run.skipped.get('test_set_mode_example_0') ?? '',
+      /^not called: annotated readOnlyHint: false, so a call could write \(the target is local: rerun with --allow-writes/,
+    );
     assert.ok(run.skipped.has('test_schedule_note_missing_to'));
+    assert.ok(run.skipped.has('test_schedule_note_schema_0'));
+    assert.match(
+      run.skipped.get(NOT_CALLED_CASE) ?? '',
+      /2 tools .*: set_mode, schedule_note \(the target is local/,
+    );
     assert.ok([...run.failed.keys()].every((n) => /^test_(get_greeting|add_numbers)_/.test(n)));
     assert.ok(run.failed.has('test_get_greeting_missing_name'));
+    // --read-only wins over allowWrites.
+    const strictRo = await runPlan(await fixtureStreams('none'), { allowWrites: true, readOnly: true });
+    assert.ok(strictRo.skipped.has('test_set_mode_example_0'));
+    // With writes allowed nothing is skipped for it, and no summary case is generated.
+    const all = await runPlan(await fixtureStreams('none'), { allowWrites: true });
+    assert.ok(!all.skipped.has('test_set_mode_example_0'));
+    assert.ok(!all.names.includes(NOT_CALLED_CASE));
+  });
+
+  test('for a remote target the hint warns instead of suggesting --allow-writes', () => {
+    assert.match(
+      allowWritesHint(resolveTarget('https://mcp.example.com/mcp')),
+      /on mcp\.example\.com: use it only against a disposable/,
+    );
+    assert.match(
+      allowWritesHint(resolveTarget('http://127.0.0.1:3000/mcp')),
+      /local: rerun with --allow-writes/,
+    );
+    assert.match(allowWritesHint(resolveTarget({ command: 'node', args: ['s.js'] })), /local/);
   });
 
   test('every conformance check and every generated test is caught by some defect', async () => {

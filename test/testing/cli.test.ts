@@ -4,7 +4,7 @@
  * our own filesystem server spawned over stdio by the real CLI.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -112,6 +112,7 @@ describe('the commands against stdio servers', { concurrency: 3 }, () => {
       'test',
       '--reporter',
       'tap',
+      '--allow-writes',
       '--concurrency',
       '4',
       '--call-timeout',
@@ -143,9 +144,33 @@ describe('the commands against stdio servers', { concurrency: 3 }, () => {
     assert.equal(check.code, 0, check.stdout + check.stderr);
     const report = JSON.parse(check.stdout) as { ok: boolean; wires: string[]; transport: string };
     assert.deepEqual([report.ok, report.transport, report.wires], [true, 'stdio', ['2025', '2026']]);
-    const live = await runCli(['test', '--strict', '--reporter', 'tap', ...server], { env });
+    const live = await runCli(['test', '--strict', '--reporter', 'tap', '--allow-writes', ...server], {
+      env,
+    });
     assert.equal(live.code, 0, live.stdout + live.stderr);
-    assert.match(live.stdout, /ok \d+ - test_write_file_example_0/);
+    assert.match(live.stdout, /^\s*ok \d+ - test_write_file_example_0$/m);
     assert.match(live.stdout, /# fail 0$/m);
+  });
+
+  test('test calls no tool that could write unless --allow-writes, and says so', async () => {
+    const root = path.join(dir, 'untouched');
+    const env = { MCP_PLUGINS: 'filesystem', MCP_FILESYSTEM_ROOT: root, MCP_LOG_LEVEL: 'warn' };
+    const server = ['--', process.execPath, path.join(REPO_ROOT, 'bin/mcp-toolkit.js'), 'run'];
+    const live = await runCli(['test', '--reporter', 'tap', ...server], { env });
+    assert.equal(live.code, 0, live.stdout + live.stderr);
+    assert.match(
+      live.stdout,
+      /ok \d+ - test_write_file_example_0 # SKIP not called: annotated readOnlyHint: false/,
+    );
+    assert.match(live.stdout, /^\s*ok \d+ - test_read_file_schema_0$/m);
+    assert.match(
+      live.stdout,
+      /^Not called \(not annotated readOnlyHint: true, so a call could write\): write_file\n {2}the target is local: rerun with --allow-writes to include them$/m,
+    );
+    // The workspace holds only what the plugin creates at start-up: no generated file was written.
+    assert.deepEqual(await readdir(root), ['README.md']);
+    const both = await runCli(['test', '--allow-writes', '--read-only', ...server], { env });
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /contradicts/);
   });
 });

@@ -33,9 +33,12 @@ export interface PlanRun {
   skipped: Map<string, string>;
 }
 
-/** Plans the live tests and runs every case (a few at a time), without node's test runner. */
+/**
+ * Plans the live tests and runs every case (a few at a time), without node's test runner. The
+ * fixtures are disposable, so tools that could write are called unless the options say otherwise.
+ */
 export async function runPlan(target: Target, options: LiveTestOptions = {}): Promise<PlanRun> {
-  const plan = await planLiveTests(target, { ...FAST, ...options });
+  const plan = await planLiveTests(target, { ...FAST, allowWrites: true, ...options });
   const out: PlanRun = {
     names: plan.cases.map((c) => c.name),
     failed: new Map(),
