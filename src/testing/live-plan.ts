@@ -10,6 +10,7 @@ import { TOOL_NAME } from './conformance-features.ts';
 import { ConnectError, connect, endpointUrl } from './connect.ts';
 import { probeEndpoint } from './http-link.ts';
 import { type CaseOutcome, expectProtocolError, fail, type InvalidInputMode } from './live-calls.ts';
+import type { LiveCheckId } from './live-catalog.ts';
 import { toolCases, writeSkip } from './live-tool-cases.ts';
 import type { ProbeClient } from './probe-client.ts';
 import {
@@ -46,6 +47,8 @@ export interface LiveTestOptions extends ConnectOptions {
   allowWritesHint?: string;
   /** What invalid input must get (default `either`). */
   invalidInput?: InvalidInputMode;
+  /** Also send huge and extreme values (1e15, 10 000-character strings): `--fuzz`. */
+  fuzz?: boolean;
   /** At most this many schema-generated calls per tool (default 50). */
   maxCallsPerTool?: number;
   /** How many generated tests run at once (default 1). */
@@ -54,6 +57,8 @@ export interface LiveTestOptions extends ConnectOptions {
 
 export interface LiveCase {
   name: string;
+  /** The family it belongs to: level, rule and fix (live-catalog.ts). */
+  check: LiveCheckId;
   /** Registered but not run, with this reason (read-only mode, nothing to generate). */
   skip?: string;
   run(): Promise<CaseOutcome>;
@@ -65,6 +70,8 @@ export interface LivePlan {
   cases: LiveCase[];
   /** Tools whose calls were not made because they could write, and how to include them. */
   notCalled: { tools: string[]; hint: string };
+  /** The negotiated revision (spec links point at it), when a handshake completed. */
+  revision?: string;
   close(): Promise<void>;
 }
 
@@ -86,7 +93,11 @@ export async function planLiveTests(target: Target, options: LiveTestOptions = {
     return {
       label: resolved.kind === 'url' ? resolved.url : where,
       cases: [
-        { name: 'test_mcp_tools[NO ENDPOINT FOUND]', run: async () => fail(`no MCP endpoint: ${reason}`) },
+        {
+          name: 'test_mcp_tools[NO ENDPOINT FOUND]',
+          check: 'test.connect',
+          run: async () => fail(`no MCP endpoint: ${reason}`),
+        },
       ],
       notCalled: { tools: [], hint: allowWritesHint(resolved) },
       close: async () => {},
@@ -96,6 +107,7 @@ export async function planLiveTests(target: Target, options: LiveTestOptions = {
   const cases: LiveCase[] = [
     {
       name: `test_mcp_tools[${where}]`,
+      check: 'test.connect',
       run: async () => ({ notes: [`wire ${client.wire}, protocol ${version}`] }),
     },
   ];
@@ -106,6 +118,7 @@ export async function planLiveTests(target: Target, options: LiveTestOptions = {
       if (status !== undefined && status >= 200 && status < 300) {
         cases.push({
           name: `test_deprecated_endpoint[GET ${path}]`,
+          check: 'test.deprecated-endpoint',
           run: async () => ({
             warnings: [
               `${path} answers (HTTP ${status}): the HTTP+SSE transport is deprecated since 2025-03-26; serve streamable HTTP only`,
@@ -133,6 +146,7 @@ export async function planLiveTests(target: Target, options: LiveTestOptions = {
     // One visible line in every reporter for the whole set, beside each skipped call.
     cases.push({
       name: NOT_CALLED_CASE,
+      check: 'test.not-called',
       skip: `${notCalled.length} tools not annotated readOnlyHint: true were not called: ${notCalled.join(', ')} (${hint})`,
       run: async () => ({}),
     });
@@ -141,6 +155,7 @@ export async function planLiveTests(target: Target, options: LiveTestOptions = {
   if (client.link.transport === 'stdio') {
     cases.push({
       name: 'test_stdout_carries_only_jsonrpc',
+      check: 'test.stdout',
       run: async () => {
         if (client.link.junk.length > 0) {
           fail(
@@ -155,6 +170,7 @@ export async function planLiveTests(target: Target, options: LiveTestOptions = {
     label: `${resolved.kind === 'url' ? endpointUrl(resolved.url) : where} (wire ${client.wire}, protocol ${version})`,
     cases,
     notCalled: { tools: notCalled, hint },
+    ...(version !== undefined ? { revision: version } : {}),
     close: () => client.close(),
   };
 }
@@ -164,6 +180,7 @@ function listingCases(tools: JsonObject[], problem: string | undefined): LiveCas
   return [
     {
       name: 'test_list_tools_from_basic_server',
+      check: 'test.list-tools',
       run: async () => {
         const issues: string[] = problem ? [problem] : [];
         for (const t of tools) {
@@ -182,6 +199,7 @@ function listingCases(tools: JsonObject[], problem: string | undefined): LiveCas
     },
     {
       name: 'test_tools_have_descriptions',
+      check: 'test.descriptions',
       run: async () => {
         const bad = tools
           .filter((t) => typeof t.description !== 'string' || t.description.trim() === '')
@@ -192,6 +210,7 @@ function listingCases(tools: JsonObject[], problem: string | undefined): LiveCas
     },
     {
       name: 'test_tools_have_names',
+      check: 'test.names',
       run: async () => {
         const missing = tools.filter((t) => typeof t.name !== 'string' || t.name === '').length;
         if (missing > 0) fail(`${missing} tools have no name`);
@@ -203,6 +222,7 @@ function listingCases(tools: JsonObject[], problem: string | undefined): LiveCas
     },
     {
       name: 'test_tools_have_unique_names',
+      check: 'test.unique-names',
       run: async () => {
         const seen = new Set<unknown>();
         const dupes = new Set<string>();
@@ -221,6 +241,7 @@ function annotationCases(annotated: JsonObject[]): LiveCase[] {
   return [
     {
       name: 'test_tools_have_titles',
+      check: 'test.titles',
       run: async () => {
         const untitled = annotated
           .filter((t) => {
@@ -235,6 +256,7 @@ function annotationCases(annotated: JsonObject[]): LiveCase[] {
     },
     {
       name: 'test_tool_annotations_are_consistent',
+      check: 'test.annotations',
       run: async () => {
         const contradictions: string[] = [];
         const meaningless: string[] = [];
@@ -247,14 +269,15 @@ function annotationCases(annotated: JsonObject[]): LiveCase[] {
         if (contradictions.length > 0) {
           fail(`readOnlyHint with destructiveHint contradict each other: ${contradictions.join(', ')}`);
         }
-        // The spec reads idempotentHint only when readOnlyHint is false: beside it, it says nothing.
-        const warnings =
+        // The spec reads idempotentHint only when readOnlyHint is false: beside it, it says
+        // nothing, and is not wrong (official servers do it). A note, not a finding.
+        const notes =
           meaningless.length > 0
             ? [
-                `idempotentHint is meaningless with readOnlyHint (read only when readOnlyHint is false): ${meaningless.join(', ')}`,
+                `note: idempotentHint says nothing beside readOnlyHint (read only when readOnlyHint is false): ${meaningless.join(', ')}`,
               ]
             : [];
-        return { warnings };
+        return { notes };
       },
     },
   ];
@@ -265,18 +288,20 @@ function protocolCases(client: ProbeClient): LiveCase[] {
   return [
     {
       name: 'test_invalid_request',
+      check: 'test.invalid-request',
       run: async () => {
         const id = client.nextId();
-        const answer = await client.raw({ jsonrpc: '2.0', id, method: 'tools/call', params: null });
+        const answer = await client.rawInvalid({ jsonrpc: '2.0', id, method: 'tools/call', params: null });
         // 2026: a body without its envelope falls under the envelope rule (-32602) as well.
         const codes = modern
           ? [ErrorCode.InvalidRequest, ErrorCode.InvalidParams]
           : [ErrorCode.InvalidRequest];
-        return expectProtocolError('tools/call with params: null', id, answer, codes);
+        return expectProtocolError('tools/call with params: null', id, answer, codes, { nullIdOk: true });
       },
     },
     {
       name: 'test_method_not_found',
+      check: 'test.method-not-found',
       run: async () => {
         const id = client.nextId();
         const answer = await client.request('tools/execute', {}, { id });
@@ -285,6 +310,7 @@ function protocolCases(client: ProbeClient): LiveCase[] {
     },
     {
       name: 'test_unknown_tool',
+      check: 'test.unknown-tool',
       run: async () => {
         const id = client.nextId();
         const name = 'mcp-toolkit-no-such-tool';

@@ -43,6 +43,7 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
     cases.push(
       {
         name: `test_${name}_input_schema_field_descriptions`,
+        check: 'test.field-descriptions',
         run: async () => {
           const missing = missingDescriptions(schema);
           if (missing.length > 0) fail(`properties without a description: ${missing.join(', ')}`);
@@ -51,6 +52,7 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
       },
       {
         name: `test_${name}_input_schema_field_types`,
+        check: 'test.field-types',
         run: async () => {
           const bad = invalidTypes(schema);
           if (bad.length > 0) fail(`properties without a valid JSON Schema type: ${bad.join('; ')}`);
@@ -66,6 +68,7 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
       withSkip(
         {
           name: `test_${name}_example_${n}`,
+          check: 'test.example',
           run: async () => {
             // Checked before any call: an example that breaks its own schema is never sent.
             if (!isObject(example)) fail(`example ${n} is not an object: ${JSON.stringify(example)}`);
@@ -84,10 +87,14 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
 
   // Every tool gets a basic call, a tool without properties too (pytest-mcp-tools calls only
   // tools with properties, which leaves a no-argument tool that always fails unnoticed).
-  const generated = generateInputs(schema, { max: options.maxCallsPerTool ?? DEFAULT_MAX_CALLS });
+  const generated = generateInputs(schema, {
+    max: options.maxCallsPerTool ?? DEFAULT_MAX_CALLS,
+    fuzz: options.fuzz === true,
+  });
   if (!generated.ok) {
     cases.push({
       name: `test_${name}_schema_0`,
+      check: 'test.schema-call',
       skip: `no input generated: ${generated.problem}`,
       run: async () => ({}),
     });
@@ -97,6 +104,7 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
         withSkip(
           {
             name: `test_${name}_schema_${n}`,
+            check: 'test.schema-call',
             run: async () => {
               const out = expectToolResult(tool, c.args, await client.callTool(name, c.args), {
                 mustSucceed: false,
@@ -114,6 +122,7 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
     cases.push(
       {
         name: `test_${name}_has_examples`,
+        check: 'test.has-examples',
         run: async () => {
           if (examples.length === 0) fail(`${name} declares no inputSchema.examples`);
           return {};
@@ -121,6 +130,7 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
       },
       {
         name: `test_${name}_has_output_schema`,
+        check: 'test.has-output-schema',
         run: async () => {
           if (!isObject(tool.outputSchema)) fail(`${name} declares no outputSchema`);
           return {};
@@ -143,6 +153,7 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
         withSkip(
           {
             name: `test_${name}_missing_${field}`,
+            check: 'test.invalid-input',
             run: async () => {
               const args: JsonObject = { ...base };
               delete args[field];
@@ -160,6 +171,7 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
         withSkip(
           {
             name: `test_${name}_wrong_type_${field}`,
+            check: 'test.invalid-input',
             run: async () => {
               const args: JsonObject = { ...base, [field]: wrong.value };
               return expectRefusal(tool, args, await client.callTool(name, args), mode);
