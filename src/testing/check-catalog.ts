@@ -249,6 +249,12 @@ export const CHECKS = {
     source: WIRE_2026('streamable-http', 'Transports §Streamable HTTP (2026-07-28 request envelope)'),
     fix: 'reject a 2026 request whose _meta lacks protocolVersion or clientCapabilities with -32602 (HTTP 400)',
   },
+  '2026.missing-capabilities': {
+    title: '2026: an envelope without clientCapabilities is rejected (HTTP 400, -32602)',
+    level: 'MUST',
+    source: WIRE_2026('streamable-http', 'Transports §Streamable HTTP (2026-07-28 request envelope)'),
+    fix: 'require io.modelcontextprotocol/clientCapabilities in every 2026 envelope; answer its absence with HTTP 400 and -32602',
+  },
   '2026.header-mismatch': {
     title: '2026: Mcp-Method and Mcp-Name must match the body (HTTP 400)',
     level: 'MUST',
@@ -259,10 +265,10 @@ export const CHECKS = {
     fix: 'compare Mcp-Method (case-sensitive) and Mcp-Name with the body and answer a mismatch with HTTP 400, -32020',
   },
   '2026.batch-rejected': {
-    title: '2026: a JSON-RPC batch is rejected (HTTP 400, -32600)',
+    title: '2026: a JSON-RPC batch is refused (HTTP 400)',
     level: 'MUST',
     source: WIRE_2026('streamable-http', 'Transports §Streamable HTTP (2026-07-28: one message per request)'),
-    fix: 'answer a JSON array body on the 2026 wire with HTTP 400 and -32600',
+    fix: 'answer a JSON array body on the 2026 wire with HTTP 400 (-32600), never serve it',
   },
   'http.origin': {
     title: 'a foreign Origin is refused with 403',

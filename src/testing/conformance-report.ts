@@ -8,6 +8,7 @@ import { VERSION_2026 } from '../protocol/versions.ts';
 import { CHECKS, type CheckId } from './check-catalog.ts';
 import { closingLine } from './cli-report.ts';
 import { checkPrompts, checkResources, checkTools } from './conformance-features.ts';
+import { checkHttpTransport } from './conformance-http.ts';
 import {
   check2026,
   checkEnvelopes,
@@ -21,7 +22,7 @@ import { type ConformanceCheck, Recorder } from './conformance-recorder.ts';
 import { endpointUrl, openLink } from './connect.ts';
 import { HttpLink } from './http-link.ts';
 import { type Answer, describeAnswer, ProbeClient, type Wire } from './probe-client.ts';
-import { type ConnectOptions, describeTarget, resolveTarget, type Target } from './targets.ts';
+import { type ConnectOptions, describeTarget, isLocalTarget, resolveTarget, type Target } from './targets.ts';
 
 export type { ConformanceCheck } from './conformance-recorder.ts';
 
@@ -104,6 +105,8 @@ function applicable(transport: ConformanceReport['transport'], wires: readonly W
     if (id === 'connection') return false;
     if (id.startsWith('http.') || id === 'lifecycle.pre-initialize') return transport === 'http';
     if (id.startsWith('stdio.')) return transport === 'stdio';
+    if (id === '2026.header-mismatch' || id === '2026.missing-capabilities' || id === '2026.batch-rejected')
+      return transport === 'http' && (wires.length === 0 || wires.includes('2026'));
     if (id.startsWith('2026.')) return wires.length === 0 || wires.includes('2026');
     return true;
   });
@@ -157,6 +160,18 @@ export async function conformanceReport(
     if (capabilities !== undefined) {
       c.wire = wires[0];
       await runFeatures(c, rec, capabilities);
+      if (url !== undefined && link.failure === undefined) {
+        await checkHttpTransport(
+          {
+            url,
+            headers: options.headers ?? {},
+            timeoutMs: c.requestTimeoutMs,
+            local: isLocalTarget(resolved),
+            has2026: wires.includes('2026'),
+          },
+          rec,
+        );
+      }
     }
     if (link.failure !== undefined && !rec.checks.some((x) => x.reason?.includes(link.failure as string))) {
       rec.fail('connection', link.failure);

@@ -24,7 +24,21 @@ interface Expected {
   live?: LiveTestOptions;
 }
 
-const EXPECTED: Record<Exclude<DefectName, 'sse-endpoint'>, Expected> = {
+/** Defects of the HTTP transport only: test/testing/http-corpus.test.ts. */
+type HttpOnly =
+  | 'sse-endpoint'
+  | 'no-origin-check'
+  | 'no-host-check'
+  | 'deleted-session-400'
+  | 'deleted-session-200'
+  | 'version-header-ignored'
+  | 'accept-ignored'
+  | 'parse-error-html'
+  | 'batch-accepted'
+  | 'get-not-sse'
+  | 'delete-fails';
+
+const EXPECTED: Record<Exclude<DefectName, HttpOnly>, Expected> = {
   none: {},
   'answers-notifications': { check: ['notifications.unanswered'] },
   // Over stdio the rule is the client's (Lifecycle: it "SHOULD NOT send"): no finding. HTTP: http-corpus.test.ts.
