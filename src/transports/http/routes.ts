@@ -242,7 +242,10 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
       identity: req.mcpIdentity,
       address: req.ip,
       http: requestInfo(req.method, req.url, req.headers, trustProxy),
+      port: req.socket.remotePort,
+      httpVersion: req.raw.httpVersion,
     };
+    req.mcpDispatched = true;
     const result = await server.dispatcher.handle(body, exchange);
     if (result.session) sessionHeader = result.session.id;
 
@@ -351,6 +354,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
     try {
       for (const entry of [...standalone.values()]) if (entry.sessionId === session.id) entry.retire();
       await server.sessions.delete(session.id);
+      server.telemetry.sessionEnded(session.id);
     } catch (err) {
       return sendStoreError(reply, err);
     }
