@@ -1,9 +1,10 @@
 /**
  * A tiny OTLP/HTTP receiver for tests: POST /v1/traces and /v1/metrics on 127.0.0.1, in
- * protobuf (`application/x-protobuf`, what our exporters send) or JSON. The protobuf is
- * decoded for real, by a minimal wire-format reader over the OTLP message definitions
- * (opentelemetry-proto: collector/trace/v1, trace/v1, metrics/v1, common/v1); the
- * installed `@opentelemetry/otlp-transformer` ships encoders only.
+ * protobuf (`application/x-protobuf`, the exporters' default) or JSON (`http/json`),
+ * gzip-compressed or not. The protobuf is decoded for real, by a minimal wire-format reader
+ * over the OTLP message definitions (opentelemetry-proto: collector/trace/v1, trace/v1,
+ * metrics/v1, common/v1): `@opentelemetry/otlp-transformer` ships serializers only, and
+ * test/telemetry/otlp-receiver.test.ts checks this reader against what they write.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
