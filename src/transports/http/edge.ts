@@ -20,6 +20,8 @@ declare module 'fastify' {
     mcpIdentity: Identity | undefined;
     /** The request reached the dispatcher (its refusals, a tool's scope or limit, have an MCP span). */
     mcpDispatched: boolean;
+    /** `refuse()` recorded this refusal already (span, count, log line). */
+    mcpRefusalRecorded?: boolean;
   }
 }
 
@@ -27,6 +29,7 @@ declare module 'fastify' {
 const REASONS: Readonly<Record<number, string>> = {
   401: 'unauthorized',
   403: 'forbidden',
+  404: 'not_found',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
   429: 'rate_limited',
@@ -56,24 +59,21 @@ function errorOf(payload: unknown): { code?: number; message?: string } {
   }
 }
 
-/** Records a refusal the edge sent: its span (in the caller's trace), count and log line. */
-function recordRefusal(server: McpServer, req: FastifyRequest, reply: FastifyReply, payload: unknown): void {
-  const status = reply.statusCode;
-  if (req.mcpDispatched) {
-    // Traced by the dispatcher already; counted here with the edge's refusals.
-    if (DISPATCHED_REFUSALS.has(status)) {
-      server.telemetry.countRefusal(status, status === 429 ? 'rate_limited' : (REASONS[status] ?? 'refused'));
-    }
-    return;
-  }
-  const reason = REASONS[status];
-  if (reason === undefined) return;
-  const error = errorOf(payload);
+/** Records a refusal the edge sends: its span (in the caller's trace), count and log line. */
+function recordEdgeRefusal(
+  server: McpServer,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  error: { code?: number | undefined; message?: string | undefined },
+): void {
+  const reason =
+    (error.code !== undefined ? REASON_BY_CODE[error.code] : undefined) ?? REASONS[status] ?? 'refused';
   const body = req.body;
   const trace = server.telemetry.recordRefusal({
     httpMethod: req.method,
     status,
-    reason: (error.code !== undefined ? REASON_BY_CODE[error.code] : undefined) ?? reason,
+    reason,
     message: error.message ?? `HTTP ${status}`,
     method: isObject(body) && typeof body.method === 'string' ? body.method : undefined,
     headers: req.headers,
@@ -92,14 +92,40 @@ function recordRefusal(server: McpServer, req: FastifyRequest, reply: FastifyRep
   });
 }
 
-/** Sends a refusal as a JSON-RPC error with its status and headers (recorded when sent). */
+/** The onSend side: refusals sent with `sendError` (Host, Origin, 413, 415) and the dispatcher's. */
+function recordSentRefusal(
+  server: McpServer,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+): void {
+  const status = reply.statusCode;
+  if (req.mcpRefusalRecorded) return;
+  if (req.mcpDispatched) {
+    // Traced by the dispatcher already; counted here with the edge's refusals.
+    if (DISPATCHED_REFUSALS.has(status)) {
+      server.telemetry.countRefusal(status, status === 429 ? 'rate_limited' : (REASONS[status] ?? 'refused'));
+    }
+    return;
+  }
+  if (REASONS[status] === undefined) return;
+  recordEdgeRefusal(server, req, reply, status, errorOf(payload));
+}
+
+/** Sends a refusal as a JSON-RPC error with its status and headers, and records it. */
 export function refuse(
-  _server: McpServer,
+  server: McpServer,
   req: FastifyRequest,
   reply: FastifyReply,
   err: ProtocolError,
 ): FastifyReply {
   const status = err.httpStatus ?? 400;
+  try {
+    recordEdgeRefusal(server, req, reply, status, err);
+    req.mcpRefusalRecorded = true;
+  } catch (error) {
+    server.logger.error({ err: error }, 'recording a refusal failed');
+  }
   const body =
     isObject(req.body) && (typeof req.body.id === 'string' || typeof req.body.id === 'number')
       ? req.body.id
@@ -131,7 +157,7 @@ export function installEdge(app: FastifyInstance, server: McpServer): void {
   app.addHook('onSend', (req, reply, payload, done) => {
     if (reply.statusCode >= 400) {
       try {
-        recordRefusal(server, req, reply, payload);
+        recordSentRefusal(server, req, reply, payload);
       } catch (err) {
         server.logger.error({ err }, 'recording a refusal failed');
       }

@@ -258,9 +258,6 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
     if (result.body === undefined) return reply.code(202).send();
     if (sessionHeader && result.session) reply.header('mcp-session-id', sessionHeader);
     if (result.headers) for (const [k, v] of Object.entries(result.headers)) reply.header(k, v);
-    if (result.status === 401 || result.status === 403 || result.status === 429) {
-      server.telemetry.recordRefusal(result.status, result.status === 429 ? 'rate_limited' : 'forbidden');
-    }
     const text = encodeMessage(result.body, encodeFailed);
     if (text === undefined) return reply.code(202).send();
     return reply
