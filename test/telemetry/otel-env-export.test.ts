@@ -4,6 +4,8 @@
  * otel-settings.test.ts.)
  */
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { parseSettings } from '../../src/config/settings.ts';
 import { parseTracingConfig } from '../../src/telemetry/otel-settings.ts';
@@ -160,5 +162,32 @@ describe('OTEL_* on the wire', () => {
     span.end({});
     await telemetry.shutdown(2000);
     assert.equal(receiver.spans.filter(mine).length, 0);
+  });
+
+  test('OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: an export to a collector that never answers fails after it', async (t) => {
+    // Accepts the connection and the body, never answers.
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    t.after(() => {
+      silent.closeAllConnections();
+      return new Promise((resolve) => silent.close(resolve));
+    });
+    const failures: number[] = [];
+    const env = {
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1/traces`,
+      OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: '300',
+      OTEL_BSP_SCHEDULE_DELAY: '10',
+    };
+    const telemetry = await createTelemetry({
+      config: parseTracingConfig(env, parseSettings(env), '1'),
+      onExportError: () => failures.push(Date.now()),
+    });
+    t.after(() => telemetry.shutdown(500));
+    const started = Date.now();
+    telemetry.startRequestSpan({ method: 'ping', transport: 'stdio' }).end({});
+    for (let i = 0; i < 100 && failures.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(failures.length, 1, 'the export failed (timed out)');
+    // The default timeout is 10 s; this one is 300 ms (retries included, well under 5 s).
+    assert.ok((failures[0] ?? 0) - started < 5000, `failed after ${(failures[0] ?? 0) - started} ms`);
   });
 });
