@@ -81,6 +81,10 @@ export const filesystemPlugin = definePlugin<FilesystemSettings>({
   description:
     'Sandboxed files under MCP_FILESYSTEM_ROOT: tools list_files, read_file and write_file (write_file is not registered when MCP_FILESYSTEM_READ_ONLY is true), the file:///{+path} resource template with path completion, and the summarise_file prompt.',
   settings: filesystemSettings,
+  instructions: ({ readOnly }) =>
+    `Files: paths are relative to the workspace root ("." is the root); call list_files to find a file before read_file.${
+      readOnly ? ' The workspace is read-only: there is no write_file.' : ''
+    }`,
   async register(app, settings) {
     const sandbox = createSandbox(await prepareRoot(settings.root), {
       allowHardlinks: settings.allowHardlinks,

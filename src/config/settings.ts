@@ -47,6 +47,9 @@ export const settingsSchema = z.object({
     'Log format: pretty when stderr is a terminal (`auto`), or forced.',
   ),
   MCP_SERVER_NAME: envText('mcp-toolkit').describe('serverInfo.name sent to clients.'),
+  MCP_SERVER_INSTRUCTIONS: envString().describe(
+    "Instructions for the model, sent in initialize and server/discover results before each plugin's own (in load order).",
+  ),
   MCP_TOOL_TIMEOUT_MS: envInt(60_000, 1, 86_400_000).describe(
     'Per-call timeout of tool, resource and prompt handlers.',
   ),
