@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { authSettingsShape } from '../auth/settings.ts';
+import { discoverySettingsShape } from '../discovery/settings.ts';
 import { InternalCode, ToolkitError } from '../protocol/errors.ts';
 import { rateLimitSettingsShape } from '../ratelimit/settings.ts';
 import { telemetrySettingsShape } from '../telemetry/settings.ts';
@@ -92,6 +93,7 @@ export const settingsSchema = z.object({
     'How long in-flight calls may finish after SIGTERM.',
   ),
   ...authSettingsShape,
+  ...discoverySettingsShape,
   ...rateLimitSettingsShape,
   ...telemetrySettingsShape,
 });

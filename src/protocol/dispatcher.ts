@@ -149,6 +149,21 @@ export class Dispatcher {
     });
   }
 
+  /** `serverInfo` as initialize and the 2026 `_meta` send it. */
+  get serverInfo(): DispatcherOptions['serverInfo'] {
+    return this.#o.serverInfo;
+  }
+
+  /**
+   * The body of a `server/discover` result before the wire adds its fields: the server card
+   * and the landing page are built from this same object, so they cannot drift from it.
+   */
+  discovery(): JsonObject {
+    const result: JsonObject = { supportedVersions: SUPPORTED_VERSIONS, capabilities: SERVER_CAPABILITIES };
+    if (this.#o.instructions) result.instructions = this.#o.instructions;
+    return result;
+  }
+
   /** How many requests are being handled right now (graceful shutdown waits for 0). */
   get inflightCount(): number {
     return this.#active;
@@ -393,11 +408,7 @@ export class Dispatcher {
     }
     let result: JsonObject;
     if (!handler) {
-      result = {
-        supportedVersions: SUPPORTED_VERSIONS,
-        capabilities: SERVER_CAPABILITIES,
-      };
-      if (this.#o.instructions) result.instructions = this.#o.instructions;
+      result = this.discovery();
     } else {
       const ctx = new RequestContext({
         requestId: req.id,
