@@ -31,6 +31,29 @@ function text(
     problems.push(`${where} must be ${min}-${max} characters (has ${value.length})`);
 }
 
+function checkRemote(p: string[], where: string, remote: unknown): void {
+  if (!isObject(remote)) {
+    p.push(`${where} must be an object`);
+    return;
+  }
+  if (remote.type !== 'streamable-http' && remote.type !== 'sse')
+    p.push(`${where}.type must be "streamable-http" or "sse"`);
+  if (typeof remote.url !== 'string' || !REMOTE_URL_RE.test(remote.url))
+    p.push(`${where}.url must be an http(s) URL or start with a {variable}`);
+  const versions = remote.supportedProtocolVersions;
+  if (versions !== undefined && !(Array.isArray(versions) && versions.every((v) => typeof v === 'string')))
+    p.push(`${where}.supportedProtocolVersions must be an array of strings`);
+  if (remote.headers === undefined) return;
+  if (!Array.isArray(remote.headers)) {
+    p.push(`${where}.headers must be an array`);
+    return;
+  }
+  for (const [j, h] of remote.headers.entries()) {
+    if (!isObject(h) || typeof h.name !== 'string' || h.name === '')
+      p.push(`${where}.headers[${j}].name must be a non-empty string`);
+  }
+}
+
 /** Problems of a server card document (empty when well-formed). */
 export function checkServerCard(card: unknown): string[] {
   const p: string[] = [];
@@ -51,29 +74,7 @@ export function checkServerCard(card: unknown): string[] {
     p.push('websiteUrl must be a URL');
   if (card.remotes !== undefined) {
     if (!Array.isArray(card.remotes)) p.push('remotes must be an array');
-    else
-      card.remotes.forEach((remote: unknown, i) => {
-        const where = `remotes[${i}]`;
-        if (!isObject(remote)) return void p.push(`${where} must be an object`);
-        if (remote.type !== 'streamable-http' && remote.type !== 'sse')
-          p.push(`${where}.type must be "streamable-http" or "sse"`);
-        if (typeof remote.url !== 'string' || !REMOTE_URL_RE.test(remote.url))
-          p.push(`${where}.url must be an http(s) URL or start with a {variable}`);
-        const versions = remote.supportedProtocolVersions;
-        if (
-          versions !== undefined &&
-          !(Array.isArray(versions) && versions.every((v) => typeof v === 'string'))
-        )
-          p.push(`${where}.supportedProtocolVersions must be an array of strings`);
-        if (remote.headers !== undefined) {
-          if (!Array.isArray(remote.headers)) p.push(`${where}.headers must be an array`);
-          else
-            remote.headers.forEach((h: unknown, j) => {
-              if (!isObject(h) || typeof h.name !== 'string' || h.name === '')
-                p.push(`${where}.headers[${j}].name must be a non-empty string`);
-            });
-        }
-      });
+    else for (const [i, remote] of card.remotes.entries()) checkRemote(p, `remotes[${i}]`, remote);
   }
   if (card._meta !== undefined && !isObject(card._meta)) p.push('_meta must be an object');
   return p;
@@ -85,15 +86,18 @@ export function checkCatalog(catalog: unknown): string[] {
   if (!isObject(catalog)) return ['the catalog is not a JSON object'];
   if (typeof catalog.specVersion !== 'string' || catalog.specVersion === '') p.push('specVersion is missing');
   if (!Array.isArray(catalog.entries)) return [...p, 'entries must be an array'];
-  catalog.entries.forEach((entry: unknown, i) => {
+  for (const [i, entry] of catalog.entries.entries()) {
     const where = `entries[${i}]`;
-    if (!isObject(entry)) return void p.push(`${where} must be an object`);
+    if (!isObject(entry)) {
+      p.push(`${where} must be an object`);
+      continue;
+    }
     if (typeof entry.identifier !== 'string' || entry.identifier === '')
       p.push(`${where}.identifier is missing`);
-    if (entry.type !== SERVER_CARD_MEDIA_TYPE) return; // other artefacts are not ours to judge
+    if (entry.type !== SERVER_CARD_MEDIA_TYPE) continue; // other artefacts are not ours to judge
     const hasUrl = typeof entry.url === 'string';
     if (hasUrl === (entry.data !== undefined)) p.push(`${where} must have exactly one of url and data`);
     if (hasUrl && !URL.canParse(entry.url as string)) p.push(`${where}.url must be a URL`);
-  });
+  }
   return p;
 }
