@@ -223,7 +223,7 @@ describe('server card with auth on', () => {
       for (const key of ['tools', 'resources', 'resourceTemplates', 'prompts', 'instructions'])
         assert.equal(key in meta, false, key);
       assert.deepEqual((meta.auth as Message).mode, 'api_key');
-      const header = (card.remotes[0]?.headers as Message[])[0]!;
+      const header = ((card.remotes[0] as Message).headers as Message[])[0] as Message;
       assert.equal(header.name, 'Authorization');
       assert.equal(header.isSecret, true);
     } finally {
