@@ -14,6 +14,7 @@ import {
   buildMcpCatalog,
   serverCardUrl,
 } from '../../discovery/catalog.ts';
+import { LANDING_PAGE_CSP, renderLandingPage } from '../../discovery/landing-page.ts';
 import { buildServerCard, SERVER_CARD_MEDIA_TYPE } from '../../discovery/server-card.ts';
 import { describeServer, type ServerDescription } from '../../discovery/server-description.ts';
 import { ErrorCode } from '../../protocol/errors.ts';
@@ -79,6 +80,46 @@ function sendDocument(
   return reply.code(200).header('content-type', `${mediaType}; charset=utf-8`).send(body);
 }
 
+/**
+ * A browser's GET: it asks for HTML and not for an event stream. An MCP client's GET on the
+ * endpoint (Accept: text/event-stream) opens the SSE stream, as the transport requires.
+ */
+export function wantsHtml(accept: string | undefined): boolean {
+  return accept?.includes('text/html') === true && !accept.includes('text/event-stream');
+}
+
+/** Routes on the MCP path that only a browser's HTML GET reaches (a find-my-way constraint). */
+const HTML_CONSTRAINT = {
+  name: 'mcpLandingPage',
+  storage() {
+    const routes = new Map<string, unknown>();
+    return {
+      get: (key: string) => routes.get(key) ?? null,
+      set: (key: string, value: unknown) => void routes.set(key, value),
+    };
+  },
+  deriveConstraint: (req: { headers: Record<string, string | string[] | undefined> }) => {
+    const accept = req.headers.accept;
+    return wantsHtml(typeof accept === 'string' ? accept : undefined) ? 'html' : undefined;
+  },
+  mustMatchWhenDerived: false,
+};
+
+function sendLandingPage(reply: FastifyReply, d: ServerDescription): FastifyReply {
+  return reply
+    .code(200)
+    .headers({
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': LANDING_PAGE_CSP,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'x-frame-options': 'DENY',
+      'cache-control': 'no-cache',
+      vary: 'Accept',
+    })
+    .send(renderLandingPage(d));
+}
+
 export async function discoveryRoutes(app: FastifyInstance, options: DiscoveryRoutesOptions): Promise<void> {
   const { server, settings } = options;
   const guard = createHostGuard(settings);
@@ -129,6 +170,13 @@ export async function discoveryRoutes(app: FastifyInstance, options: DiscoveryRo
       cache: CATALOG_CACHE,
     },
   ];
+  if (settings.MCP_LANDING_PAGE) {
+    const landing = async (req: FastifyRequest, reply: FastifyReply) => sendLandingPage(reply, describe(req));
+    const path = settings.MCP_HTTP_PATH;
+    if (path !== '/') app.get('/', landing);
+    app.addConstraintStrategy(HTML_CONSTRAINT as Parameters<FastifyInstance['addConstraintStrategy']>[0]);
+    app.get(path, { constraints: { [HTML_CONSTRAINT.name]: 'html' } }, landing);
+  }
   for (const doc of documents) {
     app.get(doc.path, async (req, reply) =>
       sendDocument(req, reply, doc.build(describe(req)), doc.type, doc.cache),
