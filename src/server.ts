@@ -18,6 +18,7 @@ import { createMemorySessionStore, type SessionStore } from './protocol/session.
 import { createStateCodec, type StateCodec } from './protocol/state-codec.ts';
 import { rateLimitError } from './ratelimit/errors.ts';
 import { clientKey, type RateLimiter } from './ratelimit/limiter.ts';
+import { appsExtension, checkAppLinks } from './registry/apps.ts';
 import { type ListKind, Registry } from './registry/registry.ts';
 import { createVisibility, type Visibility } from './registry/visibility.ts';
 import { NOOP_TELEMETRY, type Telemetry } from './telemetry/tracing.ts';
@@ -204,6 +205,7 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
   }
   registering = false;
 
+  checkAppLinks(registry);
   const instructions = composeInstructions(settings.MCP_SERVER_INSTRUCTIONS, options.plugins);
   const dispatcher = new Dispatcher({
     registry,
@@ -213,6 +215,7 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     logger,
     serverInfo: { name: settings.MCP_SERVER_NAME, version: PACKAGE_VERSION },
     instructions,
+    extensions: appsExtension(registry),
     toolTimeoutMs: settings.MCP_TOOL_TIMEOUT_MS,
     inputTimeoutMs: settings.MCP_INPUT_TIMEOUT_MS,
     pageSize: settings.MCP_PAGE_SIZE,

@@ -77,7 +77,8 @@ export function describeServer(server: McpServer, baseUrl: string): ServerDescri
   return {
     ...description,
     ...(typeof discovery.instructions === 'string' ? { instructions: discovery.instructions } : {}),
-    tools: registry.toolListing(),
+    // What a client that renders no views sees: app-only tools are plumbing of their view.
+    tools: registry.toolListing('model'),
     resources: registry.resourceListing(),
     resourceTemplates: registry.templateListing(),
     prompts: registry.promptListing(),

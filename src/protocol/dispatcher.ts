@@ -53,6 +53,8 @@ export interface DispatcherOptions {
   logger: Logger;
   serverInfo: { name: string; version: string; title?: string };
   instructions?: string;
+  /** `capabilities.extensions` to advertise on both wires (e.g. MCP Apps), beside SERVER_CAPABILITIES. */
+  extensions?: JsonObject;
   toolTimeoutMs: number;
   inputTimeoutMs: number;
   pageSize: number;
@@ -107,6 +109,7 @@ export const SERVER_CAPABILITIES = Object.freeze({
 export class Dispatcher {
   readonly #o: DispatcherOptions;
   readonly #deps: MethodDeps;
+  readonly #capabilities: JsonObject;
   /** In-flight 2025 requests by session and id, for notifications/cancelled. */
   readonly #inflight = new InflightRequests<RequestContext>();
   /** Middleware hooks by method, outermost first; empty without middleware (nothing to pay). */
@@ -123,6 +126,9 @@ export class Dispatcher {
       throw new RangeError('Dispatcher: maxBatch, pageSize, toolTimeoutMs and maxJsonDepth must be positive');
     }
     this.#o = options;
+    this.#capabilities = options.extensions
+      ? Object.freeze({ ...SERVER_CAPABILITIES, extensions: options.extensions })
+      : SERVER_CAPABILITIES;
     this.#deps = {
       registry: options.registry,
       hub: options.hub,
@@ -159,7 +165,7 @@ export class Dispatcher {
    * and the landing page are built from this same object, so they cannot drift from it.
    */
   discovery(): JsonObject {
-    const result: JsonObject = { supportedVersions: SUPPORTED_VERSIONS, capabilities: SERVER_CAPABILITIES };
+    const result: JsonObject = { supportedVersions: SUPPORTED_VERSIONS, capabilities: this.#capabilities };
     if (this.#o.instructions) result.instructions = this.#o.instructions;
     return result;
   }
@@ -381,7 +387,7 @@ export class Dispatcher {
     await this.#o.sessions.save(session);
     const result: JsonObject = {
       protocolVersion: session.protocolVersion,
-      capabilities: SERVER_CAPABILITIES,
+      capabilities: this.#capabilities,
       serverInfo: this.#o.serverInfo,
     };
     if (this.#o.instructions) result.instructions = this.#o.instructions;
