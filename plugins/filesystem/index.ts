@@ -15,6 +15,7 @@ import { checkRoot } from './doctor.ts';
 import { fileTemplate, summariseFilePrompt } from './resources.ts';
 import { createSandbox, PATH_MODE_WARNING } from './sandbox.ts';
 import { filesystemTools } from './tools.ts';
+import { fileBrowserView } from './view/file-browser.ts';
 
 /** Settings as the core hands them over: raw strings from `MCP_FILESYSTEM_*`. */
 export const filesystemSettings = z.object({
@@ -90,7 +91,7 @@ export const filesystemPlugin = definePlugin<FilesystemSettings>({
       allowHardlinks: settings.allowHardlinks,
     });
     const tools = filesystemTools(sandbox, { readOnly: settings.readOnly });
-    app.add(...tools, fileTemplate(sandbox), summariseFilePrompt(sandbox));
+    app.add(...tools, fileTemplate(sandbox), summariseFilePrompt(sandbox), fileBrowserView());
     app.logger.info(
       {
         root: sandbox.root,

@@ -123,7 +123,7 @@ describe('views (defineApp)', () => {
         ['show_board', 'move_card'],
         `${wire}: a host that renders views gets it, with its visibility`,
       );
-      assert.deepEqual((listed[1]?._meta as { ui?: unknown }).ui, {
+      assert.deepEqual((listed[1]?._meta as { ui?: unknown } | undefined)?.ui, {
         resourceUri: 'ui://views/board',
         visibility: ['app'],
       });
@@ -139,7 +139,7 @@ describe('views (defineApp)', () => {
       },
     });
     const client = await startClient({ plugins: [plain] });
-    assert.equal('extensions' in (client.initializeResult?.capabilities as object), false);
+    assert.equal('extensions' in ((client.initializeResult?.capabilities ?? {}) as object), false);
     await client.close();
   });
 
