@@ -7,6 +7,8 @@
  */
 import { resourceUrls } from '../auth/resource-metadata.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
+import { isAppOnlySpec } from '../registry/apps.ts';
+import { isRestricted, type Restrictable } from '../registry/visibility.ts';
 import type { McpServer } from '../server.ts';
 
 export type AuthMode = 'none' | 'api_key' | 'oauth';
@@ -74,13 +76,16 @@ export function describeServer(server: McpServer, baseUrl: string): ServerDescri
     listed,
   };
   if (!listed) return description;
+  // With auth off, exactly what tools/list and the others answer a client that renders no
+  // views (app-only tools are plumbing of their view). With auth on and a public card, also
+  // without the items that depend on who asks (scopes, visibility rules): a visitor is nobody.
+  const everyone = (spec: Restrictable) => !isAppOnlySpec(spec) && (mode === 'none' || !isRestricted(spec));
   return {
     ...description,
     ...(typeof discovery.instructions === 'string' ? { instructions: discovery.instructions } : {}),
-    // What a client that renders no views sees: app-only tools are plumbing of their view.
-    tools: registry.toolListing('model'),
-    resources: registry.resourceListing(),
-    resourceTemplates: registry.templateListing(),
-    prompts: registry.promptListing(),
+    tools: registry.listingWhere('tools', everyone),
+    resources: registry.listingWhere('resources', everyone),
+    resourceTemplates: registry.listingWhere('resourceTemplates', everyone),
+    prompts: registry.listingWhere('prompts', everyone),
   };
 }

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { checkCatalog, checkServerCard } from '../../src/discovery/card-check.ts';
 import { CARD_META_KEY, cardName, SERVER_CARD_MEDIA_TYPE } from '../../src/discovery/server-card.ts';
+import { definePlugin, defineTool } from '../../src/index.ts';
 import { ErrorCode } from '../../src/protocol/errors.ts';
 import { API_KEY, buildAppWithAuth } from './discovery-helpers.ts';
 import { buildTestApp, type Message, type TestApp, V2026 } from './http-helpers.ts';
@@ -245,6 +246,32 @@ describe('server card with auth on', () => {
       assert.ok(names.includes('echo'), JSON.stringify(names));
       const listed = await call2026(url, 'tools/list', {}, { authorization: `Bearer ${API_KEY}` });
       assert.deepEqual(meta.tools, listed.tools);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('MCP_PUBLIC_CARD=true still leaves out items that depend on who asks', async () => {
+    const plugin = definePlugin({
+      name: 'scoped',
+      register(app) {
+        app.add(
+          defineTool({ name: 'open_tool', description: 'For everyone' }, () => 'x'),
+          defineTool({ name: 'admin_tool', description: 'Admins only', scopes: ['admin'] }, () => 'x'),
+        );
+      },
+    });
+    const t = await buildAppWithAuth(
+      { MCP_AUTH: 'api_key', MCP_API_KEYS: `ci:${API_KEY}`, MCP_PUBLIC_CARD: 'true' },
+      [{ definition: plugin, settings: {} }],
+    );
+    try {
+      const res = await t.app.inject({ method: 'GET', url: '/mcp/server-card' });
+      const meta = (JSON.parse(res.body) as Card)._meta[CARD_META_KEY] as Message;
+      assert.deepEqual(
+        (meta.tools as Message[]).map((tool) => tool.name),
+        ['open_tool'],
+      );
     } finally {
       await t.close();
     }
