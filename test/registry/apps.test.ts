@@ -131,6 +131,36 @@ describe('views (defineApp)', () => {
     }
   });
 
+  test('app-only tools stay hidden when the list is also filtered by caller (auth on)', async () => {
+    const scoped = definePlugin({
+      name: 'scoped-views',
+      register(app) {
+        app.add(
+          defineApp({ uri: 'ui://scoped/v', html: HTML }),
+          defineTool({ name: 'show', description: 'S', ui: { resourceUri: 'ui://scoped/v' } }, () => 's'),
+          defineTool(
+            { name: 'move', description: 'M', ui: { resourceUri: 'ui://scoped/v', visibility: ['app'] } },
+            () => 'm',
+          ),
+          defineTool({ name: 'admin', description: 'A', scopes: ['admin'] }, () => 'a'),
+        );
+      },
+    });
+    const identity = { clientId: 'c', scopes: ['admin'] };
+    const plain = await startClient({ plugins: [scoped], identity, capabilities: {} });
+    assert.deepEqual(
+      (await plain.listTools()).map((t) => t.name),
+      ['show', 'admin'],
+    );
+    await plain.close();
+    const host = await startClient({ plugins: [scoped], identity, capabilities: UI_CLIENT });
+    assert.deepEqual(
+      (await host.listTools()).map((t) => t.name),
+      ['show', 'move', 'admin'],
+    );
+    await host.close();
+  });
+
   test('without views no extension is advertised', async () => {
     const plain = definePlugin({
       name: 'plain',
