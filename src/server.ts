@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Authenticator } from './auth/types.ts';
 import type { Settings } from './config/settings.ts';
-import type { PluginApp, PluginDefinition } from './plugin.ts';
+import { composeInstructions, type PluginApp, type PluginDefinition } from './plugin.ts';
 import { Dispatcher, type DispatcherOptions } from './protocol/dispatcher.ts';
 import { InternalCode, ToolkitError } from './protocol/errors.ts';
 import { Hub } from './protocol/hub.ts';
@@ -18,6 +18,7 @@ import { createMemorySessionStore, type SessionStore } from './protocol/session.
 import { createStateCodec, type StateCodec } from './protocol/state-codec.ts';
 import { rateLimitError } from './ratelimit/errors.ts';
 import { clientKey, type RateLimiter } from './ratelimit/limiter.ts';
+import { appsExtension, checkAppLinks } from './registry/apps.ts';
 import { type ListKind, Registry } from './registry/registry.ts';
 import { createVisibility, type Visibility } from './registry/visibility.ts';
 import { NOOP_TELEMETRY, type Telemetry } from './telemetry/tracing.ts';
@@ -53,6 +54,8 @@ export interface McpServer {
   readonly auth: Authenticator | undefined;
   readonly limiter: RateLimiter | undefined;
   readonly telemetry: Telemetry;
+  /** What initialize and server/discover send as `instructions` (composeInstructions). */
+  readonly instructions: string | undefined;
   /** Shared with other replicas; undefined on a single replica. */
   readonly shared: SharedState | undefined;
   /** Tells subscribed sessions that a resource changed. */
@@ -204,6 +207,8 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
   }
   registering = false;
 
+  checkAppLinks(registry);
+  const instructions = composeInstructions(settings.MCP_SERVER_INSTRUCTIONS, options.plugins);
   const dispatcher = new Dispatcher({
     registry,
     sessions,
@@ -211,6 +216,8 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     codec,
     logger,
     serverInfo: { name: settings.MCP_SERVER_NAME, version: PACKAGE_VERSION },
+    instructions,
+    extensions: appsExtension(registry),
     toolTimeoutMs: settings.MCP_TOOL_TIMEOUT_MS,
     inputTimeoutMs: settings.MCP_INPUT_TIMEOUT_MS,
     pageSize: settings.MCP_PAGE_SIZE,
@@ -234,6 +241,7 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     auth: options.auth,
     limiter: options.limiter,
     telemetry: options.telemetry ?? NOOP_TELEMETRY,
+    instructions,
     shared: options.shared,
     notifyResourceUpdated,
     async close() {

@@ -53,6 +53,8 @@ export interface DispatcherOptions {
   logger: Logger;
   serverInfo: { name: string; version: string; title?: string };
   instructions?: string;
+  /** `capabilities.extensions` to advertise on both wires (e.g. MCP Apps), beside SERVER_CAPABILITIES. */
+  extensions?: JsonObject;
   toolTimeoutMs: number;
   inputTimeoutMs: number;
   pageSize: number;
@@ -107,6 +109,7 @@ export const SERVER_CAPABILITIES = Object.freeze({
 export class Dispatcher {
   readonly #o: DispatcherOptions;
   readonly #deps: MethodDeps;
+  readonly #capabilities: JsonObject;
   /** In-flight 2025 requests by session and id, for notifications/cancelled. */
   readonly #inflight = new InflightRequests<RequestContext>();
   /** Middleware hooks by method, outermost first; empty without middleware (nothing to pay). */
@@ -123,6 +126,9 @@ export class Dispatcher {
       throw new RangeError('Dispatcher: maxBatch, pageSize, toolTimeoutMs and maxJsonDepth must be positive');
     }
     this.#o = options;
+    this.#capabilities = options.extensions
+      ? Object.freeze({ ...SERVER_CAPABILITIES, extensions: options.extensions })
+      : SERVER_CAPABILITIES;
     this.#deps = {
       registry: options.registry,
       hub: options.hub,
@@ -147,6 +153,21 @@ export class Dispatcher {
       ctx?.abort(new ClientCancelled());
       return ctx !== undefined;
     });
+  }
+
+  /** `serverInfo` as initialize and the 2026 `_meta` send it. */
+  get serverInfo(): DispatcherOptions['serverInfo'] {
+    return this.#o.serverInfo;
+  }
+
+  /**
+   * The body of a `server/discover` result before the wire adds its fields: the server card
+   * and the landing page are built from this same object, so they cannot drift from it.
+   */
+  discovery(): JsonObject {
+    const result: JsonObject = { supportedVersions: SUPPORTED_VERSIONS, capabilities: this.#capabilities };
+    if (this.#o.instructions) result.instructions = this.#o.instructions;
+    return result;
   }
 
   /** How many requests are being handled right now (graceful shutdown waits for 0). */
@@ -379,7 +400,7 @@ export class Dispatcher {
     await this.#o.sessions.save(session);
     const result: JsonObject = {
       protocolVersion: session.protocolVersion,
-      capabilities: SERVER_CAPABILITIES,
+      capabilities: this.#capabilities,
       serverInfo: this.#o.serverInfo,
     };
     if (this.#o.instructions) result.instructions = this.#o.instructions;
@@ -406,11 +427,7 @@ export class Dispatcher {
     }
     let result: JsonObject;
     if (!handler) {
-      result = {
-        supportedVersions: SUPPORTED_VERSIONS,
-        capabilities: SERVER_CAPABILITIES,
-      };
-      if (this.#o.instructions) result.instructions = this.#o.instructions;
+      result = this.discovery();
     } else {
       const ctx = new RequestContext({
         requestId: req.id,

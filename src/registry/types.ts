@@ -17,6 +17,7 @@ import type {
   ReadResourceResult,
   ToolAnnotations,
 } from '../protocol/spec-types.ts';
+import type { ToolUi } from './apps.ts';
 
 export type {
   CallToolResult,
@@ -198,6 +199,12 @@ export interface ToolSpec<I, O> {
   /** Per-tool rate limit on top of the per-client one. */
   rateLimit?: { rps: number; burst?: number };
   icons?: JsonObject[];
+  /**
+   * Links the tool to a view made with `defineApp` (MCP Apps, `_meta.ui` on the tool): hosts
+   * that support the extension render the result in it. `visibility: ['app']` keeps the tool
+   * out of the model's tools/list while its view can still call it through the host.
+   */
+  ui?: ToolUi;
   _meta?: JsonObject;
 }
 

@@ -60,7 +60,7 @@ describe('OTLP test receiver', () => {
       const res = await fetch(`${receiver.url}/v1/traces`, {
         method: 'POST',
         headers: { 'content-type': type },
-        body,
+        body: new Uint8Array(body),
       });
       assert.equal(res.status, 200);
       const got = await receiver.waitForSpans(
