@@ -4,7 +4,9 @@
  * of a plugin for an external service: settings with secrets, a doctor check that feeds
  * /readyz, an HTTP client with timeouts, cancellation and retries, and a fixed error mapping.
  */
-import { definePlugin, InternalCode, ToolkitError } from '../../src/index.ts';
+import { definePlugin } from '../../src/index.ts';
+import { checkApi } from './doctor.ts';
+import { prepare } from './prepare.ts';
 import { type OpenapiSettings, openapiSettings } from './settings.ts';
 
 export type { OpenapiSettings };
@@ -21,14 +23,22 @@ export const openapiPlugin = definePlugin<OpenapiSettings>({
   description:
     "Tools from an OpenAPI 3.0 or 3.1 document (MCP_OPENAPI_SPEC): one per operation, calling the API at MCP_OPENAPI_BASE_URL or the document's server.",
   settings: openapiSettings,
-  register(_app, settings) {
-    if (settings.spec === undefined) {
-      throw new ToolkitError(
-        InternalCode.InvalidSetting,
-        'MCP_OPENAPI_SPEC is required by the openapi plugin: set it to the file path or http(s) URL of an OpenAPI 3.0 or 3.1 document',
-      );
+  async register(app, settings) {
+    const prepared = await prepare(settings);
+    for (const entry of prepared.unmatched) {
+      app.logger.warn({ entry }, 'MCP_OPENAPI_INCLUDE entry matches no operation');
     }
+    for (const { label, reason } of prepared.skipped) {
+      app.logger.warn({ operation: label, reason }, 'operation not offered as a tool');
+    }
+    app.add(...prepared.tools);
+    const { info } = prepared.loaded.api;
+    app.logger.info(
+      { api: `${info.title} ${info.version}`, tools: prepared.tools.map((t) => t.name) },
+      'openapi plugin ready',
+    );
   },
+  doctor: (settings) => checkApi(settings),
 });
 
 export default openapiPlugin;
