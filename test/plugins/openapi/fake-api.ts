@@ -42,7 +42,13 @@ interface Pet {
 }
 
 const INITIAL: Pet[] = [
-  { id: 1, name: 'Rex', tag: 'dog', status: 'available', owner: { name: 'Ann', address: { city: 'Oslo', zip: '01234' } } },
+  {
+    id: 1,
+    name: 'Rex',
+    tag: 'dog',
+    status: 'available',
+    owner: { name: 'Ann', address: { city: 'Oslo', zip: '01234' } },
+  },
   { id: 2, name: 'Tom', tag: 'cat', status: 'sold', category: { name: 'cats', parent: { name: 'mammals' } } },
   { id: 3, name: 'Kiwi', tag: null, status: 'pending' },
 ];
@@ -53,7 +59,12 @@ export const PNG = Buffer.from(
   'base64',
 );
 
-function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function json(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }
@@ -144,7 +155,8 @@ export async function startFakeApi(options: { apiKey: string; bearerToken: strin
         res.end(PNG);
         return;
       }
-      if (method !== 'GET' && !authorized) return json(res, 401, { message: 'A valid X-API-Key header is required' });
+      if (method !== 'GET' && !authorized)
+        return json(res, 401, { message: 'A valid X-API-Key header is required' });
       if (index === -1) return json(res, 404, { code: 404, message: `Pet ${petMatch[1]} not found` });
       if (method === 'GET') return json(res, 200, pets[index]);
       if (method === 'DELETE') {
@@ -166,7 +178,8 @@ export async function startFakeApi(options: { apiKey: string; bearerToken: strin
     }
     if (path === '/store/inventory' && method === 'GET') {
       inventoryCalls++;
-      if (inventoryCalls % 2 === 1) return json(res, 503, { message: 'cache warming up' }, { 'retry-after': '0' });
+      if (inventoryCalls % 2 === 1)
+        return json(res, 503, { message: 'cache warming up' }, { 'retry-after': '0' });
       const counts: Record<string, number> = {};
       for (const p of pets) if (p.status) counts[p.status] = (counts[p.status] ?? 0) + 1;
       return json(res, 200, counts);
