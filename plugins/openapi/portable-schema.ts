@@ -72,6 +72,7 @@ const COPIED = [
   'minContains',
   'maxProperties',
   'minProperties',
+  'required',
   'deprecated',
   'examples',
   'contentMediaType',

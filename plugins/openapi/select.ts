@@ -25,6 +25,8 @@ export function matches(entry: string, op: Operation): boolean {
 function pathMatches(glob: string, opPath: string): boolean {
   // A path written as the document writes it (`/pets/{petId}`) matches itself; braces would
   // otherwise be read as glob alternatives.
+  // `/pets/**` means the pets collection and everything under it, `/pets` included.
+  if (glob.endsWith('/**') && opPath === glob.slice(0, -3)) return true;
   return glob === opPath || path.posix.matchesGlob(opPath, glob);
 }
 

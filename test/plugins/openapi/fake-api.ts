@@ -25,6 +25,8 @@ export interface FakeApi {
   /** The base URL the operations live under: `<origin>/v1`. */
   readonly baseUrl: string;
   readonly requests: Recorded[];
+  /** `/slow` requests whose connection closed before the answer (the client gave up). */
+  readonly abandoned: () => number;
   /** The next `count` requests whose path is `path` (under /v1) answer `status`. */
   failNext(path: string, status: number, count?: number, headers?: Record<string, string>): void;
   /** Forgets recorded requests and restores the initial pets. */
@@ -87,6 +89,7 @@ export async function startFakeApi(options: { apiKey: string; bearerToken: strin
   let nextId = 100;
   let inventoryCalls = 0;
   let served = 0;
+  let abandoned = 0;
   const failures = new Map<string, { status: number; count: number; headers: Record<string, string> }>();
   const document = await readFile(PETSTORE, 'utf8');
 
@@ -172,7 +175,10 @@ export async function startFakeApi(options: { apiKey: string; bearerToken: strin
       }
     }
     if (path.startsWith('/files/') && method === 'GET') {
-      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+      res.writeHead(200, {
+        'content-type': 'text/plain; charset=utf-8',
+        'content-length': String(Buffer.byteLength(target)),
+      });
       res.end(target);
       return;
     }
@@ -196,7 +202,10 @@ export async function startFakeApi(options: { apiKey: string; bearerToken: strin
         res.writeHead(200, { 'content-type': 'text/plain' });
         res.end('done');
       }, ms);
-      res.on('close', () => clearTimeout(timer));
+      res.on('close', () => {
+        clearTimeout(timer);
+        if (!res.writableEnded) abandoned++;
+      });
       return;
     }
     if (path === '/health' && method === 'GET') return json(res, 200, { status: 'ok' });
@@ -216,6 +225,7 @@ export async function startFakeApi(options: { apiKey: string; bearerToken: strin
     origin,
     baseUrl: `${origin}/v1`,
     requests,
+    abandoned: () => abandoned,
     failNext(path, status, count = 1, headers = {}) {
       failures.set(path, { status, count, headers });
     },
@@ -223,6 +233,7 @@ export async function startFakeApi(options: { apiKey: string; bearerToken: strin
       requests.length = 0;
       pets = structuredClone(INITIAL);
       inventoryCalls = 0;
+      nextId = 100;
       failures.clear();
     },
     close: () =>
