@@ -8,7 +8,7 @@
 import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { InternalCode, ToolkitError } from '../../src/index.ts';
-import { type ApiDocument, isObjectValue, operationsOf } from './document.ts';
+import { type ApiDocument, isObjectValue, operationsOf, type ServerObject } from './document.ts';
 
 export interface LoadOptions {
   timeoutMs: number;
@@ -66,7 +66,31 @@ export async function loadDocument(spec: string, options: LoadOptions): Promise<
       'MCP_OPENAPI_SPEC is a Swagger 2.0 document: the openapi plugin reads OpenAPI 3.0 and 3.1 (convert it first, e.g. with swagger2openapi)',
     );
   }
+  if (HTTP_SOURCE.test(spec)) restorePorts(api, new URL(spec));
   return { api, url: HTTP_SOURCE.test(spec) ? spec : undefined };
+}
+
+/**
+ * The library resolves a server URL starting with `/` against the document's URL, but with
+ * its host name alone, dropping the port (`http://host:8080/openapi.yaml` with `/v1` gives
+ * `http://host/v1`). Put the port back. The one case this misreads is a document served from
+ * a non-default port that names its own host's default port with an absolute URL.
+ */
+function restorePorts(api: ApiDocument, documentUrl: URL): void {
+  if (documentUrl.port === '') return;
+  const dropped = `${documentUrl.protocol}//${documentUrl.hostname}`;
+  const fix = (servers: ServerObject[] | undefined) => {
+    for (const server of servers ?? []) {
+      if (server.url === dropped || server.url.startsWith(`${dropped}/`)) {
+        server.url = `${documentUrl.protocol}//${documentUrl.host}${server.url.slice(dropped.length)}`;
+      }
+    }
+  };
+  fix(api.servers);
+  for (const op of operationsOf(api)) {
+    fix(op.pathItem.servers);
+    fix(op.operation.servers);
+  }
 }
 
 /** The library's error as a message that names the setting, and the operations when it can. */

@@ -124,7 +124,7 @@ describe('tools/list from the petstore document', () => {
   });
 
   test('the enum and the $ref chain are resolved in place', () => {
-    const props = (tools.get('createPet')?.inputSchema as JsonObject).properties as Record<
+    const props = (tools.get('createPet')?.inputSchema as JsonObject | undefined)?.properties as Record<
       string,
       JsonObject
     >;
