@@ -79,7 +79,7 @@ export const openapiSettings = z
       'Query parameter that carries MCP_OPENAPI_API_KEY, overriding the document (e.g. `api_key`).',
     ),
     include: list().describe(
-      'Operations to offer as tools (default all): operation ids, tags, or path globs starting with `/` (`*` within a segment, `**` across), optionally after a method (`GET /pets/**`).',
+      'Operations to offer as tools (default all): operation ids, tags, or path globs starting with `/` (`*` within a segment, `**` across), optionally after a method (`GET /pets/**` is GET of `/pets` and everything under it).',
     ),
     exclude: list().describe(
       'Operations not to offer, in the same forms as MCP_OPENAPI_INCLUDE; wins over it.',

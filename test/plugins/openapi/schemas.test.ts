@@ -323,7 +323,10 @@ describe('input plans', () => {
 
 describe('output plans', () => {
   const pet = { type: 'object', properties: { id: { type: 'integer' } } };
-  const json = (schema: Record<string, unknown>) => ({ description: 'ok', content: { 'application/json': { schema } } });
+  const json = (schema: Record<string, unknown>) => ({
+    description: 'ok',
+    content: { 'application/json': { schema } },
+  });
 
   test('an object response is the output schema; an array is wrapped as result', () => {
     assert.deepEqual(planOutput(op({ responses: { '200': json(pet) } }, 'get'), '3.0'), {
