@@ -1,11 +1,12 @@
 /**
  * What the model sees of an API call. A 2xx answer is the result: JSON as structured content
  * (when the tool declares an output schema) and as text, text types as text, images and audio
- * as their content blocks, anything else as an embedded resource. A 4xx is an `isError` result
- * that says what the API objected to, in its own words (trimmed); a 5xx, a timeout or a failed
- * connection is an `isError` result that says a retry may help. Secrets never appear.
+ * as their content blocks, anything else as an embedded resource. Every failure is a declared
+ * tool error (errors.ts), worded as the toolkit words them: a 4xx says what the API objected to, in its own words (trimmed); a
+ * 5xx, a timeout or a failed connection is retryable. Secrets never appear.
  */
-import type { ToolResult } from '../../src/index.ts';
+import type { DeclaredToolError, ToolResult } from '../../src/index.ts';
+import { OPENAPI_ERRORS, type OpenapiErrorCode, refusalCode } from './errors.ts';
 import type { SendResult } from './http-client.ts';
 import type { OutputPlan } from './tool-output.ts';
 
@@ -35,16 +36,25 @@ function scrub(text: string, secrets: readonly string[]): string {
   return out;
 }
 
-function result(
-  ctx: ResponseContext,
-  content: Content[],
-  isError: boolean,
-  structured?: unknown,
-): ToolResult<unknown> {
+function result(ctx: ResponseContext, content: Content[], structured?: unknown): ToolResult<unknown> {
   const scrubbed = content.map((c) => (c.type === 'text' ? { ...c, text: scrub(c.text, ctx.secrets) } : c));
   return structured === undefined
-    ? { kind: 'tool_result', content: scrubbed, isError }
-    : { kind: 'tool_result', content: scrubbed, structured, isError };
+    ? { kind: 'tool_result', content: scrubbed }
+    : { kind: 'tool_result', content: scrubbed, structured };
+}
+
+/**
+ * A declared error as the toolkit words one (`code: message. Retrying ... hint`), returned as
+ * an `isError` result without `structuredContent`: the official SDK v1 client checks any
+ * `structuredContent` against the tool's output schema, error results included, so the
+ * toolkit's `{ error }` object would make it reject the answer of every tool with one.
+ */
+function fail(ctx: ResponseContext, code: OpenapiErrorCode, message: string): ToolResult<unknown> {
+  const declared: DeclaredToolError = OPENAPI_ERRORS[code];
+  const retry =
+    declared.retryable === true ? 'Retrying later may succeed.' : 'Retrying the same call will not help.';
+  const words = `${code}: ${message.replace(/[.\s]+$/, '')}. ${retry}${declared.hint ? ` ${declared.hint}` : ''}`;
+  return { kind: 'tool_result', content: [text(scrub(words, ctx.secrets))], isError: true };
 }
 
 const text = (t: string): Content => ({ type: 'text', text: t });
@@ -90,25 +100,13 @@ function messageOf(json: unknown): string | undefined {
   );
 }
 
-const HINTS: Record<number, string> = {
-  400: 'Check the arguments against the input schema and call again with corrected values.',
-  401: "The API did not accept this server's credentials (or got none); other arguments will not fix that.",
-  403: "This server's credentials do not allow this operation.",
-  404: 'Nothing was found: check the identifiers in the arguments.',
-  405: 'The API does not allow this method here.',
-  409: "The request conflicts with the resource's current state.",
-  413: 'The request is too large for the API.',
-  415: 'The API did not accept the request body type.',
-  422: 'The API understood the request but rejected its content: check the values against the input schema.',
-};
-
 function cutNote(ctx: ResponseContext, declared: number | undefined): string {
   const of = declared !== undefined ? ` of ${declared}` : '';
   return `[Response cut at ${ctx.maxBytes} bytes${of} (MCP_OPENAPI_MAX_RESPONSE_BYTES). Ask for less: a filter, a field selection or a smaller page.]`;
 }
 
 /**
- * Maps one call's outcome to the tool result.
+ * Maps one call's outcome to the tool result, or throws the declared ToolError of a failure.
  *
  * @example
  * return toToolResult(await send(request, options), { label, method, output, ... });
@@ -118,56 +116,38 @@ export function toToolResult(sent: SendResult, ctx: ResponseContext): ToolResult
   if (sent.kind === 'timeout') {
     const maybeApplied = ['GET', 'HEAD', 'OPTIONS'].includes(ctx.method)
       ? ''
-      : ' It may or may not have been carried out: check before repeating it.';
-    return result(
+      : '; it may or may not have been carried out, so check before repeating it';
+    return fail(
       ctx,
-      [
-        text(
-          `The API did not answer ${ctx.label} within ${ctx.timeoutMs} ms. A retry may help.${maybeApplied}`,
-        ),
-      ],
-      true,
+      'timeout',
+      `The API did not answer ${ctx.label} within ${ctx.timeoutMs} ms${maybeApplied}`,
     );
   }
   if (sent.kind === 'network') {
-    return result(
+    return fail(
       ctx,
-      [
-        text(
-          `Could not reach the API for ${ctx.label}${retried}: ${sent.code} (${trimmed(sent.message)}). A retry may help.`,
-        ),
-      ],
-      true,
+      'unreachable',
+      `Could not reach the API for ${ctx.label}${retried}: ${sent.code} (${trimmed(sent.message)})`,
     );
   }
   const contentType = sent.headers.get('content-type') ?? '';
   const bodyText = new TextDecoder().decode(sent.body);
   const status = `HTTP ${sent.status}${sent.statusText ? ` ${sent.statusText}` : ''}`;
+  const after = sent.headers.get('retry-after');
   if (sent.status >= 500) {
     const msg = apiMessage(bodyText, contentType);
-    const after = sent.headers.get('retry-after');
-    return result(
+    return fail(
       ctx,
-      [
-        text(
-          `${ctx.label} failed on the API's side${retried}: ${status}${msg ? `: ${msg}` : ''}. A retry may help${after ? ` (the API asks to wait ${after} s)` : ' later'}.`,
-        ),
-      ],
-      true,
+      'upstream_error',
+      `${ctx.label} failed on the API's side${retried}: ${status}${msg ? `: ${msg}` : ''}${after ? ` (the API asks to wait ${after} s)` : ''}`,
     );
   }
   if (sent.status >= 300) {
     const msg = apiMessage(bodyText, contentType);
-    const hint =
-      sent.status === 429
-        ? `Rate limited: retry${sent.headers.get('retry-after') ? ` after ${sent.headers.get('retry-after')} s` : ' later'}.`
-        : (HINTS[sent.status] ??
-          (sent.status < 400 ? 'The API redirected more often than the plugin follows.' : ''));
-    return result(
-      ctx,
-      [text(`${ctx.label} was refused: ${status}${msg ? `: ${msg}` : ''}. ${hint}`.trim())],
-      true,
-    );
+    const code = refusalCode(sent.status);
+    const wait = code === 'rate_limited' && after ? ` (retry after ${after} s)` : '';
+    const redirects = sent.status < 400 ? ' (more redirects than the plugin follows)' : '';
+    return fail(ctx, code, `${ctx.label} was refused: ${status}${msg ? `: ${msg}` : ''}${wait}${redirects}`);
   }
   return success(sent, ctx, contentType, bodyText, status);
 }
@@ -182,44 +162,32 @@ function success(
   const cut = sent.truncated ? `\n\n${cutNote(ctx, sent.declaredBytes)}` : '';
   if (ctx.output !== undefined) {
     if (sent.truncated) {
-      return result(
+      return fail(
         ctx,
-        [
-          text(
-            `${ctx.label} answered ${status}, but the response is over the size limit, so it is not returned as structured content. Its start:\n\n${bodyText}${cut}`,
-          ),
-        ],
-        true,
+        'response_too_large',
+        `${ctx.label} answered ${status}, but the response is over the MCP_OPENAPI_MAX_RESPONSE_BYTES limit of ${ctx.maxBytes} bytes, so it is not returned as structured content. Its start: ${bodyText.slice(0, 1000)}`,
       );
     }
     let value: unknown;
     try {
       value = JSON.parse(bodyText);
     } catch {
-      return result(
+      return fail(
         ctx,
-        [
-          text(
-            `${ctx.label} answered ${status} without the JSON its API document promises (${contentType || 'no content type'}): ${trimmed(bodyText) || '(empty body)'}`,
-          ),
-        ],
-        true,
+        'unexpected_response',
+        `${ctx.label} answered ${status} without the JSON its API document promises (${contentType || 'no content type'}): ${trimmed(bodyText) || '(empty body)'}`,
       );
     }
     const structured = ctx.output.wrapped ? { result: value } : value;
     const check = ctx.validateOutput(structured);
     if (!check.ok) {
-      return result(
+      return fail(
         ctx,
-        [
-          text(
-            `${ctx.label} answered ${status}, but the response does not match the schema its API document declares (${check.issues.slice(0, 5).join('; ')}). The response:\n\n${bodyText}`,
-          ),
-        ],
-        true,
+        'unexpected_response',
+        `${ctx.label} answered ${status}, but the response does not match the schema its API document declares (${check.issues.slice(0, 5).join('; ')}); the response: ${bodyText}`,
       );
     }
-    return result(ctx, [text(bodyText)], false, structured);
+    return result(ctx, [text(bodyText)], structured);
   }
   if (sent.body.byteLength === 0) {
     const etag = sent.headers.get('etag');
@@ -229,23 +197,23 @@ function success(
       length && `content-length ${length}`,
       etag && `etag ${etag}`,
     ].filter(Boolean);
-    return result(ctx, [text(`${status}${facts.length > 0 ? ` (${facts.join(', ')})` : ''}`)], false);
+    return result(ctx, [text(`${status}${facts.length > 0 ? ` (${facts.join(', ')})` : ''}`)]);
   }
   if (JSON_TYPE.test(contentType) || TEXT_TYPE.test(contentType) || contentType === '') {
-    return result(ctx, [text(`${bodyText}${cut}`)], false);
+    return result(ctx, [text(`${bodyText}${cut}`)]);
   }
   if (sent.truncated) {
-    return result(
+    return fail(
       ctx,
-      [text(`${ctx.label} answered ${status} with ${contentType}. ${cutNote(ctx, sent.declaredBytes)}`)],
-      true,
+      'response_too_large',
+      `${ctx.label} answered ${status} with ${contentType}, over the MCP_OPENAPI_MAX_RESPONSE_BYTES limit of ${ctx.maxBytes} bytes`,
     );
   }
   const data = Buffer.from(sent.body).toString('base64');
   const mimeType = contentType.split(';')[0]?.trim() ?? 'application/octet-stream';
-  if (mimeType.startsWith('image/')) return result(ctx, [{ type: 'image', data, mimeType }], false);
-  if (mimeType.startsWith('audio/')) return result(ctx, [{ type: 'audio', data, mimeType }], false);
+  if (mimeType.startsWith('image/')) return result(ctx, [{ type: 'image', data, mimeType }]);
+  if (mimeType.startsWith('audio/')) return result(ctx, [{ type: 'audio', data, mimeType }]);
   const uri = new URL(sent.url);
   uri.search = '';
-  return result(ctx, [{ type: 'resource', resource: { uri: uri.href, mimeType, blob: data } }], false);
+  return result(ctx, [{ type: 'resource', resource: { uri: uri.href, mimeType, blob: data } }]);
 }

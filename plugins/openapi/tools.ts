@@ -13,6 +13,7 @@ import {
 import { baseUrlOf } from './base-url.ts';
 import { credentialsFor } from './credentials.ts';
 import type { ApiDocument, Operation } from './document.ts';
+import { OPENAPI_ERRORS } from './errors.ts';
 import { send } from './http-client.ts';
 import { buildRequest } from './request.ts';
 import { toToolResult } from './response.ts';
@@ -148,6 +149,7 @@ export function buildTools(
           input: input.schema,
           ...(output ? { output: output.schema } : {}),
           annotations: annotations(op, title),
+          errors: OPENAPI_ERRORS,
         },
         handler,
       );

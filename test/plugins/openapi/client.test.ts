@@ -75,6 +75,28 @@ describe('tools/list from the petstore document', () => {
     assert.equal(hints('createPet').destructiveHint, undefined);
   });
 
+  test('every tool declares the failures its calls can have', () => {
+    const declared = (
+      tools.get('showPetById')?._meta as Record<string, Record<string, { retryable: boolean }>>
+    )['io.github.mcp-toolkit/errors'];
+    assert.deepEqual(Object.keys(declared ?? {}).sort(), [
+      'bad_request',
+      'conflict',
+      'forbidden',
+      'not_found',
+      'rate_limited',
+      'refused',
+      'response_too_large',
+      'timeout',
+      'unauthorized',
+      'unexpected_response',
+      'unreachable',
+      'upstream_error',
+    ]);
+    assert.equal(declared?.upstream_error?.retryable, true);
+    assert.equal(declared?.not_found?.retryable, false);
+  });
+
   test('schemas are portable: no $ref, $defs or $schema; every property typed and described', () => {
     for (const [name, tool] of tools) {
       for (const key of ['inputSchema', 'outputSchema'] as const) {
@@ -216,7 +238,7 @@ describe('calls', () => {
     assert.equal(r.isError, true);
     assert.equal(
       textOf(r),
-      'GET /pets/{petId} (showPetById) was refused: HTTP 404 Not Found: Pet 999 not found. Nothing was found: check the identifiers in the arguments.',
+      'not_found: GET /pets/{petId} (showPetById) was refused: HTTP 404 Not Found: Pet 999 not found. Retrying the same call will not help. Check the identifiers in the arguments.',
     );
     assert.equal(r.structuredContent, undefined);
   });
@@ -228,13 +250,13 @@ describe('calls', () => {
     assert.equal(api.requests.filter((q) => q.target === '/v1/store/inventory').length, 2);
   });
 
-  test('a POST is never retried: 503 is an isError result that says a retry may help', async () => {
+  test('a POST is never retried: 503 is a retryable isError result', async () => {
     api.failNext('/pets', 503);
     const r = await call(client, 'createPet', { name: 'Bo' });
     assert.equal(r.isError, true);
     assert.match(
       textOf(r),
-      /^POST \/pets \(createPet\) failed on the API's side: HTTP 503 Service Unavailable: injected 503\. A retry may help/,
+      /^upstream_error: POST \/pets \(createPet\) failed on the API's side: HTTP 503 Service Unavailable: injected 503\. Retrying later may succeed\./,
     );
     assert.equal(api.requests.length, 1);
   });
@@ -243,7 +265,7 @@ describe('calls', () => {
     api.failNext('/pets/1', 502, 10);
     const r = await call(client, 'showPetById', { petId: 1 });
     assert.equal(r.isError, true);
-    assert.match(textOf(r), /\(after 3 attempts\): HTTP 502 Bad Gateway.*A retry may help/);
+    assert.match(textOf(r), /\(after 3 attempts\): HTTP 502 Bad Gateway.*Retrying later may succeed/);
     assert.equal(api.requests.length, 3);
   });
 
@@ -259,7 +281,10 @@ describe('calls', () => {
     api.failNext('/pets/1', 409, 3);
     const r = await call(client, 'replacePet', { petId: 1, name: 'Rex' });
     assert.equal(r.isError, true);
-    assert.match(textOf(r), /HTTP 409 Conflict: injected 409\. The request conflicts/);
+    assert.match(
+      textOf(r),
+      /^conflict: .*HTTP 409 Conflict: injected 409\. Retrying the same call will not help\. The request conflicts/,
+    );
     assert.equal(api.requests.length, 1);
   });
 
@@ -323,7 +348,7 @@ describe('calls with other settings', () => {
     assert.equal(r.isError, true);
     assert.match(
       textOf(r),
-      /HTTP 401 Unauthorized: A valid X-API-Key header is required\. The API did not accept/,
+      /^unauthorized: .*HTTP 401 Unauthorized: A valid X-API-Key header is required\. Retrying the same call will not help\. The API did not accept/,
     );
     assert.equal(api.requests[0]?.headers['x-api-key'], undefined);
   });
@@ -341,7 +366,7 @@ describe('calls with other settings', () => {
     assert.ok(!textOf(r).includes(API_KEY));
   });
 
-  test('a refused connection is an isError result that says a retry may help', async () => {
+  test('a refused connection is a retryable isError result', async () => {
     const dead = await startFake();
     const baseUrl = dead.baseUrl;
     await dead.close();
@@ -351,16 +376,19 @@ describe('calls with other settings', () => {
     assert.equal(r.isError, true);
     assert.match(
       textOf(r),
-      /^Could not reach the API for GET \/pets\/\{petId\} \(showPetById\) \(after 2 attempts\): ECONNREFUSED .*A retry may help\.$/,
+      /^unreachable: Could not reach the API for GET \/pets\/\{petId\} \(showPetById\) \(after 2 attempts\): ECONNREFUSED .*Retrying later may succeed\. The API could not be reached\.$/,
     );
   });
 
-  test('a timeout is an isError result; for a write it warns the request may have been applied', async () => {
+  test('a timeout is an isError result, not retried', async () => {
     const client = await startPlugin(api, { MCP_OPENAPI_TIMEOUT_MS: '150' });
     const r = await call(client, 'slow', { ms: 5000 });
     await client.close();
     assert.equal(r.isError, true);
-    assert.equal(textOf(r), 'The API did not answer GET /slow (slow) within 150 ms. A retry may help.');
+    assert.equal(
+      textOf(r),
+      'timeout: The API did not answer GET /slow (slow) within 150 ms. Retrying later may succeed. The API did not answer in time.',
+    );
     // Timeouts are not retried: the time budget is spent.
     assert.equal(api.requests.length, 1);
   });
@@ -381,7 +409,10 @@ describe('calls with other settings', () => {
     await client.close();
     assert.equal(big.isError, true);
     assert.equal(big.structuredContent, undefined);
-    assert.match(textOf(big), /over the size limit, so it is not returned as structured content/);
+    assert.match(
+      textOf(big),
+      /^response_too_large: .*over the MCP_OPENAPI_MAX_RESPONSE_BYTES limit of 1024 bytes, so it is not returned as structured content/,
+    );
   });
 
   test('read-only mode offers only GET and HEAD operations', async () => {

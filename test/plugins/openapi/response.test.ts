@@ -84,7 +84,6 @@ describe('tool results', () => {
       kind: 'tool_result',
       content: [{ type: 'text', text: '{"id":1,"name":"a"}' }],
       structured: { id: 1, name: 'a' },
-      isError: false,
     });
   });
 
@@ -105,9 +104,8 @@ describe('tool results', () => {
     assert.equal(r.structured, undefined);
     assert.match(
       text(r),
-      /does not match the schema its API document declares \(\(root\): must have required property id\)/,
+      /^unexpected_response: .*does not match the schema its API document declares \(\(root\): must have required property id\); the response: \{"name":"a"\}\. Retrying the same call will not help\./,
     );
-    assert.match(text(r), /\{"name":"a"\}/);
   });
 
   test('a 2xx without the promised JSON is an error', () => {
@@ -118,7 +116,7 @@ describe('tool results', () => {
     assert.equal(r.isError, true);
     assert.match(
       text(r),
-      /without the JSON its API document promises \(text\/html\): <html>maintenance<\/html>/,
+      /^unexpected_response: .*without the JSON its API document promises \(text\/html\): <html>maintenance<\/html>/,
     );
   });
 
@@ -152,8 +150,22 @@ describe('tool results', () => {
     );
     assert.equal(
       text(r),
-      'GET /things/{id} (getThing) was refused: HTTP 429: slow down. Rate limited: retry after 30 s.',
+      'rate_limited: GET /things/{id} (getThing) was refused: HTTP 429: slow down (retry after 30 s). Retrying later may succeed. The API limits how often it may be called: wait before calling again.',
     );
+  });
+
+  test('a timed-out write says it may have been carried out; a read does not', () => {
+    const write = toToolResult(
+      { kind: 'timeout', attempts: 1, url: new URL('https://h/x') },
+      context({ method: 'POST' }),
+    );
+    assert.equal(write.isError, true);
+    assert.match(
+      text(write),
+      /^timeout: .*within 500 ms; it may or may not have been carried out, so check before repeating it\. Retrying later may succeed\./,
+    );
+    const read = toToolResult({ kind: 'timeout', attempts: 1, url: new URL('https://h/x') }, context());
+    assert.ok(!text(read).includes('carried out'));
   });
 
   test('secrets are scrubbed from every text', () => {
