@@ -76,9 +76,11 @@ describe('tools/list from the petstore document', () => {
   });
 
   test('every tool declares the failures its calls can have', () => {
-    const declared = (
-      tools.get('showPetById')?._meta as Record<string, Record<string, { retryable: boolean }>>
-    )['io.github.mcp-toolkit/errors'];
+    const meta = (tools.get('showPetById')?._meta ?? {}) as Record<
+      string,
+      Record<string, { retryable: boolean }>
+    >;
+    const declared = meta['io.github.mcp-toolkit/errors'];
     assert.deepEqual(Object.keys(declared ?? {}).sort(), [
       'bad_request',
       'conflict',
