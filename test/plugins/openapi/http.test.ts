@@ -136,9 +136,12 @@ describe('the test kit against it', () => {
   });
 
   test('mcp-toolkit test passes, with no failure and no warning', async () => {
-    const r = await runCli(['test', '--reporter', 'tap', '--concurrency', '4', server.url], {
-      timeoutMs: 110_000,
-    });
+    const r = await runCli(
+      ['test', '--allow-writes', '--reporter', 'tap', '--concurrency', '4', server.url],
+      {
+        timeoutMs: 110_000,
+      },
+    );
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /# fail 0$/m);
     assert.match(r.stdout, /# todo 0$/m);
