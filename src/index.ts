@@ -30,7 +30,7 @@ export type {
 } from './registry/define.ts';
 export { definePrompt, defineResource, defineResourceTemplate, defineTool } from './registry/define.ts';
 export { Registry } from './registry/registry.ts';
-export { ERRORS_META_KEY, ToolError } from './registry/tool-errors.ts';
+export { ERROR_META_KEY, ERRORS_META_KEY, ToolError } from './registry/tool-errors.ts';
 export type {
   Completer,
   DeclaredToolError,

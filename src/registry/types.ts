@@ -196,6 +196,13 @@ export interface ToolSpec<I, O> {
   errors?: Readonly<Record<string, DeclaredToolError>>;
   /** Also list the declared error codes in the description the model reads. Default false. */
   describeErrors?: boolean;
+  /**
+   * Also put a thrown ToolError's `{ error }` object in `structuredContent` (it is always in
+   * the result's `_meta`). Default false: the official v1 client validates `structuredContent`
+   * against the output schema even on error results, so opt in only when the output schema
+   * admits `{ error }` or your clients do not validate.
+   */
+  structuredErrors?: boolean;
   /** Per-tool rate limit on top of the per-client one. */
   rateLimit?: { rps: number; burst?: number };
   icons?: JsonObject[];
