@@ -158,6 +158,8 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     stopping ??= (async () => {
       logger.info('shutting down');
       if (httpHandle) await httpHandle.close(settings.MCP_SHUTDOWN_TIMEOUT_MS);
+      // Before Redis goes: the tasks still running here are recorded as failed there.
+      await server.tasks.close();
       await limiter.close();
       await scale?.close();
       await redis?.quit().catch(() => redis?.disconnect());

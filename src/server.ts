@@ -17,6 +17,9 @@ import { rateLimitError } from './ratelimit/errors.ts';
 import { clientKey, type RateLimiter } from './ratelimit/limiter.ts';
 import type { ToolDefinition } from './registry/define.ts';
 import { type ListKind, Registry } from './registry/registry.ts';
+import { TaskEngine } from './tasks/engine.ts';
+import { createLocalTaskBus, createMemoryTaskStore } from './tasks/memory-store.ts';
+import type { ReplicaLiveness, TaskBus, TaskStore } from './tasks/types.ts';
 import { NOOP_TELEMETRY, type Telemetry } from './telemetry/tracing.ts';
 import type { EventStore } from './transports/http/event-store.ts';
 
@@ -39,6 +42,17 @@ export interface SharedState {
   health(): { ok: boolean; detail?: string };
 }
 
+/** Where tasks live and how replicas hear of them: memory on one replica, Redis across several. */
+export interface TaskBackend {
+  readonly store: TaskStore;
+  readonly bus: TaskBus;
+  readonly liveness?: ReplicaLiveness;
+  /** Clock for task timestamps (tests pass a fake one, with the store's). */
+  readonly now?: () => number;
+  /** Releases what the backend holds; absent when its owner (the scale-out) does that. */
+  close?(): Promise<void>;
+}
+
 export interface McpServer {
   readonly settings: Settings;
   readonly registry: Registry;
@@ -52,6 +66,8 @@ export interface McpServer {
   readonly telemetry: Telemetry;
   /** Shared with other replicas; undefined on a single replica. */
   readonly shared: SharedState | undefined;
+  /** Long-running tools as tasks. */
+  readonly tasks: TaskEngine;
   /** Tells subscribed sessions that a resource changed. */
   notifyResourceUpdated(uri: string): Promise<void>;
   close(): Promise<void>;
@@ -74,6 +90,8 @@ export interface CreateServerOptions {
   shared?: SharedState;
   /** Seals 2026 requestState; default: from MCP_STATE_SECRET and MCP_STATE_TTL_MS (tests pass a fake clock). */
   stateCodec?: StateCodec;
+  /** The task store and bus; default: in memory (one replica). */
+  tasks?: TaskBackend;
 }
 
 /** Per-tool checks before a handler runs: scopes (OAuth), then the tool's own rate limit. */
@@ -162,6 +180,20 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
   }
   registering = false;
 
+  const taskBackend: TaskBackend = options.tasks ?? memoryTaskBackend();
+  const tasks = new TaskEngine({
+    registry,
+    hub,
+    sessions,
+    store: taskBackend.store,
+    bus: taskBackend.bus,
+    liveness: taskBackend.liveness,
+    logger: logger.child({ component: 'tasks' }),
+    ttlMs: settings.MCP_TASK_TTL_MS,
+    pollIntervalMs: settings.MCP_TASK_POLL_INTERVAL_MS,
+    now: taskBackend.now,
+  });
+
   const dispatcher = new Dispatcher({
     registry,
     sessions,
@@ -175,6 +207,7 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     maxBatch: settings.MCP_MAX_BATCH,
     beforeTool: toolGuard(options.auth, options.limiter),
     observe: options.observe,
+    tasks,
   });
 
   return {
@@ -189,9 +222,25 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     limiter: options.limiter,
     telemetry: options.telemetry ?? NOOP_TELEMETRY,
     shared: options.shared,
+    tasks,
     notifyResourceUpdated,
     async close() {
+      await tasks.close();
+      await taskBackend.close?.();
       await sessions.close();
+    },
+  };
+}
+
+function memoryTaskBackend(): TaskBackend {
+  const store = createMemoryTaskStore();
+  const bus = createLocalTaskBus();
+  return {
+    store,
+    bus,
+    async close() {
+      await store.close();
+      await bus.close();
     },
   };
 }

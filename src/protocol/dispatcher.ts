@@ -6,6 +6,8 @@
  */
 import type { Logger } from 'pino';
 import type { Registry } from '../registry/registry.ts';
+import type { TaskEngine } from '../tasks/engine.ts';
+import { TASK_CAPABILITIES_2025, TASK_EXTENSION_2026 } from '../tasks/methods.ts';
 import { ErrorCode, ProtocolError } from './errors.ts';
 import type { Exchange, Reply, RequestObserver } from './exchange.ts';
 import type { Hub } from './hub.ts';
@@ -50,6 +52,10 @@ export interface DispatcherOptions {
   beforeTool?: MethodDeps['beforeTool'];
   /** Observes every request's outcome (logs, spans, metrics); must not throw. */
   observe?: RequestObserver;
+  /** Runs task-enabled tools as tasks and serves tasks/* (src/tasks/). */
+  tasks?: TaskEngine;
+  /** More 2026 `capabilities.extensions` entries (e.g. the skills extension). */
+  extensions?: JsonObject;
 }
 
 /** The abort reason of a request the client cancelled with notifications/cancelled. */
@@ -66,6 +72,9 @@ const ONLY_2025 = new Set([
   'logging/setLevel',
   'resources/subscribe',
   'resources/unsubscribe',
+  // The 2025-11-25 core tasks methods that SEP-2663 removed.
+  'tasks/result',
+  'tasks/list',
 ]);
 const ONLY_2026 = new Set(['server/discover', 'subscriptions/listen']);
 /** 2026 results that carry caching hints (`ttlMs`, `cacheScope`). */
@@ -76,6 +85,8 @@ const CACHEABLE = new Set([
   'resources/list',
   'resources/templates/list',
   'resources/read',
+  'skills/list',
+  'skills/get',
 ]);
 
 export const SERVER_CAPABILITIES = Object.freeze({
@@ -92,6 +103,8 @@ export class Dispatcher {
   /** In-flight 2025 requests by session and id, for notifications/cancelled. */
   readonly #inflight = new InflightRequests<RequestContext>();
   #active = 0;
+  /** 2026 discover's capabilities, with the extensions this server serves. */
+  readonly #capabilities2026: JsonObject;
 
   constructor(options: DispatcherOptions) {
     if (!(options.maxBatch > 0) || !(options.pageSize > 0) || !(options.toolTimeoutMs > 0)) {
@@ -107,7 +120,11 @@ export class Dispatcher {
       toolTimeoutMs: options.toolTimeoutMs,
       pageSize: options.pageSize,
       beforeTool: options.beforeTool,
+      tasks: options.tasks,
     };
+    const extensions = { ...(options.tasks ? TASK_EXTENSION_2026 : {}), ...options.extensions };
+    this.#capabilities2026 =
+      Object.keys(extensions).length > 0 ? { ...SERVER_CAPABILITIES, extensions } : SERVER_CAPABILITIES;
     options.hub.setCanceller((scope, id) => {
       const ctx = this.#inflight.get(scope, id);
       ctx?.abort(new ClientCancelled());
@@ -304,7 +321,10 @@ export class Dispatcher {
     await this.#o.sessions.save(session);
     const result: JsonObject = {
       protocolVersion: session.protocolVersion,
-      capabilities: SERVER_CAPABILITIES,
+      capabilities:
+        this.#o.tasks && session.protocolVersion >= '2025-11-25'
+          ? { ...SERVER_CAPABILITIES, ...TASK_CAPABILITIES_2025 }
+          : SERVER_CAPABILITIES,
       serverInfo: this.#o.serverInfo,
     };
     if (this.#o.instructions) result.instructions = this.#o.instructions;
@@ -333,7 +353,7 @@ export class Dispatcher {
     if (!handler) {
       result = {
         supportedVersions: SUPPORTED_VERSIONS,
-        capabilities: SERVER_CAPABILITIES,
+        capabilities: this.#capabilities2026,
       };
       if (this.#o.instructions) result.instructions = this.#o.instructions;
     } else {

@@ -7,6 +7,8 @@ import { checkArguments, describeThrown, shapeToolResult, toolError } from '../r
 import type { Registry } from '../registry/registry.ts';
 import { paginate } from '../registry/registry.ts';
 import type { Completer, LogLevel, PromptMessage } from '../registry/types.ts';
+import type { TaskEngine } from '../tasks/engine.ts';
+import { callAsTask, listenableTasks, runsAsTask, TASK_METHODS } from '../tasks/methods.ts';
 import { withDeadline } from './deadline.ts';
 import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from './errors.ts';
 import { ClientAnswerError, type Hub, type ListenFilter } from './hub.ts';
@@ -22,6 +24,8 @@ export interface MethodDeps extends InputDeps {
   sessions: SessionStore;
   toolTimeoutMs: number;
   pageSize: number;
+  /** Long-running tools as tasks (src/tasks/); absent: every call is a plain call. */
+  tasks?: TaskEngine;
   /** Called before a tool handler runs (per-tool scopes, limits); throw to refuse. */
   beforeTool?: (
     tool: import('../registry/define.ts').ToolDefinition,
@@ -70,6 +74,7 @@ const toolsCall: MethodHandler = async (params, ctx, deps) => {
   const name = requireString(params, 'name');
   const def = deps.registry.tool(name);
   if (!def) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { data: { name } });
+  const asTask = runsAsTask(def, params, ctx, deps);
   const args = params?.arguments;
   if (args !== undefined && !isObject(args)) {
     throw new ProtocolError(ErrorCode.InvalidParams, 'params.arguments must be an object');
@@ -79,6 +84,7 @@ const toolsCall: MethodHandler = async (params, ctx, deps) => {
   if (deps.beforeTool) await deps.beforeTool(def, ctx);
   const timeoutMs = def.spec.timeoutMs ?? deps.toolTimeoutMs;
   try {
+    if (asTask) return await callAsTask(def, checked.value, params, ctx, deps);
     const out = await runWithInput(ctx, params, deps, () =>
       withDeadline(ctx, timeoutMs, () => def.handler(checked.value, ctx)),
     );
@@ -266,6 +272,7 @@ const subscriptionsListen: MethodHandler = async (params, ctx, deps) => {
       (u): u is string => typeof u === 'string',
     );
   }
+  if (requested.taskIds !== undefined) filter.taskIds = await listenableTasks(requested.taskIds, ctx, deps);
   const channel = ctx.channel;
   if (!channel)
     throw new ProtocolError(ErrorCode.InternalError, 'This transport cannot hold a listen stream');
@@ -304,4 +311,5 @@ export const METHODS: Readonly<Record<string, MethodHandler>> = {
   'completion/complete': completionComplete,
   'logging/setLevel': loggingSetLevel,
   'subscriptions/listen': subscriptionsListen,
+  ...TASK_METHODS,
 };

@@ -83,6 +83,12 @@ export function defineTool<I, O = unknown>(spec: ToolSpec<I, O>, handler: ToolHa
   if (spec.timeoutMs !== undefined && !(Number.isInteger(spec.timeoutMs) && spec.timeoutMs > 0)) {
     invalid(`Tool "${name}": timeoutMs must be a positive integer`);
   }
+  if (spec.task !== undefined && spec.task !== 'optional' && spec.task !== 'required') {
+    invalid(`Tool "${name}": task must be 'optional' or 'required'`);
+  }
+  if (spec.beforeTask !== undefined && spec.task === undefined) {
+    invalid(`Tool "${name}": beforeTask needs task: 'optional' or 'required'`);
+  }
   const inputSchema: JsonSchema =
     spec.examples && spec.examples.length > 0 ? { ...input.json, examples: spec.examples } : input.json;
   const listing: JsonObject = { name, description: spec.description, inputSchema };
@@ -91,6 +97,8 @@ export function defineTool<I, O = unknown>(spec: ToolSpec<I, O>, handler: ToolHa
   if (spec.annotations !== undefined) listing.annotations = spec.annotations;
   if (spec.icons !== undefined) listing.icons = spec.icons;
   if (spec._meta !== undefined) listing._meta = spec._meta;
+  // SEP-1686 tool-level negotiation (2025-11-25); 2026 clients need no hint (server-directed).
+  if (spec.task !== undefined) listing.execution = { taskSupport: spec.task };
   const properties = (input.json.properties ?? {}) as Record<string, { 'x-mcp-header'?: unknown }>;
   const headerParams = Object.entries(properties).flatMap(([property, schema]) =>
     typeof schema?.['x-mcp-header'] === 'string' ? [{ property, header: schema['x-mcp-header'] }] : [],
