@@ -114,7 +114,7 @@ describe('2026 tasks over HTTP', () => {
       if (params.status === 'completed') break;
     }
     assert.equal(last?.status, 'completed');
-    assert.deepEqual((last?.result as Message).content, [
+    assert.deepEqual((last?.result as Message | undefined)?.content, [
       { type: 'text', text: 'Computed the result in 0.3 s' },
     ]);
     await reader.cancel();
