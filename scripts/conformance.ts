@@ -32,6 +32,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SUITE_DIR = path.join(ROOT, 'node_modules/@modelcontextprotocol/conformance');
 const EXTENSION = /^(tasks-|sep-2640-skills-)/;
 const SERVER_START_MS = 30_000;
+/** The skills the `sep-2640-skills-*` scenarios read (served through MCP_SKILLS_DIR). */
+const SKILLS_DIR = path.join(ROOT, 'plugins/conformance/skills');
 const STOP_MS = 10_000;
 
 interface Run {
@@ -95,7 +97,14 @@ function suiteBin(): string {
 function serverEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('MCP_')) env[k] = v;
-  return { ...env, MCP_PLUGINS: 'conformance', MCP_LOG_LEVEL: 'warn', MCP_LOG_FORMAT: 'json', ...extra };
+  return {
+    ...env,
+    MCP_PLUGINS: 'conformance',
+    MCP_SKILLS_DIR: SKILLS_DIR,
+    MCP_LOG_LEVEL: 'warn',
+    MCP_LOG_FORMAT: 'json',
+    ...extra,
+  };
 }
 
 /** Starts `mcp-toolkit run` on port 0 and resolves with the URL it prints on stderr. */

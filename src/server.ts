@@ -17,6 +17,9 @@ import { rateLimitError } from './ratelimit/errors.ts';
 import { clientKey, type RateLimiter } from './ratelimit/limiter.ts';
 import type { ToolDefinition } from './registry/define.ts';
 import { type ListKind, Registry } from './registry/registry.ts';
+import { loadSkillCatalog, type SkillCatalog } from './skills/catalog.ts';
+import { SKILLS_EXTENSION_2026 } from './skills/methods.ts';
+import { skillResources } from './skills/resources.ts';
 import { TaskEngine } from './tasks/engine.ts';
 import { createLocalTaskBus, createMemoryTaskStore } from './tasks/memory-store.ts';
 import type { ReplicaLiveness, TaskBus, TaskStore } from './tasks/types.ts';
@@ -178,6 +181,13 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     };
     await definition.register(app, pluginSettings);
   }
+  // Skills last: the plugins' resources keep their place at the head of resources/list.
+  let skills: SkillCatalog | undefined;
+  if (settings.MCP_SKILLS_DIR !== undefined) {
+    skills = await loadSkillCatalog(settings.MCP_SKILLS_DIR, logger.child({ component: 'skills' }));
+    for (const def of skillResources(skills)) registry.add(def);
+    logger.info({ skills: skills.skills.length }, 'skills loaded');
+  }
   registering = false;
 
   const taskBackend: TaskBackend = options.tasks ?? memoryTaskBackend();
@@ -208,6 +218,8 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     beforeTool: toolGuard(options.auth, options.limiter),
     observe: options.observe,
     tasks,
+    skills,
+    extensions: skills ? SKILLS_EXTENSION_2026 : undefined,
   });
 
   return {

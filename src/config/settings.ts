@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { authSettingsShape } from '../auth/settings.ts';
 import { InternalCode, ToolkitError } from '../protocol/errors.ts';
 import { rateLimitSettingsShape } from '../ratelimit/settings.ts';
+import { skillSettingsShape } from '../skills/settings.ts';
 import { taskSettingsShape } from '../tasks/settings.ts';
 import { telemetrySettingsShape } from '../telemetry/settings.ts';
 import { envEnum, envInt, envList, envString, envText, envTrustProxy } from './env-types.ts';
@@ -87,6 +88,7 @@ export const settingsSchema = z.object({
   ...rateLimitSettingsShape,
   ...telemetrySettingsShape,
   ...taskSettingsShape,
+  ...skillSettingsShape,
 });
 
 export type Settings = Readonly<z.output<typeof settingsSchema>>;

@@ -6,6 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { Registry } from '../registry/registry.ts';
+import type { SkillCatalog } from '../skills/catalog.ts';
 import type { TaskEngine } from '../tasks/engine.ts';
 import { TASK_CAPABILITIES_2025, TASK_EXTENSION_2026 } from '../tasks/methods.ts';
 import { ErrorCode, ProtocolError } from './errors.ts';
@@ -54,6 +55,8 @@ export interface DispatcherOptions {
   observe?: RequestObserver;
   /** Runs task-enabled tools as tasks and serves tasks/* (src/tasks/). */
   tasks?: TaskEngine;
+  /** The skills served (src/skills/). */
+  skills?: SkillCatalog;
   /** More 2026 `capabilities.extensions` entries (e.g. the skills extension). */
   extensions?: JsonObject;
 }
@@ -121,6 +124,7 @@ export class Dispatcher {
       pageSize: options.pageSize,
       beforeTool: options.beforeTool,
       tasks: options.tasks,
+      skills: options.skills,
     };
     const extensions = { ...(options.tasks ? TASK_EXTENSION_2026 : {}), ...options.extensions };
     this.#capabilities2026 =

@@ -7,6 +7,8 @@ import { checkArguments, describeThrown, shapeToolResult, toolError } from '../r
 import type { Registry } from '../registry/registry.ts';
 import { paginate } from '../registry/registry.ts';
 import type { Completer, LogLevel, PromptMessage } from '../registry/types.ts';
+import type { SkillCatalog } from '../skills/catalog.ts';
+import { SKILL_METHODS } from '../skills/methods.ts';
 import type { TaskEngine } from '../tasks/engine.ts';
 import { callAsTask, listenableTasks, runsAsTask, TASK_METHODS } from '../tasks/methods.ts';
 import { withDeadline } from './deadline.ts';
@@ -26,6 +28,8 @@ export interface MethodDeps extends InputDeps {
   pageSize: number;
   /** Long-running tools as tasks (src/tasks/); absent: every call is a plain call. */
   tasks?: TaskEngine;
+  /** The skills served (MCP_SKILLS_DIR, src/skills/); absent: skills/* are -32601. */
+  skills?: SkillCatalog;
   /** Called before a tool handler runs (per-tool scopes, limits); throw to refuse. */
   beforeTool?: (
     tool: import('../registry/define.ts').ToolDefinition,
@@ -312,4 +316,5 @@ export const METHODS: Readonly<Record<string, MethodHandler>> = {
   'logging/setLevel': loggingSetLevel,
   'subscriptions/listen': subscriptionsListen,
   ...TASK_METHODS,
+  ...SKILL_METHODS,
 };

@@ -1,5 +1,5 @@
-/** The `MCP_*` settings of tasks and skills, merged into the one settings schema (src/config/settings.ts). */
-import { envInt, envString } from '../config/env-types.ts';
+/** The `MCP_*` settings of tasks, merged into the one settings schema (src/config/settings.ts). */
+import { envInt } from '../config/env-types.ts';
 
 export const taskSettingsShape = {
   MCP_TASK_TTL_MS: envInt(3_600_000, 1000, 604_800_000).describe(
@@ -10,8 +10,5 @@ export const taskSettingsShape = {
   ),
   MCP_TASK_LEASE_MS: envInt(15_000, 1000, 3_600_000).describe(
     'With MCP_REDIS_URL: a replica renews its lease every third of this; a task still `working` on a replica whose lease ran out is marked `failed` when next read.',
-  ),
-  MCP_SKILLS_DIR: envString().describe(
-    'A folder of agent skills (each a folder with a SKILL.md) to serve with the `io.modelcontextprotocol/skills` extension: `skills/list`, `skills/get` and `skill://` resources. Unset: no skills.',
   ),
 };
