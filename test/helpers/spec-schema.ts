@@ -215,6 +215,11 @@ function checkResult(s: RevisionSchemas, revision: string, result: unknown, requ
   const definition = s.results.get(requestMethod);
   if (!definition && EXTENSION_METHODS.has(requestMethod)) return s.check('Result', result, where);
   if (EXTENSION_RESULT_TYPES.has(String(resultType))) return s.check('Result', result, where);
+  // 2025-11-25 (SEP-1686): a task-augmented request is answered with CreateTaskResult.
+  const task = asObject(result)['task'];
+  if (typeof task === 'object' && task !== null && s.has('CreateTaskResult')) {
+    return s.check('CreateTaskResult', result, where);
+  }
   if (!definition) return [`${where}: '${requestMethod}' is not a client request in ${revision}`];
   return s.check(definition, result, where);
 }
