@@ -150,6 +150,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     sessions: scale?.sessions,
     hub: scale?.hub,
     shared: scale?.shared,
+    tasks: scale?.tasks,
   });
 
   let httpHandle: HttpHandle | undefined;

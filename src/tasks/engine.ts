@@ -318,7 +318,7 @@ export class TaskEngine {
     const def = this.#o.registry.tool(record.tool);
     if (!def) {
       const gone = new ProtocolError(ErrorCode.InternalError, `Tool ${record.tool} is no longer available`);
-      await this.#settle(taskId, failureOf(gone, undefined));
+      await this.#settle(record, failureOf(gone, undefined));
       return;
     }
     const session =
@@ -351,7 +351,7 @@ export class TaskEngine {
     } finally {
       this.#running.delete(taskId);
     }
-    await this.#settle(taskId, outcome);
+    await this.#settle(record, outcome);
   }
 
   /** The handler asked for input: the task waits in `input_required` with these requests. */
@@ -375,21 +375,49 @@ export class TaskEngine {
     return { status: 'input_required', inputRequests, inputKeys, answers: {}, state: round.state, rounds };
   }
 
-  /** Records how a round ended, unless the task was cancelled (or failed) meanwhile. */
-  async #settle(taskId: string, outcome: Outcome): Promise<void> {
-    const now = this.#now();
-    const res = await this.#o.store.update(taskId, (r) => {
-      if (r.status !== 'working') return undefined;
-      const next: TaskRecord = { ...r, ...outcome, runner: undefined, lastUpdatedAt: now };
-      if (outcome.status !== 'input_required') {
-        next.inputRequests = undefined;
-        next.inputKeys = undefined;
-        next.answers = undefined;
-        next.state = undefined;
+  /**
+   * Records how a round ended, unless the task was cancelled (or failed) meanwhile. While the
+   * store is unreachable it keeps trying (backing off to 5 s) for as long as the task lives;
+   * a record the store lost meanwhile (a Redis restarted without persistence) is put back,
+   * so a result is not lost to an outage.
+   */
+  async #settle(record: TaskRecord, outcome: Outcome): Promise<void> {
+    const { taskId } = record;
+    for (let attempt = 0; ; attempt++) {
+      const now = this.#now();
+      const apply = (r: TaskRecord): TaskRecord => {
+        const next: TaskRecord = { ...r, ...outcome, runner: undefined, lastUpdatedAt: now };
+        if (outcome.status !== 'input_required') {
+          next.inputRequests = undefined;
+          next.inputKeys = undefined;
+          next.answers = undefined;
+          next.state = undefined;
+        }
+        return next;
+      };
+      try {
+        const res = await this.#o.store.update(taskId, (r) =>
+          r.status === 'working' ? apply(r) : undefined,
+        );
+        if (res?.changed) this.#announce(res.record);
+        if (res === undefined && record.createdAt + record.ttlMs > now) {
+          const restored = apply(record);
+          await this.#o.store.create(restored);
+          this.#o.logger.warn({ taskId }, 'task record was lost from the store; restored with its outcome');
+          this.#announce(restored);
+        }
+        return;
+      } catch (err) {
+        const deadline = this.#closed ? attempt >= 2 : record.createdAt + record.ttlMs <= now;
+        if (deadline) {
+          this.#o.logger.error({ err, taskId }, 'task outcome could not be stored');
+          return;
+        }
+        if (attempt === 0)
+          this.#o.logger.warn({ err, taskId }, 'task store unreachable: retrying to store the outcome');
+        await new Promise((r) => setTimeout(r, Math.min(250 * 2 ** attempt, 5000)));
       }
-      return next;
-    });
-    if (res?.changed) this.#announce(res.record);
+    }
   }
 
   async #setStatusMessage(taskId: string, message: string): Promise<void> {
@@ -462,6 +490,8 @@ export class TaskEngine {
       return;
     }
     const { task } = event;
+    // Ended elsewhere (a cancellation whose event was lost, a lease that ran out): stop here.
+    if (isTerminal(task.status)) this.#running.get(task.taskId)?.abort(new TaskCancelled());
     this.#o.hub.publishToListeners(
       'notifications/tasks',
       (filter) => filter.taskIds?.includes(task.taskId) ?? false,
