@@ -15,16 +15,23 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { withDeadline } from '../protocol/deadline.ts';
-import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../protocol/errors.ts';
+import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
 import type { Hub, OutboundChannel } from '../protocol/hub.ts';
-import { checkCapabilities, wellFormedResponses } from '../protocol/input.ts';
+import { wellFormedResponses } from '../protocol/input.ts';
 import type { JsonObject, JsonRpcMessage } from '../protocol/jsonrpc.ts';
 import { isInputRequired, type RequestContext } from '../protocol/request-context.ts';
 import type { SessionStore } from '../protocol/session.ts';
-import { describeThrown, shapeToolResult, toolError } from '../registry/call-tool.ts';
+import { shapeToolResult } from '../registry/call-tool.ts';
 import type { ToolDefinition } from '../registry/define.ts';
 import type { Registry } from '../registry/registry.ts';
-import type { InputRequired } from '../registry/types.ts';
+import {
+  failureOf,
+  inputRoundOf,
+  type Outcome,
+  ServerStopping,
+  TaskCancelled,
+  unknownTask,
+} from './outcome.ts';
 import { ownerOf } from './owner.ts';
 import { TaskContext } from './task-context.ts';
 import {
@@ -51,69 +58,6 @@ export interface TaskEngineOptions {
   /** MCP_TASK_POLL_INTERVAL_MS: the `pollIntervalMs` hint. */
   pollIntervalMs: number;
   now?: () => number;
-}
-
-/** What ended a task's round: the fields its record takes. */
-type Outcome = Partial<
-  Pick<
-    TaskRecord,
-    | 'status'
-    | 'statusMessage'
-    | 'result'
-    | 'error'
-    | 'inputRequests'
-    | 'inputKeys'
-    | 'answers'
-    | 'state'
-    | 'rounds'
-  >
->;
-
-/** The abort reason of a task the client cancelled. */
-class TaskCancelled extends ToolkitError {
-  constructor() {
-    super(InternalCode.Cancelled, 'the task was cancelled');
-  }
-}
-
-/** The abort reason of tasks still running when the server stops. */
-class ServerStopping extends ToolkitError {
-  constructor() {
-    super(InternalCode.Cancelled, 'the server stopped before the task finished');
-  }
-}
-
-/**
- * The key a client sees for the handler's `key` in input round `round`: the handler's own in
- * round 1, `key~N` in round N. Injective, so keys are unique over a task's life (SEP-2663:
- * a key is never reused after its answer arrived) whatever keys the handler picks.
- */
-export function wireKey(key: string, round: number): string {
-  if (round > 1 || /~\d+$/.test(key)) return `${key}~${round}`;
-  return key;
-}
-
-const unknownTask = (taskId: unknown) =>
-  new ProtocolError(
-    ErrorCode.InvalidParams,
-    `Unknown task: ${String(taskId)} (never created, expired, or not yours)`,
-    {
-      data: { taskId },
-    },
-  );
-
-function failureOf(err: unknown, reason: unknown): Outcome {
-  if (err instanceof ProtocolError)
-    return { status: 'failed', error: err.toJSON(), statusMessage: err.message };
-  if (
-    reason instanceof ServerStopping ||
-    (err instanceof ToolkitError && err.code === InternalCode.OutputInvalid)
-  ) {
-    const message = err instanceof Error ? err.message : String(err);
-    return { status: 'failed', error: { code: ErrorCode.InternalError, message }, statusMessage: message };
-  }
-  // As in a plain call: a tool that throws reports an isError result the model sees.
-  return { status: 'completed', result: toolError(describeThrown(err)) };
 }
 
 export class TaskEngine {
@@ -341,7 +285,7 @@ export class TaskEngine {
         def.handler(record.args, ctx),
       );
       outcome = isInputRequired(value)
-        ? this.#inputRound(ctx, record, value)
+        ? inputRoundOf(ctx, record, value)
         : { status: 'completed', result: shapeToolResult(def, value) };
     } catch (err) {
       // A cancellation has already recorded the task's status.
@@ -352,27 +296,6 @@ export class TaskEngine {
       this.#running.delete(taskId);
     }
     await this.#settle(record, outcome);
-  }
-
-  /** The handler asked for input: the task waits in `input_required` with these requests. */
-  #inputRound(ctx: TaskContext, record: TaskRecord, round: InputRequired): Outcome {
-    const entries = Object.entries(round.requests);
-    if (entries.length === 0) {
-      throw new ProtocolError(
-        ErrorCode.InternalError,
-        `Tool ${record.tool} asked for input with no requests`,
-      );
-    }
-    checkCapabilities(ctx, round);
-    const rounds = record.rounds + 1;
-    const inputRequests: TaskRecord['inputRequests'] = {};
-    const inputKeys: Record<string, string> = {};
-    for (const [key, request] of entries) {
-      const shown = wireKey(key, rounds);
-      inputRequests[shown] = request;
-      inputKeys[shown] = key;
-    }
-    return { status: 'input_required', inputRequests, inputKeys, answers: {}, state: round.state, rounds };
   }
 
   /**
