@@ -130,9 +130,13 @@ describe('tasks across two replicas', () => {
     }
   });
 
-  test('a Redis restart while a task runs: the outcome is stored once Redis is back', async () => {
+  test('Redis away while a task runs: 503 meanwhile; the outcome is stored once Redis is back, data lost or not', async () => {
     const taskId = await create(replica(0), 'slow_compute', { seconds: 2, label: 'through the outage' });
     await new Promise((r) => setTimeout(r, 300));
+    await cluster.redis.stop();
+    const away = await rpc(replica(1), 'tasks/get', { taskId });
+    assert.equal(away.status, 503);
+    assert.equal((away.body.error as Message).code, -32039);
     await cluster.redis.restart();
     const done = await pollUntil(replica(1), taskId, (t) => t.status === 'completed', 20_000);
     assert.deepEqual((done.result as Message).content, [

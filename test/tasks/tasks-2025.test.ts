@@ -67,6 +67,12 @@ describe('2025-11-25 core tasks, in-process', () => {
     const task = created.task as JsonObject;
     assert.equal(task.status, 'working');
     assert.equal(task.ttl, 30_000, 'the TTL the client asked for, below the server maximum');
+    const longer = await client.request('tools/call', {
+      name: 'slow_compute',
+      arguments: { seconds: 0 },
+      task: { ttl: 86_400_000 },
+    });
+    assert.equal((longer.task as JsonObject).ttl, 3_600_000, 'never more than MCP_TASK_TTL_MS');
     assert.equal(task.pollInterval, 1000);
     const taskId = String(task.taskId);
     const got = await client.request('tasks/get', { taskId });
@@ -76,10 +82,10 @@ describe('2025-11-25 core tasks, in-process', () => {
     assert.deepEqual(result.content, [{ type: 'text', text: 'Computed sum in 0.2 s' }]);
     assert.deepEqual((result._meta as JsonObject)[RELATED], { taskId });
     const listed = await client.request('tasks/list');
-    assert.deepEqual(
-      (listed.tasks as JsonObject[]).map((t) => [t.taskId, t.status]),
-      [[taskId, 'completed']],
-    );
+    const mine = (listed.tasks as JsonObject[]).map((t) => t.taskId);
+    assert.equal(mine.length, 2);
+    assert.equal(mine[1], taskId, 'newest first');
+    assert.equal((listed.tasks as JsonObject[])[1]?.status, 'completed');
     // A terminal task cannot be cancelled on 2025-11-25 (-32602).
     await assert.rejects(client.request('tasks/cancel', { taskId }), code(ErrorCode.InvalidParams));
     // Its status changes reached the session's stream.

@@ -322,6 +322,32 @@ describe('2026 tasks: ownership and retention', () => {
   });
 });
 
+describe('2026 tasks: shutdown', () => {
+  test('a server that stops marks the tasks still running failed, with a message saying so', async () => {
+    const store = createMemoryTaskStore();
+    const server = await createServer({
+      settings: parseSettings({ MCP_LOG_LEVEL: 'silent' }),
+      logger: pino({ level: 'silent' }),
+      plugins: [{ definition: taskTestPlugin as never, settings: {} }],
+      // No close(): the store outlives the server, as Redis does.
+      tasks: { store, bus: createLocalTaskBus() },
+    });
+    const client = await startClient({ server, wire: '2026', capabilities: WITH_TASKS });
+    const taskId = String(
+      (await client.request('tools/call', { name: 'wait_for_abort', arguments: {} })).taskId,
+    );
+    await client.close();
+    await server.close();
+    const record = await store.get(taskId);
+    assert.equal(record?.status, 'failed');
+    assert.deepEqual(record?.error, {
+      code: ErrorCode.InternalError,
+      message: 'the server stopped before the task finished',
+    });
+    await store.close();
+  });
+});
+
 async function waitUntil(check: () => boolean, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
