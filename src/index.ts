@@ -12,6 +12,12 @@ export type {
   JsonRpcResponse,
   RequestId,
 } from './protocol/jsonrpc.ts';
+export type {
+  Middleware,
+  MiddlewareCall,
+  MiddlewareHook,
+  MiddlewareNext,
+} from './protocol/middleware.ts';
 export { LATEST_2025, SUPPORTED_VERSIONS, VERSION_2026 } from './protocol/versions.ts';
 export type {
   Definition,
@@ -22,9 +28,12 @@ export type {
 } from './registry/define.ts';
 export { definePrompt, defineResource, defineResourceTemplate, defineTool } from './registry/define.ts';
 export { Registry } from './registry/registry.ts';
+export { ERRORS_META_KEY, ToolError } from './registry/tool-errors.ts';
 export type {
   Completer,
+  DeclaredToolError,
   HandlerContext,
+  HttpRequestInfo,
   Identity,
   InputRequest,
   InputRequired,
@@ -37,5 +46,7 @@ export type {
   ToolResult,
   ToolReturn,
   ToolSpec,
+  VisibilityRule,
   Wire,
 } from './registry/types.ts';
+export { redactArgs } from './telemetry/redaction.ts';

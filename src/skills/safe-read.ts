@@ -10,7 +10,9 @@
  * checked and must name the very file that was opened (same device and inode).
  *
  * Opened with O_NONBLOCK so a FIFO planted in the folder cannot hang the open; anything that
- * is not a regular file is refused after the open.
+ * is not a regular file is refused after the open, and so is a file with more than one hard
+ * link (as the filesystem plugin does by default): its other name may lie outside the folder,
+ * and the descriptor's path only shows the name it was opened by.
  */
 import { constants } from 'node:fs';
 import { open, readlink, realpath, stat } from 'node:fs/promises';
@@ -60,6 +62,8 @@ export async function readInside(root: string, relative: string, maxBytes: numbe
         throw refused(relative, 'the file changed while opening');
     }
     if (!info.isFile()) throw refused(relative, 'not a regular file');
+    // Another name of the same file may sit outside the folder: the opened path cannot tell.
+    if (info.nlink > 1) throw refused(relative, 'it has more than one hard link');
     if (info.size > maxBytes) throw refused(relative, `larger than ${maxBytes} bytes`);
     return await handle.readFile();
   } finally {

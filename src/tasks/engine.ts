@@ -291,7 +291,7 @@ export class TaskEngine {
       // A cancellation has already recorded the task's status.
       if (ctx.abortReason instanceof TaskCancelled) return;
       if (!(err instanceof ProtocolError)) ctx.logger.debug({ err }, 'task handler threw');
-      outcome = failureOf(err, ctx.abortReason);
+      outcome = failureOf(err, ctx.abortReason, def);
     } finally {
       this.#running.delete(taskId);
     }

@@ -5,7 +5,8 @@
  */
 import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../protocol/errors.ts';
 import { checkCapabilities } from '../protocol/input.ts';
-import { describeThrown, toolError } from '../registry/call-tool.ts';
+import { toolFailure } from '../registry/call-tool.ts';
+import type { ToolDefinition } from '../registry/define.ts';
 import type { InputRequired } from '../registry/types.ts';
 import type { TaskContext } from './task-context.ts';
 import type { TaskRecord } from './types.ts';
@@ -59,7 +60,7 @@ export const unknownTask = (taskId: unknown) =>
     },
   );
 
-export function failureOf(err: unknown, reason: unknown): Outcome {
+export function failureOf(err: unknown, reason: unknown, def?: ToolDefinition): Outcome {
   if (err instanceof ProtocolError)
     return { status: 'failed', error: err.toJSON(), statusMessage: err.message };
   if (
@@ -69,8 +70,9 @@ export function failureOf(err: unknown, reason: unknown): Outcome {
     const message = err instanceof Error ? err.message : String(err);
     return { status: 'failed', error: { code: ErrorCode.InternalError, message }, statusMessage: message };
   }
-  // As in a plain call: a tool that throws reports an isError result the model sees.
-  return { status: 'completed', result: toolError(describeThrown(err)) };
+  // As in a plain call: a tool that throws reports an isError result the model sees (a
+  // declared error with its code and data).
+  return { status: 'completed', result: toolFailure(def, err) };
 }
 
 /** The handler asked for input: the task waits in `input_required` with these requests. */

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -37,6 +37,11 @@ test('reads a file inside, directly or through a link that stays inside', async 
 test('refuses a link, or a linked folder, that leads out of the root', async () => {
   await assert.rejects(readInside(root, 'out.txt', 1024), outside);
   await assert.rejects(readInside(root, 'up/secret.txt', 1024), outside);
+});
+
+test('refuses a hard link, whose other name may be outside the root', async () => {
+  await link(path.join(dir, 'secret.txt'), path.join(root, 'hard.txt'));
+  await assert.rejects(readInside(root, 'hard.txt', 1024), outside);
 });
 
 test('refuses paths that are not plain relative paths, folders, and files over the limit', async () => {
