@@ -26,6 +26,7 @@ export function taskTools(): ToolDefinition[] {
     defineTool(
       {
         name: 'greet',
+        title: 'Greet',
         description: 'Greets someone (a plain call, never a task)',
         input: z.object({ name: z.string().describe('Who to greet') }),
         annotations: { readOnlyHint: true },
@@ -35,10 +36,11 @@ export function taskTools(): ToolDefinition[] {
     defineTool(
       {
         name: 'slow_compute',
+        title: 'Slow computation',
         description:
           'Works for the given number of seconds, then reports; runs as a task when the client can take one',
         input: z.object({
-          seconds: z.number().min(0).max(600).describe('How long the work takes'),
+          seconds: z.number().min(0).max(60).describe('How long the work takes'),
           label: z.string().optional().describe('A label echoed in the result'),
         }),
         task: 'optional',
@@ -71,8 +73,8 @@ export function taskTools(): ToolDefinition[] {
     defineTool(
       {
         name: 'protocol_error_job',
-        description: 'Runs as a task and fails with a JSON-RPC error (the task ends failed)',
-        task: 'optional',
+        description: 'Runs only as a task and fails with a JSON-RPC error (the task ends failed)',
+        task: 'required',
       },
       async (_args, ctx) => {
         await delay(200, ctx.signal);
@@ -82,6 +84,7 @@ export function taskTools(): ToolDefinition[] {
     defineTool(
       {
         name: 'confirm_delete',
+        title: 'Confirm and delete',
         description: 'Asks the user to confirm, then deletes (pretends to) the file',
         input: z.object({ filename: z.string().describe('The file to delete') }),
         task: 'optional',
