@@ -6,11 +6,11 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Authenticator } from './auth/types.ts';
 import type { Settings } from './config/settings.ts';
-import type { PluginApp, PluginDefinition } from './plugin.ts';
+import { composeInstructions, type PluginApp, type PluginDefinition } from './plugin.ts';
 import { Dispatcher, type DispatcherOptions } from './protocol/dispatcher.ts';
 import { InternalCode, ToolkitError } from './protocol/errors.ts';
 import { Hub } from './protocol/hub.ts';
-import { notification } from './protocol/jsonrpc.ts';
+import { type JsonObject, notification } from './protocol/jsonrpc.ts';
 import type { CallGuard } from './protocol/methods.ts';
 import { checkMiddleware, type Middleware } from './protocol/middleware.ts';
 import type { RequestContext } from './protocol/request-context.ts';
@@ -18,10 +18,11 @@ import { createMemorySessionStore, type SessionStore } from './protocol/session.
 import { createStateCodec, type StateCodec } from './protocol/state-codec.ts';
 import { rateLimitError } from './ratelimit/errors.ts';
 import { clientKey, type RateLimiter } from './ratelimit/limiter.ts';
+import { appsExtension, checkAppLinks } from './registry/apps.ts';
 import { type ListKind, Registry } from './registry/registry.ts';
 import { createVisibility, type Visibility } from './registry/visibility.ts';
 import { loadSkillCatalog, type SkillCatalog } from './skills/catalog.ts';
-import { SKILLS_EXTENSION_2026 } from './skills/methods.ts';
+import { SKILLS_EXTENSION } from './skills/methods.ts';
 import { skillResources } from './skills/resources.ts';
 import { TaskEngine } from './tasks/engine.ts';
 import { createLocalTaskBus, createMemoryTaskStore } from './tasks/memory-store.ts';
@@ -70,6 +71,8 @@ export interface McpServer {
   readonly auth: Authenticator | undefined;
   readonly limiter: RateLimiter | undefined;
   readonly telemetry: Telemetry;
+  /** What initialize and server/discover send as `instructions` (composeInstructions). */
+  readonly instructions: string | undefined;
   /** Shared with other replicas; undefined on a single replica. */
   readonly shared: SharedState | undefined;
   /** Long-running tools as tasks. */
@@ -161,6 +164,8 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     createMemorySessionStore({
       idleMs: settings.MCP_SESSION_IDLE_MS,
       maxSessions: settings.MCP_MAX_SESSIONS,
+      // An idle session that expires has ended (mcp.server.session.duration).
+      onExpire: (id) => options.telemetry?.sessionEnded(id),
     });
   const codec =
     options.stateCodec ??
@@ -230,6 +235,8 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
   }
   registering = false;
 
+  checkAppLinks(registry);
+  const instructions = composeInstructions(settings.MCP_SERVER_INSTRUCTIONS, options.plugins);
   const taskBackend: TaskBackend = options.tasks ?? memoryTaskBackend();
   const tasks = new TaskEngine({
     registry,
@@ -251,6 +258,8 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     codec,
     logger,
     serverInfo: { name: settings.MCP_SERVER_NAME, version: PACKAGE_VERSION },
+    instructions,
+    extensions: extensionsOf(appsExtension(registry), skills ? SKILLS_EXTENSION : undefined),
     toolTimeoutMs: settings.MCP_TOOL_TIMEOUT_MS,
     inputTimeoutMs: settings.MCP_INPUT_TIMEOUT_MS,
     pageSize: settings.MCP_PAGE_SIZE,
@@ -263,7 +272,6 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     observe: options.observe,
     tasks,
     skills,
-    extensions: skills ? SKILLS_EXTENSION_2026 : undefined,
   });
 
   return {
@@ -277,6 +285,7 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     auth: options.auth,
     limiter: options.limiter,
     telemetry: options.telemetry ?? NOOP_TELEMETRY,
+    instructions,
     shared: options.shared,
     tasks,
     notifyResourceUpdated,
@@ -299,4 +308,10 @@ function memoryTaskBackend(): TaskBackend {
       await bus.close();
     },
   };
+}
+
+/** The `capabilities.extensions` entries of the parts that declare one; undefined when none does. */
+function extensionsOf(...entries: (JsonObject | undefined)[]): JsonObject | undefined {
+  const merged: JsonObject = Object.assign({}, ...entries.filter((e) => e !== undefined));
+  return Object.keys(merged).length > 0 ? merged : undefined;
 }

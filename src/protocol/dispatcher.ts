@@ -56,6 +56,8 @@ export interface DispatcherOptions {
   logger: Logger;
   serverInfo: { name: string; version: string; title?: string };
   instructions?: string;
+  /** `capabilities.extensions` to advertise on both wires (e.g. MCP Apps), beside SERVER_CAPABILITIES. */
+  extensions?: JsonObject;
   toolTimeoutMs: number;
   inputTimeoutMs: number;
   pageSize: number;
@@ -75,8 +77,6 @@ export interface DispatcherOptions {
   tasks?: TaskEngine;
   /** The skills served (src/skills/). */
   skills?: SkillCatalog;
-  /** More 2026 `capabilities.extensions` entries (e.g. the skills extension). */
-  extensions?: JsonObject;
 }
 
 /** The abort reason of a request the client cancelled with notifications/cancelled. */
@@ -121,6 +121,7 @@ export const SERVER_CAPABILITIES = Object.freeze({
 export class Dispatcher {
   readonly #o: DispatcherOptions;
   readonly #deps: MethodDeps;
+  readonly #capabilities: JsonObject;
   /** In-flight 2025 requests by session and id, for notifications/cancelled. */
   readonly #inflight = new InflightRequests<RequestContext>();
   /** Middleware hooks by method, outermost first; empty without middleware (nothing to pay). */
@@ -139,6 +140,9 @@ export class Dispatcher {
       throw new RangeError('Dispatcher: maxBatch, pageSize, toolTimeoutMs and maxJsonDepth must be positive');
     }
     this.#o = options;
+    this.#capabilities = options.extensions
+      ? Object.freeze({ ...SERVER_CAPABILITIES, extensions: options.extensions })
+      : SERVER_CAPABILITIES;
     this.#deps = {
       registry: options.registry,
       hub: options.hub,
@@ -153,9 +157,13 @@ export class Dispatcher {
       tasks: options.tasks,
       skills: options.skills,
     };
-    const extensions = { ...(options.tasks ? TASK_EXTENSION_2026 : {}), ...options.extensions };
-    this.#capabilities2026 =
-      Object.keys(extensions).length > 0 ? { ...SERVER_CAPABILITIES, extensions } : SERVER_CAPABILITIES;
+    // The tasks extension is the 2026 lane; 2025-11-25 has core tasks (capabilities.tasks).
+    this.#capabilities2026 = options.tasks
+      ? Object.freeze({
+          ...SERVER_CAPABILITIES,
+          extensions: { ...TASK_EXTENSION_2026, ...options.extensions },
+        })
+      : this.#capabilities;
     const middleware = options.middleware ?? [];
     if (middleware.length > 0) {
       for (const method of METHODS.keys()) {
@@ -168,6 +176,24 @@ export class Dispatcher {
       ctx?.abort(new ClientCancelled());
       return ctx !== undefined;
     });
+  }
+
+  /** `serverInfo` as initialize and the 2026 `_meta` send it. */
+  get serverInfo(): DispatcherOptions['serverInfo'] {
+    return this.#o.serverInfo;
+  }
+
+  /**
+   * The body of a `server/discover` result before the wire adds its fields: the server card
+   * and the landing page are built from this same object, so they cannot drift from it.
+   */
+  discovery(): JsonObject {
+    const result: JsonObject = {
+      supportedVersions: SUPPORTED_VERSIONS,
+      capabilities: this.#capabilities2026,
+    };
+    if (this.#o.instructions) result.instructions = this.#o.instructions;
+    return result;
   }
 
   /** How many requests are being handled right now (graceful shutdown waits for 0). */
@@ -271,15 +297,17 @@ export class Dispatcher {
 
   async #request(req: JsonRpcRequest, ex: Exchange, inBatch: boolean): Promise<Reply> {
     const modern = !inBatch && isModernRequest(req, ex.headers);
-    // Every request is observed (span, log line, metrics), refused ones included.
-    const done = this.#o.observe?.start(this.#observed(req, ex, modern));
+    // Every request is observed (span, log line, metrics), refused ones included, and handled
+    // inside its span's context (handlers' own spans and instrumented clients are its children).
+    const observed = this.#o.observe?.start(this.#observed(req, ex, modern));
+    const handle = modern ? this.#modern : this.#legacy;
     try {
-      const reply = modern ? await this.#modern(req, ex) : await this.#legacy(req, ex);
+      const reply = await (observed ? observed.run(handle, this, req, ex) : handle.call(this, req, ex));
       const body = reply.body as { result?: JsonObject } | undefined;
-      done?.({ isError: body?.result?.isError === true });
+      observed?.end({ result: body?.result, session: reply.session });
       return reply;
     } catch (err) {
-      done?.({ error: err instanceof Error ? err : new Error(String(err)) });
+      observed?.end({ error: err instanceof Error ? err : new Error(String(err)) });
       return this.#failure(req, err, modern);
     }
   }
@@ -288,9 +316,16 @@ export class Dispatcher {
     const params = req.params;
     const meta = metaOf(params);
     const declared = meta?.[META.protocolVersion];
+    const name = typeof params?.name === 'string' ? params.name : undefined;
     return {
       method: req.method,
-      target: typeof params?.name === 'string' ? params.name : (params?.uri as string | undefined),
+      target: name ?? (params?.uri as string | undefined),
+      // Only a registered tool or prompt may name a span (client-chosen names are unbounded).
+      targetKnown:
+        name !== undefined &&
+        (req.method === 'tools/call'
+          ? this.#o.registry.tool(name) !== undefined
+          : req.method === 'prompts/get' && this.#o.registry.prompt(name) !== undefined),
       requestId: req.id,
       wire: modern ? '2026' : '2025',
       protocolVersion: modern ? String(declared ?? '') : (ex.session?.protocolVersion ?? ''),
@@ -298,6 +333,10 @@ export class Dispatcher {
       identity: ex.identity,
       transport: ex.transport,
       meta,
+      headers: ex.headers,
+      address: ex.address,
+      port: ex.port,
+      httpVersion: ex.httpVersion,
       args: req.method === 'tools/call' ? params?.arguments : undefined,
     };
   }
@@ -389,8 +428,8 @@ export class Dispatcher {
       protocolVersion: session.protocolVersion,
       capabilities:
         this.#o.tasks && session.protocolVersion >= '2025-11-25'
-          ? { ...SERVER_CAPABILITIES, ...TASK_CAPABILITIES_2025 }
-          : SERVER_CAPABILITIES,
+          ? { ...this.#capabilities, ...TASK_CAPABILITIES_2025 }
+          : this.#capabilities,
       serverInfo: this.#o.serverInfo,
     };
     if (this.#o.instructions) result.instructions = this.#o.instructions;
@@ -417,11 +456,7 @@ export class Dispatcher {
     }
     let result: JsonObject;
     if (!handler) {
-      result = {
-        supportedVersions: SUPPORTED_VERSIONS,
-        capabilities: this.#capabilities2026,
-      };
-      if (this.#o.instructions) result.instructions = this.#o.instructions;
+      result = this.discovery();
     } else {
       const ctx = new RequestContext({
         requestId: req.id,

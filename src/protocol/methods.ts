@@ -3,6 +3,8 @@
  * Each takes the request's params and context and returns the result object; wire rules
  * (resultType, caching fields, status codes) are the dispatcher's business.
  */
+
+import { clientSupportsApps, isAppOnlySpec } from '../registry/apps.ts';
 import { checkArguments, shapeToolResult, toolFailure } from '../registry/call-tool.ts';
 import type { ToolDefinition } from '../registry/define.ts';
 import type { Registry } from '../registry/registry.ts';
@@ -341,10 +343,18 @@ const list =
   (key: string, kind: ListingKind): MethodHandler =>
   async (params, ctx, deps) => {
     const identity = ctx.identity;
+    // Tools only a view may call (MCP Apps visibility ['app']) go to hosts that render views,
+    // which keep them from their model (SEP-1865); any other client would hand them to it.
+    const hideAppOnly = kind === 'tools' && !clientSupportsApps(ctx.clientCapabilities);
     const items =
       identity === undefined || !deps.registry.restricts(kind)
-        ? deps.registry.listingOf(kind)
-        : deps.registry.listingWhere(kind, (spec) => deps.visible(spec, identity));
+        ? hideAppOnly
+          ? deps.registry.toolListing('model')
+          : deps.registry.listingOf(kind)
+        : deps.registry.listingWhere(
+            kind,
+            (spec) => deps.visible(spec, identity) && !(hideAppOnly && isAppOnlySpec(spec)),
+          );
     return listResult(key, paginate(items, params?.cursor, deps.pageSize));
   };
 

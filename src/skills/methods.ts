@@ -12,11 +12,11 @@ import type { RequestContext } from '../protocol/request-context.ts';
 import { paginate } from '../registry/registry.ts';
 import type { SkillCatalog } from './catalog.ts';
 
-export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
+export const SKILLS_EXTENSION_ID = 'io.modelcontextprotocol/skills';
 
-/** What the server declares under `capabilities.extensions` when it serves skills. */
-export const SKILLS_EXTENSION_2026: JsonObject = Object.freeze({
-  [SKILLS_EXTENSION]: { directoryRead: true },
+/** What the server declares under `capabilities.extensions` when it serves skills (settings inline, SEP-2133). */
+export const SKILLS_EXTENSION: JsonObject = Object.freeze({
+  [SKILLS_EXTENSION_ID]: { directoryRead: true },
 });
 
 function catalogFor(ctx: RequestContext, deps: MethodDeps, method: string): SkillCatalog {

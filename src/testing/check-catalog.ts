@@ -6,6 +6,8 @@
  * on them. The generated tests of `mcp-toolkit test` have their own families in live-catalog.ts.
  */
 
+import { DISCOVERY_CHECKS } from './discovery-catalog.ts';
+
 /** MUST fails the run; SHOULD and HOUSE (our own rules, e.g. descriptions) warn unless `--strict`. */
 export type Level = 'MUST' | 'SHOULD' | 'HOUSE';
 
@@ -333,6 +335,7 @@ export const CHECKS = {
     source: { spec: 'basic', anchor: 'messages', label: 'Base Protocol (batching removed in 2025-06-18)' },
     fix: 'refuse a JSON array body (-32600) on sessions that negotiated 2025-06-18 or later',
   },
+  ...DISCOVERY_CHECKS,
 } as const satisfies Record<string, CheckInfo>;
 
 export type CheckId = keyof typeof CHECKS;

@@ -12,6 +12,7 @@ import {
 } from '../../auth/resource-metadata.ts';
 import type { Settings } from '../../config/settings.ts';
 import type { McpServer } from '../../server.ts';
+import { discoveryRoutes } from './discovery-routes.ts';
 import { clientErrorHandler, installFallbackRefusals } from './fallback-refusals.ts';
 import { mcpRoutes } from './routes.ts';
 
@@ -148,6 +149,7 @@ export async function buildHttpApp(server: McpServer, settings: Settings): Promi
     app.get(resourceMetadataPath(settings.MCP_HTTP_PATH), async () => document);
   }
   await app.register(mcpRoutes, { server, settings });
+  await app.register(discoveryRoutes, { server, settings });
   return app;
 }
 
