@@ -159,6 +159,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     sessions: scale?.sessions,
     hub: scale?.hub,
     shared: scale?.shared,
+    tasks: scale?.tasks,
   });
 
   let httpHandle: HttpHandle | undefined;
@@ -172,6 +173,8 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       const deadline = Date.now() + budgetMs;
       logger.info('shutting down');
       if (httpHandle) await httpHandle.close(budgetMs - flushShareMs);
+      // Before Redis goes: the tasks still running here are recorded as failed there.
+      await server.tasks.close();
       await limiter.close();
       await scale?.close();
       await redis?.quit().catch(() => redis?.disconnect());

@@ -8,6 +8,8 @@ import { authSettingsShape } from '../auth/settings.ts';
 import { discoverySettingsShape } from '../discovery/settings.ts';
 import { InternalCode, ToolkitError } from '../protocol/errors.ts';
 import { rateLimitSettingsShape } from '../ratelimit/settings.ts';
+import { skillSettingsShape } from '../skills/settings.ts';
+import { taskSettingsShape } from '../tasks/settings.ts';
 import { telemetrySettingsShape } from '../telemetry/settings.ts';
 import { envEnum, envInt, envList, envString, envText, envTrustProxy } from './env-types.ts';
 
@@ -96,6 +98,8 @@ export const settingsSchema = z.object({
   ...discoverySettingsShape,
   ...rateLimitSettingsShape,
   ...telemetrySettingsShape,
+  ...taskSettingsShape,
+  ...skillSettingsShape,
 });
 
 export type Settings = Readonly<z.output<typeof settingsSchema>>;

@@ -8,6 +8,9 @@ import type { Logger } from 'pino';
 import { toolFailure } from '../registry/call-tool.ts';
 import type { Registry } from '../registry/registry.ts';
 import { ALL_VISIBLE, type Visibility } from '../registry/visibility.ts';
+import type { SkillCatalog } from '../skills/catalog.ts';
+import type { TaskEngine } from '../tasks/engine.ts';
+import { TASK_CAPABILITIES_2025, TASK_EXTENSION_2026 } from '../tasks/methods.ts';
 import { ErrorCode, ProtocolError } from './errors.ts';
 import type { Exchange, Reply, RequestObserver } from './exchange.ts';
 import type { Hub } from './hub.ts';
@@ -70,6 +73,10 @@ export interface DispatcherOptions {
   middleware?: readonly Middleware[];
   /** Observes every request's outcome (logs, spans, metrics); must not throw. */
   observe?: RequestObserver;
+  /** Runs task-enabled tools as tasks and serves tasks/* (src/tasks/). */
+  tasks?: TaskEngine;
+  /** The skills served (src/skills/). */
+  skills?: SkillCatalog;
 }
 
 /** The abort reason of a request the client cancelled with notifications/cancelled. */
@@ -86,6 +93,9 @@ const ONLY_2025 = new Set([
   'logging/setLevel',
   'resources/subscribe',
   'resources/unsubscribe',
+  // The 2025-11-25 core tasks methods that SEP-2663 removed.
+  'tasks/result',
+  'tasks/list',
 ]);
 const ONLY_2026 = new Set(['server/discover', 'subscriptions/listen']);
 /** 2026 results that carry caching hints (`ttlMs`, `cacheScope`). */
@@ -96,6 +106,8 @@ const CACHEABLE = new Set([
   'resources/list',
   'resources/templates/list',
   'resources/read',
+  'skills/list',
+  'skills/get',
 ]);
 
 export const SERVER_CAPABILITIES = Object.freeze({
@@ -115,6 +127,8 @@ export class Dispatcher {
   /** Middleware hooks by method, outermost first; empty without middleware (nothing to pay). */
   readonly #hooks = new Map<string, readonly MiddlewareHook[]>();
   #active = 0;
+  /** 2026 discover's capabilities, with the extensions this server serves. */
+  readonly #capabilities2026: JsonObject;
 
   constructor(options: DispatcherOptions) {
     if (
@@ -140,7 +154,16 @@ export class Dispatcher {
       guard: options.guard,
       visible: options.visible ?? ALL_VISIBLE,
       heartbeatMs: options.heartbeatMs ?? 0,
+      tasks: options.tasks,
+      skills: options.skills,
     };
+    // The tasks extension is the 2026 lane; 2025-11-25 has core tasks (capabilities.tasks).
+    this.#capabilities2026 = options.tasks
+      ? Object.freeze({
+          ...SERVER_CAPABILITIES,
+          extensions: { ...TASK_EXTENSION_2026, ...options.extensions },
+        })
+      : this.#capabilities;
     const middleware = options.middleware ?? [];
     if (middleware.length > 0) {
       for (const method of METHODS.keys()) {
@@ -165,7 +188,10 @@ export class Dispatcher {
    * and the landing page are built from this same object, so they cannot drift from it.
    */
   discovery(): JsonObject {
-    const result: JsonObject = { supportedVersions: SUPPORTED_VERSIONS, capabilities: this.#capabilities };
+    const result: JsonObject = {
+      supportedVersions: SUPPORTED_VERSIONS,
+      capabilities: this.#capabilities2026,
+    };
     if (this.#o.instructions) result.instructions = this.#o.instructions;
     return result;
   }
@@ -400,7 +426,10 @@ export class Dispatcher {
     await this.#o.sessions.save(session);
     const result: JsonObject = {
       protocolVersion: session.protocolVersion,
-      capabilities: this.#capabilities,
+      capabilities:
+        this.#o.tasks && session.protocolVersion >= '2025-11-25'
+          ? { ...this.#capabilities, ...TASK_CAPABILITIES_2025 }
+          : this.#capabilities,
       serverInfo: this.#o.serverInfo,
     };
     if (this.#o.instructions) result.instructions = this.#o.instructions;

@@ -85,6 +85,12 @@ export function defineTool<I, O = unknown>(spec: ToolSpec<I, O>, handler: ToolHa
   if (spec.timeoutMs !== undefined && !(Number.isInteger(spec.timeoutMs) && spec.timeoutMs > 0)) {
     invalid(`Tool "${name}": timeoutMs must be a positive integer`);
   }
+  if (spec.task !== undefined && spec.task !== 'optional' && spec.task !== 'required') {
+    invalid(`Tool "${name}": task must be 'optional' or 'required'`);
+  }
+  if (spec.beforeTask !== undefined && spec.task === undefined) {
+    invalid(`Tool "${name}": beforeTask needs task: 'optional' or 'required'`);
+  }
   if (spec.heartbeatMs !== undefined && !(Number.isInteger(spec.heartbeatMs) && spec.heartbeatMs >= 0)) {
     invalid(`Tool "${name}": heartbeatMs must be 0 (off) or a positive integer`);
   }
@@ -107,6 +113,8 @@ export function defineTool<I, O = unknown>(spec: ToolSpec<I, O>, handler: ToolHa
       ...(spec.ui !== undefined ? { ui: toolUiMeta(name, spec.ui) } : {}),
     };
   }
+  // SEP-1686 tool-level negotiation (2025-11-25); 2026 clients need no hint (server-directed).
+  if (spec.task !== undefined) listing.execution = { taskSupport: spec.task };
   const properties = (input.json.properties ?? {}) as Record<string, { 'x-mcp-header'?: unknown }>;
   const headerParams = Object.entries(properties).flatMap(([property, schema]) =>
     typeof schema?.['x-mcp-header'] === 'string' ? [{ property, header: schema['x-mcp-header'] }] : [],

@@ -213,6 +213,23 @@ export interface ToolSpec<I, O> {
    */
   ui?: ToolUi;
   _meta?: JsonObject;
+  /**
+   * Long-running work: the call may run as a task the client polls (2026 extension
+   * `io.modelcontextprotocol/tasks`, SEP-2663; 2025-11-25 `execution.taskSupport`, SEP-1686).
+   * `optional`: a task when the client can take one, else a plain call; `required`: only as
+   * a task (a client that cannot take one gets -32021 on 2026, -32601 on 2025). The handler
+   * is the same either way; inside a task its deadline is `timeoutMs`, else MCP_TASK_TTL_MS.
+   */
+  task?: 'optional' | 'required';
+  /**
+   * With `task`: runs on the call itself before the task is created, and may ask for input
+   * there (ordinary input rounds); return nothing to go on. The handler then starts in the
+   * task with the answers of those rounds in `ctx.inputResponses`.
+   */
+  beforeTask?: (
+    args: I,
+    ctx: HandlerContext,
+  ) => InputRequired | undefined | Promise<InputRequired | undefined>;
 }
 
 export type ToolHandler<I, O> = (args: I, ctx: HandlerContext) => ToolReturn<O> | Promise<ToolReturn<O>>;

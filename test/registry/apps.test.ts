@@ -103,8 +103,10 @@ describe('views (defineApp)', () => {
     await legacy.close();
     const modern = await startClient({ plugins: [viewPlugin], wire: '2026', capabilities: UI_CLIENT });
     const discover = await modern.request('server/discover');
-    assert.deepEqual((discover.capabilities as { extensions?: unknown }).extensions, {
+    // Beside the tasks extension, which every 2026 discover declares.
+    assert.deepEqual((discover.capabilities as { extensions?: Record<string, unknown> }).extensions, {
       [UI_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] },
+      'io.modelcontextprotocol/tasks': {},
     });
     await modern.close();
   });

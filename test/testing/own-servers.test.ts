@@ -137,10 +137,13 @@ describe('the conformance plugin', {
   test('its deliberately odd tools are the findings of test', async () => {
     const run = await runPlan(client.server);
     // The verbatim 2020-12 schema: no descriptions, and a conditional schema no value table satisfies.
-    assert.deepEqual(
-      [...run.failed.keys()],
-      ['test_json_schema_2020_12_tool_input_schema_field_descriptions'],
-    );
+    // slow_compute works for up to 60 s: called as a plain call (the kit does not call tools as
+    // tasks), its longer generated values outlast the call timeout.
+    assert.deepEqual([...run.failed.keys()].sort(), [
+      'test_json_schema_2020_12_tool_input_schema_field_descriptions',
+      'test_slow_compute_schema_1',
+      'test_slow_compute_schema_2',
+    ]);
     assert.match(run.skipped.get('test_json_schema_2020_12_tool_schema_0') ?? '', /no input generated/);
     // Tools that need sampling or elicitation cannot be judged by a client that offers neither.
     assert.match(run.skipped.get('test_test_sampling_schema_0') ?? '', /client capability/);
