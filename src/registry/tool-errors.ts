@@ -75,15 +75,8 @@ export function errorsSentence(errors: Readonly<Record<string, DeclaredToolError
   return `Possible errors: ${parts.join('; ')}.`;
 }
 
-/**
- * The result for a thrown ToolError. `structured` adds `structuredContent` (the caller passes
- * true when the tool has an output schema, so programs that read structured output see it).
- */
-export function toolErrorResult(
-  spec: ToolSpec<unknown, unknown>,
-  err: ToolError,
-  structured: boolean,
-): JsonObject {
+/** The result for a thrown ToolError. */
+export function toolErrorResult(spec: ToolSpec<unknown, unknown>, err: ToolError): JsonObject {
   const declared = spec.errors?.[err.code];
   const retryable = err.retryable ?? declared?.retryable ?? false;
   const hint = err.hint ?? declared?.hint;
