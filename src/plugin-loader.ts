@@ -8,6 +8,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { z } from 'zod';
 import { type PluginDefinition, settingEnvName } from './plugin.ts';
+import { pluginImportError } from './plugin-errors.ts';
 import { InternalCode, ToolkitError } from './protocol/errors.ts';
 import type { LoadedPlugin } from './server.ts';
 
@@ -51,20 +52,14 @@ export async function importPlugin(
   if (!existsSync(path)) {
     throw new ToolkitError(
       InternalCode.PluginNotFound,
-      `Plugin module "${ref}" not found (looked for ${ref})`,
+      `Plugin module "${ref}" not found: no file at ${path}`,
     );
   }
   let mod: Record<string, unknown>;
   try {
     mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   } catch (err) {
-    throw new ToolkitError(
-      InternalCode.PluginInvalid,
-      `Plugin "${ref}" failed to load: ${(err as Error).message}`,
-      {
-        cause: err,
-      },
-    );
+    throw pluginImportError(ref, path, err);
   }
   const def = mod.default ?? mod.plugin;
   if (!isPluginDefinition(def)) {

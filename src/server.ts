@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Authenticator } from './auth/types.ts';
 import type { Settings } from './config/settings.ts';
 import type { PluginApp, PluginDefinition } from './plugin.ts';
+import { ownedRegistry, registerPlugin } from './plugin-register.ts';
 import { Dispatcher, type DispatcherOptions } from './protocol/dispatcher.ts';
 import { Hub } from './protocol/hub.ts';
 import { notification } from './protocol/jsonrpc.ts';
@@ -148,17 +149,18 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     else void hub.announce({ type: 'list_changed', kind });
   });
 
+  const owned = ownedRegistry(registry);
   for (const { definition, settings: pluginSettings } of options.plugins) {
     const app: PluginApp = {
       add: (...defs) => {
-        for (const def of defs) registry.add(def);
+        for (const def of defs) owned.add(definition.name, def);
       },
       remove: (kind, key) => registry.remove(kind, key),
       notifyResourceUpdated: (uri) => void notifyResourceUpdated(uri),
       notifyListChanged: (kind) => registry.notifyListChanged(kind),
       logger: logger.child({ plugin: definition.name }),
     };
-    await definition.register(app, pluginSettings);
+    await registerPlugin(definition, app, pluginSettings);
   }
   registering = false;
 
