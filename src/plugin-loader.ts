@@ -116,5 +116,12 @@ export async function loadPlugins(
   return loaded;
 }
 
+/** The `MCP_<PLUGIN>_*` variables the loaded plugins declare. */
+export function pluginSettingNames(plugins: readonly LoadedPlugin[]): string[] {
+  return plugins.flatMap(({ definition }) =>
+    Object.keys(definition.settings?.shape ?? {}).map((key) => settingEnvName(definition.name, key)),
+  );
+}
+
 /** The zod type of a plugin's settings object, for doctor output. */
 export type PluginSettingsSchema = z.ZodObject<z.ZodRawShape>;

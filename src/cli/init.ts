@@ -12,6 +12,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { definePlugin, settingEnvName } from '../plugin.ts';
+import { USAGE as COMMAND_USAGE } from './usage.ts';
+
+const USAGE = COMMAND_USAGE.init!;
 
 /** Where `runInit` writes its lines (the CLI passes console.log and console.error). */
 export interface InitIo {
@@ -19,7 +22,6 @@ export interface InitIo {
   err(line: string): void;
 }
 
-const USAGE = 'Usage: mcp-toolkit init <name> [--dir D]   (name: lower-case letters, digits and "-")';
 /** The repository this CLI belongs to: where the plugin loader looks for `plugins/<name>/`. */
 const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TABLE_SCRIPT = path.join('scripts', 'settings-table.ts');
@@ -213,21 +215,25 @@ function nameProblem(name: string): string | undefined {
  * process.exitCode = await runInit(['weather'], { out: console.log, err: console.error });
  */
 export async function runInit(argv: string[], io: InitIo): Promise<number> {
-  let parsed: { values: { dir?: string }; positionals: string[] };
+  let parsed: { values: { dir?: string; help?: boolean }; positionals: string[] };
   try {
     parsed = parseArgs({
       args: argv,
-      options: { dir: { type: 'string' } },
+      options: { dir: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
       allowPositionals: true,
       strict: true,
     });
   } catch (err) {
-    io.err(`mcp-toolkit init: ${(err as Error).message}\n${USAGE}`);
+    io.err(`mcp-toolkit init: ${(err as Error).message}\n\n${USAGE}`);
     return 2;
+  }
+  if (parsed.values.help === true) {
+    io.out(USAGE);
+    return 0;
   }
   const [name, ...extra] = parsed.positionals;
   if (name === undefined || extra.length > 0) {
-    io.err(`mcp-toolkit init: expected one plugin name\n${USAGE}`);
+    io.err(`mcp-toolkit init: expected one plugin name\n\n${USAGE}`);
     return 2;
   }
   const problem = nameProblem(name);

@@ -70,7 +70,12 @@ const second = greeter('second');
 function run(plugins: string): { status: number | null; stderr: string } {
   const r = spawnSync(process.execPath, [CLI, 'run'], {
     cwd: dir,
-    env: childEnv({ MCP_PLUGINS: plugins, MCP_FILESYSTEM_ROOT: path.join(dir, 'workspace') }),
+    // What a terminal shows (on a log stream the same message is a JSON line).
+    env: childEnv({
+      MCP_PLUGINS: plugins,
+      MCP_FILESYSTEM_ROOT: path.join(dir, 'workspace'),
+      MCP_LOG_FORMAT: 'pretty',
+    }),
     input: '',
     encoding: 'utf8',
     timeout: 60_000,
