@@ -1,17 +1,23 @@
-/** The public API of mcp-toolkit: explicit named exports only. Plugins import from here. */
+/**
+ * The public API of mcp-toolkit, what plugins import (`from 'mcp-toolkit'`): the define*
+ * functions, the errors a handler may throw or switch on, and every type a plugin author
+ * names. Explicit named exports only; the server's own parts (registry, dispatcher,
+ * transports, settings parsing) stay internal.
+ */
 
-export type { Settings } from './config/settings.ts';
-export { parseSettings, SETTING_NAMES, settingsSchema } from './config/settings.ts';
-export type { DoctorCheck, PluginApp, PluginDefinition } from './plugin.ts';
-export { definePlugin } from './plugin.ts';
-export { ErrorCode, InternalCode, ProtocolError, ToolkitError } from './protocol/errors.ts';
+export type { Logger } from 'pino';
 export type {
-  JsonObject,
-  JsonRpcMessage,
-  JsonRpcRequest,
-  JsonRpcResponse,
-  RequestId,
-} from './protocol/jsonrpc.ts';
+  DoctorCheck,
+  PluginApp,
+  PluginDefinition,
+  PluginSettings,
+  PluginSpec,
+  SettingsSchema,
+} from './plugin.ts';
+export { definePlugin, settingEnvName } from './plugin.ts';
+export { ErrorCode, InternalCode, ProtocolError, ToolkitError } from './protocol/errors.ts';
+export type { JsonObject, RequestId } from './protocol/jsonrpc.ts';
+export type { ClientCapabilities, Implementation } from './protocol/spec-types.ts';
 export { LATEST_2025, SUPPORTED_VERSIONS, VERSION_2026 } from './protocol/versions.ts';
 export type {
   Definition,
@@ -21,9 +27,13 @@ export type {
   ToolDefinition,
 } from './registry/define.ts';
 export { definePrompt, defineResource, defineResourceTemplate, defineTool } from './registry/define.ts';
-export { Registry } from './registry/registry.ts';
+export type { ListKind } from './registry/registry.ts';
 export type {
+  CallToolResult,
+  ClientLog,
   Completer,
+  ContentBlock,
+  GetPromptResult,
   HandlerContext,
   Identity,
   InputRequest,
@@ -31,11 +41,23 @@ export type {
   JsonSchema,
   LogLevel,
   PromptArgumentSpec,
+  PromptHandler,
+  PromptMessage,
+  PromptReturn,
   PromptSpec,
+  ReadResourceResult,
+  ResourceReader,
+  ResourceReturn,
   ResourceSpec,
   ResourceTemplateSpec,
+  TemplateReader,
+  ToolAnnotations,
+  ToolHandler,
+  ToolInput,
+  ToolOutput,
   ToolResult,
   ToolReturn,
+  ToolSchema,
   ToolSpec,
   Wire,
 } from './registry/types.ts';

@@ -8,7 +8,7 @@
  * (`node_modules/@modelcontextprotocol/conformance`). Nothing here is special-cased in the core: input rounds use `ctx.askInput`,
  * list changes use `app.notifyListChanged`, stream polling uses `ctx.closeStream`.
  */
-import { definePlugin } from '../../src/index.ts';
+import { definePlugin } from '@mcp-toolkit/server';
 import { contentTools, xMcpHeaderTool } from './content-tools.ts';
 import { inputRequiredTools } from './input-required-tools.ts';
 import { inputTools } from './input-tools.ts';

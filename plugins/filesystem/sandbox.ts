@@ -24,7 +24,7 @@
  */
 import { lstat, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { InternalCode, ToolkitError } from '../../src/index.ts';
+import { InternalCode, ToolkitError } from '@mcp-toolkit/server';
 import { FileAccessError, FileErrorCode, fromFsError, shown } from './errors.ts';
 
 /** A path that passed the checks. */

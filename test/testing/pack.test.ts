@@ -1,8 +1,8 @@
 /**
- * The kit for people who never clone: build (JavaScript and declarations into dist/), `npm
- * pack`, install the tarball into a fresh project from the local npm cache, then run
- * `npx mcp-toolkit test` and the programmatic API (`mcp-toolkit/testing`) from there, against
- * the installed package's own filesystem server over stdio.
+ * The kit for people who never clone: build (the package, as JavaScript and declarations, in
+ * dist/), `npm pack ./dist`, install the tarball into a fresh project from the local npm cache,
+ * then run `npx mcp-toolkit test` and the programmatic API (`@mcp-toolkit/server/testing`) from
+ * there, against the installed package's own filesystem server over stdio.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -51,18 +51,18 @@ function run(
   });
 }
 
-/** What package.json must say for an installed package to work (the build and its entry points). */
+/** What package.json must say: the clone's entry points are the sources, the build is packed from dist/. */
 function missingEntries(): string[] {
   const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+    private?: boolean;
     scripts?: Record<string, string>;
-    files?: string[];
     exports?: Record<string, unknown>;
   };
   const missing: string[] = [];
   if (!pkg.scripts?.build) missing.push('scripts.build');
-  if (!pkg.files?.includes('dist')) missing.push('files: dist');
-  if (pkg.files?.includes('src')) missing.push('files without src');
-  if (!pkg.exports?.['./testing']) missing.push('exports["./testing"]');
+  if (pkg.private !== true) missing.push('private: the clone itself is not what gets published');
+  if (pkg.exports?.['.'] !== './src/index.ts') missing.push('exports["."]: ./src/index.ts');
+  if (pkg.exports?.['./testing'] !== './src/testing/index.ts') missing.push('exports["./testing"]');
   return missing;
 }
 
@@ -84,17 +84,17 @@ test('the packed package works installed: npx mcp-toolkit test and the programma
   assert.ok(existsSync(path.join(REPO_ROOT, 'dist/src/testing/index.js')));
   assert.ok(existsSync(path.join(REPO_ROOT, 'dist/src/testing/index.d.ts')));
 
-  // The build just ran; --ignore-scripts keeps a prepack hook from building twice.
-  const pack = await run(npm, ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], REPO_ROOT);
+  const pack = await run(npm, ['pack', './dist', '--json', '--pack-destination', dir], REPO_ROOT);
   assert.equal(pack.code, 0, pack.stderr);
-  const [packed] = JSON.parse(pack.stdout) as { filename: string; files: { path: string }[] }[];
+  const [packed] = JSON.parse(pack.stdout) as { name: string; filename: string; files: { path: string }[] }[];
   assert.ok(packed);
+  assert.equal(packed.name, '@mcp-toolkit/server');
   const paths = packed.files.map((f) => f.path);
-  assert.ok(paths.includes('dist/src/cli/main.js'));
+  assert.ok(paths.includes('src/cli/main.js'));
   assert.ok(paths.includes('bin/mcp-toolkit.js'));
-  // With src/ in the package, bin would pick TypeScript that Node cannot run under node_modules.
+  // With TypeScript in the package, bin would pick sources Node cannot run under node_modules.
   assert.deepEqual(
-    paths.filter((p) => p.startsWith('src/')),
+    paths.filter((p) => p.endsWith('.ts') && !p.endsWith('.d.ts')),
     [],
   );
 
@@ -110,7 +110,7 @@ test('the packed package works installed: npx mcp-toolkit test and the programma
     install = await run(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], project);
   assert.equal(install.code, 0, install.stderr);
 
-  const server = ['node_modules/mcp-toolkit/bin/mcp-toolkit.js', 'run', '--transport', 'stdio'];
+  const server = ['node_modules/@mcp-toolkit/server/bin/mcp-toolkit.js', 'run', '--transport', 'stdio'];
   const env = {
     MCP_PLUGINS: 'filesystem',
     MCP_FILESYSTEM_ROOT: path.join(project, 'ws'),
@@ -119,7 +119,7 @@ test('the packed package works installed: npx mcp-toolkit test and the programma
 
   await writeFile(
     path.join(project, 'live.test.mjs'),
-    `import { conformanceReport, registerLiveTests } from 'mcp-toolkit/testing';
+    `import { conformanceReport, registerLiveTests } from '@mcp-toolkit/server/testing';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 const server = { command: process.execPath, args: ${JSON.stringify(server)} };
