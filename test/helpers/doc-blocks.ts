@@ -90,3 +90,13 @@ export function runKind(block: DocBlock): 'test' | 'plugin' | 'module' | 'script
   if (block.file.startsWith('plugins/')) return 'module';
   return 'script';
 }
+
+/** The `mcp-toolkit` commands the pages run through npx (`npx mcp-toolkit run ...` → `run`). */
+export function docNpxCommands(pages: readonly string[] = docPages()): string[] {
+  const commands = new Set<string>();
+  for (const page of pages) {
+    const text = readFileSync(path.join(REPO_ROOT, page), 'utf8');
+    for (const m of text.matchAll(/\bnpx mcp-toolkit ([a-z][a-z-]*)/g)) commands.add(m[1]!);
+  }
+  return [...commands].sort();
+}

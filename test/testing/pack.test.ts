@@ -11,6 +11,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import { docNpxCommands } from '../helpers/doc-blocks.ts';
 import { REPO_ROOT } from './helpers/fixtures.ts';
 
 // npm and npx come from PATH, run by this Node (its folder goes first on the children's PATH).
@@ -137,6 +138,12 @@ registerLiveTests(server, { strict: true });
 
   const help = await run(npx, ['mcp-toolkit', 'test', '--help'], project);
   assert.match(help.stdout, /--reporter/);
+  // Every `npx mcp-toolkit <command>` line of the docs reaches the installed command.
+  for (const command of docNpxCommands()) {
+    const usage = await run(npx, ['--offline', 'mcp-toolkit', command, '--help'], project);
+    assert.equal(usage.code, 0, `npx mcp-toolkit ${command} --help: ${usage.stderr}`);
+    assert.match(usage.stdout, new RegExp(`^Usage: mcp-toolkit ${command}\\b`));
+  }
   const cli = await run(
     npx,
     ['mcp-toolkit', 'test', '--strict', '--reporter', 'tap', '--', process.execPath, ...server],
