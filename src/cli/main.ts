@@ -55,6 +55,11 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = await runInit(rest, { out: (l) => console.log(l), err: (l) => console.error(l) });
       return;
     }
+    if (command === 'install') {
+      const { installCommand } = await import('./install.ts');
+      process.exitCode = await installCommand(rest, process.env, { out, err });
+      return;
+    }
     if (command === 'doctor') {
       if (parseCommand('doctor', rest, {}).help) return out(`${USAGE.doctor}\n`);
       const { doctor } = await import('./doctor.ts');

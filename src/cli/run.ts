@@ -14,6 +14,7 @@ export interface RunIo {
 }
 
 const RUN_OPTIONS = {
+  cwd: { type: 'string' },
   transport: { type: 'string' },
   host: { type: 'string' },
   port: { type: 'string' },
@@ -71,10 +72,15 @@ export function startupSummary(running: RunningServer, pretty: boolean): string 
 export function runOverrides(
   args: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
-): { help: true } | { help: false; overrides: Record<string, string | undefined> } {
+): { help: true } | { help: false; cwd: string | undefined; overrides: Record<string, string | undefined> } {
   const parsed = parseCommand('run', args, RUN_OPTIONS);
   if (parsed.help) return { help: true };
-  const { transport, host, port } = parsed.values as { transport?: string; host?: string; port?: string };
+  const { transport, host, port, cwd } = parsed.values as {
+    transport?: string;
+    host?: string;
+    port?: string;
+    cwd?: string;
+  };
   const effective = (transport ?? env['MCP_TRANSPORT'] ?? '').trim() || 'stdio';
   const httpOnly = [host !== undefined && '--host', port !== undefined && '--port'].filter(Boolean);
   if (effective === 'stdio' && httpOnly.length > 0) {
@@ -89,7 +95,11 @@ export function runOverrides(
       `${httpOnly.join(' and ')} ${httpOnly.length > 1 ? 'apply' : 'applies'} to the HTTP transport only, and the transport is stdio (${source}): add --transport http, or leave ${httpOnly.length > 1 ? 'them' : 'it'} out`,
     );
   }
-  return { help: false, overrides: { MCP_TRANSPORT: transport, MCP_HTTP_HOST: host, MCP_HTTP_PORT: port } };
+  return {
+    help: false,
+    cwd,
+    overrides: { MCP_TRANSPORT: transport, MCP_HTTP_HOST: host, MCP_HTTP_PORT: port },
+  };
 }
 
 /**
@@ -107,6 +117,18 @@ export async function runCommand(
   if (parsed.help) {
     io.out(`${USAGE.run}\n`);
     return;
+  }
+  if (parsed.cwd !== undefined) {
+    // A client that spawns the server (`mcp-toolkit install`) may not set the working folder,
+    // which relative settings (MCP_FILESYSTEM_ROOT=./workspace) and plugin paths depend on.
+    try {
+      process.chdir(parsed.cwd);
+    } catch (err) {
+      throw new CliUsageError(
+        'run',
+        `--cwd ${parsed.cwd}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
+    }
   }
   const { serve } = await import('../serve.ts');
   const running = await serve({ env, overrides: parsed.overrides, handleSignals: true });

@@ -17,7 +17,7 @@ export class CliUsageError extends Error {
 }
 
 export const USAGE: Readonly<Record<string, string>> = {
-  run: `Usage: mcp-toolkit run [--transport stdio|http] [--host H] [--port P]
+  run: `Usage: mcp-toolkit run [--transport stdio|http] [--host H] [--port P] [--cwd DIR]
 
 Starts the server with the MCP_* settings of the environment (docs/configuration.md); flags
 override them. Over stdio, stdout carries protocol messages only and logs go to stderr.
@@ -26,6 +26,7 @@ Options:
   --transport stdio|http   overrides MCP_TRANSPORT (default stdio)
   --host H                 HTTP only: the address to bind (MCP_HTTP_HOST, default 127.0.0.1)
   --port P                 HTTP only: the port (MCP_HTTP_PORT, default 8000; 0 picks a free one)
+  --cwd DIR                run in DIR (relative settings and plugin paths are read from there)
   -h, --help               this text
 
 Exit codes: 0 stopped cleanly, 1 a failure while running, 2 a bad setting, flag or plugin.`,
