@@ -41,6 +41,10 @@ export async function main(argv: string[]): Promise<void> {
       const { runCommand } = await import('./run.ts');
       return await runCommand(rest, process.env, { out, err, isTTY: process.stderr.isTTY === true });
     }
+    if (command === 'dev') {
+      const { devCommand } = await import('./dev.ts');
+      return await devCommand(rest, process.env, { out, err, isTTY: process.stderr.isTTY === true });
+    }
     if (command === 'login') return await loginCommand(rest);
     if (command === 'check' || command === 'test') {
       const io = { out, err, env: process.env };
