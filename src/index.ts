@@ -17,6 +17,7 @@ export type {
 export { definePlugin, settingEnvName } from './plugin.ts';
 export { ErrorCode, InternalCode, ProtocolError, ToolkitError } from './protocol/errors.ts';
 export type { JsonObject, RequestId } from './protocol/jsonrpc.ts';
+export type { Middleware, MiddlewareCall, MiddlewareHook, MiddlewareNext } from './protocol/middleware.ts';
 export type { ClientCapabilities, Implementation } from './protocol/spec-types.ts';
 export { LATEST_2025, SUPPORTED_VERSIONS, VERSION_2026 } from './protocol/versions.ts';
 export type {
@@ -28,13 +29,16 @@ export type {
 } from './registry/define.ts';
 export { definePrompt, defineResource, defineResourceTemplate, defineTool } from './registry/define.ts';
 export type { ListKind } from './registry/registry.ts';
+export { ERRORS_META_KEY, ToolError } from './registry/tool-errors.ts';
 export type {
   CallToolResult,
   ClientLog,
   Completer,
   ContentBlock,
+  DeclaredToolError,
   GetPromptResult,
   HandlerContext,
+  HttpRequestInfo,
   Identity,
   InputRequest,
   InputRequired,
@@ -59,5 +63,7 @@ export type {
   ToolReturn,
   ToolSchema,
   ToolSpec,
+  VisibilityRule,
   Wire,
 } from './registry/types.ts';
+export { redactArgs } from './telemetry/redaction.ts';

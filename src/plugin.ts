@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { InternalCode, ToolkitError } from './protocol/errors.ts';
+import type { Middleware } from './protocol/middleware.ts';
 import type { Definition } from './registry/define.ts';
 import type { ListKind } from './registry/registry.ts';
 
@@ -19,6 +20,11 @@ export interface PluginApp {
   notifyResourceUpdated(uri: string): void;
   /** Tells clients a list changed for a reason the registry cannot see. */
   notifyListChanged(kind: ListKind): void;
+  /**
+   * Adds middleware: hooks per MCP method (`onCallTool`, `onReadResource`, `onRequest`, ...)
+   * run in registration order around the handlers. See docs/plugins.md, "Middleware".
+   */
+  use(middleware: Middleware): void;
   /** The plugin's own logger (stderr). */
   readonly logger: Logger;
 }

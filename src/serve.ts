@@ -4,6 +4,7 @@
  * thin layer over it.
  */
 import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import type { Authenticator } from './auth/types.ts';
 import { parseSettings, requireReplicaSettings, SETTING_NAMES, type Settings } from './config/settings.ts';
 import { describeUnknownSetting, unknownSettings } from './config/unknown-settings.ts';
@@ -189,8 +190,39 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     };
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
+    guardProcess(logger, stop);
   }
   return { server, settings, url: httpHandle?.url, stop, closed };
+}
+
+/**
+ * What a stray failure in a plugin (or in us) does to the process. A promise rejected with
+ * nobody listening is a bug where it was made, but the state it leaves is that promise's
+ * alone: it is logged and every other client goes on being served. An exception thrown
+ * with nothing on the stack to catch it may have stopped a function half-way through
+ * changing shared state, so the process drains (in-flight calls finish, within
+ * MCP_SHUTDOWN_TIMEOUT_MS) and exits with code 1, for the supervisor to restart it.
+ */
+function guardProcess(logger: Logger, stop: () => Promise<void>): void {
+  process.on('unhandledRejection', (reason) => {
+    logger.error(
+      { err: reason },
+      'unhandled promise rejection (a bug in a plugin or the server); still serving',
+    );
+  });
+  let failing = false;
+  process.on('uncaughtException', (err) => {
+    if (failing) {
+      logger.fatal({ err }, 'uncaught exception while draining; exiting now');
+      process.exit(1);
+    }
+    failing = true;
+    logger.fatal(
+      { err },
+      'uncaught exception: the process state may be corrupt; draining, then exiting with code 1',
+    );
+    void stop().finally(() => process.exit(1));
+  });
 }
 
 function stripUndefined(o: Readonly<Record<string, string | undefined>>): Record<string, string> {

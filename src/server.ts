@@ -9,15 +9,18 @@ import type { Settings } from './config/settings.ts';
 import type { PluginApp, PluginDefinition } from './plugin.ts';
 import { ownedRegistry, registerPlugin } from './plugin-register.ts';
 import { Dispatcher, type DispatcherOptions } from './protocol/dispatcher.ts';
+import { InternalCode, ToolkitError } from './protocol/errors.ts';
 import { Hub } from './protocol/hub.ts';
 import { notification } from './protocol/jsonrpc.ts';
+import type { CallGuard } from './protocol/methods.ts';
+import { checkMiddleware, type Middleware } from './protocol/middleware.ts';
 import type { RequestContext } from './protocol/request-context.ts';
 import { createMemorySessionStore, type SessionStore } from './protocol/session.ts';
 import { createStateCodec, type StateCodec } from './protocol/state-codec.ts';
 import { rateLimitError } from './ratelimit/errors.ts';
 import { clientKey, type RateLimiter } from './ratelimit/limiter.ts';
-import type { ToolDefinition } from './registry/define.ts';
 import { type ListKind, Registry } from './registry/registry.ts';
+import { createVisibility, type Visibility } from './registry/visibility.ts';
 import { NOOP_TELEMETRY, type Telemetry } from './telemetry/tracing.ts';
 import type { EventStore } from './transports/http/event-store.ts';
 
@@ -77,21 +80,50 @@ export interface CreateServerOptions {
   stateCodec?: StateCodec;
 }
 
-/** Per-tool checks before a handler runs: scopes (OAuth), then the tool's own rate limit. */
-function toolGuard(auth: Authenticator | undefined, limiter: RateLimiter | undefined) {
+/**
+ * The checks before a handler runs: the caller's scopes for the item (OAuth; 403
+ * `insufficient_scope` so the client can step up), then a tool's own rate limit.
+ */
+function callGuard(auth: Authenticator | undefined, limiter: RateLimiter | undefined): CallGuard | undefined {
   if (!auth && !limiter) return undefined;
-  return async (def: ToolDefinition, ctx: RequestContext): Promise<void> => {
-    const scopes = def.spec.scopes;
+  const checkScopes = (scopes: readonly string[] | undefined, ctx: RequestContext) => {
     if (auth && ctx.identity && scopes && scopes.length > 0) auth.checkScopes(ctx.identity, scopes);
-    if (limiter && def.spec.rateLimit) {
-      const decision = await limiter.consumeTool(
-        def.name,
-        clientKey(ctx.identity, ctx.address),
-        def.spec.rateLimit,
-      );
-      if (!decision.allowed) throw rateLimitError(decision, `tool ${def.name}`);
-    }
   };
+  return {
+    name: 'scopes and per-tool limits',
+    async tool(def, ctx) {
+      checkScopes(def.spec.scopes, ctx);
+      if (limiter && def.spec.rateLimit) {
+        const decision = await limiter.consumeTool(
+          def.name,
+          clientKey(ctx.identity, ctx.address),
+          def.spec.rateLimit,
+        );
+        if (!decision.allowed) throw rateLimitError(decision, `tool ${def.name}`);
+      }
+    },
+    item: (spec, ctx) => checkScopes(spec.scopes, ctx),
+  };
+}
+
+/**
+ * Who sees what: with `MCP_SCOPE_VISIBILITY=hide`, items whose scopes the caller lacks are
+ * left out (by the authenticator's own rule); `visible(identity)` rules apply either way.
+ */
+function visibility(auth: Authenticator | undefined, settings: Settings): Visibility {
+  return createVisibility({
+    hideByScopes: settings.MCP_SCOPE_VISIBILITY === 'hide',
+    hasScopes: (identity, scopes) => {
+      // Without an authenticator (an in-process TestClient with an identity), the identity's own list.
+      if (!auth) return scopes.every((s) => identity.scopes.includes(s));
+      try {
+        auth.checkScopes(identity, scopes);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  });
 }
 
 /**
@@ -150,8 +182,16 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
   });
 
   const owned = ownedRegistry(registry);
+  const middleware: Middleware[] = [];
   for (const { definition, settings: pluginSettings } of options.plugins) {
     const app: PluginApp = {
+      use: (m) => {
+        const problem = checkMiddleware(m);
+        if (problem) {
+          throw new ToolkitError(InternalCode.PluginInvalid, `Plugin "${definition.name}": ${problem}`);
+        }
+        middleware.push(m);
+      },
       add: (...defs) => {
         for (const def of defs) owned.add(definition.name, def);
       },
@@ -175,7 +215,11 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     inputTimeoutMs: settings.MCP_INPUT_TIMEOUT_MS,
     pageSize: settings.MCP_PAGE_SIZE,
     maxBatch: settings.MCP_MAX_BATCH,
-    beforeTool: toolGuard(options.auth, options.limiter),
+    maxJsonDepth: settings.MCP_MAX_JSON_DEPTH,
+    guard: callGuard(options.auth, options.limiter),
+    visible: visibility(options.auth, settings),
+    heartbeatMs: settings.MCP_PROGRESS_HEARTBEAT_MS,
+    middleware,
     observe: options.observe,
   });
 

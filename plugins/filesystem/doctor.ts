@@ -6,17 +6,23 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { DoctorCheck } from '@mcp-toolkit/server';
+import { descriptorPathsWork, PATH_MODE_WARNING } from './sandbox.ts';
 
 const ROOT = 'MCP_FILESYSTEM_ROOT';
 
 /**
- * Checks that the root exists, is a folder, is readable, and is writable unless read-only.
+ * Checks that the root exists, is a folder, is readable, and is writable unless read-only,
+ * and says how the sandbox opens paths on this platform.
  *
  * @example
  * const checks = await checkRoot({ root: './workspace', readOnly: false });
  * const healthy = checks.every((c) => c.ok);
  */
-export async function checkRoot(settings: { root: string; readOnly: boolean }): Promise<DoctorCheck[]> {
+export async function checkRoot(settings: {
+  root: string;
+  readOnly: boolean;
+  allowHardlinks?: boolean;
+}): Promise<DoctorCheck[]> {
   const root = path.resolve(settings.root);
   const checks: DoctorCheck[] = [];
   let isFolder = false;
@@ -48,7 +54,25 @@ export async function checkRoot(settings: { root: string; readOnly: boolean }): 
       ? { name: 'filesystem root is writable', ok: true, detail: 'read-only mode: write_file is not offered' }
       : await probe(root, constants.W_OK | constants.X_OK, 'filesystem root is writable', 'writable'),
   );
+  checks.push(sandboxCheck(root, settings.allowHardlinks ?? false));
   return checks;
+}
+
+/**
+ * How paths are opened here. Never a failure: where the platform lacks /proc/self/fd the
+ * sandbox still works, with the window the detail states.
+ */
+export function sandboxCheck(root: string, allowHardlinks: boolean): DoctorCheck {
+  const hardlinks = allowHardlinks
+    ? 'files with several hard links are served (MCP_FILESYSTEM_ALLOW_HARDLINKS=true)'
+    : 'files with several hard links are refused';
+  return {
+    name: 'filesystem sandbox',
+    ok: true,
+    detail: descriptorPathsWork(root)
+      ? `every path is opened one name at a time from the root's descriptor (/proc/self/fd), links checked before they are followed, so a local process swapping folders and links cannot redirect it; ${hardlinks}`
+      : `${PATH_MODE_WARNING}; ${hardlinks}`,
+  };
 }
 
 async function probe(root: string, mode: number, name: string, what: string): Promise<DoctorCheck> {

@@ -15,6 +15,8 @@ export const FileErrorCode = {
   Denied: 'EACCES',
   Loop: 'ELOOP',
   TooLarge: 'EFBIG',
+  /** A regular file with more than one hard link (refused unless MCP_FILESYSTEM_ALLOW_HARDLINKS). */
+  HardLinked: 'EMLINK',
   NotText: 'EILSEQ',
   InvalidPath: 'EINVAL',
   Exists: 'EEXIST',

@@ -1,10 +1,11 @@
 /**
  * The file operations behind the tools, the resource template and the prompt. Every one
- * goes through the sandbox first and opens leaves with O_NOFOLLOW (see sandbox.ts for the
- * race this narrows); every failure is a client-safe error naming the relative path.
+ * works on what the sandbox opened (a descriptor checked to be inside the root), never on
+ * a path checked earlier (see sandbox.ts); every failure is a client-safe error naming the
+ * relative path.
  */
-import { constants, type Dirent } from 'node:fs';
-import { type FileHandle, lstat, mkdir, open, readdir } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
+import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { FileAccessError, FileErrorCode, fromFsError, shown } from './errors.ts';
 import type { Sandbox } from './sandbox.ts';
@@ -35,39 +36,49 @@ const byName = (a: { name: string }, b: { name: string }): number =>
 
 /** Lists a folder, sorted by name (code-unit order, stable across locales); links not followed. */
 export async function listFolder(sandbox: Sandbox, userPath: string): Promise<Listing> {
-  const target = await sandbox.resolveExisting(userPath);
-  let dirents: Dirent[];
+  const folder = await sandbox.open(userPath);
   try {
-    dirents = await readdir(target.real, { withFileTypes: true });
-  } catch (err) {
-    if ((err as { code?: unknown }).code === 'ENOTDIR') {
-      throw new FileAccessError(FileErrorCode.NotFolder, `${shown(userPath)} is a file: use read_file`);
+    if (!folder.stats.isDirectory()) {
+      throw new FileAccessError(
+        FileErrorCode.NotFolder,
+        folder.stats.isFile()
+          ? `${shown(userPath)} is a file: use read_file`
+          : `${shown(userPath)} is not a folder`,
+      );
     }
-    throw fromFsError(err, userPath);
+    let dirents: Dirent[];
+    try {
+      // The opened folder itself (by descriptor on Linux), not whatever its name holds now.
+      dirents = await readdir(folder.ref, { withFileTypes: true });
+    } catch (err) {
+      throw fromFsError(err, userPath);
+    }
+    dirents.sort(byName);
+    const kept = dirents.slice(0, MAX_LIST_ENTRIES);
+    const entries = await Promise.all(
+      kept.map(async (d): Promise<Entry> => {
+        const type: EntryType = d.isSymbolicLink()
+          ? 'symlink'
+          : d.isDirectory()
+            ? 'directory'
+            : d.isFile()
+              ? 'file'
+              : 'other';
+        let size = 0;
+        if (type === 'file') {
+          // A file removed between readdir and lstat is listed with size 0, not an error.
+          size = await lstat(path.join(folder.ref, d.name)).then(
+            (s) => s.size,
+            () => 0,
+          );
+        }
+        return { name: d.name, type, size };
+      }),
+    );
+    return { path: folder.path, entries, truncated: dirents.length > kept.length };
+  } finally {
+    await folder.close();
   }
-  dirents.sort(byName);
-  const kept = dirents.slice(0, MAX_LIST_ENTRIES);
-  const entries = await Promise.all(
-    kept.map(async (d): Promise<Entry> => {
-      const type: EntryType = d.isSymbolicLink()
-        ? 'symlink'
-        : d.isDirectory()
-          ? 'directory'
-          : d.isFile()
-            ? 'file'
-            : 'other';
-      let size = 0;
-      if (type === 'file') {
-        // A file removed between readdir and lstat is listed with size 0, not an error.
-        size = await lstat(path.join(target.real, d.name)).then(
-          (s) => s.size,
-          () => 0,
-        );
-      }
-      return { name: d.name, type, size };
-    }),
-  );
-  return { path: target.path, entries, truncated: dirents.length > kept.length };
 }
 
 export interface TextFile {
@@ -84,16 +95,9 @@ export async function readTextFile(
   userPath: string,
   signal?: AbortSignal,
 ): Promise<TextFile> {
-  const target = await sandbox.resolveExisting(userPath);
-  let handle: FileHandle;
+  const file = await sandbox.open(userPath);
   try {
-    // O_NONBLOCK: opening a FIFO must not hang the call; it is refused just below.
-    handle = await open(target.real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (err) {
-    throw fromFsError(err, userPath);
-  }
-  try {
-    const info = await handle.stat();
+    const info = file.stats;
     if (info.isDirectory()) {
       throw new FileAccessError(FileErrorCode.IsFolder, `${shown(userPath)} is a folder: use list_files`);
     }
@@ -106,7 +110,7 @@ export async function readTextFile(
     let length = 0;
     while (length < buffer.length) {
       signal?.throwIfAborted();
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      const { bytesRead } = await file.handle.read(buffer, length, buffer.length - length, length);
       if (bytesRead === 0) break;
       length += bytesRead;
     }
@@ -117,11 +121,11 @@ export async function readTextFile(
     } catch {
       throw new FileAccessError(FileErrorCode.NotText, `${shown(userPath)} is not UTF-8 text`);
     }
-    return { path: target.path, content, size: length };
+    return { path: file.path, content, size: length };
   } catch (err) {
-    throw err instanceof FileAccessError ? err : fromFsError(err, userPath);
+    throw fromFsError(err, userPath);
   } finally {
-    await handle.close();
+    await file.close();
   }
 }
 
@@ -141,23 +145,8 @@ export interface Written {
 export async function writeTextFile(sandbox: Sandbox, userPath: string, content: string): Promise<Written> {
   const data = Buffer.from(content, 'utf8');
   if (data.length > MAX_FILE_BYTES) throw tooLarge(userPath);
-  const target = await sandbox.resolveForWrite(userPath);
-  try {
-    await mkdir(path.dirname(target.real), { recursive: true });
-    const handle = await open(
-      target.real,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
-      0o644,
-    );
-    try {
-      await handle.writeFile(data);
-    } finally {
-      await handle.close();
-    }
-  } catch (err) {
-    throw fromFsError(err, userPath);
-  }
-  return { path: target.path, bytes: data.length };
+  const { path: written } = await sandbox.writeFile(userPath, data);
+  return { path: written, bytes: data.length };
 }
 
 /**
@@ -171,8 +160,13 @@ export async function completePath(sandbox: Sandbox, typed: string): Promise<str
   const folder = cut === -1 ? '' : typed.slice(0, cut + 1);
   const prefix = cut === -1 ? typed : typed.slice(cut + 1);
   try {
-    const target = await sandbox.resolveExisting(folder === '' ? '.' : folder);
-    const dirents = await readdir(target.real, { withFileTypes: true });
+    const opened = await sandbox.open(folder === '' ? '.' : folder);
+    let dirents: Dirent[];
+    try {
+      dirents = opened.stats.isDirectory() ? await readdir(opened.ref, { withFileTypes: true }) : [];
+    } finally {
+      await opened.close();
+    }
     return dirents
       .filter((d) => d.name.startsWith(prefix) && (prefix.startsWith('.') || !d.name.startsWith('.')))
       .sort(byName)

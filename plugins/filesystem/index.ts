@@ -2,9 +2,10 @@
  * The filesystem plugin: sandboxed file tools over one root folder, the files as a
  * `file:///{+path}` resource template, and a `summarise_file` prompt.
  *
- * Settings: `MCP_FILESYSTEM_ROOT` (default `./workspace`, created when missing) and
+ * Settings: `MCP_FILESYSTEM_ROOT` (default `./workspace`, created when missing),
  * `MCP_FILESYSTEM_READ_ONLY` (default false; when true, `write_file` is not registered at
- * all, so clients never see a tool they cannot use).
+ * all, so clients never see a tool they cannot use) and `MCP_FILESYSTEM_ALLOW_HARDLINKS`
+ * (default false: files with more than one hard link are refused; see sandbox.ts).
  */
 import { mkdir, realpath, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -12,7 +13,7 @@ import { definePlugin, InternalCode, ToolkitError } from '@mcp-toolkit/server';
 import { z } from 'zod';
 import { checkRoot } from './doctor.ts';
 import { fileTemplate, summariseFilePrompt } from './resources.ts';
-import { createSandbox } from './sandbox.ts';
+import { createSandbox, PATH_MODE_WARNING } from './sandbox.ts';
 import { filesystemTools } from './tools.ts';
 
 /** Settings as the core hands them over: raw strings from `MCP_FILESYSTEM_*`. */
@@ -29,6 +30,12 @@ export const filesystemSettings = z.object({
     .stringbool({ error: 'expected true or false' })
     .default(false)
     .describe('When true, write_file is not offered and nothing under the root is changed by clients.'),
+  allowHardlinks: z
+    .stringbool({ error: 'expected true or false' })
+    .default(false)
+    .describe(
+      'When true, regular files with more than one hard link are read and replaced; by default they are refused, since another link may sit outside the root.',
+    ),
 });
 
 export type FilesystemSettings = z.output<typeof filesystemSettings>;
@@ -75,13 +82,22 @@ export const filesystemPlugin = definePlugin({
     'Sandboxed files under MCP_FILESYSTEM_ROOT: tools list_files, read_file and write_file (write_file is not registered when MCP_FILESYSTEM_READ_ONLY is true), the file:///{+path} resource template with path completion, and the summarise_file prompt.',
   settings: filesystemSettings,
   async register(app, settings) {
-    const sandbox = createSandbox(await prepareRoot(settings.root));
+    const sandbox = createSandbox(await prepareRoot(settings.root), {
+      allowHardlinks: settings.allowHardlinks,
+    });
     const tools = filesystemTools(sandbox, { readOnly: settings.readOnly });
     app.add(...tools, fileTemplate(sandbox), summariseFilePrompt(sandbox));
     app.logger.info(
-      { root: sandbox.root, readOnly: settings.readOnly, tools: tools.map((t) => t.name) },
+      {
+        root: sandbox.root,
+        readOnly: settings.readOnly,
+        allowHardlinks: sandbox.allowHardlinks,
+        sandbox: sandbox.mode,
+        tools: tools.map((t) => t.name),
+      },
       'filesystem plugin ready',
     );
+    if (sandbox.mode === 'path') app.logger.warn(PATH_MODE_WARNING);
   },
   doctor: (settings) => checkRoot(settings),
 });

@@ -82,6 +82,9 @@ export const authSettingsShape = {
       'Expected `aud` of access tokens. Default: `MCP_PUBLIC_URL` plus `MCP_HTTP_PATH` (the resource).',
     ),
   MCP_OAUTH_SCOPES: envList([]).describe('Scopes every access token must carry (comma-separated).'),
+  MCP_SCOPE_VISIBILITY: envEnum(['hide', 'challenge'], 'hide').describe(
+    'Items (tools, resources, prompts) whose `scopes` a token lacks: `hide` leaves them out of lists and answers a call as for an unknown one; `challenge` lists them and answers 403 `insufficient_scope`, so a client can ask for the scope (step-up).',
+  ),
   MCP_OAUTH_ALGORITHMS: algorithms.describe(
     'Accepted JWS algorithms of access tokens (asymmetric only). Default: RS*, PS*, ES*, EdDSA, Ed25519.',
   ),
@@ -98,6 +101,7 @@ export interface AuthSettings {
   readonly MCP_OAUTH_JWKS_URL: string | undefined;
   readonly MCP_OAUTH_AUDIENCE: string | undefined;
   readonly MCP_OAUTH_SCOPES: readonly string[];
+  readonly MCP_SCOPE_VISIBILITY: 'hide' | 'challenge';
   readonly MCP_OAUTH_ALGORITHMS: readonly string[];
   readonly MCP_OAUTH_CLOCK_TOLERANCE_SEC: number;
 }

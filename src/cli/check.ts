@@ -1,10 +1,16 @@
 /**
- * `mcp-toolkit check <url | -- command>`: the conformance report as a checklist (or JSON).
- * Exit codes: 0 every check passed, 1 a check failed, 2 a usage mistake.
+ * `mcp-toolkit check <url | -- command>`: the conformance report as a checklist (or JSON),
+ * optionally as JUnit written as the run goes, judged against an expected-failures baseline.
+ * Exit codes (src/testing/cli-report.ts): 0 nothing failed, 1 a check failed (or a baseline
+ * entry is stale), 2 a usage mistake, 3 nothing could be judged (unreachable, refused).
  */
 
+import { type Baseline, BaselineError, loadBaseline } from '../testing/baseline.ts';
 import { parseTargetArgs, TARGET_HELP, UsageError } from '../testing/cli-args.ts';
+import { checkCase, EXIT, outcome } from '../testing/cli-report.ts';
 import { conformanceReport, formatReport } from '../testing/conformance-report.ts';
+import { JUnitWriter } from '../testing/junit-report.ts';
+import { describeTarget, resolveTarget } from '../testing/targets.ts';
 import { defaultTokenFile, getStoredToken } from './login.ts';
 
 /** Where the test-kit commands write, and the environment they read (tests pass their own). */
@@ -14,13 +20,24 @@ export interface CommandIo {
   env: Readonly<Record<string, string | undefined>>;
 }
 
+export const REPORT_HELP = `  --strict                   SHOULD and house rules fail too (default: they warn)
+  --junit FILE               write JUnit XML to FILE as the run goes (for CI)
+  --baseline FILE            expected failures, in the conformance suite's YAML format
+                             (server: [check-id, ...]); listed failures do not fail the run,
+                             listed checks that pass do (remove them)
+
+Exit codes: 0 nothing failed (warnings allowed), 1 a check failed or a baseline entry is
+stale, 2 a usage mistake, 3 nothing could be judged (unreachable, or credentials refused)`;
+
 export const CHECK_HELP = `Usage: mcp-toolkit check <url | -- command [args...]> [options]
 
-Runs the conformance checks (lifecycle, JSON-RPC codes, tools, resources, prompts, stdout
-purity, the 2026 wire) and prints a checklist; exits 1 when any check fails.
+Runs the conformance checks (lifecycle, JSON-RPC codes, HTTP transport rules, tools,
+resources, prompts, stdout purity, the 2026 wire) and prints a checklist: each failure with
+its level (MUST, SHOULD, house rule), the fix and the rule's address in the specification.
 
 ${TARGET_HELP}
-  --json                     print the report as JSON`;
+  --json                     print the report as JSON
+${REPORT_HELP}`;
 
 /** Adds the token `mcp-toolkit login` stored for this URL unless auth was given. */
 export async function withStoredToken(
@@ -44,21 +61,66 @@ export async function withStoredToken(
   }
 }
 
+export const REPORT_OPTIONS = {
+  strict: { type: 'boolean' },
+  junit: { type: 'string' },
+  baseline: { type: 'string' },
+} as const;
+
+/** Reads `--baseline`; a missing or malformed file is a usage mistake. */
+export async function baselineOption(value: unknown): Promise<Baseline | undefined> {
+  if (typeof value !== 'string') return undefined;
+  try {
+    return await loadBaseline(value);
+  } catch (err) {
+    if (err instanceof BaselineError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
 export async function runCheck(argv: readonly string[], io: CommandIo): Promise<number> {
   let parsed: ReturnType<typeof parseTargetArgs>;
+  let baseline: Baseline | undefined;
   try {
-    parsed = parseTargetArgs(argv, { json: { type: 'boolean' } }, io.env);
+    parsed = parseTargetArgs(argv, { json: { type: 'boolean' }, ...REPORT_OPTIONS }, io.env);
+    if (!parsed.help) baseline = await baselineOption(parsed.values.baseline);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     io.err(`mcp-toolkit check: ${err.message}\n\n${CHECK_HELP}\n`);
-    return 2;
+    return EXIT.usage;
   }
   if (parsed.help) {
     io.out(`${CHECK_HELP}\n`);
-    return 0;
+    return EXIT.ok;
   }
   await withStoredToken(parsed, io);
-  const report = await conformanceReport(parsed.target, parsed.connect);
-  io.out(parsed.values.json === true ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
-  return report.ok ? 0 : 1;
+  const v = parsed.values;
+  const resolved = resolveTarget(parsed.target);
+  const junit =
+    typeof v.junit === 'string'
+      ? new JUnitWriter(v.junit, { name: 'mcp-toolkit check', target: describeTarget(resolved) })
+      : undefined;
+  const report = await conformanceReport(parsed.target, {
+    ...parsed.connect,
+    strict: v.strict === true,
+    ...(junit ? { onCheck: (c) => junit.add(checkCase(c, baseline)) } : {}),
+  });
+  const result = outcome(report.checks, {
+    ...(baseline ? { baseline } : {}),
+    unreachable: !report.connected,
+  });
+  if (junit) {
+    if (report.protocolVersion) junit.setProperty('protocolVersion', report.protocolVersion);
+    // Spec links point at the negotiated revision, known only after the handshake.
+    for (const c of report.checks) junit.replace(checkCase(c, baseline));
+    junit.flush();
+  }
+  if (v.json === true) {
+    io.out(
+      `${JSON.stringify({ ...report, exitCode: result.code, ...(result.baseline ? { baseline: result.baseline } : {}) }, null, 2)}\n`,
+    );
+  } else {
+    io.out(`${formatReport(report, { closingLine: false })}\n\n${result.text}\n`);
+  }
+  return result.code;
 }

@@ -80,6 +80,7 @@ export function createReloader(
 ): Reloader {
   hook(pluginFolders(refs));
   let generation = 0;
+  let warnedMiddleware = false;
   return {
     async reload() {
       generation++;
@@ -100,6 +101,15 @@ export function createReloader(
           const definition = (mod.default ?? mod.plugin) as PluginDefinition<Record<string, unknown>>;
           const settings = parsePluginSettings(definition, env);
           const app: PluginApp = {
+            // The dispatcher's middleware is fixed when the server starts: a change to it
+            // takes a restart of `mcp-toolkit dev` (the running middleware stays in place).
+            use: () => {
+              if (!warnedMiddleware)
+                server.logger.warn(
+                  'middleware is not reloaded: restart mcp-toolkit dev to apply changes to it',
+                );
+              warnedMiddleware = true;
+            },
             add: (...defs) => {
               for (const def of defs) {
                 if (live) server.registry.add(def);

@@ -56,6 +56,12 @@ export const settingsSchema = z.object({
   MCP_MAX_BATCH: envInt(100, 1, 10_000).describe(
     'Largest JSON-RPC batch accepted (protocol 2025-03-26 and earlier).',
   ),
+  MCP_PROGRESS_HEARTBEAT_MS: envInt(0, 0, 3_600_000).describe(
+    'While a tool runs and its request carried a progressToken, send a progress notification after this many quiet ms, so clients that reset their timeout on progress keep waiting; 0 is off. A tool can set its own (`heartbeatMs`).',
+  ),
+  MCP_MAX_JSON_DEPTH: envInt(64, 8, 1000).describe(
+    'Deepest nesting of objects and arrays a message may have; a deeper one is refused as an invalid request before any handler sees it.',
+  ),
   MCP_PAGE_SIZE: envInt(100, 1, 10_000).describe(
     'Items per page of tools/list, resources/list, prompts/list.',
   ),

@@ -5,11 +5,14 @@
  * HTTP status codes leave as data on the reply.
  */
 import type { Logger } from 'pino';
+import { toolFailure } from '../registry/call-tool.ts';
 import type { Registry } from '../registry/registry.ts';
+import { ALL_VISIBLE, type Visibility } from '../registry/visibility.ts';
 import { ErrorCode, ProtocolError } from './errors.ts';
 import type { Exchange, Reply, RequestObserver } from './exchange.ts';
 import type { Hub } from './hub.ts';
 import { InflightRequests } from './inflight.ts';
+import { scanJson } from './json-limits.ts';
 import {
   type Classified,
   classify,
@@ -20,7 +23,14 @@ import {
   type JsonRpcResponse,
   success,
 } from './jsonrpc.ts';
-import { METHODS, type MethodDeps } from './methods.ts';
+import { METHODS, type MethodDeps, type MethodHandler } from './methods.ts';
+import {
+  hooksFor,
+  type Middleware,
+  type MiddlewareCall,
+  type MiddlewareHook,
+  runHooks,
+} from './middleware.ts';
 import { RequestContext } from './request-context.ts';
 import type { SessionStore } from './session.ts';
 import type { ClientCapabilities, Implementation } from './spec-types.ts';
@@ -47,7 +57,15 @@ export interface DispatcherOptions {
   inputTimeoutMs: number;
   pageSize: number;
   maxBatch: number;
-  beforeTool?: MethodDeps['beforeTool'];
+  /** Deepest nesting of objects and arrays a message may have (MCP_MAX_JSON_DEPTH). */
+  maxJsonDepth: number;
+  guard?: MethodDeps['guard'];
+  /** Who may see and use what (default: everything visible). */
+  visible?: Visibility;
+  /** MCP_PROGRESS_HEARTBEAT_MS (default 0: off). */
+  heartbeatMs?: number;
+  /** Middleware from the plugins' `app.use`, in registration order. */
+  middleware?: readonly Middleware[];
   /** Observes every request's outcome (logs, spans, metrics); must not throw. */
   observe?: RequestObserver;
 }
@@ -91,11 +109,18 @@ export class Dispatcher {
   readonly #deps: MethodDeps;
   /** In-flight 2025 requests by session and id, for notifications/cancelled. */
   readonly #inflight = new InflightRequests<RequestContext>();
+  /** Middleware hooks by method, outermost first; empty without middleware (nothing to pay). */
+  readonly #hooks = new Map<string, readonly MiddlewareHook[]>();
   #active = 0;
 
   constructor(options: DispatcherOptions) {
-    if (!(options.maxBatch > 0) || !(options.pageSize > 0) || !(options.toolTimeoutMs > 0)) {
-      throw new RangeError('Dispatcher: maxBatch, pageSize and toolTimeoutMs must be positive');
+    if (
+      !(options.maxBatch > 0) ||
+      !(options.pageSize > 0) ||
+      !(options.toolTimeoutMs > 0) ||
+      !(options.maxJsonDepth > 0)
+    ) {
+      throw new RangeError('Dispatcher: maxBatch, pageSize, toolTimeoutMs and maxJsonDepth must be positive');
     }
     this.#o = options;
     this.#deps = {
@@ -106,8 +131,17 @@ export class Dispatcher {
       inputTimeoutMs: options.inputTimeoutMs,
       toolTimeoutMs: options.toolTimeoutMs,
       pageSize: options.pageSize,
-      beforeTool: options.beforeTool,
+      guard: options.guard,
+      visible: options.visible ?? ALL_VISIBLE,
+      heartbeatMs: options.heartbeatMs ?? 0,
     };
+    const middleware = options.middleware ?? [];
+    if (middleware.length > 0) {
+      for (const method of METHODS.keys()) {
+        const hooks = hooksFor(middleware, method);
+        if (hooks.length > 0) this.#hooks.set(method, hooks);
+      }
+    }
     options.hub.setCanceller((scope, id) => {
       const ctx = this.#inflight.get(scope, id);
       ctx?.abort(new ClientCancelled());
@@ -128,6 +162,29 @@ export class Dispatcher {
   handle(value: unknown, ex: Exchange): Promise<Reply> {
     if (Array.isArray(value)) return this.#handleBatch(value, ex);
     return this.#handleOne(value, ex);
+  }
+
+  #tooDeep(value: unknown): Reply {
+    // Notifications and responses never get an answer, not even an error (JSON-RPC 2.0 §4.1).
+    if (isObject(value) && ('method' in value ? !('id' in value) : 'result' in value || 'error' in value)) {
+      this.#o.logger.warn(
+        { maxJsonDepth: this.#o.maxJsonDepth },
+        'a notification or response nested past MCP_MAX_JSON_DEPTH was dropped',
+      );
+      return {};
+    }
+    const id =
+      isObject(value) && (typeof value.id === 'string' || typeof value.id === 'number') ? value.id : null;
+    return {
+      body: errorResponse(
+        id,
+        new ProtocolError(
+          ErrorCode.InvalidRequest,
+          `Invalid request: the message is nested deeper than ${this.#o.maxJsonDepth} levels (MCP_MAX_JSON_DEPTH)`,
+        ),
+      ),
+      status: 400,
+    };
   }
 
   async #handleBatch(items: unknown[], ex: Exchange): Promise<Reply> {
@@ -153,6 +210,10 @@ export class Dispatcher {
   }
 
   #handleOne(value: unknown, ex: Exchange, inBatch = false): Promise<Reply> {
+    // At the door, before anything reads, echoes or validates client data (all of which may
+    // recurse): a message nested past the limit is refused as a whole. A batch's members are
+    // measured one by one, each from its own top.
+    if (scanJson(value, this.#o.maxJsonDepth, false)) return Promise.resolve(this.#tooDeep(value));
     const c = classify(value);
     if (c.kind === 'request') return this.#request(c.message, ex, inBatch);
     return this.#handleOther(c, ex);
@@ -251,7 +312,7 @@ export class Dispatcher {
         `Method not found: ${req.method} (protocol ${VERSION_2026} only)`,
       );
     }
-    const handler = METHODS[req.method];
+    const handler = METHODS.get(req.method);
     if (!handler) throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${req.method}`);
     const ctx = new RequestContext({
       requestId: req.id,
@@ -264,6 +325,7 @@ export class Dispatcher {
       identity: ex.identity,
       address: ex.address,
       meta: metaOf(req.params),
+      http: ex.http,
       channel: ex.channel,
       logger: this.#o.logger,
       logThreshold: undefined,
@@ -316,7 +378,7 @@ export class Dispatcher {
   async #modern(req: JsonRpcRequest, ex: Exchange): Promise<Reply> {
     const http = ex.transport === 'http';
     const envelope = readEnvelope(req, ex.headers, http);
-    const handler = req.method === 'server/discover' ? undefined : METHODS[req.method];
+    const handler = req.method === 'server/discover' ? undefined : METHODS.get(req.method);
     if (req.method !== 'server/discover' && (!handler || ONLY_2025.has(req.method))) {
       throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${req.method}`, {
         httpStatus: 404,
@@ -348,6 +410,7 @@ export class Dispatcher {
         identity: ex.identity,
         address: ex.address,
         meta: metaOf(req.params),
+        http: ex.http,
         channel: ex.channel,
         logger: this.#o.logger,
         logThreshold: envelope.logLevel,
@@ -366,8 +429,33 @@ export class Dispatcher {
 
   // ---- shared ---------------------------------------------------------------------------
 
+  /** Runs a handler inside its middleware; what a hook throws is mapped as a handler's would be. */
+  async #withMiddleware(
+    hooks: readonly MiddlewareHook[],
+    handler: MethodHandler,
+    req: JsonRpcRequest,
+    ctx: RequestContext,
+  ): Promise<JsonObject> {
+    const def = req.method === 'tools/call' ? this.#o.registry.tool(String(req.params?.name)) : undefined;
+    const call: MiddlewareCall = {
+      method: req.method,
+      params: { ...req.params },
+      ctx,
+      tool: def && { name: def.name, annotations: def.spec.annotations },
+    };
+    try {
+      return await runHooks(hooks, call, (params) => handler(params, ctx, this.#deps));
+    } catch (err) {
+      // tools/call: a failure the model should see, as when the tool itself throws.
+      if (req.method === 'tools/call' && !(err instanceof ProtocolError)) {
+        return toolFailure(this.#o.registry.tool(String(call.params.name)), err);
+      }
+      throw err;
+    }
+  }
+
   async #run(
-    handler: (typeof METHODS)[string],
+    handler: MethodHandler,
     req: JsonRpcRequest,
     ctx: RequestContext,
     ex: Exchange,
@@ -380,7 +468,9 @@ export class Dispatcher {
     this.#active++;
     if (scope !== undefined) this.#inflight.add(scope, req.id, ctx);
     try {
-      return await handler(req.params, ctx, this.#deps);
+      const hooks = this.#hooks.get(req.method);
+      if (hooks === undefined) return await handler(req.params, ctx, this.#deps);
+      return await this.#withMiddleware(hooks, handler, req, ctx);
     } finally {
       this.#active--;
       if (scope !== undefined) this.#inflight.delete(scope, req.id);

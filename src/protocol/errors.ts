@@ -32,6 +32,8 @@ export const ErrorCode = {
   RateLimited: -32038,
   ServiceUnavailable: -32039,
   TooManySessions: -32040,
+  HeadersTooLarge: -32041,
+  NotFound: -32042,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;

@@ -2,7 +2,7 @@
  * What passes between a transport and the dispatcher: the Exchange a transport describes a
  * message with, the Reply it gets back, and the observer hook that sees every request.
  */
-import type { Identity } from '../registry/types.ts';
+import type { HttpRequestInfo, Identity } from '../registry/types.ts';
 import { ErrorCode, ProtocolError } from './errors.ts';
 import type { OutboundChannel } from './hub.ts';
 import type { JsonObject, JsonRpcResponse } from './jsonrpc.ts';
@@ -23,6 +23,8 @@ export interface Exchange {
   readonly presence?: ClientPresence;
   /** The client's network address (HTTP; from X-Forwarded-For behind trusted proxies). */
   readonly address?: string;
+  /** The HTTP request as handlers may see it (`ctx.http`): no credentials. */
+  readonly http?: HttpRequestInfo;
 }
 
 /**

@@ -90,11 +90,64 @@ export function notification(method: string, params?: JsonObject): JsonRpcNotifi
   return params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
 }
 
-/** Parses one JSON text; a syntax error becomes -32700 with id null (JSON-RPC 2.0 §5.1). */
-export function parseJson(text: string): unknown {
+/** Told when an outgoing message cannot be serialised: what was sent instead, or dropped. */
+export type EncodeFailure = (err: unknown, message: JsonRpcMessage, outcome: 'replaced' | 'dropped') => void;
+
+/**
+ * An `EncodeFailure` that logs what happened, with the message's id or method.
+ *
+ * @example
+ * const line = encodeMessage(message, logEncodeFailure(logger));
+ */
+export function logEncodeFailure(logger: { error(fields: object, message: string): void }): EncodeFailure {
+  return (err, message, outcome) =>
+    logger.error(
+      {
+        err,
+        id: 'id' in message ? message.id : undefined,
+        method: 'method' in message ? message.method : undefined,
+      },
+      outcome === 'dropped'
+        ? 'an outgoing message could not be serialised as JSON and was dropped'
+        : 'a result could not be serialised as JSON; the client got an internal error instead',
+    );
+}
+
+/**
+ * Serialises an outgoing message (or batch) and never throws. A value JSON cannot carry (a
+ * BigInt, a cycle, a throwing `toJSON`, nesting past V8's stack) must not take the process
+ * down: a response becomes a -32603 error for its id, a notification or server-to-client
+ * request is dropped, and `onFailure` is told which (so the transport can log it).
+ *
+ * @example
+ * write(`${encodeMessage(message, (err) => logger.error({ err }, 'unserialisable'))}\n`);
+ */
+export function encodeMessage(
+  message: JsonRpcMessage | JsonRpcMessage[],
+  onFailure?: EncodeFailure,
+): string | undefined {
   try {
-    return JSON.parse(text);
-  } catch {
-    throw new ProtocolError(ErrorCode.ParseError, 'Parse error: the message is not valid JSON');
+    return JSON.stringify(message);
+  } catch (err) {
+    if (Array.isArray(message)) {
+      const parts = message
+        .map((m) => encodeMessage(m, onFailure))
+        .filter((p): p is string => p !== undefined);
+      return parts.length === 0 ? undefined : `[${parts.join(',')}]`;
+    }
+    if ('method' in message) {
+      onFailure?.(err, message, 'dropped');
+      return undefined;
+    }
+    onFailure?.(err, message, 'replaced');
+    return JSON.stringify(
+      errorResponse(
+        message.id,
+        new ProtocolError(
+          ErrorCode.InternalError,
+          'Internal error: the result could not be serialised as JSON',
+        ),
+      ),
+    );
   }
 }

@@ -3,12 +3,15 @@
  * Each takes the request's params and context and returns the result object; wire rules
  * (resultType, caching fields, status codes) are the dispatcher's business.
  */
-import { checkArguments, describeThrown, shapeToolResult, toolError } from '../registry/call-tool.ts';
+import { checkArguments, shapeToolResult, toolFailure } from '../registry/call-tool.ts';
+import type { ToolDefinition } from '../registry/define.ts';
 import type { Registry } from '../registry/registry.ts';
-import { paginate } from '../registry/registry.ts';
+import { type ListingKind, paginate } from '../registry/registry.ts';
 import type { Completer, LogLevel, PromptMessage } from '../registry/types.ts';
+import type { Restrictable, Visibility } from '../registry/visibility.ts';
 import { withDeadline } from './deadline.ts';
 import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from './errors.ts';
+import { startHeartbeat } from './heartbeat.ts';
 import { ClientAnswerError, type Hub, type ListenFilter } from './hub.ts';
 import { type InputDeps, runWithInput } from './input.ts';
 import { isObject, type JsonObject } from './jsonrpc.ts';
@@ -21,12 +24,25 @@ export interface MethodDeps extends InputDeps {
   hub: Hub;
   sessions: SessionStore;
   toolTimeoutMs: number;
+  /** MCP_PROGRESS_HEARTBEAT_MS: 0 is off. */
+  heartbeatMs: number;
   pageSize: number;
-  /** Called before a tool handler runs (per-tool scopes, limits); throw to refuse. */
-  beforeTool?: (
-    tool: import('../registry/define.ts').ToolDefinition,
-    ctx: RequestContext,
-  ) => void | Promise<void>;
+  /** Whether the caller may see and use an item (per-item scopes and visibility rules). */
+  visible: Visibility;
+  /** Checks before a handler runs (per-item scopes, per-tool limits); throws to refuse. */
+  guard?: CallGuard;
+}
+
+/**
+ * What is checked before a handler runs, beyond visibility: the caller's scopes for the item
+ * (403 `insufficient_scope`, so a client can step up) and a tool's own rate limit. Built once
+ * where the server is assembled, from its authenticator and limiter.
+ */
+export interface CallGuard {
+  readonly name: string;
+  tool(def: ToolDefinition, ctx: RequestContext): void | Promise<void>;
+  /** A resource, template or prompt about to be read or got. */
+  item(spec: Restrictable, ctx: RequestContext): void;
 }
 
 export type MethodHandler = (
@@ -69,15 +85,19 @@ function rethrowHandlerError(err: unknown, what: string): never {
 const toolsCall: MethodHandler = async (params, ctx, deps) => {
   const name = requireString(params, 'name');
   const def = deps.registry.tool(name);
-  if (!def) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { data: { name } });
+  // A tool the caller may not see answers exactly as one that does not exist.
+  if (!def || !deps.visible(def.spec, ctx.identity)) {
+    throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { data: { name } });
+  }
   const args = params?.arguments;
   if (args !== undefined && !isObject(args)) {
     throw new ProtocolError(ErrorCode.InvalidParams, 'params.arguments must be an object');
   }
   const checked = checkArguments(def, args, ctx.protocolVersion);
   if (!checked.ok) return checked.result;
-  if (deps.beforeTool) await deps.beforeTool(def, ctx);
+  if (deps.guard) await deps.guard.tool(def, ctx);
   const timeoutMs = def.spec.timeoutMs ?? deps.toolTimeoutMs;
+  const stopHeartbeat = startHeartbeat(ctx, def.spec.heartbeatMs ?? deps.heartbeatMs);
   try {
     const out = await runWithInput(ctx, params, deps, () =>
       withDeadline(ctx, timeoutMs, () => def.handler(checked.value, ctx)),
@@ -89,7 +109,9 @@ const toolsCall: MethodHandler = async (params, ctx, deps) => {
       ctx.logger.error({ err }, 'tool output does not match its outputSchema');
       throw new ProtocolError(ErrorCode.InternalError, err.message);
     }
-    return toolError(describeThrown(err));
+    return toolFailure(def, err);
+  } finally {
+    stopHeartbeat?.();
   }
 };
 
@@ -107,12 +129,15 @@ function shapeContents(uri: string, mimeType: unknown, value: unknown): JsonObje
 
 const resourcesRead: MethodHandler = async (params, ctx, deps) => {
   const uri = requireString(params, 'uri');
-  const direct = deps.registry.resource(uri);
-  const matched = direct ? undefined : deps.registry.matchTemplate(uri);
+  const found = deps.registry.resource(uri);
+  const direct = found && deps.visible(found.spec, ctx.identity) ? found : undefined;
+  const match = direct || found ? undefined : deps.registry.matchTemplate(uri);
+  const matched = match && deps.visible(match.def.spec, ctx.identity) ? match : undefined;
   if (!direct && !matched) {
     // SEP-2164: not found is -32602 with the URI in data (never an empty contents array).
     throw new ProtocolError(ErrorCode.InvalidParams, `Resource not found: ${uri}`, { data: { uri } });
   }
+  deps.guard?.item(direct ? direct.spec : (matched as NonNullable<typeof matched>).def.spec, ctx);
   const mimeType = direct ? direct.listing.mimeType : matched?.def.listing.mimeType;
   try {
     const out = await runWithInput(ctx, params, deps, () =>
@@ -139,7 +164,10 @@ function shapePrompt(value: unknown, description: string): JsonObject {
 const promptsGet: MethodHandler = async (params, ctx, deps) => {
   const name = requireString(params, 'name');
   const def = deps.registry.prompt(name);
-  if (!def) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`, { data: { name } });
+  if (!def || !deps.visible(def.spec, ctx.identity)) {
+    throw new ProtocolError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`, { data: { name } });
+  }
+  deps.guard?.item(def.spec, ctx);
   const raw = params?.arguments ?? {};
   if (!isObject(raw)) throw new ProtocolError(ErrorCode.InvalidParams, 'params.arguments must be an object');
   const args: Record<string, string> = {};
@@ -287,21 +315,36 @@ const subscriptionsListen: MethodHandler = async (params, ctx, deps) => {
   return { _meta: { [META.subscriptionId]: subscriptionId } };
 };
 
-export const METHODS: Readonly<Record<string, MethodHandler>> = {
-  'tools/list': async (params, _ctx, deps) =>
-    listResult('tools', paginate(deps.registry.toolListing(), params?.cursor, deps.pageSize)),
-  'tools/call': toolsCall,
-  'resources/list': async (params, _ctx, deps) =>
-    listResult('resources', paginate(deps.registry.resourceListing(), params?.cursor, deps.pageSize)),
-  'resources/templates/list': async (params, _ctx, deps) =>
-    listResult('resourceTemplates', paginate(deps.registry.templateListing(), params?.cursor, deps.pageSize)),
-  'resources/read': resourcesRead,
-  'resources/subscribe': subscribe(true),
-  'resources/unsubscribe': subscribe(false),
-  'prompts/list': async (params, _ctx, deps) =>
-    listResult('prompts', paginate(deps.registry.promptListing(), params?.cursor, deps.pageSize)),
-  'prompts/get': promptsGet,
-  'completion/complete': completionComplete,
-  'logging/setLevel': loggingSetLevel,
-  'subscriptions/listen': subscriptionsListen,
-};
+/**
+ * A list method. Items the caller may not see are left out before paging, so pages stay
+ * full and cursors stay stable for that caller; without auth nothing is filtered.
+ */
+const list =
+  (key: string, kind: ListingKind): MethodHandler =>
+  async (params, ctx, deps) => {
+    const identity = ctx.identity;
+    const items =
+      identity === undefined || !deps.registry.restricts(kind)
+        ? deps.registry.listingOf(kind)
+        : deps.registry.listingWhere(kind, (spec) => deps.visible(spec, identity));
+    return listResult(key, paginate(items, params?.cursor, deps.pageSize));
+  };
+
+/**
+ * The method table, a Map so that only the names it holds are served: a plain object would
+ * also answer `constructor`, `toString` or `__proto__` through Object.prototype.
+ */
+export const METHODS: ReadonlyMap<string, MethodHandler> = new Map<string, MethodHandler>([
+  ['tools/list', list('tools', 'tools')],
+  ['tools/call', toolsCall],
+  ['resources/list', list('resources', 'resources')],
+  ['resources/templates/list', list('resourceTemplates', 'resourceTemplates')],
+  ['resources/read', resourcesRead],
+  ['resources/subscribe', subscribe(true)],
+  ['resources/unsubscribe', subscribe(false)],
+  ['prompts/list', list('prompts', 'prompts')],
+  ['prompts/get', promptsGet],
+  ['completion/complete', completionComplete],
+  ['logging/setLevel', loggingSetLevel],
+  ['subscriptions/listen', subscriptionsListen],
+]);

@@ -4,8 +4,10 @@
  * so the hot path allocates no closures.
  */
 import type { Logger } from 'pino';
+import { ToolError } from '../registry/tool-errors.ts';
 import type {
   HandlerContext,
+  HttpRequestInfo,
   Identity,
   InputRequest,
   InputRequired,
@@ -44,6 +46,11 @@ export class RequestContext implements HandlerContext {
   /** The client's network address (HTTP), for per-client limits of anonymous callers. */
   readonly address: string | undefined;
   readonly meta: JsonObject;
+  readonly http: HttpRequestInfo | undefined;
+  /** When progress was last sent for this request (ms since the epoch), for heartbeats. */
+  lastProgressAt = 0;
+  /** The last progress value sent (heartbeats go on from it). */
+  lastProgress = 0;
   /** Created on first use of `signal`: most handlers never look at it. */
   #controller: AbortController | undefined = undefined;
   #aborted = false;
@@ -71,6 +78,7 @@ export class RequestContext implements HandlerContext {
     identity: Identity | undefined;
     address?: string | undefined;
     meta: JsonObject | undefined;
+    http?: HttpRequestInfo | undefined;
     channel: OutboundChannel | undefined;
     logger: Logger;
     /** 2026: the envelope's logLevel (no level, no log frames); 2025: the session's. */
@@ -86,6 +94,7 @@ export class RequestContext implements HandlerContext {
     this.identity = init.identity;
     this.address = init.address;
     this.meta = init.meta ?? {};
+    this.http = init.http;
     this.channel = init.channel;
     this.#logger = init.logger;
     this.#logThreshold = init.logThreshold;
@@ -144,6 +153,8 @@ export class RequestContext implements HandlerContext {
   async progress(progress: number, total?: number, message?: string): Promise<void> {
     const token = this.meta.progressToken;
     if (token === undefined || this.#aborted) return;
+    this.lastProgressAt = Date.now();
+    this.lastProgress = progress;
     const params: JsonObject = { progressToken: token, progress };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
@@ -179,6 +190,10 @@ export class RequestContext implements HandlerContext {
 
   listRoots(): InputRequest {
     return { method: 'roots/list', params: {} };
+  }
+
+  fail(code: string, data?: JsonObject, message?: string): Error {
+    return new ToolError(code, { data, message });
   }
 }
 

@@ -7,6 +7,7 @@ import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../protoco
 import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
 import { invalidArgsAsToolError } from '../protocol/versions.ts';
 import type { ToolDefinition } from './define.ts';
+import { ToolError, toolErrorResult } from './tool-errors.ts';
 import type { ContentBlock } from './types.ts';
 
 /** A tool failure the model should see: `isError: true` with `ErrorName: message` (DESIGN.md). */
@@ -62,6 +63,19 @@ function checkOutput(def: ToolDefinition, value: unknown): JsonObject {
   }
   return r.value;
 }
+
+/**
+ * The result of a tool call that threw (the handler or a middleware): a declared ToolError
+ * in its documented shape (with `structuredContent` when the tool has an output schema),
+ * anything else as `ErrorName: message`.
+ */
+export function toolFailure(def: ToolDefinition | undefined, err: unknown): JsonObject {
+  if (err instanceof ToolError)
+    return toolErrorResult(def?.spec ?? EMPTY_SPEC, err, def?.output !== undefined);
+  return toolError(describeThrown(err));
+}
+
+const EMPTY_SPEC: ToolDefinition['spec'] = { name: '', description: '' };
 
 /** Turns a handler's exception into the model-visible `ErrorName: message` text. */
 export function describeThrown(err: unknown): string {

@@ -6,6 +6,7 @@
 import { InternalCode, ToolkitError } from '../protocol/errors.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import { type CompiledSchema, compileJsonSchema, compileSchema, EMPTY_OBJECT_SCHEMA } from './schema.ts';
+import { checkDeclaredErrors, ERRORS_META_KEY, errorsMeta, errorsSentence } from './tool-errors.ts';
 import type {
   HandlerContext,
   JsonSchema,
@@ -89,14 +90,24 @@ export function defineTool<
   if (spec.timeoutMs !== undefined && !(Number.isInteger(spec.timeoutMs) && spec.timeoutMs > 0)) {
     invalid(`Tool "${name}": timeoutMs must be a positive integer`);
   }
+  if (spec.heartbeatMs !== undefined && !(Number.isInteger(spec.heartbeatMs) && spec.heartbeatMs >= 0)) {
+    invalid(`Tool "${name}": heartbeatMs must be 0 (off) or a positive integer`);
+  }
+  const errorsProblem = checkDeclaredErrors(spec.errors);
+  if (errorsProblem) invalid(`Tool "${name}": ${errorsProblem}`);
   const inputSchema: JsonSchema =
     spec.examples && spec.examples.length > 0 ? { ...input.json, examples: spec.examples } : input.json;
-  const listing: JsonObject = { name, description: spec.description, inputSchema };
+  const declared = spec.errors && Object.keys(spec.errors).length > 0 ? spec.errors : undefined;
+  const description =
+    declared && spec.describeErrors ? `${spec.description} ${errorsSentence(declared)}` : spec.description;
+  const listing: JsonObject = { name, description, inputSchema };
   if (spec.title !== undefined) listing.title = spec.title;
   if (output) listing.outputSchema = output.json;
   if (spec.annotations !== undefined) listing.annotations = spec.annotations;
   if (spec.icons !== undefined) listing.icons = spec.icons;
-  if (spec._meta !== undefined) listing._meta = spec._meta;
+  if (spec._meta !== undefined || declared) {
+    listing._meta = declared ? { ...spec._meta, [ERRORS_META_KEY]: errorsMeta(declared) } : spec._meta;
+  }
   const properties = (input.json.properties ?? {}) as Record<string, { 'x-mcp-header'?: unknown }>;
   const headerParams = Object.entries(properties).flatMap(([property, schema]) =>
     typeof schema?.['x-mcp-header'] === 'string' ? [{ property, header: schema['x-mcp-header'] }] : [],
@@ -115,6 +126,7 @@ export function defineTool<
 
 export interface ResourceDefinition {
   readonly kind: 'resource';
+  readonly spec: ResourceSpec;
   readonly uri: string;
   readonly listing: JsonObject;
   readonly read: ResourceReader;
@@ -130,10 +142,10 @@ export function defineResource(spec: ResourceSpec, read: ResourceReader): Resour
   if (typeof spec.uri !== 'string' || !URL.canParse(spec.uri))
     invalid(`Resource URI ${JSON.stringify(spec.uri)} is not a URI`);
   if (typeof spec.name !== 'string' || spec.name === '') invalid(`Resource ${spec.uri} needs a name`);
-  const { _meta, ...rest } = spec;
+  const { _meta, scopes: _scopes, visible: _visible, ...rest } = spec;
   const listing: JsonObject = { ...rest };
   if (_meta !== undefined) listing._meta = _meta;
-  return Object.freeze({ kind: 'resource', uri: spec.uri, listing: Object.freeze(listing), read });
+  return Object.freeze({ kind: 'resource', spec, uri: spec.uri, listing: Object.freeze(listing), read });
 }
 
 export interface ResourceTemplateDefinition {
@@ -162,7 +174,7 @@ export function defineResourceTemplate(
       invalid(`Resource template ${spec.uriTemplate}: completion for unknown variable "${key}"`);
     }
   }
-  const { complete: _complete, _meta, ...rest } = spec;
+  const { complete: _complete, _meta, scopes: _scopes, visible: _visible, ...rest } = spec;
   const listing: JsonObject = { ...rest };
   if (_meta !== undefined) listing._meta = _meta;
   return Object.freeze({ kind: 'resource-template', spec, template, listing: Object.freeze(listing), read });

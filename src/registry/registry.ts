@@ -12,6 +12,7 @@ import type {
   ResourceTemplateDefinition,
   ToolDefinition,
 } from './define.ts';
+import { isRestricted, type Restrictable } from './visibility.ts';
 
 export type ListKind = 'tools' | 'resources' | 'prompts';
 export type ChangeListener = (kind: ListKind) => void;
@@ -60,6 +61,9 @@ export function paginate(list: readonly JsonObject[], cursor: unknown, pageSize:
  * const registry = new Registry();
  * registry.add(defineTool({ name: 'hello', description: 'Say hello' }, async () => 'hello'));
  */
+/** The four list methods' item kinds. */
+export type ListingKind = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
+
 export class Registry {
   readonly #tools = new Map<string, ToolDefinition>();
   readonly #resources = new Map<string, ResourceDefinition>();
@@ -186,5 +190,32 @@ export class Registry {
   promptListing(): readonly JsonObject[] {
     this.#promptListing ??= [...this.#prompts.values()].map((d) => d.listing);
     return this.#promptListing;
+  }
+
+  /** The whole listing of one list method. */
+  listingOf(kind: ListingKind): readonly JsonObject[] {
+    if (kind === 'tools') return this.toolListing();
+    if (kind === 'resources') return this.resourceListing();
+    if (kind === 'resourceTemplates') return this.templateListing();
+    return this.promptListing();
+  }
+
+  /** Whether any item of a list has scopes or a visibility rule (its listing then depends on the caller). */
+  restricts(kind: ListingKind): boolean {
+    return this.#defsOf(kind).some((d) => isRestricted(d.spec));
+  }
+
+  /** The listing of the items whose spec `keep` accepts, in registration order. */
+  listingWhere(kind: ListingKind, keep: (spec: Restrictable) => boolean): JsonObject[] {
+    return this.#defsOf(kind)
+      .filter((d) => keep(d.spec))
+      .map((d) => d.listing);
+  }
+
+  #defsOf(kind: ListingKind): readonly { spec: Restrictable; listing: JsonObject }[] {
+    if (kind === 'tools') return [...this.#tools.values()];
+    if (kind === 'resources') return [...this.#resources.values()];
+    if (kind === 'resourceTemplates') return [...this.#templates.values()];
+    return [...this.#prompts.values()];
   }
 }

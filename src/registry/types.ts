@@ -104,7 +104,43 @@ export interface HandlerContext {
   sample(params: { messages: unknown[]; maxTokens: number } & JsonObject): InputRequest;
   /** Builds a `roots/list` input request. */
   listRoots(): InputRequest;
+  /**
+   * A declared failure of this tool, to throw: `throw ctx.fail('not_found', { path })`. The
+   * client gets an `isError` result saying what happened, whether a retry can help and what
+   * to do instead (from the tool's `errors`), plus a `structuredContent` error object.
+   */
+  fail(code: string, data?: JsonObject, message?: string): Error;
+  /**
+   * The HTTP request behind this call (HTTP transport only; `undefined` on stdio): method,
+   * path and headers, with credentials (`Authorization`, `Cookie`, `X-API-Key`, ...) removed.
+   */
+  readonly http: HttpRequestInfo | undefined;
 }
+
+/** What a handler may see of the HTTP request: never its credentials. */
+export interface HttpRequestInfo {
+  readonly method: string;
+  /** The URL path, without the query string. */
+  readonly path: string;
+  /** Lower-case names; `Authorization`, `Cookie`, `X-API-Key` and secret-looking names removed. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** A failure a tool declares it can have (`errors` on the tool), by code. */
+export interface DeclaredToolError {
+  /** Whether the same call may succeed later (a rate limit, a busy upstream). Default false. */
+  readonly retryable?: boolean;
+  /** What the model (or program) should do instead, e.g. "list the folder first". */
+  readonly hint?: string;
+  /** The default message, when the throw gives none. */
+  readonly message?: string;
+}
+
+/**
+ * Who may see and use an item, beyond per-item scopes: called with the authenticated caller
+ * (never when auth is off). Hidden items are left out of lists and answer as unknown.
+ */
+export type VisibilityRule = (identity: Identity) => boolean;
 
 /**
  * Everything a tool handler may return, whatever its schemas. {@link ToolOutput} narrows it
@@ -158,8 +194,20 @@ export interface ToolSpec<
   examples?: readonly Record<string, unknown>[];
   /** OAuth scopes the caller needs for this tool. */
   scopes?: readonly string[];
+  /** Who else may see and call it (see VisibilityRule). */
+  visible?: VisibilityRule;
   /** Overrides MCP_TOOL_TIMEOUT_MS for this tool. */
   timeoutMs?: number;
+  /**
+   * While the handler runs and the request carried a progressToken, send a progress
+   * notification every this many ms when the handler has sent none itself (so clients that
+   * reset their timeout on progress keep waiting). Overrides MCP_PROGRESS_HEARTBEAT_MS; 0 turns it off.
+   */
+  heartbeatMs?: number;
+  /** The failures this tool can have, by code (thrown with `ctx.fail(code)` or `new ToolError(code)`). */
+  errors?: Readonly<Record<string, DeclaredToolError>>;
+  /** Also list the declared error codes in the description the model reads. Default false. */
+  describeErrors?: boolean;
   /** Per-tool rate limit on top of the per-client one. */
   rateLimit?: { rps: number; burst?: number };
   icons?: JsonObject[];
@@ -180,6 +228,10 @@ export interface ResourceSpec {
   mimeType?: string;
   size?: number;
   annotations?: JsonObject;
+  /** OAuth scopes the caller needs to see and use it. */
+  scopes?: readonly string[];
+  /** Who else may see and use it (see VisibilityRule). */
+  visible?: VisibilityRule;
   _meta?: JsonObject;
 }
 
@@ -208,6 +260,10 @@ export interface ResourceTemplateSpec {
   mimeType?: string;
   /** Completion per template variable. */
   complete?: Record<string, Completer>;
+  /** OAuth scopes the caller needs to see and use it. */
+  scopes?: readonly string[];
+  /** Who else may see and use it (see VisibilityRule). */
+  visible?: VisibilityRule;
   _meta?: JsonObject;
 }
 
@@ -229,6 +285,10 @@ export interface PromptSpec {
   title?: string;
   description: string;
   arguments?: readonly PromptArgumentSpec[];
+  /** OAuth scopes the caller needs to see and use it. */
+  scopes?: readonly string[];
+  /** Who else may see and use it (see VisibilityRule). */
+  visible?: VisibilityRule;
   _meta?: JsonObject;
 }
 

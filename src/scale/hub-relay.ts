@@ -42,7 +42,16 @@ export function createHubRelay(options: HubRelayOptions): RedisHubRelay {
   const { pubsub, channel, replicaId } = options;
   return {
     publish(event) {
-      pubsub.publish(channel, JSON.stringify({ from: replicaId, event })).then(
+      let payload: string;
+      try {
+        payload = JSON.stringify({ from: replicaId, event });
+      } catch (err) {
+        // A message JSON cannot carry (a BigInt, a cycle) is not relayed; it must not throw
+        // into the sender, which may be running on behalf of another client.
+        options.onPublishError?.(err, event);
+        return;
+      }
+      pubsub.publish(channel, payload).then(
         () => options.onPublished?.(),
         (err: unknown) => options.onPublishError?.(err, event),
       );

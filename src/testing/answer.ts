@@ -14,6 +14,8 @@ export type Answer =
   /** An HTTP reply that carried no JSON-RPC response to the request. */
   | { kind: 'http'; status: number; bodyText?: string }
   | { kind: 'timeout'; afterMs: number }
+  /** No response, known without waiting out the timeout (a later request was answered first). */
+  | { kind: 'unanswered'; reason: string }
   | { kind: 'closed'; reason: string };
 
 /** Short text of an answer, for failure messages. */
@@ -27,6 +29,8 @@ export function describeAnswer(answer: Answer): string {
       return `HTTP ${answer.status} without a JSON-RPC response${answer.bodyText ? `: ${answer.bodyText.slice(0, 120)}` : ''}`;
     case 'timeout':
       return `no answer within ${answer.afterMs / 1000} s`;
+    case 'unanswered':
+      return `no response (${answer.reason})`;
     case 'closed':
       return `the connection closed (${answer.reason})`;
   }

@@ -40,45 +40,38 @@ export async function checkTools(
   declared: boolean,
 ): Promise<JsonObject[] | undefined> {
   if (!declared) {
-    for (const [id, title] of [
-      ['tools.list', 'tools/list returns a list'],
-      ['tools.unknown-tool', 'calling an unknown tool returns -32602'],
-    ]) {
-      rec.skip(id as string, title as string, 'the server declares no tools capability');
-    }
+    for (const id of ['tools.list', 'tools.unknown-tool'] as const)
+      rec.notRun(id, 'the server declares no tools capability');
     return undefined;
   }
   const listed = await c.listAll('tools/list', 'tools');
   const firstPageFailed = listed.problem !== undefined && listed.pages === 1 && listed.items.length === 0;
   if (firstPageFailed) {
-    rec.fail('tools.list', 'tools/list returns a list', listed.problem as string);
+    rec.fail('tools.list', listed.problem as string);
     return undefined;
   }
   const notObjects = listed.items.filter((t) => !isObject(t)).length;
   rec.expect(
     'tools.list',
-    'tools/list returns a list',
     notObjects ? [`${notObjects} entries are not objects`] : [],
     `${listed.items.length} tools`,
   );
   const tools = listed.items.filter(isObject);
-  if (listed.problem !== undefined) rec.fail('tools.pagination', 'pagination cursors work', listed.problem);
-  else if (listed.pages > 1) rec.pass('tools.pagination', 'pagination cursors work', `${listed.pages} pages`);
-  else rec.skip('tools.pagination', 'pagination cursors work', 'one page: no cursor to follow');
+  if (listed.problem !== undefined) rec.fail('tools.pagination', listed.problem);
+  else if (listed.pages > 1) rec.pass('tools.pagination', `${listed.pages} pages`);
+  else rec.notRun('tools.pagination', 'one page: no cursor to follow');
 
   const fields: string[] = [];
   tools.forEach((t, i) => {
     const missing = [
       typeof t.name === 'string' ? undefined : 'name',
-      typeof t.description === 'string' ? undefined : 'description',
       isObject(t.inputSchema) ? undefined : 'inputSchema',
     ].filter(Boolean);
     if (missing.length > 0) fields.push(`${label(t, i)} lacks ${missing.join(', ')}`);
   });
-  rec.expect('tools.fields', 'every tool has name, description and inputSchema', fields);
+  rec.expect('tools.fields', fields);
   rec.expect(
     'tools.name-format',
-    'tool names are 1-128 characters of A-Z a-z 0-9 _ - .',
     tools
       .filter((t) => typeof t.name === 'string' && !TOOL_NAME.test(t.name))
       .map((t) => JSON.stringify(t.name)),
@@ -88,17 +81,14 @@ export async function checkTools(
   for (const t of tools) if (typeof t.name === 'string') (seen.has(t.name) ? dupes : seen).add(t.name);
   rec.expect(
     'tools.unique-names',
-    'tool names are unique',
     [...dupes].map((n) => `${JSON.stringify(n)} is listed twice`),
   );
   rec.expect(
     'tools.descriptions',
-    'no tool has an empty description',
     tools.filter((t) => typeof t.description !== 'string' || t.description.trim() === '').map(label),
   );
   rec.expect(
     'tools.input-schema-object',
-    'every inputSchema is an object schema',
     tools
       .filter((t) => !isObject(t.inputSchema) || t.inputSchema.type !== 'object')
       .map(
@@ -108,15 +98,10 @@ export async function checkTools(
   );
   const withOutput = tools.filter((t) => t.outputSchema !== undefined);
   if (withOutput.length === 0) {
-    rec.skip(
-      'tools.output-schema-object',
-      'every outputSchema is an object schema',
-      'no tool declares an outputSchema',
-    );
+    rec.notRun('tools.output-schema-object', 'no tool declares an outputSchema');
   } else {
     rec.expect(
       'tools.output-schema-object',
-      'every outputSchema is an object schema',
       withOutput
         .filter((t) => !isObject(t.outputSchema) || t.outputSchema.type !== 'object')
         .map(
@@ -133,7 +118,7 @@ export async function checkTools(
       if (!compiled.ok) invalid.push(`${label(t, i)} ${key}: ${compiled.error}`);
     }
   });
-  rec.expect('tools.schemas-valid', 'every schema is a valid JSON Schema', invalid);
+  rec.expect('tools.schemas-valid', invalid);
 
   const unknown = await c.callTool(
     `mcp-toolkit-no-such-tool-${Date.now().toString(36)}`,
@@ -142,7 +127,6 @@ export async function checkTools(
   );
   rec.expect(
     'tools.unknown-tool',
-    'calling an unknown tool returns -32602',
     unknown.kind === 'error' && unknown.error.code === ErrorCode.InvalidParams
       ? []
       : [`got ${describeAnswer(unknown)}; an unknown tool is a protocol error (Tools § Error Handling)`],
@@ -157,7 +141,6 @@ export async function checkTools(
  * `check` (it may have side effects).
  */
 async function checkStructuredContent(c: ProbeClient, rec: Recorder, tools: JsonObject[]): Promise<void> {
-  const title = 'structuredContent matches outputSchema';
   const callable = tools.filter(
     (t) =>
       typeof t.name === 'string' &&
@@ -167,7 +150,7 @@ async function checkStructuredContent(c: ProbeClient, rec: Recorder, tools: Json
       safeArguments(t) !== undefined,
   );
   if (callable.length === 0) {
-    rec.skip('tools.structured-content', title, 'no read-only tool with an outputSchema and a valid input');
+    rec.notRun('tools.structured-content', 'no read-only tool with an outputSchema and a valid input');
     return;
   }
   const problems: string[] = [];
@@ -189,10 +172,10 @@ async function checkStructuredContent(c: ProbeClient, rec: Recorder, tools: Json
     if (issues.length > 0) problems.push(`${t.name}: ${issues.slice(0, 3).join(', ')}`);
   }
   if (problems.length === 0 && checked === 0) {
-    rec.skip('tools.structured-content', title, 'every call answered isError: nothing to compare');
+    rec.notRun('tools.structured-content', 'every call answered isError: nothing to compare');
     return;
   }
-  rec.expect('tools.structured-content', title, problems, `${checked} tools called`);
+  rec.expect('tools.structured-content', problems, `${checked} tools called`);
 }
 
 export async function checkResources(c: ProbeClient, rec: Recorder): Promise<void> {
@@ -216,11 +199,11 @@ export async function checkResources(c: ProbeClient, rec: Recorder): Promise<voi
     }
   }
   if (listed.problem !== undefined) bad.unshift(listed.problem);
-  rec.expect('resources.list', 'resources/list is well-formed', bad, `${listed.items.length} resources`);
+  rec.expect('resources.list', bad, `${listed.items.length} resources`);
 
   const first = listed.items.find((r) => isObject(r) && typeof r.uri === 'string');
   if (!first) {
-    rec.skip('resources.read', 'a listed resource is readable', 'no resource listed');
+    rec.notRun('resources.read', 'no resource listed');
     return;
   }
   const read = await c.request('resources/read', { uri: first.uri as string });
@@ -242,7 +225,7 @@ export async function checkResources(c: ProbeClient, rec: Recorder): Promise<voi
       }
     }
   }
-  rec.expect('resources.read', 'a listed resource is readable', problems, String(first.uri));
+  rec.expect('resources.read', problems, String(first.uri));
 }
 
 export async function checkPrompts(c: ProbeClient, rec: Recorder): Promise<void> {
@@ -263,7 +246,7 @@ export async function checkPrompts(c: ProbeClient, rec: Recorder): Promise<void>
       }
     }
   }
-  rec.expect('prompts.list', 'prompts/list is well-formed', bad, `${listed.items.length} prompts`);
+  rec.expect('prompts.list', bad, `${listed.items.length} prompts`);
 
   // A prompt that lists no required argument must be served without any: otherwise it
   // needs an argument it does not declare.
@@ -273,9 +256,8 @@ export async function checkPrompts(c: ProbeClient, rec: Recorder): Promise<void>
       typeof p.name === 'string' &&
       !(Array.isArray(p.arguments) && p.arguments.some((a) => isObject(a) && a.required === true)),
   );
-  const title = 'prompts declare their required arguments';
   if (open.length === 0) {
-    rec.skip('prompts.arguments', title, 'every prompt has required arguments');
+    rec.notRun('prompts.arguments', 'every prompt has required arguments');
     return;
   }
   const problems: string[] = [];
@@ -296,7 +278,6 @@ export async function checkPrompts(c: ProbeClient, rec: Recorder): Promise<void>
   }
   rec.expect(
     'prompts.arguments',
-    title,
     problems,
     needInput.length > 0 ? `not judged (need client input): ${needInput.join(', ')}` : undefined,
   );

@@ -1,15 +1,29 @@
-/** The result of one conformance check and the recorder the check groups write into. */
+/** The verdict of one conformance check, and the recorder the check groups write into. */
+import { CHECKS, type CheckId, type Level, type Source, sourceUrl } from './check-catalog.ts';
 
-export type CheckStatus = 'pass' | 'fail' | 'skip';
+/**
+ * `pass`; `fail` (a MUST rule broken, or any rule under `--strict`: the run fails); `warn` (a
+ * SHOULD or house rule broken: shown, never failing); `not-run` (nothing to judge: the server
+ * declares no such feature, or the run never got that far). A check that judged nothing is
+ * never a pass.
+ */
+export type CheckStatus = 'pass' | 'fail' | 'warn' | 'not-run';
 
 export interface ConformanceCheck {
-  /** Stable id, e.g. `tools.unknown-tool` (for --json consumers and tests). */
+  /** Stable id, e.g. `tools.unknown-tool` (baselines, JUnit, --json consumers). */
   id: string;
   /** The line printed in the checklist. */
   title: string;
+  level: Level;
   status: CheckStatus;
-  /** Why it failed or was skipped; for a pass, an optional note. */
+  /** Why it failed, warned or did not run; for a pass, an optional note. */
   reason?: string;
+  /** What to change in the server (shown for failures and warnings). */
+  fix: string;
+  /** Where the rule is written, e.g. `Tools §Error Handling`. */
+  source: string;
+  /** The rule's address, in the negotiated revision of the specification. */
+  spec: string;
 }
 
 const MAX_LISTED = 5;
@@ -20,24 +34,71 @@ export function listSome(items: readonly string[]): string {
   return `${items.slice(0, MAX_LISTED).join('; ')} and ${items.length - MAX_LISTED} more`;
 }
 
+export interface RecorderOptions {
+  /** SHOULD and house rules fail instead of warning. */
+  strict?: boolean;
+  /** Called with each verdict as it is recorded (JUnit written as the run goes). */
+  onCheck?: (check: ConformanceCheck) => void;
+}
+
 export class Recorder {
   readonly checks: ConformanceCheck[] = [];
+  readonly #strict: boolean;
+  readonly #onCheck: ((check: ConformanceCheck) => void) | undefined;
+  /** The revision the spec links point at; set once a version is negotiated. */
+  revision: string | undefined;
+  readonly #sources = new Map<ConformanceCheck, Source>();
 
-  pass(id: string, title: string, note?: string): void {
-    this.checks.push({ id, title, status: 'pass', ...(note ? { reason: note } : {}) });
+  constructor(options: RecorderOptions = {}) {
+    this.#strict = options.strict === true;
+    this.#onCheck = options.onCheck;
   }
 
-  fail(id: string, title: string, reason: string): void {
-    this.checks.push({ id, title, status: 'fail', reason });
+  #add(id: CheckId, status: CheckStatus, reason: string | undefined): void {
+    const info = CHECKS[id];
+    const check: ConformanceCheck = {
+      id,
+      title: info.title,
+      level: info.level,
+      status,
+      ...(reason ? { reason } : {}),
+      fix: info.fix,
+      source: info.source.label,
+      spec: sourceUrl(info.source, this.revision),
+    };
+    this.#sources.set(check, info.source);
+    this.checks.push(check);
+    this.#onCheck?.(check);
   }
 
-  skip(id: string, title: string, reason: string): void {
-    this.checks.push({ id, title, status: 'skip', reason });
+  pass(id: CheckId, note?: string): void {
+    this.#add(id, 'pass', note);
+  }
+
+  /** A broken rule: a failure for MUST (or under --strict), a warning for SHOULD and house rules. */
+  fail(id: CheckId, reason: string): void {
+    this.#add(id, CHECKS[id].level === 'MUST' || this.#strict ? 'fail' : 'warn', reason);
+  }
+
+  /** A finding that is at most a warning whatever the check's level (a SHOULD inside a MUST check). */
+  warn(id: CheckId, reason: string): void {
+    this.#add(id, this.#strict ? 'fail' : 'warn', reason);
+  }
+
+  /** Nothing to judge: the feature is not declared, not applicable, or was never reached. */
+  notRun(id: CheckId, reason: string): void {
+    this.#add(id, 'not-run', reason);
   }
 
   /** Passes when `problems` is empty, else fails listing them. */
-  expect(id: string, title: string, problems: readonly string[], note?: string): void {
-    if (problems.length === 0) this.pass(id, title, note);
-    else this.fail(id, title, listSome(problems));
+  expect(id: CheckId, problems: readonly string[], note?: string): void {
+    if (problems.length === 0) this.pass(id, note);
+    else this.fail(id, listSome(problems));
+  }
+
+  /** Points every spec link at `revision` (the one negotiated), including checks already recorded. */
+  setRevision(revision: string): void {
+    this.revision = revision;
+    for (const [check, source] of this.#sources) check.spec = sourceUrl(source, revision);
   }
 }

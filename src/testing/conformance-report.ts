@@ -4,7 +4,11 @@
  * command, a URL) and printed as a checklist with a total.
  */
 import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
+import { VERSION_2026 } from '../protocol/versions.ts';
+import { CHECKS, type CheckId } from './check-catalog.ts';
+import { closingLine } from './cli-report.ts';
 import { checkPrompts, checkResources, checkTools } from './conformance-features.ts';
+import { checkHttpTransport } from './conformance-http.ts';
 import {
   check2026,
   checkEnvelopes,
@@ -12,14 +16,13 @@ import {
   checkInitialize,
   checkNotifications,
   checkPreInitializeHttp,
-  checkPreInitializeStream,
   checkStdout,
 } from './conformance-protocol.ts';
 import { type ConformanceCheck, Recorder } from './conformance-recorder.ts';
 import { endpointUrl, openLink } from './connect.ts';
-import type { HttpLink } from './http-link.ts';
-import { type Answer, ProbeClient, type Wire } from './probe-client.ts';
-import { type ConnectOptions, describeTarget, resolveTarget, type Target } from './targets.ts';
+import { HttpLink } from './http-link.ts';
+import { type Answer, describeAnswer, ProbeClient, type Wire } from './probe-client.ts';
+import { type ConnectOptions, describeTarget, isLocalTarget, resolveTarget, type Target } from './targets.ts';
 
 export type { ConformanceCheck } from './conformance-recorder.ts';
 
@@ -31,16 +34,27 @@ export interface ConformanceReport {
   wires: Wire[];
   serverInfo?: { name?: string; version?: string };
   protocolVersion?: string;
+  /** Whether a handshake completed (false: nothing could be judged; `mcp-toolkit check` exits 3). */
+  connected: boolean;
   checks: ConformanceCheck[];
   passed: number;
+  /** MUST rules broken (any rule under `strict`): the run fails. */
   failed: number;
-  skipped: number;
-  /** passed + failed (skipped checks do not count). */
+  /** SHOULD and house rules broken: shown, not failing. */
+  warnings: number;
+  /** Checks with nothing to judge. */
+  notRun: number;
+  /** passed + failed + warnings (checks that judged something). */
   total: number;
   ok: boolean;
 }
 
-export type ConformanceOptions = ConnectOptions;
+export interface ConformanceOptions extends ConnectOptions {
+  /** SHOULD and house rules fail instead of warning. */
+  strict?: boolean;
+  /** Called with each verdict as it is recorded (e.g. to write JUnit as the run goes). */
+  onCheck?: (check: ConformanceCheck) => void;
+}
 
 function supports2026(answer: Answer): boolean {
   if (answer.kind !== 'result') return false;
@@ -50,10 +64,11 @@ function supports2026(answer: Answer): boolean {
 
 async function run2025(c: ProbeClient, rec: Recorder): Promise<boolean> {
   const http = c.link.transport === 'http';
-  if (!http) await checkPreInitializeStream(c, rec);
   const up = await checkInitialize(c, rec);
   if (!up) return false;
   c.wire = '2025';
+  if (c.protocolVersion !== undefined) rec.setRevision(c.protocolVersion);
+  rec.pass('connection', `initialize answered, protocol ${c.protocolVersion ?? 'unknown'}`);
   await checkNotifications(c, rec);
   if (http) await checkPreInitializeHttp(c, rec, (c.link as HttpLink).sessionId !== undefined);
   await checkErrorCodes(c, rec);
@@ -66,9 +81,41 @@ async function runFeatures(c: ProbeClient, rec: Recorder, capabilities: JsonObje
   if (isObject(capabilities.prompts)) await checkPrompts(c, rec);
 }
 
+/** Why nothing could be judged, with what to do about a refusal (401/403 and its challenge). */
+export function connectionProblem(c: ProbeClient, targetUrl: string | undefined): string {
+  const answer = c.lastHandshake;
+  const refusal = c.link instanceof HttpLink ? c.link.refusal : undefined;
+  const said = answer !== undefined ? describeAnswer(answer) : (c.link.failure ?? 'no answer');
+  if (refusal === undefined) return c.link.failure ?? `the handshake got ${said}`;
+  const lines = [
+    refusal.status === 401
+      ? `HTTP 401: the server wants credentials (${said})`
+      : `HTTP 403: the credentials were refused (${said})`,
+  ];
+  if (refusal.challenge) lines.push(`WWW-Authenticate: ${refusal.challenge}`);
+  lines.push(
+    `give --token TOKEN (Authorization: Bearer) or --api-key KEY, or sign in first: mcp-toolkit login ${targetUrl ?? '<url>'}`,
+  );
+  return lines.join('\n');
+}
+
+/** The checks that apply to a transport, in catalogue order (for the not-run list). */
+function applicable(transport: ConformanceReport['transport'], wires: readonly Wire[]): CheckId[] {
+  return (Object.keys(CHECKS) as CheckId[]).filter((id) => {
+    if (id === 'connection') return false;
+    if (id.startsWith('http.') || id === 'lifecycle.pre-initialize') return transport === 'http';
+    if (id.startsWith('stdio.')) return transport === 'stdio';
+    if (id === '2026.header-mismatch' || id === '2026.missing-capabilities' || id === '2026.batch-rejected')
+      return transport === 'http' && (wires.length === 0 || wires.includes('2026'));
+    if (id.startsWith('2026.')) return wires.length === 0 || wires.includes('2026');
+    return true;
+  });
+}
+
 /**
  * Runs every check against a target and returns the report (it never throws for a server
- * fault: an unreachable server is a failed check).
+ * fault: an unreachable server is a failed `connection` check, and every other check is
+ * "not run", never passed).
  *
  * @example
  * const report = await conformanceReport(server); // an McpServer, in-process
@@ -81,25 +128,30 @@ export async function conformanceReport(
   options: ConformanceOptions = {},
 ): Promise<ConformanceReport> {
   const resolved = resolveTarget(target);
-  const rec = new Recorder();
+  const rec = new Recorder({
+    ...(options.strict !== undefined ? { strict: options.strict } : {}),
+    ...(options.onCheck ? { onCheck: options.onCheck } : {}),
+  });
   const link = openLink(resolved, options);
   const c = new ProbeClient(link, resolved, options);
   const wires: Wire[] = [];
   const wire = options.wire ?? 'auto';
+  const url = resolved.kind === 'url' ? endpointUrl(resolved.url) : undefined;
   try {
     let discovered: Answer | undefined;
     if (wire !== '2025') discovered = await c.discover();
     const has2026 = discovered !== undefined && supports2026(discovered);
     let capabilities: JsonObject | undefined;
-    if (wire !== '2026') {
-      if (await run2025(c, rec)) {
-        wires.push('2025');
-        capabilities = isObject(c.initializeResult?.capabilities) ? c.initializeResult.capabilities : {};
-      }
+    if (wire !== '2026' && (await run2025(c, rec))) {
+      wires.push('2025');
+      capabilities = isObject(c.initializeResult?.capabilities) ? c.initializeResult.capabilities : {};
     }
     if (wire === '2026' || has2026) {
       wires.push('2026');
+      if (wires.length === 1) rec.setRevision(VERSION_2026);
       await check2026(c, rec, discovered as Answer);
+      if (c.discoverResult !== undefined && !rec.checks.some((x) => x.id === 'connection'))
+        rec.pass('connection', 'server/discover answered');
       if (capabilities === undefined && has2026 && discovered?.kind === 'result') {
         c.wire = '2026';
         capabilities = isObject(discovered.result.capabilities) ? discovered.result.capabilities : {};
@@ -108,15 +160,39 @@ export async function conformanceReport(
     if (capabilities !== undefined) {
       c.wire = wires[0];
       await runFeatures(c, rec, capabilities);
+      if (url !== undefined && link.failure === undefined) {
+        await checkHttpTransport(
+          {
+            url,
+            headers: options.headers ?? {},
+            timeoutMs: c.requestTimeoutMs,
+            local: isLocalTarget(resolved),
+            has2026: wires.includes('2026'),
+          },
+          rec,
+        );
+      }
     }
     if (link.failure !== undefined && !rec.checks.some((x) => x.reason?.includes(link.failure as string))) {
-      rec.fail('connection', 'the connection stays up', link.failure);
+      rec.fail('connection', link.failure);
     }
   } finally {
     await c.close();
   }
-  checkEnvelopes(c, rec);
-  if (link.transport === 'stdio') checkStdout(c, rec);
+  const connected = wires.length > 0 && (wires.includes('2025') || c.discoverResult !== undefined);
+  if (connected) {
+    checkEnvelopes(c, rec);
+    if (link.transport === 'stdio') checkStdout(c, rec);
+  } else {
+    // Nothing answered at all (no process, no endpoint, a refusal before JSON-RPC): one failure
+    // that says why, and every other check not run.
+    const refused = link instanceof HttpLink && link.refusal !== undefined;
+    if (refused || (c.responses.length === 0 && c.serverRequests.length === 0)) rec.checks.length = 0;
+    const seen = new Set(rec.checks.map((x) => x.id));
+    if (!seen.has('connection')) rec.fail('connection', connectionProblem(c, url));
+    for (const id of applicable(link.transport, wires))
+      if (!seen.has(id)) rec.notRun(id, 'nothing to judge: no handshake completed');
+  }
   const checks = rec.checks;
   // A dead server fails every later check for the same reason: say it in full once.
   const gone = link.failure;
@@ -128,40 +204,71 @@ export async function conformanceReport(
       said = true;
     }
   }
-  const passed = checks.filter((x) => x.status === 'pass').length;
-  const failed = checks.filter((x) => x.status === 'fail').length;
+  const count = (status: ConformanceCheck['status']) => checks.filter((x) => x.status === status).length;
+  const passed = count('pass');
+  const failed = count('fail');
+  const warnings = count('warn');
   const info =
     c.initializeResult?.serverInfo ??
     (c.discoverResult?._meta as JsonObject | undefined)?.['io.modelcontextprotocol/serverInfo'];
-  const version = c.protocolVersion ?? (wires.includes('2026') ? '2026-07-28' : undefined);
+  const version = c.protocolVersion ?? (wires.includes('2026') ? VERSION_2026 : undefined);
   return {
-    target: resolved.kind === 'url' ? endpointUrl(resolved.url) : describeTarget(resolved),
+    target: url ?? describeTarget(resolved),
     transport: link.transport,
     wires,
     ...(isObject(info) ? { serverInfo: { name: info.name as string, version: info.version as string } } : {}),
     ...(version !== undefined ? { protocolVersion: version } : {}),
+    connected,
     checks,
     passed,
     failed,
-    skipped: checks.length - passed - failed,
-    total: passed + failed,
+    warnings,
+    notRun: count('not-run'),
+    total: passed + failed + warnings,
     ok: failed === 0,
   };
 }
 
-/** The checklist: `✓ title`, `✗ title: reason`, `- title (skipped: reason)`, then `N/M conformance checks passed`. */
-export function formatReport(report: ConformanceReport): string {
+const MARK: Record<ConformanceCheck['status'], string> = { pass: '✓', fail: '✗', warn: '!', 'not-run': '-' };
+
+/**
+ * The checklist: `✓ id: title`; a failure (`✗`) or warning (`!`) with its level, reason, fix and
+ * the rule's address; checks not run grouped by reason; then the closing count line.
+ */
+export function formatReport(report: ConformanceReport, options: { closingLine?: boolean } = {}): string {
   const head = `Conformance report for ${report.target}${
     report.serverInfo?.name
       ? ` (${report.serverInfo.name}${report.serverInfo.version ? ` ${report.serverInfo.version}` : ''})`
       : ''
-  }${report.wires.length > 0 ? `, wire ${report.wires.join(' + ')}` : ''}`;
-  const lines = report.checks.map((x) =>
-    x.status === 'pass'
-      ? `✓ ${x.title}`
-      : x.status === 'fail'
-        ? `✗ ${x.title}: ${x.reason ?? 'failed'}`
-        : `- ${x.title} (skipped: ${x.reason ?? 'not applicable'})`,
-  );
-  return [head, '', ...lines, '', `${report.passed}/${report.total} conformance checks passed`].join('\n');
+  }${report.wires.length > 0 ? `, wire ${report.wires.join(' + ')}` : ''}${
+    report.protocolVersion ? `, protocol ${report.protocolVersion}` : ''
+  }`;
+  const lines: string[] = [];
+  const checks = report.checks;
+  for (let i = 0; i < checks.length; i++) {
+    const x = checks[i] as ConformanceCheck;
+    if (x.status === 'pass') {
+      lines.push(`✓ ${x.id}: ${x.title}`);
+      continue;
+    }
+    if (x.status === 'not-run') {
+      // Consecutive checks not run for one reason make one line.
+      const group = [x];
+      while (checks[i + 1]?.status === 'not-run' && checks[i + 1]?.reason === x.reason)
+        group.push(checks[++i] as ConformanceCheck);
+      lines.push(
+        group.length === 1
+          ? `- ${x.id}: ${x.title} (not run: ${x.reason ?? 'nothing to judge'})`
+          : `- ${group.length} checks not run (${x.reason ?? 'nothing to judge'}): ${group.map((g) => g.id).join(', ')}`,
+      );
+      continue;
+    }
+    const verdict = x.status === 'fail' ? x.level : `${x.level}, warning`;
+    lines.push(`${MARK[x.status]} ${x.id}: ${x.title} [${verdict}]`);
+    for (const line of (x.reason ?? 'failed').split('\n')) lines.push(`    ${line}`);
+    lines.push(`    fix: ${x.fix}`);
+    lines.push(`    rule: ${x.source}: ${x.spec}`);
+  }
+  const tail = options.closingLine === false ? [] : ['', closingLine(report)];
+  return [head, '', ...lines, ...tail].join('\n');
 }

@@ -25,6 +25,8 @@ export class HttpLink extends BaseLink implements Link {
   readonly url: string;
   /** Set when an initialize reply carries `Mcp-Session-Id`. */
   sessionId: string | undefined;
+  /** The last 401 or 403 and its `WWW-Authenticate` challenge, to say how to get in. */
+  refusal: { status: number; challenge: string | undefined } | undefined;
   readonly #headers: Readonly<Record<string, string>>;
   readonly #closers = new Set<AbortController>();
 
@@ -61,6 +63,8 @@ export class HttpLink extends BaseLink implements Link {
           `cannot reach ${this.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`,
         );
       }
+      if (res.status === 401 || res.status === 403)
+        this.refusal = { status: res.status, challenge: res.headers.get('www-authenticate') ?? undefined };
       const issued = res.headers.get('mcp-session-id');
       if (issued !== null && isInitialize(message)) this.sessionId = issued;
       const contentType = res.headers.get('content-type') ?? '';

@@ -6,15 +6,21 @@
  */
 import { ErrorCode } from '../protocol/errors.ts';
 import { isObject, type JsonObject, type RequestId } from '../protocol/jsonrpc.ts';
+import type { Level } from './check-catalog.ts';
 import { validateValue } from './json-schema.ts';
 import { type Answer, describeAnswer, toolText } from './probe-client.ts';
 
-/** A failed generated test: the message is the finding, so the stack is left out. */
+/**
+ * A failed generated test: the message is the finding, so the stack is left out. `level`, when
+ * set, overrides the level of the test's family (see live-catalog.ts).
+ */
 export class LiveTestFailure extends Error {
-  constructor(message: string) {
+  readonly level: Level | undefined;
+  constructor(message: string, level?: Level) {
     super(message);
     this.name = 'LiveTestFailure';
     this.stack = `${this.name}: ${message}`;
+    this.level = level;
   }
 }
 
@@ -26,8 +32,8 @@ export interface CaseOutcome {
   skipped?: string;
 }
 
-export function fail(message: string): never {
-  throw new LiveTestFailure(message);
+export function fail(message: string, level?: Level): never {
+  throw new LiveTestFailure(message, level);
 }
 
 /** `--invalid-input`: the spec moved from -32602 (to 2025-06-18) to an isError result (2025-11-25, SEP-1303). */
@@ -51,18 +57,22 @@ export function expectToolResult(
 ): CaseOutcome {
   const call = `${String(tool.name)}(${args(sent)})`;
   if (answer.kind === 'timeout') {
-    fail(`${call}: no result within ${answer.afterMs / 1000} s (${options.timeoutFlag ?? '--call-timeout'})`);
+    // The kit cannot tell slow from hung: a SHOULD-level finding, after the call was cancelled.
+    fail(
+      `${call}: no result within ${answer.afterMs / 1000} s; the call was cancelled (raise ${options.timeoutFlag ?? '--call-timeout'} for a slow tool)`,
+      'SHOULD',
+    );
   }
   // The test client declares no sampling, elicitation or roots: a tool that needs them cannot be judged.
   if (answer.kind === 'error' && answer.error.code === ErrorCode.MissingRequiredClientCapability) {
     return { skipped: `needs a client capability this test client does not offer: ${answer.error.message}` };
   }
-  if (answer.kind !== 'result') fail(`${call}: expected a result, got ${describeAnswer(answer)}`);
+  if (answer.kind !== 'result') fail(`${call}: expected a result, got ${describeAnswer(answer)}`, 'MUST');
   const result = answer.result;
   if (result.resultType === 'input_required') {
     return { skipped: 'asks the client for input (input_required), which this test client does not provide' };
   }
-  if (!Array.isArray(result.content)) fail(`${call}: the result has no content array`);
+  if (!Array.isArray(result.content)) fail(`${call}: the result has no content array`, 'MUST');
   if (result.isError === true) {
     const text = toolText(result);
     if (options.mustSucceed) fail(`${call}: the tool answered isError: ${text}`);
@@ -70,11 +80,14 @@ export function expectToolResult(
   }
   if (isObject(tool.outputSchema)) {
     if (!isObject(result.structuredContent)) {
-      fail(`${call}: no structuredContent although the tool declares an outputSchema`);
+      fail(`${call}: no structuredContent although the tool declares an outputSchema`, 'MUST');
     }
     const issues = validateValue(tool.outputSchema, result.structuredContent);
     if (issues.length > 0) {
-      fail(`${call}: structuredContent does not match the outputSchema: ${issues.slice(0, 5).join('; ')}`);
+      fail(
+        `${call}: structuredContent does not match the outputSchema: ${issues.slice(0, 5).join('; ')}`,
+        'MUST',
+      );
     }
   }
   return {};
@@ -111,6 +124,7 @@ export function expectProtocolError(
   sentId: RequestId,
   answer: Answer,
   codes: readonly number[],
+  options: { nullIdOk?: boolean } = {},
 ): CaseOutcome {
   if (answer.kind !== 'error' || !codes.includes(answer.error.code)) {
     fail(`${what}: expected error ${codes.join(' or ')}, got ${describeAnswer(answer)}`);
@@ -118,7 +132,8 @@ export function expectProtocolError(
   const r = answer.response;
   if (r.jsonrpc !== '2.0')
     fail(`${what}: the response carries jsonrpc ${JSON.stringify(r.jsonrpc)}, not "2.0"`);
-  if (r.id !== sentId)
+  // An invalid request may be answered with id null (JSON-RPC 2.0 §5: its id could not be read).
+  if (r.id !== sentId && !(options.nullIdOk === true && r.id === null))
     fail(`${what}: the response id ${JSON.stringify(r.id)} does not echo ${JSON.stringify(sentId)}`);
   if ('result' in r) fail(`${what}: the response has both result and error`);
   return {};

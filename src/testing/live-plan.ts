@@ -10,17 +10,45 @@ import { TOOL_NAME } from './conformance-features.ts';
 import { ConnectError, connect, endpointUrl } from './connect.ts';
 import { probeEndpoint } from './http-link.ts';
 import { type CaseOutcome, expectProtocolError, fail, type InvalidInputMode } from './live-calls.ts';
-import { toolCases } from './live-tool-cases.ts';
+import type { LiveCheckId } from './live-catalog.ts';
+import { toolCases, writeSkip } from './live-tool-cases.ts';
 import type { ProbeClient } from './probe-client.ts';
-import { type ConnectOptions, type ResolvedTarget, resolveTarget, type Target } from './targets.ts';
+import {
+  type ConnectOptions,
+  isLocalTarget,
+  type ResolvedTarget,
+  resolveTarget,
+  type Target,
+} from './targets.ts';
+
+/** The name of the case that lists the tools not called because they could write. */
+export const NOT_CALLED_CASE = 'test_tools_that_could_write_not_called';
+
+/** How to include the tools that could write: only a local target gets the plain suggestion. */
+export function allowWritesHint(target: ResolvedTarget): string {
+  if (target.kind !== 'url' || isLocalTarget(target))
+    return 'the target is local: rerun with --allow-writes to include them';
+  const host = new URL(target.url).host;
+  return `--allow-writes would call them on ${host}: use it only against a disposable deployment`;
+}
 
 export interface LiveTestOptions extends ConnectOptions {
   /** `--strict`: every tool must have examples and an outputSchema. */
   strict?: boolean;
-  /** `--read-only` / `--production`: live calls only for tools with `readOnlyHint: true`. */
+  /**
+   * Call tools that are not annotated `readOnlyHint: true` too (`--allow-writes`). Off by
+   * default: generated inputs (injection strings, odd names) sent to a tool that writes leave
+   * files, rows or messages behind, so only a disposable target should get them.
+   */
+  allowWrites?: boolean;
+  /** Never call a tool that could write, whatever `allowWrites` says (`--read-only`, `--production`). */
   readOnly?: boolean;
+  /** How to include the skipped tools, said in each skip reason (the CLI names its flag and the target). */
+  allowWritesHint?: string;
   /** What invalid input must get (default `either`). */
   invalidInput?: InvalidInputMode;
+  /** Also send huge and extreme values (1e15, 10 000-character strings): `--fuzz`. */
+  fuzz?: boolean;
   /** At most this many schema-generated calls per tool (default 50). */
   maxCallsPerTool?: number;
   /** How many generated tests run at once (default 1). */
@@ -29,6 +57,8 @@ export interface LiveTestOptions extends ConnectOptions {
 
 export interface LiveCase {
   name: string;
+  /** The family it belongs to: level, rule and fix (live-catalog.ts). */
+  check: LiveCheckId;
   /** Registered but not run, with this reason (read-only mode, nothing to generate). */
   skip?: string;
   run(): Promise<CaseOutcome>;
@@ -38,6 +68,10 @@ export interface LivePlan {
   /** What was tested, e.g. `http://127.0.0.1:3000/mcp (wire 2025-11-25)`. */
   label: string;
   cases: LiveCase[];
+  /** Tools whose calls were not made because they could write, and how to include them. */
+  notCalled: { tools: string[]; hint: string };
+  /** The negotiated revision (spec links point at it), when a handshake completed. */
+  revision?: string;
   close(): Promise<void>;
 }
 
@@ -59,8 +93,13 @@ export async function planLiveTests(target: Target, options: LiveTestOptions = {
     return {
       label: resolved.kind === 'url' ? resolved.url : where,
       cases: [
-        { name: 'test_mcp_tools[NO ENDPOINT FOUND]', run: async () => fail(`no MCP endpoint: ${reason}`) },
+        {
+          name: 'test_mcp_tools[NO ENDPOINT FOUND]',
+          check: 'test.connect',
+          run: async () => fail(`no MCP endpoint: ${reason}`),
+        },
       ],
+      notCalled: { tools: [], hint: allowWritesHint(resolved) },
       close: async () => {},
     };
   }
@@ -68,6 +107,7 @@ export async function planLiveTests(target: Target, options: LiveTestOptions = {
   const cases: LiveCase[] = [
     {
       name: `test_mcp_tools[${where}]`,
+      check: 'test.connect',
       run: async () => ({ notes: [`wire ${client.wire}, protocol ${version}`] }),
     },
   ];
@@ -78,6 +118,7 @@ export async function planLiveTests(target: Target, options: LiveTestOptions = {
       if (status !== undefined && status >= 200 && status < 300) {
         cases.push({
           name: `test_deprecated_endpoint[GET ${path}]`,
+          check: 'test.deprecated-endpoint',
           run: async () => ({
             warnings: [
               `${path} answers (HTTP ${status}): the HTTP+SSE transport is deprecated since 2025-03-26; serve streamable HTTP only`,
@@ -93,14 +134,28 @@ export async function planLiveTests(target: Target, options: LiveTestOptions = {
   cases.push(...listingCases(tools, listed.problem));
   const annotated = tools.filter((t) => isObject(t.annotations));
   if (annotated.length > 0) cases.push(...annotationCases(annotated));
+  const hint = options.allowWritesHint ?? allowWritesHint(resolved);
+  const toolOptions = { ...options, allowWritesHint: hint };
+  const notCalled: string[] = [];
   for (const tool of tools) {
     if (typeof tool.name !== 'string' || tool.name === '') continue;
-    cases.push(...toolCases(client, tool, options));
+    if (writeSkip(tool, toolOptions) !== undefined) notCalled.push(tool.name);
+    cases.push(...toolCases(client, tool, toolOptions));
+  }
+  if (notCalled.length > 0) {
+    // One visible line in every reporter for the whole set, beside each skipped call.
+    cases.push({
+      name: NOT_CALLED_CASE,
+      check: 'test.not-called',
+      skip: `${notCalled.length} tools not annotated readOnlyHint: true were not called: ${notCalled.join(', ')} (${hint})`,
+      run: async () => ({}),
+    });
   }
   cases.push(...protocolCases(client));
   if (client.link.transport === 'stdio') {
     cases.push({
       name: 'test_stdout_carries_only_jsonrpc',
+      check: 'test.stdout',
       run: async () => {
         if (client.link.junk.length > 0) {
           fail(
@@ -114,6 +169,8 @@ export async function planLiveTests(target: Target, options: LiveTestOptions = {
   return {
     label: `${resolved.kind === 'url' ? endpointUrl(resolved.url) : where} (wire ${client.wire}, protocol ${version})`,
     cases,
+    notCalled: { tools: notCalled, hint },
+    ...(version !== undefined ? { revision: version } : {}),
     close: () => client.close(),
   };
 }
@@ -123,6 +180,7 @@ function listingCases(tools: JsonObject[], problem: string | undefined): LiveCas
   return [
     {
       name: 'test_list_tools_from_basic_server',
+      check: 'test.list-tools',
       run: async () => {
         const issues: string[] = problem ? [problem] : [];
         for (const t of tools) {
@@ -141,6 +199,7 @@ function listingCases(tools: JsonObject[], problem: string | undefined): LiveCas
     },
     {
       name: 'test_tools_have_descriptions',
+      check: 'test.descriptions',
       run: async () => {
         const bad = tools
           .filter((t) => typeof t.description !== 'string' || t.description.trim() === '')
@@ -151,6 +210,7 @@ function listingCases(tools: JsonObject[], problem: string | undefined): LiveCas
     },
     {
       name: 'test_tools_have_names',
+      check: 'test.names',
       run: async () => {
         const missing = tools.filter((t) => typeof t.name !== 'string' || t.name === '').length;
         if (missing > 0) fail(`${missing} tools have no name`);
@@ -162,6 +222,7 @@ function listingCases(tools: JsonObject[], problem: string | undefined): LiveCas
     },
     {
       name: 'test_tools_have_unique_names',
+      check: 'test.unique-names',
       run: async () => {
         const seen = new Set<unknown>();
         const dupes = new Set<string>();
@@ -180,6 +241,7 @@ function annotationCases(annotated: JsonObject[]): LiveCase[] {
   return [
     {
       name: 'test_tools_have_titles',
+      check: 'test.titles',
       run: async () => {
         const untitled = annotated
           .filter((t) => {
@@ -194,6 +256,7 @@ function annotationCases(annotated: JsonObject[]): LiveCase[] {
     },
     {
       name: 'test_tool_annotations_are_consistent',
+      check: 'test.annotations',
       run: async () => {
         const contradictions: string[] = [];
         const meaningless: string[] = [];
@@ -206,14 +269,15 @@ function annotationCases(annotated: JsonObject[]): LiveCase[] {
         if (contradictions.length > 0) {
           fail(`readOnlyHint with destructiveHint contradict each other: ${contradictions.join(', ')}`);
         }
-        // The spec reads idempotentHint only when readOnlyHint is false: beside it, it says nothing.
-        const warnings =
+        // The spec reads idempotentHint only when readOnlyHint is false: beside it, it says
+        // nothing, and is not wrong (official servers do it). A note, not a finding.
+        const notes =
           meaningless.length > 0
             ? [
-                `idempotentHint is meaningless with readOnlyHint (read only when readOnlyHint is false): ${meaningless.join(', ')}`,
+                `note: idempotentHint says nothing beside readOnlyHint (read only when readOnlyHint is false): ${meaningless.join(', ')}`,
               ]
             : [];
-        return { warnings };
+        return { notes };
       },
     },
   ];
@@ -224,18 +288,20 @@ function protocolCases(client: ProbeClient): LiveCase[] {
   return [
     {
       name: 'test_invalid_request',
+      check: 'test.invalid-request',
       run: async () => {
         const id = client.nextId();
-        const answer = await client.raw({ jsonrpc: '2.0', id, method: 'tools/call', params: null });
+        const answer = await client.rawInvalid({ jsonrpc: '2.0', id, method: 'tools/call', params: null });
         // 2026: a body without its envelope falls under the envelope rule (-32602) as well.
         const codes = modern
           ? [ErrorCode.InvalidRequest, ErrorCode.InvalidParams]
           : [ErrorCode.InvalidRequest];
-        return expectProtocolError('tools/call with params: null', id, answer, codes);
+        return expectProtocolError('tools/call with params: null', id, answer, codes, { nullIdOk: true });
       },
     },
     {
       name: 'test_method_not_found',
+      check: 'test.method-not-found',
       run: async () => {
         const id = client.nextId();
         const answer = await client.request('tools/execute', {}, { id });
@@ -244,6 +310,7 @@ function protocolCases(client: ProbeClient): LiveCase[] {
     },
     {
       name: 'test_unknown_tool',
+      check: 'test.unknown-tool',
       run: async () => {
         const id = client.nextId();
         const name = 'mcp-toolkit-no-such-tool';

@@ -9,8 +9,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { after, describe, run, test } from 'node:test';
-import { junit, spec, tap } from 'node:test/reporters';
-import { type LiveCase, type LiveTestOptions, planLiveTests } from './live-plan.ts';
+import { spec, tap } from 'node:test/reporters';
+import { tally, verdictCase } from './cli-report.ts';
+import { renderJUnit } from './junit-report.ts';
+import { LiveTestFailure } from './live-calls.ts';
+import { type LiveCase, type LivePlan, type LiveTestOptions, planLiveTests } from './live-plan.ts';
+import { type LiveVerdict, runCase, verdictText } from './live-verdict.ts';
 import { describeTarget, resolveTarget, type Target } from './targets.ts';
 
 export type { LiveTestOptions } from './live-plan.ts';
@@ -27,12 +31,17 @@ const FINAL_CASES = new Set(['test_stdout_carries_only_jsonrpc']);
  * import { registerLiveTests } from 'mcp-toolkit/testing';
  * registerLiveTests({ command: 'node', args: ['server.js'] }, { strict: true, callTimeoutMs: 5_000 });
  */
-export function registerLiveTests(target: Target, options: LiveTestOptions = {}): void {
+export function registerLiveTests(
+  target: Target,
+  options: LiveTestOptions = {},
+  hooks: LiveHooks = {},
+): void {
   const resolved = resolveTarget(target);
   describe(`MCP live tests: ${describeTarget(resolved)}`, {
     concurrency: options.concurrency ?? 1,
   }, async () => {
     const plan = await planLiveTests(target, options);
+    hooks.onPlan?.(plan);
     after(() => plan.close());
     const others = plan.cases.filter((c) => !FINAL_CASES.has(c.name));
     let remaining = others.filter((c) => !c.skip).length;
@@ -41,27 +50,38 @@ export function registerLiveTests(target: Target, options: LiveTestOptions = {})
       release = resolve;
       if (remaining === 0) resolve();
     });
-    const register = (c: LiveCase, final: boolean) =>
-      test(c.name, c.skip ? { skip: c.skip } : {}, async (t) => {
+    const judge = { strict: options.strict === true, ...(plan.revision ? { revision: plan.revision } : {}) };
+    const register = (c: LiveCase, final: boolean) => {
+      if (c.skip !== undefined) void runCase(c, judge).then((v) => hooks.onVerdict?.(v));
+      return test(c.name, c.skip ? { skip: c.skip } : {}, async (t) => {
         if (final) await othersDone;
         try {
-          const out = await c.run();
-          if (out.skipped !== undefined) t.skip(out.skipped);
-          for (const note of out.notes ?? []) t.diagnostic(note);
-          if (out.warnings && out.warnings.length > 0) {
-            for (const w of out.warnings) t.diagnostic(`warning: ${w}`);
+          const v = await runCase(c, judge);
+          hooks.onVerdict?.(v);
+          for (const note of v.notes) t.diagnostic(note);
+          if (v.status === 'not-run') t.skip(v.reason);
+          else if (v.status === 'warn') {
+            t.diagnostic(`warning [${v.level}]: ${v.reason}`);
+            t.diagnostic(`fix: ${v.fix}`);
             // A warning is not a pass: reported as TODO (counted, shown, never failing).
-            t.todo(`warning: ${out.warnings.join('; ')}`);
-          }
+            t.todo(`warning [${v.level}]: ${v.reason}`);
+          } else if (v.status === 'fail') throw new LiveTestFailure(verdictText(v));
         } finally {
           if (!final && --remaining === 0) release();
         }
       });
+    };
     for (const c of plan.cases) register(c, FINAL_CASES.has(c.name));
   });
 }
 
-type Handoff = Map<string, { target: Target; options: LiveTestOptions }>;
+/** What a runner learns as the tests run: the plan once discovered, each verdict as it lands. */
+export interface LiveHooks {
+  onPlan?: (plan: LivePlan) => void;
+  onVerdict?: (verdict: LiveVerdict) => void;
+}
+
+type Handoff = Map<string, { target: Target; options: LiveTestOptions; hooks: LiveHooks }>;
 const HANDOFF = Symbol.for('mcp-toolkit.live-tests.handoff');
 
 function handoff(): Handoff {
@@ -74,12 +94,12 @@ function handoff(): Handoff {
 export function registerHandedOff(id: string): void {
   const entry = handoff().get(id);
   if (!entry) throw new Error(`mcp-toolkit: no live-test run ${id} in this process`);
-  registerLiveTests(entry.target, entry.options);
+  registerLiveTests(entry.target, entry.options, entry.hooks);
 }
 
 export type ReporterName = 'spec' | 'tap' | 'junit';
 
-export interface RunLiveTestsOptions extends LiveTestOptions {
+export interface RunLiveTestsOptions extends LiveTestOptions, LiveHooks {
   /** Reporter for `write` (default spec). */
   reporter?: ReporterName;
   /** Also write the chosen reporter's output to this file (e.g. JUnit XML for CI). */
@@ -89,16 +109,25 @@ export interface RunLiveTestsOptions extends LiveTestOptions {
 }
 
 export interface LiveRunSummary {
+  /** No generated test failed, and the run itself did not break. */
   ok: boolean;
+  /** The run itself broke (discovery threw): a failure no verdict accounts for. */
+  broken: boolean;
   passed: number;
+  /** MUST rules broken (any rule under `strict`). */
   failed: number;
-  skipped: number;
-  /** Warnings (reported as TODO). */
-  todo: number;
+  /** SHOULD and house rules broken (reported as TODO by node's reporters). */
+  warnings: number;
+  /** Skipped, or nothing to judge. */
+  notRun: number;
+  /** Tools not called because they could write (not annotated readOnlyHint: true), and how to include them. */
+  notCalled: { tools: string[]; hint: string };
+  /** Every generated test's verdict, in the order they landed. */
+  verdicts: LiveVerdict[];
 }
 
-function reporterFor(name: ReporterName) {
-  return name === 'tap' ? tap : name === 'junit' ? junit : new spec();
+function reporterFor(name: 'spec' | 'tap') {
+  return name === 'tap' ? tap : new spec();
 }
 
 interface TestEventData {
@@ -119,9 +148,39 @@ export async function runLiveTests(
   target: Target,
   options: RunLiveTestsOptions = {},
 ): Promise<LiveRunSummary> {
-  const { reporter = 'spec', output, write = (text) => process.stdout.write(text), ...liveOptions } = options;
+  const {
+    reporter = 'spec',
+    output,
+    write = (text) => process.stdout.write(text),
+    onPlan: _onPlan,
+    onVerdict: _onVerdict,
+    ...liveOptions
+  } = options;
   const id = randomUUID();
-  handoff().set(id, { target, options: liveOptions });
+  const summary: LiveRunSummary = {
+    ok: true,
+    broken: false,
+    passed: 0,
+    failed: 0,
+    warnings: 0,
+    notRun: 0,
+    notCalled: { tools: [], hint: '' },
+    verdicts: [],
+  };
+  handoff().set(id, {
+    target,
+    options: liveOptions,
+    hooks: {
+      onPlan: (plan) => {
+        summary.notCalled = plan.notCalled;
+        options.onPlan?.(plan);
+      },
+      onVerdict: (v) => {
+        summary.verdicts.push(v);
+        options.onVerdict?.(v);
+      },
+    },
+  });
   // run() loads test files by path; a fresh file per run, so a second run in one process registers anew.
   const dir = await mkdtemp(path.join(tmpdir(), 'mcp-toolkit-live-'));
   const runner = path.join(dir, 'live.test.mjs');
@@ -129,32 +188,47 @@ export async function runLiveTests(
     runner,
     `import { registerHandedOff } from ${JSON.stringify(import.meta.url)};\nregisterHandedOff(${JSON.stringify(id)});\n`,
   );
-  const summary: LiveRunSummary = { ok: true, passed: 0, failed: 0, skipped: 0, todo: 0 };
   const events: unknown[] = [];
+  const started = new Date();
+  let nodeFailures = 0;
+  let suiteFailed = false;
   try {
     const stream = run({ files: [runner], isolation: 'none' });
     stream.on('data', (event: { type: string; data: TestEventData }) => {
       if (output !== undefined) events.push(event);
       const isTest = event.data?.details?.type === 'test';
       if (event.type === 'test:fail') {
-        summary.ok = false;
-        if (isTest) summary.failed++;
-      } else if (event.type === 'test:pass' && isTest) {
-        if (event.data.skip !== undefined && event.data.skip !== false) summary.skipped++;
-        else if (event.data.todo !== undefined && event.data.todo !== false) summary.todo++;
-        else summary.passed++;
+        if (isTest) nodeFailures++;
+        else suiteFailed = true;
       }
     });
-    const live = output === undefined ? reporterFor(reporter) : new spec();
-    for await (const chunk of stream.compose(live)) write(String(chunk));
+    // JUnit is the kit's own (junit-report.ts: classname and file name the check and the target).
+    const live = output === undefined && reporter !== 'junit' ? reporterFor(reporter) : new spec();
+    if (output === undefined && reporter === 'junit') for await (const _ of stream);
+    else for await (const chunk of stream.compose(live)) write(String(chunk));
+    const suite = { name: 'mcp-toolkit test', target: describeTarget(resolveTarget(target)) };
+    const xml = () =>
+      renderJUnit(
+        suite,
+        summary.verdicts.map((v) => verdictCase(v)),
+        started,
+      );
     if (output !== undefined) {
       let text = '';
-      for await (const chunk of Readable.from(events).compose(reporterFor(reporter))) text += String(chunk);
+      if (reporter === 'junit') text = xml();
+      else
+        for await (const chunk of Readable.from(events).compose(reporterFor(reporter))) text += String(chunk);
       await writeFile(output, text);
-    }
+    } else if (reporter === 'junit') write(xml());
   } finally {
     handoff().delete(id);
     await rm(dir, { recursive: true, force: true });
   }
+  const t = tally(summary.verdicts);
+  Object.assign(summary, t);
+  // A test failure no verdict accounts for: the suite itself broke (discovery threw).
+  const broken = nodeFailures > t.failed || (suiteFailed && t.failed === 0);
+  summary.broken = broken;
+  summary.ok = t.failed === 0 && !broken;
   return summary;
 }

@@ -12,15 +12,30 @@ import { generateInputs, isTyped, wrongValue } from './schema-values.ts';
 
 const DEFAULT_MAX_CALLS = 50;
 
+/** Whether the tool says it changes nothing (`annotations.readOnlyHint: true`). */
+export function isReadOnlyTool(tool: JsonObject): boolean {
+  return isObject(tool.annotations) && tool.annotations.readOnlyHint === true;
+}
+
+/** Why a tool's calls are not made (it could write and writes are not allowed), or undefined. */
+export function writeSkip(tool: JsonObject, options: LiveTestOptions): string | undefined {
+  if (isReadOnlyTool(tool)) return undefined;
+  if (options.allowWrites === true && options.readOnly !== true) return undefined;
+  const why =
+    isObject(tool.annotations) && tool.annotations.readOnlyHint === false
+      ? 'annotated readOnlyHint: false'
+      : 'not annotated readOnlyHint: true';
+  return `not called: ${why}, so a call could write (${options.allowWritesHint ?? 'rerun with --allow-writes to include it'})`;
+}
+
 export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTestOptions): LiveCase[] {
   const name = tool.name as string;
   const schema = isObject(tool.inputSchema) ? tool.inputSchema : {};
   const props = propertiesOf(schema);
   const hasProps = Object.keys(props).length > 0;
-  const readOnlyTool = isObject(tool.annotations) && tool.annotations.readOnlyHint === true;
-  // Read-only mode: nothing that could change state is called (pytest's --mcp-tools-read-only).
-  const callSkip =
-    options.readOnly && !readOnlyTool ? 'read-only mode: the tool is not readOnlyHint' : undefined;
+  // Only tools that declare themselves read-only are called unless writes are allowed: a test
+  // pointed at a staging or production server must not write there.
+  const callSkip = writeSkip(tool, options);
   const cases: LiveCase[] = [];
   const withSkip = (c: LiveCase, skip: string | undefined): LiveCase => (skip ? { ...c, skip } : c);
 
@@ -28,6 +43,7 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
     cases.push(
       {
         name: `test_${name}_input_schema_field_descriptions`,
+        check: 'test.field-descriptions',
         run: async () => {
           const missing = missingDescriptions(schema);
           if (missing.length > 0) fail(`properties without a description: ${missing.join(', ')}`);
@@ -36,6 +52,7 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
       },
       {
         name: `test_${name}_input_schema_field_types`,
+        check: 'test.field-types',
         run: async () => {
           const bad = invalidTypes(schema);
           if (bad.length > 0) fail(`properties without a valid JSON Schema type: ${bad.join('; ')}`);
@@ -51,6 +68,7 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
       withSkip(
         {
           name: `test_${name}_example_${n}`,
+          check: 'test.example',
           run: async () => {
             // Checked before any call: an example that breaks its own schema is never sent.
             if (!isObject(example)) fail(`example ${n} is not an object: ${JSON.stringify(example)}`);
@@ -69,10 +87,14 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
 
   // Every tool gets a basic call, a tool without properties too (pytest-mcp-tools calls only
   // tools with properties, which leaves a no-argument tool that always fails unnoticed).
-  const generated = generateInputs(schema, { max: options.maxCallsPerTool ?? DEFAULT_MAX_CALLS });
+  const generated = generateInputs(schema, {
+    max: options.maxCallsPerTool ?? DEFAULT_MAX_CALLS,
+    fuzz: options.fuzz === true,
+  });
   if (!generated.ok) {
     cases.push({
       name: `test_${name}_schema_0`,
+      check: 'test.schema-call',
       skip: `no input generated: ${generated.problem}`,
       run: async () => ({}),
     });
@@ -82,6 +104,7 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
         withSkip(
           {
             name: `test_${name}_schema_${n}`,
+            check: 'test.schema-call',
             run: async () => {
               const out = expectToolResult(tool, c.args, await client.callTool(name, c.args), {
                 mustSucceed: false,
@@ -99,6 +122,7 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
     cases.push(
       {
         name: `test_${name}_has_examples`,
+        check: 'test.has-examples',
         run: async () => {
           if (examples.length === 0) fail(`${name} declares no inputSchema.examples`);
           return {};
@@ -106,6 +130,7 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
       },
       {
         name: `test_${name}_has_output_schema`,
+        check: 'test.has-output-schema',
         run: async () => {
           if (!isObject(tool.outputSchema)) fail(`${name} declares no outputSchema`);
           return {};
@@ -128,6 +153,7 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
         withSkip(
           {
             name: `test_${name}_missing_${field}`,
+            check: 'test.invalid-input',
             run: async () => {
               const args: JsonObject = { ...base };
               delete args[field];
@@ -145,6 +171,7 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
         withSkip(
           {
             name: `test_${name}_wrong_type_${field}`,
+            check: 'test.invalid-input',
             run: async () => {
               const args: JsonObject = { ...base, [field]: wrong.value };
               return expectRefusal(tool, args, await client.callTool(name, args), mode);

@@ -36,6 +36,11 @@ interface Pending {
   request: JsonObject;
   wire: Wire;
   resolve: (answer: Answer) => void;
+  /**
+   * A deliberately invalid request: an error with `id: null` answers it too (JSON-RPC 2.0 §5:
+   * the id is null when it could not be read from an invalid request).
+   */
+  nullIdAnswers?: boolean;
 }
 
 const CLIENT_INFO = { name: 'mcp-toolkit-test', version: PACKAGE_VERSION };
@@ -63,6 +68,8 @@ export class ProbeClient {
   protocolVersion: string | undefined;
   initializeResult: JsonObject | undefined;
   discoverResult: JsonObject | undefined;
+  /** How the last handshake request (initialize or server/discover) ended. */
+  lastHandshake: Answer | undefined;
   readonly responses: RecordedResponse[] = [];
   /** Responses that answered no request in flight: answers to notifications, or stray ids. */
   readonly unmatched: JsonObject[] = [];
@@ -120,6 +127,14 @@ export class ProbeClient {
           this.idMismatches.push({ sent: p.request.id as RequestId, received: message.id });
           break;
         }
+      }
+    }
+    if (!pending && message.id === null && isObject(message.error)) {
+      for (const [pk, p] of this.#pending) {
+        if (!p.nullIdAnswers) continue;
+        pending = p;
+        k = pk;
+        break;
       }
     }
     if (!pending && this.#expired.delete(key(message.id))) return;
@@ -208,6 +223,8 @@ export class ProbeClient {
       wire?: Wire;
       omitSession?: boolean;
       headers?: Record<string, string>;
+      /** The message is invalid by design: an error with `id: null` is its answer. */
+      nullIdAnswers?: boolean;
     } = {},
   ): Promise<Answer> {
     const wire = options.wire ?? this.wire ?? '2025';
@@ -229,19 +246,34 @@ export class ProbeClient {
       done = true;
       settle(a);
     };
-    if (hasId) this.#pending.set(key(obj.id), { request: obj, wire, resolve: finish });
+    if (hasId)
+      this.#pending.set(key(obj.id), {
+        request: obj,
+        wire,
+        resolve: finish,
+        ...(options.nullIdAnswers ? { nullIdAnswers: true } : {}),
+      });
     const timer = setTimeout(() => {
       if (hasId && this.#pending.delete(key(obj.id))) this.#expired.add(key(obj.id));
       abort.abort();
       finish({ kind: 'timeout', afterMs: timeoutMs });
-      if (hasId && wire === '2025' && this.link.transport !== 'http') void this.#cancel(obj.id as RequestId);
+      // A call past its deadline is cancelled (Cancellation utility), so a long-running tool stops
+      // working for nobody. Over HTTP on the 2026 wire, closing the request (abort above) is the
+      // cancellation; everywhere else a notifications/cancelled goes out as well.
+      if (hasId && !(wire === '2026' && this.link.transport === 'http'))
+        void this.#cancel(obj.id as RequestId, wire);
     }, timeoutMs);
     const sendOptions: LinkSendOptions = {
       headers: { ...(obj ? this.#headersFor(obj, wire) : {}), ...options.headers },
       signal: abort.signal,
       ...(options.omitSession ? { omitSession: true } : {}),
       ...(hasId
-        ? { stopWhen: (m: unknown) => isObject(m) && !('method' in m) && String(m.id) === String(obj.id) }
+        ? {
+            stopWhen: (m: unknown) =>
+              isObject(m) &&
+              !('method' in m) &&
+              (String(m.id) === String(obj.id) || (options.nullIdAnswers === true && m.id === null)),
+          }
         : {}),
     };
     let sent: LinkSendResult;
@@ -272,16 +304,48 @@ export class ProbeClient {
     return a;
   }
 
-  async #cancel(id: RequestId): Promise<void> {
+  async #cancel(id: RequestId, wire: Wire): Promise<void> {
+    const message: JsonObject = {
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: id, reason: 'mcp-toolkit test: timed out' },
+    };
     try {
-      await this.link.send({
-        jsonrpc: '2.0',
-        method: 'notifications/cancelled',
-        params: { requestId: id, reason: 'mcp-toolkit test: timed out' },
-      });
+      await this.link.send(
+        wire === '2026' ? { ...message, params: this.envelope(message.params as JsonObject) } : message,
+        {
+          headers: this.#headersFor(message, wire),
+        },
+      );
     } catch {
       // Nothing to cancel on a dead link.
     }
+  }
+
+  /**
+   * Sends a request that is invalid by design (e.g. `params: null`), where an error with
+   * `id: null` counts as its answer. Over a stream, a `ping` follows it: once the ping is
+   * answered, an answer still missing is not coming (no 10 s wait for a server that drops it).
+   */
+  async rawInvalid(message: JsonObject, options: { wire?: Wire } = {}): Promise<Answer> {
+    const wire = options.wire ?? this.wire ?? '2025';
+    if (this.link.transport === 'http') return this.raw(message, { wire, nullIdAnswers: true });
+    const answer = this.raw(message, { wire, nullIdAnswers: true });
+    const marker = this.request('ping', {}, { wire, envelope: wire === '2026' });
+    const first = await Promise.race([answer, marker.then(() => undefined)]);
+    if (first !== undefined) return first;
+    const grace = new Promise<undefined>((r) => setTimeout(() => r(undefined), this.notificationWaitMs));
+    const late = await Promise.race([answer, grace]);
+    if (late !== undefined) return late;
+    // Given up: a late answer is not a stray id.
+    const k = key(message.id);
+    const pending = this.#pending.get(k);
+    if (pending) {
+      this.#pending.delete(k);
+      this.#expired.add(k);
+      pending.resolve({ kind: 'unanswered', reason: 'a ping sent after it was answered, this never was' });
+    }
+    return answer;
   }
 
   /** A request on the current wire (2026: with the envelope unless `envelope: false`). */
@@ -328,6 +392,7 @@ export class ProbeClient {
       { protocolVersion, capabilities: {}, clientInfo: CLIENT_INFO },
       { wire: '2025', envelope: false },
     );
+    this.lastHandshake = answer;
     if (answer.kind === 'result') {
       this.initializeResult = answer.result;
       if (typeof answer.result.protocolVersion === 'string')
@@ -339,6 +404,7 @@ export class ProbeClient {
 
   async discover(): Promise<Answer> {
     const answer = await this.request('server/discover', {}, { wire: '2026', envelope: true });
+    this.lastHandshake = answer;
     if (answer.kind === 'result') this.discoverResult = answer.result;
     return answer;
   }

@@ -35,8 +35,13 @@ export const FORMAT_VALUES: Readonly<Record<string, readonly string[]>> = {
   hostname: ['example.com', 'localhost'],
 };
 
-export const NUMBER_VALUES: readonly number[] = [0, 1, -1, 1e15, -1e15, 3.14];
-export const INTEGER_VALUES: readonly number[] = [0, 1, -1, 1e15, -1e15, 42];
+// Small by default: a count, a duration or a step number taken at 1e15 keeps a correct tool
+// busy forever (a long-running tool then "fails" by timing out). Huge values only with --fuzz.
+export const NUMBER_VALUES: readonly number[] = [0, 1, -1, 3.14];
+export const INTEGER_VALUES: readonly number[] = [0, 1, -1, 42];
+/** Added with `fuzz`: the extremes that find overflow and unbounded work. */
+export const FUZZ_NUMBERS: readonly number[] = [1e15, -1e15, Number.MAX_SAFE_INTEGER];
+export const FUZZ_STRINGS: readonly string[] = ['', 'x'.repeat(10_000), '\u0000\u001f\u202e'];
 
 const MAX_DEPTH = 8;
 
@@ -54,7 +59,7 @@ export function fieldAccepts(prop: JsonObject, root: JsonObject, value: unknown)
   return validateValue(standalone(prop, root), value).length === 0;
 }
 
-function numberCandidates(s: JsonObject, integer: boolean): unknown[] {
+function numberCandidates(s: JsonObject, integer: boolean, fuzz: boolean): unknown[] {
   const min = typeof s.minimum === 'number' ? s.minimum : undefined;
   const max = typeof s.maximum === 'number' ? s.maximum : undefined;
   const xmin = typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum : undefined;
@@ -62,7 +67,8 @@ function numberCandidates(s: JsonObject, integer: boolean): unknown[] {
   const step = integer ? 1 : 0.5;
   const lo = min ?? (xmin !== undefined ? xmin + step : undefined);
   const hi = max ?? (xmax !== undefined ? xmax - step : undefined);
-  if (lo === undefined && hi === undefined) return [...(integer ? INTEGER_VALUES : NUMBER_VALUES)];
+  if (lo === undefined && hi === undefined)
+    return [...(integer ? INTEGER_VALUES : NUMBER_VALUES), ...(fuzz ? FUZZ_NUMBERS : [])];
   const out: number[] = [];
   if (lo !== undefined) out.push(integer ? Math.ceil(lo) : lo);
   if (hi !== undefined) out.push(integer ? Math.floor(hi) : hi);
@@ -77,7 +83,7 @@ function numberCandidates(s: JsonObject, integer: boolean): unknown[] {
 }
 
 /** Candidate values for one property, simplest first (not yet checked against the schema). */
-export function candidates(prop: JsonObject, root: JsonObject, depth = 0): unknown[] {
+export function candidates(prop: JsonObject, root: JsonObject, depth = 0, fuzz = false): unknown[] {
   const s = resolveRef(prop, root);
   if ('const' in s) return [s.const];
   if (Array.isArray(s.enum)) return [...s.enum];
@@ -85,19 +91,20 @@ export function candidates(prop: JsonObject, root: JsonObject, depth = 0): unkno
   if (branches && depth < MAX_DEPTH) {
     const nonNull = branches.filter((b) => isObject(b) && b.type !== 'null') as JsonObject[];
     const first = nonNull[0] ?? (branches[0] as JsonObject | undefined);
-    if (first) return candidates(first, root, depth + 1);
+    if (first) return candidates(first, root, depth + 1, fuzz);
   }
   const types = Array.isArray(s.type) ? s.type : [s.type];
   const type = types.find((t) => t !== 'null') ?? types[0];
   switch (type) {
     case 'string': {
       const format = typeof s.format === 'string' ? s.format : undefined;
-      return [...(format ? (FORMAT_VALUES[format] ?? STRING_VALUES) : STRING_VALUES)];
+      const table = format ? (FORMAT_VALUES[format] ?? STRING_VALUES) : STRING_VALUES;
+      return [...table, ...(fuzz ? FUZZ_STRINGS : [])];
     }
     case 'integer':
-      return numberCandidates(s, true);
+      return numberCandidates(s, true, fuzz);
     case 'number':
-      return numberCandidates(s, false);
+      return numberCandidates(s, false, fuzz);
     case 'boolean':
       return [true, false];
     case 'null':
@@ -149,7 +156,10 @@ function short(value: unknown): string {
  * The schema-driven calls: case 0 is every required field at its simplest valid value; then
  * one field at a time (required or optional) takes each value of its table, the others held.
  */
-export function generateInputs(inputSchema: unknown, options: { max?: number } = {}): Generated {
+export function generateInputs(
+  inputSchema: unknown,
+  options: { max?: number; fuzz?: boolean } = {},
+): Generated {
   if (!isObject(inputSchema)) return { ok: false, problem: 'the inputSchema is not an object' };
   const compiled = compileSchema(inputSchema);
   if (!compiled.ok)
@@ -169,7 +179,7 @@ export function generateInputs(inputSchema: unknown, options: { max?: number } =
   const cases: GeneratedCase[] = [{ label: 'basic', args: basic }];
   const seen = new Set([JSON.stringify(basic)]);
   for (const [name, prop] of Object.entries(props)) {
-    for (const value of candidates(prop, inputSchema)) {
+    for (const value of candidates(prop, inputSchema, 0, options.fuzz === true)) {
       if (cases.length >= max) return { ok: true, cases };
       const args = { ...basic, [name]: value };
       const text = JSON.stringify(args);

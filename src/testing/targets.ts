@@ -107,6 +107,18 @@ function checkUrl(url: string): string {
   return parsed.href;
 }
 
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+/**
+ * Whether the target runs on this machine: a command the kit spawns, a server in-process, or
+ * a loopback URL. Only there does the kit suggest calling tools that could write.
+ */
+export function isLocalTarget(target: ResolvedTarget): boolean {
+  if (target.kind !== 'url') return true;
+  const host = new URL(target.url).hostname;
+  return LOOPBACK.has(host) || host.startsWith('127.') || host.endsWith('.localhost');
+}
+
 /** A short human label: the URL, the command line, or `in-process`. */
 export function describeTarget(target: ResolvedTarget): string {
   if (target.kind === 'url') return target.url;

@@ -54,17 +54,22 @@ export function createConnection(
     sessionId: session.id,
     receive(value) {
       pending++;
+      // Never rejects: whatever fails here is logged and the connection serves on (one
+      // `then` with both callbacks: this runs for every message).
+      const failed = (err: unknown) => server.logger.error({ err }, 'message handling failed');
       return server.dispatcher.handle(value, exchange).then(
         (reply) => {
           try {
             if (reply.body !== undefined && !presence.gone) send(reply.body);
+          } catch (err) {
+            failed(err);
           } finally {
             settle();
           }
         },
         (err: unknown) => {
           settle();
-          server.logger.error({ err }, 'message handling failed');
+          failed(err);
         },
       );
     },

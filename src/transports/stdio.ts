@@ -6,7 +6,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
-import { errorResponse, type JsonRpcMessage } from '../protocol/jsonrpc.ts';
+import { encodeMessage, errorResponse, type JsonRpcMessage, logEncodeFailure } from '../protocol/jsonrpc.ts';
 import type { McpServer } from '../server.ts';
 import { createConnection } from './connection.ts';
 
@@ -53,8 +53,10 @@ export function serveStdio(server: McpServer, options: StdioOptions): StdioHandl
   } else {
     write = (chunk) => process.stdout.write(chunk);
   }
+  const encodeFailed = logEncodeFailure(server.logger);
   const send = (message: JsonRpcMessage | JsonRpcMessage[]) => {
-    write(`${JSON.stringify(message)}\n`);
+    const line = encodeMessage(message, encodeFailed);
+    if (line !== undefined) write(`${line}\n`);
   };
   const connection = createConnection(server, send);
   const max = options.maxLineBytes;

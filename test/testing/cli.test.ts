@@ -4,7 +4,7 @@
  * our own filesystem server spawned over stdio by the real CLI.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -77,12 +77,15 @@ describe('the commands against stdio servers', { concurrency: 3 }, () => {
   test('check prints the checklist and exits 1 on a defect', async () => {
     const r = await runCli(['check', '--request-timeout', '2', ...fixture('stdout-junk')]);
     assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stdout, /^✗ stdio\.stdout: every byte on stdout is a JSON-RPC message \[MUST\]$/m);
+    assert.match(r.stdout, /^ {4}stdout line "broken-fixture ready/m);
+    assert.match(r.stdout, /^ {4}fix: write logs and banners to stderr/m);
     assert.match(
       r.stdout,
-      /^✗ every byte on stdout is a JSON-RPC message: stdout line "broken-fixture ready/m,
+      /^ {4}rule: Transports §stdio: https:\/\/modelcontextprotocol\.io\/specification\/2025-11-25\/basic\/transports#stdio$/m,
     );
-    assert.match(r.stdout, /^✓ notifications receive no response$/m);
-    assert.match(r.stdout, /^(\d+)\/(\d+) conformance checks passed$/m);
+    assert.match(r.stdout, /^✓ notifications\.unanswered: notifications receive no response$/m);
+    assert.match(r.stdout, /^\d+ passed, 1 failed, 0 warnings, 0 not run$/m);
   });
 
   test('test writes JUnit to --output, spec to stdout, and exits 0 on the good server', async () => {
@@ -101,28 +104,28 @@ describe('the commands against stdio servers', { concurrency: 3 }, () => {
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const xml = await readFile(file, 'utf8');
     assert.match(xml, /^<\?xml/);
-    assert.match(xml, /<testcase name="test_get_greeting_example_0"/);
-    assert.match(xml, /<testcase name="test_mcp_tools\[stdio\]"/);
+    assert.match(xml, /<testcase name="test_get_greeting_example_0" classname="test\.example"/);
+    assert.match(xml, /<testcase name="test_mcp_tools\[stdio\]" classname="test\.connect"/);
     assert.doesNotMatch(xml, /<failure/);
     assert.match(r.stdout, /✔ test_schedule_note_has_output_schema/);
   });
 
-  test('test reports TAP and exits 1 when a generated test fails', async () => {
-    const r = await runCli([
-      'test',
-      '--reporter',
-      'tap',
-      '--concurrency',
-      '4',
-      '--call-timeout',
-      '5',
-      ...fixture('example-fails'),
-    ]);
-    assert.equal(r.code, 1, r.stderr);
+  test('test reports TAP; a house-rule finding warns (exit 0), and fails with --strict (exit 1)', async () => {
+    const args = ['test', '--reporter', 'tap', '--allow-writes', '--concurrency', '4', '--call-timeout', '5'];
+    const r = await runCli([...args, ...fixture('example-fails')]);
+    assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^TAP version 13$/m);
-    assert.match(r.stdout, /not ok \d+ - test_set_mode_example_0/);
+    assert.match(
+      r.stdout,
+      /ok \d+ - test_set_mode_example_0 # TODO warning \[HOUSE\]: set_mode\(\{"mode":"safe"\}\): the tool answered isError/,
+    );
     assert.match(r.stdout, /ok \d+ - test_get_greeting_example_0/);
-    assert.match(r.stdout, /# fail 1$/m);
+    assert.match(r.stdout, /^\d+ passed, 0 failed, 1 warnings, 0 not run$/m);
+    const strict = await runCli([...args, '--strict', ...fixture('example-fails')]);
+    assert.equal(strict.code, 1, strict.stderr);
+    assert.match(strict.stdout, /not ok \d+ - test_set_mode_example_0/);
+    assert.match(strict.stdout, /\[HOUSE\] fix: keep inputSchema\.examples valid/);
+    assert.match(strict.stdout, /^\d+ passed, \d+ failed, 0 warnings, 0 not run$/m);
   });
 
   test('our filesystem server, spawned by the real CLI, passes check and test --strict', async () => {
@@ -143,9 +146,119 @@ describe('the commands against stdio servers', { concurrency: 3 }, () => {
     assert.equal(check.code, 0, check.stdout + check.stderr);
     const report = JSON.parse(check.stdout) as { ok: boolean; wires: string[]; transport: string };
     assert.deepEqual([report.ok, report.transport, report.wires], [true, 'stdio', ['2025', '2026']]);
-    const live = await runCli(['test', '--strict', '--reporter', 'tap', ...server], { env });
+    const live = await runCli(['test', '--strict', '--reporter', 'tap', '--allow-writes', ...server], {
+      env,
+    });
     assert.equal(live.code, 0, live.stdout + live.stderr);
-    assert.match(live.stdout, /ok \d+ - test_write_file_example_0/);
+    assert.match(live.stdout, /^\s*ok \d+ - test_write_file_example_0$/m);
     assert.match(live.stdout, /# fail 0$/m);
+  });
+
+  test('check and test write JUnit as they go: classname the check, file the target, levels and fixes', async () => {
+    const checkXml = path.join(dir, 'check.xml');
+    const c = await runCli([
+      'check',
+      '--junit',
+      checkXml,
+      '--request-timeout',
+      '2',
+      ...fixture('unknown-tool-not-error'),
+    ]);
+    assert.equal(c.code, 0, c.stdout + c.stderr); // a SHOULD finding: a warning
+    const xml = await readFile(checkXml, 'utf8');
+    const target = `${process.execPath} ${path.join(FIXTURES, 'stdio.ts')} unknown-tool-not-error`;
+    assert.match(
+      xml,
+      /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="mcp-toolkit check" tests="\d+" failures="0"/,
+    );
+    const unknown =
+      /<testcase name="tools\.unknown-tool: [^"]*" classname="tools\.unknown-tool" file="([^"]*)" time="[\d.]+">\n\s*<system-out>WARNING ([^<]*)<\/system-out>/.exec(
+        xml,
+      );
+    assert.ok(unknown, xml);
+    assert.equal(unknown[1], target);
+    assert.match(unknown[2] ?? '', /\[SHOULD\] fix: answer tools\/call of a name/);
+    assert.match(xml, /<property name="protocolVersion" value="2025-11-25"\/>/);
+    // test: a MUST failure with its fix; the runner file and wrappers appear nowhere.
+    const testXml = path.join(dir, 'test.xml');
+    const t = await runCli([
+      'test',
+      '--junit',
+      testXml,
+      '--call-timeout',
+      '5',
+      ...fixture('params-null-dropped'),
+    ]);
+    assert.equal(t.code, 1, t.stdout + t.stderr);
+    const txml = await readFile(testXml, 'utf8');
+    assert.match(
+      txml,
+      /<testcase name="test_invalid_request" classname="test\.invalid-request" file="[^"]+stdio\.ts params-null-dropped" time="[\d.]+">\n\s*<failure message="tools\/call with params: null: expected error -32600 or -32602, got no response \(a ping sent after it was answered, this never was\)" type="MUST">/,
+    );
+    assert.match(
+      txml,
+      /<testcase name="test_set_mode_example_0" classname="test\.example"[^>]*>\n\s*<skipped message="not run: not called: annotated readOnlyHint: false/,
+    );
+    assert.doesNotMatch(txml, /live\.test\.mjs|live-tests\.ts|MCP live tests/);
+    assert.match(t.stdout, /^\d+ passed, 1 failed, 0 warnings, \d+ not run$/m);
+  });
+
+  test('--baseline: listed failures are expected, listed passes are stale, a bad file is a usage error', async () => {
+    const file = path.join(dir, 'baseline.yml');
+    await writeFile(file, 'server:\n  - jsonrpc.invalid-request\nclient:\n  - sse-retry\n');
+    const ok = await runCli([
+      'check',
+      '--baseline',
+      file,
+      '--request-timeout',
+      '2',
+      ...fixture('params-null-dropped'),
+    ]);
+    assert.equal(ok.code, 0, ok.stdout);
+    assert.match(ok.stdout, /^Baseline .*baseline\.yml: 1 expected failures \(jsonrpc\.invalid-request\)$/m);
+    assert.match(ok.stdout, /^\d+ passed, 0 failed, 0 warnings, \d+ not run \(1 expected failures\)$/m);
+    const stale = await runCli(['check', '--baseline', file, '--request-timeout', '2', ...fixture('none')]);
+    assert.equal(stale.code, 1, stale.stdout);
+    assert.match(
+      stale.stdout,
+      /stale entries, these now pass: remove them from the baseline: jsonrpc\.invalid-request/,
+    );
+    const live = path.join(dir, 'live-baseline.yml');
+    await writeFile(live, 'server:\n  - test.invalid-request:test_invalid_request\n');
+    const t = await runCli([
+      'test',
+      '--baseline',
+      live,
+      '--call-timeout',
+      '5',
+      ...fixture('params-null-dropped'),
+    ]);
+    assert.equal(t.code, 0, t.stdout);
+    await writeFile(file, 'server:\n  - tools: unknown-tool\n');
+    const bad = await runCli(['check', '--baseline', file, ...fixture('none')]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /server\[0\] is not a check id.*without a space after the colon/);
+  });
+
+  test('test calls no tool that could write unless --allow-writes, and says so', async () => {
+    const root = path.join(dir, 'untouched');
+    const env = { MCP_PLUGINS: 'filesystem', MCP_FILESYSTEM_ROOT: root, MCP_LOG_LEVEL: 'warn' };
+    const server = ['--', process.execPath, path.join(REPO_ROOT, 'bin/mcp-toolkit.js'), 'run'];
+    const live = await runCli(['test', '--reporter', 'tap', ...server], { env });
+    assert.equal(live.code, 0, live.stdout + live.stderr);
+    assert.match(
+      live.stdout,
+      /ok \d+ - test_write_file_example_0 # SKIP not called: annotated readOnlyHint: false/,
+    );
+    assert.match(live.stdout, /^\s*ok \d+ - test_read_file_schema_0$/m);
+    assert.match(
+      live.stdout,
+      /^Not called \(not annotated readOnlyHint: true, so a call could write\): write_file\n {2}the target is local: rerun with --allow-writes to include them$/m,
+    );
+    // The workspace holds only what the plugin creates at start-up: no generated file was written.
+    assert.deepEqual(await readdir(root), ['README.md']);
+    const both = await runCli(['test', '--allow-writes', '--read-only', ...server], { env });
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /contradicts/);
   });
 });

@@ -63,7 +63,7 @@ describe('the filesystem plugin', () => {
     assert.deepEqual(Object.fromEntries(run.failed), {});
     assert.ok(run.names.includes('test_read_file_example_0'));
     assert.ok(run.names.includes('test_write_file_has_output_schema'));
-    assert.deepEqual([...run.warned], ['test_tool_annotations_are_consistent']);
+    assert.deepEqual([...run.warned], []);
   });
 
   test('over HTTP behind API-key auth: passes with the key, fails without it', async () => {
@@ -97,10 +97,23 @@ describe('the filesystem plugin', () => {
       env: {},
     };
     assert.equal(await runCheck([url, '--token-file', tokenFile, '--request-timeout', '5'], io), 0, out);
-    assert.match(out, /(\d+)\/\1 conformance checks passed/);
+    assert.match(out, /^\d+ passed, 0 failed, 0 warnings, \d+ not run$/m);
     out = '';
-    assert.equal(await runCheck([url, '--token-file', path.join(dir, 'none.json'), '--json'], io), 1);
-    assert.equal((JSON.parse(out) as { ok: boolean }).ok, false);
+    // Without credentials nothing can be judged: exit 3, the challenge shown, what to do said.
+    assert.equal(await runCheck([url, '--token-file', path.join(dir, 'none.json')], io), 3);
+    assert.match(out, /^✗ connection: the server answers the handshake \[MUST\]$/m);
+    assert.match(out, /^ {4}HTTP 401: the server wants credentials/m);
+    assert.match(out, /^ {4}WWW-Authenticate: /m);
+    assert.match(
+      out,
+      /give --token TOKEN .* or sign in first: mcp-toolkit login http:\/\/127\.0\.0\.1:\d+\/mcp$/m,
+    );
+    assert.match(out, /^- \d+ checks not run \(nothing to judge: no handshake completed\): /m);
+    assert.match(out, /^0 passed, 1 failed, 0 warnings, \d+ not run$/m);
+    out = '';
+    assert.equal(await runCheck([url, '--token-file', path.join(dir, 'none.json'), '--json'], io), 3);
+    const json = JSON.parse(out) as { ok: boolean; passed: number; connected: boolean };
+    assert.deepEqual([json.ok, json.passed, json.connected], [false, 0, false]);
   });
 });
 

@@ -16,8 +16,16 @@ import { REPO_ROOT, runCli } from './helpers/fixtures.ts';
 const EVERYTHING = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const FILESYSTEM = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const FAST_FLAGS = ['--request-timeout', '2', '--call-timeout', '5'];
-/** What both official SDK v1 servers get wrong (docs/testing.md, "Findings"). */
-const SDK_V1_FINDINGS = ['jsonrpc.invalid-request', 'lifecycle.pre-initialize', 'tools.unknown-tool'];
+/** What both official SDK v1 servers get wrong (docs/testing.md, "Findings"): a MUST and a SHOULD. */
+const SDK_V1_FAILURES = ['jsonrpc.invalid-request'];
+const SDK_V1_WARNINGS = ['tools.unknown-tool'];
+
+function findings(report: ConformanceReport, status: 'fail' | 'warn'): string[] {
+  return report.checks
+    .filter((c) => c.status === status)
+    .map((c) => c.id)
+    .sort();
+}
 
 function tapSummary(stdout: string): { tests: number; fail: number; failed: string[] } {
   const count = (name: string) =>
@@ -41,13 +49,10 @@ describe('official servers over stdio', { concurrency: 2 }, () => {
     assert.ok(r.code === 0 || r.code === 1, r.stderr);
     const report = JSON.parse(r.stdout) as ConformanceReport;
     assert.equal(report.serverInfo?.name, 'mcp-servers/everything');
-    assert.deepEqual(
-      report.checks
-        .filter((c) => c.status === 'fail')
-        .map((c) => c.id)
-        .sort(),
-      SDK_V1_FINDINGS,
-    );
+    assert.deepEqual(findings(report, 'fail'), SDK_V1_FAILURES);
+    assert.deepEqual(findings(report, 'warn'), SDK_V1_WARNINGS);
+    // It serves requests before initialize over stdio: not its fault (the rule is the client's).
+    assert.ok(!report.checks.some((c) => c.id === 'lifecycle.pre-initialize'));
   });
 
   test('server-everything: test completes, long-running tools ended by --call-timeout', async () => {
@@ -61,14 +66,18 @@ describe('official servers over stdio', { concurrency: 2 }, () => {
     const tap = tapSummary(r.stdout);
     assert.ok(tap.tests > 50, r.stdout.slice(-500));
     assert.equal(tap.fail, tap.failed.length);
-    for (const name of [
-      'test_unknown_tool',
-      'test_invalid_request',
-      'test_trigger-long-running-operation_schema_0',
-    ]) {
-      assert.ok(tap.failed.includes(name), `${name} should fail; failed: ${tap.failed.join(', ')}`);
-    }
-    assert.match(r.stdout, /# TODO warning: .*idempotentHint/);
+    assert.deepEqual(tap.failed, ['test_invalid_request']);
+    // An isError answer to an unknown tool breaks a SHOULD; the long-running tool's default
+    // 10 s outlasts --call-timeout 5: cancelled and warned, not failed.
+    assert.match(r.stdout, /ok \d+ - test_unknown_tool # TODO warning \[SHOULD\]/);
+    assert.match(
+      r.stdout,
+      /ok \d+ - test_trigger-long-running-operation_schema_0 # TODO warning \[SHOULD\]: .*no result within 5 s; the call was cancelled/,
+    );
+    assert.match(r.stdout, /# note: idempotentHint says nothing beside readOnlyHint/);
+    // Tools without readOnlyHint: true are not called; the list says how to include them.
+    assert.match(r.stdout, /^Not called \(not annotated readOnlyHint: true.*\): .*toggle-simulated-logging/m);
+    assert.match(r.stdout, /^\d+ passed, 1 failed, \d+ warnings, \d+ not run$/m);
   });
 
   const filesystem = () => ['--', process.execPath, FILESYSTEM, dir];
@@ -78,13 +87,8 @@ describe('official servers over stdio', { concurrency: 2 }, () => {
     assert.ok(r.code === 0 || r.code === 1, r.stderr);
     const report = JSON.parse(r.stdout) as ConformanceReport;
     assert.equal(report.serverInfo?.name, 'secure-filesystem-server');
-    assert.deepEqual(
-      report.checks
-        .filter((c) => c.status === 'fail')
-        .map((c) => c.id)
-        .sort(),
-      SDK_V1_FINDINGS,
-    );
+    assert.deepEqual(findings(report, 'fail'), SDK_V1_FAILURES);
+    assert.deepEqual(findings(report, 'warn'), SDK_V1_WARNINGS);
   });
 
   test('server-filesystem: test completes; its inputs lack descriptions', async () => {
@@ -95,15 +99,11 @@ describe('official servers over stdio', { concurrency: 2 }, () => {
     assert.ok(r.code === 0 || r.code === 1, r.stderr);
     const tap = tapSummary(r.stdout);
     assert.ok(tap.tests > 50);
-    assert.ok(
-      tap.failed.includes('test_read_text_file_input_schema_field_descriptions'),
-      tap.failed.join(', '),
-    );
-    assert.ok(
-      tap.failed.every((n) =>
-        /_input_schema_field_descriptions$|^test_(unknown_tool|invalid_request)$/.test(n),
-      ),
-      tap.failed.join(', '),
+    // Missing field descriptions are a house rule: warnings, not failures.
+    assert.deepEqual(tap.failed, ['test_invalid_request']);
+    assert.match(
+      r.stdout,
+      /ok \d+ - test_read_text_file_input_schema_field_descriptions # TODO warning \[HOUSE\]/,
     );
   });
 });

@@ -102,5 +102,10 @@ describe('a streamable HTTP server (SDK v1 transport)', () => {
     assert.match(run.failed.get('test_mcp_tools[NO ENDPOINT FOUND]') ?? '', /cannot reach/);
     const report = await conformanceReport(url, FAST);
     assert.equal(report.ok, false);
+    // Nothing answered: one failure that says why, everything else "not run", nothing passed.
+    assert.deepEqual([report.connected, report.passed, report.failed, report.warnings], [false, 0, 1, 0]);
+    assert.match(report.checks.find((c) => c.id === 'connection')?.reason ?? '', /cannot reach/);
+    assert.ok(report.notRun > 10);
+    assert.ok(report.checks.every((c) => c.id === 'connection' || c.status === 'not-run'));
   });
 });

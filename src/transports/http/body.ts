@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { ErrorCode } from '../../protocol/errors.ts';
-import { isObject } from '../../protocol/jsonrpc.ts';
+import { scanJson } from '../../protocol/json-limits.ts';
 import type { McpServer } from '../../server.ts';
 import { sendError } from './send-error.ts';
 
@@ -66,25 +66,17 @@ export function installBodyHandling(app: FastifyInstance, server: McpServer, max
 /**
  * JSON.parse with Fastify's prototype-poisoning protection kept: a `__proto__` key, or a
  * `constructor` key holding `prototype`, is refused. A reviver would slow every parse, so the
- * keys are looked for only when the text mentions them.
+ * keys are looked for only when the text mentions them, with a walk that does not recurse
+ * (a body nested 10,000 deep must not overflow the stack). Nesting itself is the
+ * dispatcher's limit (MCP_MAX_JSON_DEPTH), so the walk here has none.
  */
 export function parseBody(text: string): unknown {
   const value: unknown = JSON.parse(text);
-  if (text.includes('__proto__') || text.includes('constructor')) assertNoPoison(value);
-  return value;
-}
-
-function assertNoPoison(value: unknown): void {
-  if (Array.isArray(value)) {
-    for (const item of value) assertNoPoison(item);
-    return;
-  }
-  if (!isObject(value)) return;
-  for (const key of Object.keys(value)) {
-    const child = value[key];
-    if (key === '__proto__' || (key === 'constructor' && isObject(child) && 'prototype' in child)) {
-      throw Object.assign(new Error(`the key "${key}" is not allowed`), { code: 'MCP_POISON' });
+  if (text.includes('__proto__') || text.includes('constructor')) {
+    const problem = scanJson(value, Number.POSITIVE_INFINITY, true);
+    if (problem?.kind === 'poison') {
+      throw Object.assign(new Error(`the key "${problem.key}" is not allowed`), { code: 'MCP_POISON' });
     }
-    assertNoPoison(child);
   }
+  return value;
 }

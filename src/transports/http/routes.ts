@@ -9,7 +9,13 @@ import type { Settings } from '../../config/settings.ts';
 import { ErrorCode, ProtocolError } from '../../protocol/errors.ts';
 import { ClientPresence, type Exchange } from '../../protocol/exchange.ts';
 import type { OutboundChannel } from '../../protocol/hub.ts';
-import { isObject, type JsonRpcMessage, type JsonRpcRequest } from '../../protocol/jsonrpc.ts';
+import {
+  encodeMessage,
+  isObject,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+  logEncodeFailure,
+} from '../../protocol/jsonrpc.ts';
 import type { Session } from '../../protocol/session.ts';
 import { SUPPORTED_VERSIONS } from '../../protocol/versions.ts';
 import { header, isModernRequest } from '../../protocol/wire.ts';
@@ -18,6 +24,7 @@ import { installBodyHandling } from './body.ts';
 import { installEdge } from './edge.ts';
 import { createMemoryEventStore, type EventStore } from './event-store.ts';
 import { createHostGuard } from './guards.ts';
+import { requestInfo } from './request-info.ts';
 import { sendError } from './send-error.ts';
 import { followStored, replayFinished, SseStream } from './sse.ts';
 
@@ -83,6 +90,8 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
   const standalone = new Map<string, { sessionId: string; retire: () => void }>();
   const STANDALONE_GRACE_MS = 60_000;
   const maxBody = settings.MCP_MAX_BODY_BYTES;
+  const encodeFailed = logEncodeFailure(server.logger);
+  const trustProxy = settings.MCP_TRUST_PROXY !== false;
 
   app.addHook('onRequest', async (req, reply) => {
     if (!guard.hostAllowed(req.headers.host)) {
@@ -211,6 +220,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
               keepAliveMs: settings.MCP_SSE_KEEPALIVE_MS,
               primeRetryMs: resumable ? settings.MCP_SSE_RETRY_MS : undefined,
               headers: streamHeaders(sessionHeader),
+              logger: server.logger,
             });
             if (resumable && session) live.set(streamId, { stream, sessionId: session.id });
             return stream;
@@ -231,6 +241,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
       presence,
       identity: req.mcpIdentity,
       address: req.ip,
+      http: requestInfo(req.method, req.url, req.headers, trustProxy),
     };
     const result = await server.dispatcher.handle(body, exchange);
     if (result.session) sessionHeader = result.session.id;
@@ -247,10 +258,12 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
     if (result.status === 401 || result.status === 403 || result.status === 429) {
       server.telemetry.recordRefusal(result.status, result.status === 429 ? 'rate_limited' : 'forbidden');
     }
+    const text = encodeMessage(result.body, encodeFailed);
+    if (text === undefined) return reply.code(202).send();
     return reply
       .code(result.status ?? 200)
       .header('content-type', 'application/json')
-      .send(JSON.stringify(result.body));
+      .send(text);
   });
 
   app.get(path, async (req, reply) => {
@@ -309,6 +322,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
       primeRetryMs: resumable ? settings.MCP_SSE_RETRY_MS : undefined,
       headers: streamHeaders(session.id),
       replay,
+      logger: server.logger,
     });
     const detach = server.hub.attachSession(session.id, stream);
     if (!resumable) {

@@ -12,6 +12,7 @@ import {
 } from '../../auth/resource-metadata.ts';
 import type { Settings } from '../../config/settings.ts';
 import type { McpServer } from '../../server.ts';
+import { clientErrorHandler, installFallbackRefusals } from './fallback-refusals.ts';
 import { mcpRoutes } from './routes.ts';
 
 export interface HttpHandle {
@@ -92,7 +93,9 @@ export async function buildHttpApp(server: McpServer, settings: Settings): Promi
     logger: false,
     bodyLimit: settings.MCP_MAX_BODY_BYTES,
     forceCloseConnections: false,
-    return503OnClosing: true,
+    // Our own JSON-RPC 503 answers requests during shutdown (fallback-refusals.ts).
+    return503OnClosing: false,
+    clientErrorHandler: clientErrorHandler(server),
     // Fastify accepts a hop count at run time; its types only list boolean, string and string[].
     trustProxy: settings.MCP_TRUST_PROXY as boolean | string[],
   });
@@ -100,6 +103,7 @@ export async function buildHttpApp(server: McpServer, settings: Settings): Promi
   app.addHook('onClose', async () => {
     closing = true;
   });
+  installFallbackRefusals(app, server, settings.MCP_HTTP_PATH);
   if (settings.MCP_CORS_ORIGINS.length > 0) {
     await app.register(cors, {
       origin: settings.MCP_CORS_ORIGINS.includes('*') ? '*' : settings.MCP_CORS_ORIGINS,

@@ -5,7 +5,12 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { OutboundChannel } from '../../protocol/hub.ts';
-import type { JsonRpcMessage } from '../../protocol/jsonrpc.ts';
+import {
+  type EncodeFailure,
+  encodeMessage,
+  type JsonRpcMessage,
+  logEncodeFailure,
+} from '../../protocol/jsonrpc.ts';
 import type { EventStore, StoredEvent } from './event-store.ts';
 
 export const SSE_HEADERS = {
@@ -15,12 +20,18 @@ export const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 };
 
-function frame(message: JsonRpcMessage | undefined, id: string | undefined, retryMs?: number): string {
+function frame(data: string, id: string | undefined, retryMs?: number): string {
   let out = '';
   if (id !== undefined) out += `id: ${id}\n`;
   if (retryMs !== undefined) out += `retry: ${retryMs}\n`;
-  out += `event: message\ndata: ${message === undefined ? '' : JSON.stringify(message)}\n\n`;
+  out += `event: message\ndata: ${data}\n\n`;
   return out;
+}
+
+/** A stored event as a frame; '' for one that cannot be serialised (never the case for what #write stored). */
+function storedFrame(e: StoredEvent): string {
+  const data = e.message === undefined ? '' : encodeMessage(e.message);
+  return data === undefined ? '' : frame(data, e.id);
 }
 
 export interface SseStreamOptions {
@@ -33,11 +44,14 @@ export interface SseStreamOptions {
   headers?: Record<string, string>;
   /** Events a resuming client missed, written (with their ids) before anything new. */
   replay?: readonly StoredEvent[];
+  /** Told when a message cannot be serialised (it is replaced by an error, or dropped) or a write fails. */
+  logger?: { error(fields: object, message: string): void };
 }
 
 export class SseStream implements OutboundChannel {
   readonly streamId: string;
   readonly #o: SseStreamOptions;
+  readonly #encodeFailed: EncodeFailure | undefined;
   #res: ServerResponse | undefined;
   #timer: NodeJS.Timeout | undefined;
   #chain: Promise<unknown> = Promise.resolve();
@@ -48,9 +62,10 @@ export class SseStream implements OutboundChannel {
   constructor(res: ServerResponse, options: SseStreamOptions) {
     this.streamId = options.streamId;
     this.#o = options;
+    this.#encodeFailed = options.logger && logEncodeFailure(options.logger);
     res.writeHead(200, { ...SSE_HEADERS, ...options.headers });
     res.flushHeaders();
-    for (const e of options.replay ?? []) res.write(frame(e.message, e.id));
+    for (const e of options.replay ?? []) res.write(storedFrame(e));
     this.#attach(res);
     if (options.primeRetryMs !== undefined) this.#write(undefined, options.primeRetryMs);
   }
@@ -79,12 +94,18 @@ export class SseStream implements OutboundChannel {
    * shared store failed to keep still goes out live, without an id (it cannot be resumed).
    */
   #write(message: JsonRpcMessage | undefined, retryMs?: number): Promise<unknown> {
-    this.#chain = this.#chain.then(async () => {
-      const id = this.#o.store
-        ? await this.#o.store.append(this.streamId, message).catch(() => undefined)
-        : undefined;
-      this.#res?.write(frame(message, id, retryMs));
-    });
+    // Serialised before it is stored or queued: a value JSON cannot carry becomes an error
+    // for its request (or is dropped, if it is a notification) instead of breaking the chain.
+    const data = message === undefined ? '' : encodeMessage(message, this.#encodeFailed);
+    if (data === undefined) return this.#chain;
+    this.#chain = this.#chain
+      .then(async () => {
+        const id = this.#o.store
+          ? await this.#o.store.append(this.streamId, message).catch(() => undefined)
+          : undefined;
+        this.#res?.write(frame(data, id, retryMs));
+      })
+      .catch((err: unknown) => this.#o.logger?.error({ err }, 'an SSE event could not be written'));
     return this.#chain;
   }
 
@@ -134,7 +155,7 @@ export class SseStream implements OutboundChannel {
         res.end();
         return;
       }
-      for (const e of missed) res.write(frame(e.message, e.id));
+      for (const e of missed) res.write(storedFrame(e));
       if (this.#closed) res.end();
       else this.#attach(res);
     });
@@ -150,7 +171,7 @@ export async function replayFinished(
   headers: Record<string, string>,
 ): Promise<void> {
   res.writeHead(200, { ...SSE_HEADERS, ...headers });
-  for (const e of await store.after(lastEventId)) res.write(frame(e.message, e.id));
+  for (const e of await store.after(lastEventId)) res.write(storedFrame(e));
   res.end();
 }
 
@@ -172,7 +193,7 @@ export async function followStored(
   const timer = setInterval(() => res.write(': keep-alive\n\n'), options.keepAliveMs);
   timer.unref();
   try {
-    await follow(lastEventId, (e) => res.write(frame(e.message, e.id)), gone.signal);
+    await follow(lastEventId, (e) => res.write(storedFrame(e)), gone.signal);
   } catch {
     // The store is out of reach: end here; the client retries with its last id.
   } finally {

@@ -44,6 +44,8 @@ before(async () => {
     MCP_PUBLIC_URL: PUBLIC_URL,
     MCP_OAUTH_SCOPES: 'mcp:read',
     MCP_PLUGINS: `${ECHO_PLUGIN},${BATTERIES_PLUGIN}`,
+    // Scoped tools stay listed and answer 403, so a client can step up (the default hides them).
+    MCP_SCOPE_VISIBILITY: 'challenge',
   });
 });
 after(async () => {
@@ -212,6 +214,42 @@ describe('oauth on the real server', () => {
     const allowed = await callTool2026(server.url, 2, 'write_note', { text: 'n' }, bearer(await token()));
     assert.equal(allowed.status, 200);
     assert.equal(textOf(rpcResult(allowed.body)), 'saved: n');
+  });
+});
+
+describe('oauth with scoped items hidden (MCP_SCOPE_VISIBILITY=hide, the default)', () => {
+  test("a token without a tool's scope neither lists it nor can call it; one with the scope does both", async () => {
+    const hiding = await startServer({
+      MCP_AUTH: 'oauth',
+      MCP_OAUTH_ISSUER: issuer.issuer,
+      MCP_PUBLIC_URL: PUBLIC_URL,
+      MCP_PLUGINS: `${ECHO_PLUGIN},${BATTERIES_PLUGIN}`,
+    });
+    try {
+      const readOnly = bearer(await token({ scope: 'mcp:read' }));
+      const limited = await connectSdk(hiding.url, readOnly);
+      const full = await connectSdk(hiding.url, bearer(await token()));
+      try {
+        const seen = (await limited.listTools()).tools.map((t) => t.name);
+        assert.ok(seen.includes('echo'));
+        assert.ok(!seen.includes('write_note'), 'write_note needs files:write');
+        assert.ok((await full.listTools()).tools.some((t) => t.name === 'write_note'));
+      } finally {
+        await limited.close();
+        await full.close();
+      }
+      // Hidden answers exactly as unknown: the same code and message as a name that never existed.
+      const hidden = await callTool2026(hiding.url, 1, 'write_note', { text: 'n' }, readOnly);
+      const unknown = await callTool2026(hiding.url, 1, 'no_such_tool', { text: 'n' }, readOnly);
+      assert.equal(hidden.status, unknown.status);
+      assert.equal(rpcError(hidden.body)?.code, ErrorCode.InvalidParams);
+      assert.equal(rpcError(hidden.body)?.message, 'Unknown tool: write_note');
+      assert.equal(rpcError(unknown.body)?.message, 'Unknown tool: no_such_tool');
+      const allowed = await callTool2026(hiding.url, 2, 'write_note', { text: 'n' }, bearer(await token()));
+      assert.equal(textOf(rpcResult(allowed.body)), 'saved: n');
+    } finally {
+      await hiding.stop();
+    }
   });
 });
 

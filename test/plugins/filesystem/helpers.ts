@@ -95,6 +95,7 @@ export async function loadPlugin(raw: Record<string, string>): Promise<Loaded> {
     remove: () => false,
     notifyResourceUpdated: () => {},
     notifyListChanged: () => {},
+    use: () => {},
     logger: pino({ level: 'silent' }),
   };
   await filesystemPlugin.register(app, filesystemSettings.parse(raw));

@@ -53,7 +53,13 @@ async function failure(loaded: Loaded, name: string, args: Record<string, unknow
 
 describe('settings and registration', () => {
   test('settings parse raw environment strings', () => {
-    assert.deepEqual(filesystemSettings.parse({}), { root: './workspace', readOnly: false });
+    assert.deepEqual(filesystemSettings.parse({}), {
+      root: './workspace',
+      readOnly: false,
+      allowHardlinks: false,
+    });
+    assert.equal(filesystemSettings.parse({ allowHardlinks: 'true' }).allowHardlinks, true);
+    assert.equal(filesystemSettings.safeParse({ allowHardlinks: 'sometimes' }).success, false);
     assert.equal(filesystemSettings.parse({ readOnly: 'true' }).readOnly, true);
     assert.equal(filesystemSettings.parse({ readOnly: 'FALSE' }).readOnly, false);
     assert.equal(filesystemSettings.safeParse({ readOnly: 'maybe' }).success, false);
@@ -258,16 +264,12 @@ describe('write_file', () => {
       'link-out-file',
       'link-out-dir/new.txt',
       'link-out-dir/made/new.txt',
+      // Links out are refused without a look at their target, present or missing.
+      'dangling-out',
+      'dangling-dir/new.txt',
     ];
     for (const p of refused)
       await failure(rw, 'write_file', { path: p, content: 'pwned' }, InternalCode.PathOutsideRoot);
-    await failure(rw, 'write_file', { path: 'dangling-out', content: 'pwned' }, FileErrorCode.NotFound);
-    await failure(
-      rw,
-      'write_file',
-      { path: 'dangling-dir/new.txt', content: 'pwned' },
-      FileErrorCode.NotFound,
-    );
     await failure(rw, 'write_file', { path: 'nul\0.txt', content: 'pwned' }, FileErrorCode.InvalidPath);
     assert.deepEqual(await readdir(tree.outside), ['secret.txt']);
     assert.equal(await readFile(path.join(tree.outside, 'secret.txt'), 'utf8'), 'top secret');
@@ -367,6 +369,18 @@ describe('doctor', () => {
     const file = await doctor({ root: path.join(tree.root, 'a.txt') });
     assert.ok(file.some((c) => !c.ok));
     for (const c of [...missing, ...file]) assert.ok(!(c.detail ?? '').includes(tree.base));
+  });
+
+  test('says how the sandbox opens paths here, and the hard-link rule', async () => {
+    const [strict] = (await doctor({ root: tree.root })).filter((c) => c.name === 'filesystem sandbox');
+    const [lenient] = (await doctor({ root: tree.root, allowHardlinks: 'true' })).filter(
+      (c) => c.name === 'filesystem sandbox',
+    );
+    assert.equal(strict?.ok, true);
+    if (process.platform === 'linux') assert.match(strict?.detail ?? '', /\/proc\/self\/fd.*cannot redirect/);
+    else assert.match(strict?.detail ?? '', /could still redirect one operation/);
+    assert.match(strict?.detail ?? '', /several hard links are refused/);
+    assert.match(lenient?.detail ?? '', /MCP_FILESYSTEM_ALLOW_HARDLINKS=true/);
   });
 
   test('read-only mode does not need a writable root', async () => {

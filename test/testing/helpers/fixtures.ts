@@ -7,6 +7,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { type LiveTestOptions, planLiveTests } from '../../../src/testing/live-plan.ts';
+import { type LiveVerdict, runCase } from '../../../src/testing/live-verdict.ts';
 import type { StreamsTarget, Target } from '../../../src/testing/targets.ts';
 import type { DefectName } from '../../fixtures/broken-servers/defects.ts';
 import { runLineServer } from '../../fixtures/broken-servers/line-server.ts';
@@ -28,19 +29,26 @@ export async function fixtureStreams(defect: DefectName): Promise<StreamsTarget>
 
 export interface PlanRun {
   names: string[];
+  /** Findings: tests that failed or warned (their levels are pinned where it matters), by name. */
   failed: Map<string, string>;
+  /** Passed with a warning of their own (e.g. idempotentHint beside readOnlyHint). */
   warned: Set<string>;
   skipped: Map<string, string>;
+  verdicts: Map<string, LiveVerdict>;
 }
 
-/** Plans the live tests and runs every case (a few at a time), without node's test runner. */
+/**
+ * Plans the live tests and runs every case (a few at a time), without node's test runner. The
+ * fixtures are disposable, so tools that could write are called unless the options say otherwise.
+ */
 export async function runPlan(target: Target, options: LiveTestOptions = {}): Promise<PlanRun> {
-  const plan = await planLiveTests(target, { ...FAST, ...options });
+  const plan = await planLiveTests(target, { ...FAST, allowWrites: true, ...options });
   const out: PlanRun = {
     names: plan.cases.map((c) => c.name),
     failed: new Map(),
     warned: new Set(),
     skipped: new Map(),
+    verdicts: new Map(),
   };
   const queue = plan.cases.filter((c) => {
     if (c.skip) out.skipped.set(c.name, c.skip);
@@ -49,13 +57,11 @@ export async function runPlan(target: Target, options: LiveTestOptions = {}): Pr
   const final = queue.filter((c) => c.name === 'test_stdout_carries_only_jsonrpc');
   const rest = queue.filter((c) => !final.includes(c));
   const run = async (c: (typeof queue)[number]) => {
-    try {
-      const outcome = await c.run();
-      if (outcome.skipped !== undefined) out.skipped.set(c.name, outcome.skipped);
-      if (outcome.warnings && outcome.warnings.length > 0) out.warned.add(c.name);
-    } catch (err) {
-      out.failed.set(c.name, (err as Error).message);
-    }
+    const v = await runCase(c, { strict: options.strict === true });
+    out.verdicts.set(c.name, v);
+    if (v.status === 'not-run') out.skipped.set(c.name, v.reason ?? '');
+    else if (v.finding) out.failed.set(c.name, v.reason ?? '');
+    else if (v.status === 'warn' || v.status === 'fail') out.warned.add(c.name);
   };
   let next = 0;
   await Promise.all(
@@ -64,6 +70,7 @@ export async function runPlan(target: Target, options: LiveTestOptions = {}): Pr
     }),
   );
   for (const c of final) await run(c);
+  for (const c of plan.cases) if (c.skip) out.verdicts.set(c.name, await runCase(c));
   await plan.close();
   return out;
 }

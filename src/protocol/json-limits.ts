@@ -1,0 +1,55 @@
+/**
+ * Limits on the shape of client JSON, checked without recursion: a message nested deeper
+ * than `MCP_MAX_JSON_DEPTH` is refused at the door (before any handler reads or echoes it),
+ * and the scan itself cannot overflow the stack, however deep the value is.
+ */
+
+/** What `scanJson` found: nesting past the limit, or a key refused by prototype-poisoning protection. */
+export type JsonProblem = { readonly kind: 'depth' } | { readonly kind: 'poison'; readonly key: string };
+
+const TOO_DEEP: JsonProblem = Object.freeze({ kind: 'depth' });
+
+/**
+ * Walks a parsed JSON value with an explicit stack. The top-level object or array is depth 1.
+ * With `poison`, a `__proto__` key, or a `constructor` key holding an object with `prototype`
+ * (Fastify's secure-json-parse rules), is reported too.
+ *
+ * @example
+ * scanJson(JSON.parse('{"a":{"b":[1]}}'), 64, false); // undefined: depth 3
+ */
+export function scanJson(value: unknown, maxDepth: number, poison: boolean): JsonProblem | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const values: object[] = [value];
+  const depths: number[] = [1];
+  while (values.length > 0) {
+    const current = values.pop() as object;
+    const depth = depths.pop() as number;
+    if (depth > maxDepth) return TOO_DEEP;
+    if (Array.isArray(current)) {
+      for (const item of current) {
+        if (typeof item === 'object' && item !== null) {
+          values.push(item);
+          depths.push(depth + 1);
+        }
+      }
+      continue;
+    }
+    const record = current as Record<string, unknown>;
+    for (const key in record) {
+      const child = record[key];
+      if (poison && isPoisonKey(key, child)) return { kind: 'poison', key };
+      if (typeof child === 'object' && child !== null) {
+        values.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return undefined;
+}
+
+function isPoisonKey(key: string, child: unknown): boolean {
+  if (key === '__proto__') return true;
+  return (
+    key === 'constructor' && typeof child === 'object' && child !== null && Object.hasOwn(child, 'prototype')
+  );
+}

@@ -1,0 +1,347 @@
+/**
+ * Every check of `mcp-toolkit check`, with what a verdict needs beside pass or fail: how sure
+ * the rule is (the specification's MUST, its SHOULD, or a house rule of ours), where it comes
+ * from (a section of the specification, linked for the negotiated revision, or JSON-RPC 2.0),
+ * and a one-line fix. The ids are stable: baselines, JUnit reports and `--json` consumers key
+ * on them. The generated tests of `mcp-toolkit test` have their own families in live-catalog.ts.
+ */
+
+/** MUST fails the run; SHOULD and HOUSE (our own rules, e.g. descriptions) warn unless `--strict`. */
+export type Level = 'MUST' | 'SHOULD' | 'HOUSE';
+
+/** Where a rule is written: a page of the MCP specification (per revision) or another document. */
+export type Source =
+  /** `revision`: the rule exists in that revision only (the 2026 wire), whatever was negotiated. */
+  { spec: string; anchor?: string; label: string; revision?: string } | { url: string; label: string };
+
+export interface CheckInfo {
+  /** The line printed in the checklist. */
+  title: string;
+  level: Level;
+  source: Source;
+  /** What to change in the server, in one line. */
+  fix: string;
+}
+
+const LIFECYCLE = (anchor: string, label: string): Source => ({ spec: 'basic/lifecycle', anchor, label });
+const TRANSPORTS = (anchor: string, label: string): Source => ({ spec: 'basic/transports', anchor, label });
+const TOOLS = (anchor: string, label: string): Source => ({ spec: 'server/tools', anchor, label });
+const JSONRPC = (anchor: string, label: string): Source => ({
+  url: `https://www.jsonrpc.org/specification#${anchor}`,
+  label,
+});
+/** The 2026-07-28 stateless wire: its transport page (envelope, headers, status codes). */
+const WIRE_2026 = (anchor: string, label: string): Source => ({
+  spec: 'basic/transports',
+  anchor,
+  label,
+  revision: '2026-07-28',
+});
+
+export const CHECKS = {
+  connection: {
+    title: 'the server answers the handshake',
+    level: 'MUST',
+    source: LIFECYCLE('initialization', 'Lifecycle §Initialization'),
+    fix: 'start the server, check the URL or command, and give credentials (--token, --api-key, mcp-toolkit login)',
+  },
+  'initialize.result': {
+    title: 'initialize succeeds',
+    level: 'MUST',
+    source: LIFECYCLE('initialization', 'Lifecycle §Initialization'),
+    fix: 'answer initialize with protocolVersion, capabilities and serverInfo',
+  },
+  'initialize.version-negotiation': {
+    title: 'an unsupported protocol version is answered with a supported one',
+    level: 'MUST',
+    source: LIFECYCLE('version-negotiation', 'Lifecycle §Version Negotiation'),
+    fix: 'when the requested version is unknown, answer initialize with the latest version you support (not an error)',
+  },
+  'initialize.protocol-version': {
+    title: 'initialize returns a protocolVersion',
+    level: 'MUST',
+    source: LIFECYCLE('version-negotiation', 'Lifecycle §Version Negotiation'),
+    fix: 'put the negotiated protocolVersion in the initialize result',
+  },
+  'initialize.server-info': {
+    title: 'initialize returns serverInfo.name',
+    level: 'MUST',
+    source: LIFECYCLE(
+      'initialization',
+      'Lifecycle §Initialization (InitializeResult.serverInfo is required)',
+    ),
+    fix: 'return serverInfo: { name, version } from initialize',
+  },
+  'initialize.capabilities': {
+    title: 'initialize returns capabilities',
+    level: 'MUST',
+    source: LIFECYCLE('capability-negotiation', 'Lifecycle §Capability Negotiation'),
+    fix: 'return a capabilities object from initialize (declare tools, resources, prompts you serve)',
+  },
+  'notifications.unanswered': {
+    title: 'notifications receive no response',
+    level: 'MUST',
+    source: JSONRPC('notification', 'JSON-RPC 2.0 §4.1 Notification; Transports §Sending Messages (202)'),
+    fix: 'never answer a message without an id; over HTTP reply 202 Accepted with no body',
+  },
+  'lifecycle.pre-initialize': {
+    title: 'a request without a session is refused (HTTP servers that issue sessions)',
+    level: 'SHOULD',
+    source: TRANSPORTS('session-management', 'Transports §Session Management'),
+    fix: 'answer a non-initialize request without Mcp-Session-Id with HTTP 400',
+  },
+  'jsonrpc.method-not-found': {
+    title: 'unknown methods return -32601',
+    level: 'MUST',
+    source: JSONRPC('error_object', 'JSON-RPC 2.0 §5.1 Error object'),
+    fix: 'answer a method you do not serve with error -32601 (Method not found)',
+  },
+  'jsonrpc.invalid-request': {
+    title: 'tools/call with params: null is answered with -32600',
+    level: 'MUST',
+    source: JSONRPC('response_object', 'JSON-RPC 2.0 §4.2, §5 (every request gets a response)'),
+    fix: 'answer a request whose params is not an object with error -32600 (Invalid Request); never drop it',
+  },
+  'jsonrpc.version': {
+    title: 'every response carries jsonrpc 2.0',
+    level: 'MUST',
+    source: JSONRPC('response_object', 'JSON-RPC 2.0 §5 Response object'),
+    fix: 'send "jsonrpc": "2.0" in every response',
+  },
+  'jsonrpc.id-echo': {
+    title: 'every response echoes its request id',
+    level: 'MUST',
+    source: JSONRPC('response_object', 'JSON-RPC 2.0 §5 Response object'),
+    fix: 'copy the request id into its response unchanged (a number stays a number, a string a string)',
+  },
+  'jsonrpc.result-xor-error': {
+    title: 'no response has both result and error',
+    level: 'MUST',
+    source: JSONRPC('response_object', 'JSON-RPC 2.0 §5 Response object'),
+    fix: 'send either result or error in a response, never both',
+  },
+  'tools.list': {
+    title: 'tools/list returns a list',
+    level: 'MUST',
+    source: TOOLS('listing-tools', 'Tools §Listing Tools'),
+    fix: 'answer tools/list with { tools: [...] }',
+  },
+  'tools.pagination': {
+    title: 'pagination cursors work',
+    level: 'MUST',
+    source: { spec: 'server/utilities/pagination', anchor: 'response-format', label: 'Pagination' },
+    fix: 'accept every nextCursor you hand out, and end the list (no nextCursor) eventually',
+  },
+  'tools.fields': {
+    title: 'every tool has a name and an inputSchema',
+    level: 'MUST',
+    source: TOOLS('tool', 'Tools §Tool (name and inputSchema are required)'),
+    fix: 'give every listed tool a name and an inputSchema',
+  },
+  'tools.name-format': {
+    title: 'tool names are 1-128 characters of A-Z a-z 0-9 _ - .',
+    level: 'SHOULD',
+    source: TOOLS('tool-names', 'Tools §Tool Names (SEP-986)'),
+    fix: 'rename the tool with letters, digits, _ - . only, at most 128 characters',
+  },
+  'tools.unique-names': {
+    title: 'tool names are unique',
+    level: 'SHOULD',
+    source: TOOLS('tool-names', 'Tools §Tool Names'),
+    fix: 'list each tool once; give different tools different names',
+  },
+  'tools.descriptions': {
+    title: 'every tool has a description',
+    level: 'HOUSE',
+    source: TOOLS('tool', 'Tools §Tool (a model chooses tools by their description)'),
+    fix: 'describe what the tool does and when to use it, in a sentence or two',
+  },
+  'tools.input-schema-object': {
+    title: 'every inputSchema is an object schema',
+    level: 'MUST',
+    source: TOOLS('tool', 'Tools §Tool (inputSchema type "object")'),
+    fix: 'make inputSchema { "type": "object", "properties": {...} }, even for no arguments',
+  },
+  'tools.output-schema-object': {
+    title: 'every outputSchema is an object schema',
+    level: 'MUST',
+    source: TOOLS('output-schema', 'Tools §Output Schema'),
+    fix: 'make outputSchema an object schema; wrap a list or a scalar in an object property',
+  },
+  'tools.schemas-valid': {
+    title: 'every schema is a valid JSON Schema',
+    level: 'MUST',
+    source: TOOLS('tool', 'Tools §Tool (inputSchema and outputSchema are JSON Schema)'),
+    fix: 'fix the schema so that a JSON Schema validator compiles it (the reason names the keyword)',
+  },
+  'tools.unknown-tool': {
+    title: 'calling an unknown tool returns -32602',
+    level: 'SHOULD',
+    source: TOOLS('error-handling', 'Tools §Error Handling (unknown tools are protocol errors)'),
+    fix: 'answer tools/call of a name you do not serve with error -32602, not an isError result',
+  },
+  'tools.structured-content': {
+    title: 'structuredContent matches outputSchema',
+    level: 'MUST',
+    source: TOOLS('output-schema', 'Tools §Output Schema (results MUST conform)'),
+    fix: 'return structuredContent that validates against the declared outputSchema',
+  },
+  'resources.list': {
+    title: 'resources/list is well-formed',
+    level: 'MUST',
+    source: { spec: 'server/resources', anchor: 'listing-resources', label: 'Resources §Listing Resources' },
+    fix: 'give every resource a uri and a name, every template a uriTemplate and a name',
+  },
+  'resources.read': {
+    title: 'a listed resource is readable',
+    level: 'MUST',
+    source: { spec: 'server/resources', anchor: 'reading-resources', label: 'Resources §Reading Resources' },
+    fix: 'serve resources/read for every URI you list, with contents of uri and text or blob',
+  },
+  'prompts.list': {
+    title: 'prompts/list is well-formed',
+    level: 'MUST',
+    source: { spec: 'server/prompts', anchor: 'listing-prompts', label: 'Prompts §Listing Prompts' },
+    fix: 'give every prompt and every prompt argument a name; required is a boolean',
+  },
+  'prompts.arguments': {
+    title: 'prompts declare their required arguments',
+    level: 'HOUSE',
+    source: { spec: 'server/prompts', anchor: 'getting-a-prompt', label: 'Prompts §Getting a Prompt' },
+    fix: 'mark every argument the prompt needs as required: true in prompts/list',
+  },
+  'stdio.stdout': {
+    title: 'every byte on stdout is a JSON-RPC message',
+    level: 'MUST',
+    source: TRANSPORTS('stdio', 'Transports §stdio'),
+    fix: 'write logs and banners to stderr; stdout carries protocol messages only',
+  },
+  '2026.discover': {
+    title: '2026: server/discover answers with supportedVersions and capabilities',
+    level: 'MUST',
+    source: {
+      spec: 'basic/lifecycle',
+      anchor: 'discovery',
+      label: 'Lifecycle §Discovery (2026-07-28)',
+      revision: '2026-07-28',
+    },
+    fix: 'answer server/discover with supportedVersions (including 2026-07-28) and capabilities',
+  },
+  '2026.result-type': {
+    title: '2026: every result carries resultType',
+    level: 'MUST',
+    source: {
+      spec: 'basic',
+      anchor: 'responses',
+      label: 'Base Protocol §Responses (2026-07-28 Result.resultType)',
+    },
+    fix: 'add resultType: "complete" to every result on the 2026 wire',
+  },
+  '2026.method-not-found': {
+    title: '2026: unknown methods return -32601 (HTTP 404)',
+    level: 'MUST',
+    source: WIRE_2026('streamable-http', 'Transports §Streamable HTTP (2026-07-28)'),
+    fix: 'answer an unknown method with -32601, with HTTP status 404 over HTTP',
+  },
+  '2026.missing-envelope': {
+    title: '2026: a request without its _meta envelope is rejected with -32602 (HTTP 400)',
+    level: 'MUST',
+    source: WIRE_2026('streamable-http', 'Transports §Streamable HTTP (2026-07-28 request envelope)'),
+    fix: 'reject a 2026 request whose _meta lacks protocolVersion or clientCapabilities with -32602 (HTTP 400)',
+  },
+  '2026.missing-capabilities': {
+    title: '2026: an envelope without clientCapabilities is rejected (HTTP 400, -32602)',
+    level: 'MUST',
+    source: WIRE_2026('streamable-http', 'Transports §Streamable HTTP (2026-07-28 request envelope)'),
+    fix: 'require io.modelcontextprotocol/clientCapabilities in every 2026 envelope; answer its absence with HTTP 400 and -32602',
+  },
+  '2026.header-mismatch': {
+    title: '2026: Mcp-Method and Mcp-Name must match the body (HTTP 400)',
+    level: 'MUST',
+    source: WIRE_2026(
+      'streamable-http',
+      'Transports §Streamable HTTP (2026-07-28 routing headers, SEP-2243)',
+    ),
+    fix: 'compare Mcp-Method (case-sensitive) and Mcp-Name with the body and answer a mismatch with HTTP 400, -32020',
+  },
+  '2026.batch-rejected': {
+    title: '2026: a JSON-RPC batch is refused (HTTP 400)',
+    level: 'MUST',
+    source: WIRE_2026('streamable-http', 'Transports §Streamable HTTP (2026-07-28: one message per request)'),
+    fix: 'answer a JSON array body on the 2026 wire with HTTP 400 (-32600), never serve it',
+  },
+  'http.origin': {
+    title: 'a foreign Origin is refused with 403',
+    level: 'MUST',
+    source: TRANSPORTS('security-warning', 'Transports §Security Warning (DNS rebinding)'),
+    fix: 'validate the Origin header on every request and answer one not on your allow-list with HTTP 403',
+  },
+  'http.host': {
+    title: 'a foreign Host is refused (local servers)',
+    level: 'HOUSE',
+    source: TRANSPORTS(
+      'security-warning',
+      'Transports §Security Warning (DNS rebinding; the official SDKs check Host)',
+    ),
+    fix: 'on a localhost server, answer a Host header other than localhost/127.0.0.1/[::1] with HTTP 403',
+  },
+  'http.session-terminated': {
+    title: 'a terminated session is answered with 404',
+    level: 'MUST',
+    source: TRANSPORTS('session-management', 'Transports §Session Management'),
+    fix: 'after a DELETE (or expiry), answer every request with that Mcp-Session-Id with HTTP 404',
+  },
+  'http.delete': {
+    title: 'DELETE ends the session (2xx) or is refused with 405',
+    level: 'SHOULD',
+    source: TRANSPORTS('session-management', 'Transports §Session Management'),
+    fix: 'answer DELETE with Mcp-Session-Id with 2xx and end the session, or 405 if clients may not end sessions',
+  },
+  'http.get': {
+    title: 'GET opens an SSE stream or is refused with 405',
+    level: 'MUST',
+    source: TRANSPORTS(
+      'listening-for-messages-from-the-server',
+      'Transports §Listening for Messages from the Server',
+    ),
+    fix: 'answer GET with Content-Type: text/event-stream, or with HTTP 405 Method Not Allowed',
+  },
+  'http.protocol-version-header': {
+    title: 'an unsupported MCP-Protocol-Version header is refused with 400',
+    level: 'MUST',
+    source: TRANSPORTS('protocol-version-header', 'Transports §Protocol Version Header'),
+    fix: 'answer a request whose MCP-Protocol-Version you do not support with HTTP 400',
+  },
+  'http.accept': {
+    title: 'a POST that accepts neither JSON nor SSE is refused with 406',
+    level: 'HOUSE',
+    source: TRANSPORTS(
+      'sending-messages-to-the-server',
+      'Transports §Sending Messages to the Server (Accept)',
+    ),
+    fix: 'answer a POST whose Accept allows neither application/json nor text/event-stream with HTTP 406',
+  },
+  'http.parse-error': {
+    title: 'a body that is not JSON gets -32700 with id null',
+    level: 'MUST',
+    source: JSONRPC('error_object', 'JSON-RPC 2.0 §5.1 (Parse error, id null)'),
+    fix: 'answer an unparsable body with a JSON-RPC error -32700 and "id": null (HTTP 400), not an HTML or framework error',
+  },
+  'http.batch': {
+    title: 'batches follow the negotiated version (none after 2025-03-26)',
+    level: 'HOUSE',
+    source: { spec: 'basic', anchor: 'messages', label: 'Base Protocol (batching removed in 2025-06-18)' },
+    fix: 'refuse a JSON array body (-32600) on sessions that negotiated 2025-06-18 or later',
+  },
+} as const satisfies Record<string, CheckInfo>;
+
+export type CheckId = keyof typeof CHECKS;
+
+/** The revision the links point at when no version was negotiated. */
+export const DEFAULT_REVISION = '2025-11-25';
+
+/** The address of a rule: the specification page of `revision`, or the source's own URL. */
+export function sourceUrl(source: Source, revision: string = DEFAULT_REVISION): string {
+  if ('url' in source) return source.url;
+  return `https://modelcontextprotocol.io/specification/${source.revision ?? revision}/${source.spec}${source.anchor ? `#${source.anchor}` : ''}`;
+}
