@@ -1,5 +1,5 @@
 /**
- * The public API of mcp-toolkit, what plugins import (`from 'mcp-toolkit'`): the define*
+ * The public API of mcp-toolkit, what plugins import (`from '@mcp-toolkit/server'`): the define*
  * functions, the errors a handler may throw or switch on, and every type a plugin author
  * names. Explicit named exports only; the server's own parts (registry, dispatcher,
  * transports, settings parsing) stay internal.

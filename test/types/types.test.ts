@@ -3,8 +3,8 @@
  * `// @ts-expect-error` lines must each be an error (an unused one fails the compile), so a
  * plugin's settings typed from its schema, a tool's arguments typed from its input schema and
  * a wrong-shaped return refused for its output schema stay that way. And the public entry
- * point's values are exactly the API (the define* functions, errors and version constants):
- * nothing internal.
+ * point's values are exactly the API (the define* functions, errors and error helpers, version
+ * constants, the redaction helper for middleware): nothing internal.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -25,11 +25,13 @@ test('the type fixtures compile, every @ts-expect-error included', () => {
 test('the public entry point exports the API and nothing internal', async () => {
   const api = await import('@mcp-toolkit/server');
   assert.deepEqual(Object.keys(api).sort(), [
+    'ERRORS_META_KEY',
     'ErrorCode',
     'InternalCode',
     'LATEST_2025',
     'ProtocolError',
     'SUPPORTED_VERSIONS',
+    'ToolError',
     'ToolkitError',
     'VERSION_2026',
     'definePlugin',
@@ -37,6 +39,7 @@ test('the public entry point exports the API and nothing internal', async () => 
     'defineResource',
     'defineResourceTemplate',
     'defineTool',
+    'redactArgs',
     'settingEnvName',
   ]);
 });
