@@ -141,6 +141,8 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     createMemorySessionStore({
       idleMs: settings.MCP_SESSION_IDLE_MS,
       maxSessions: settings.MCP_MAX_SESSIONS,
+      // An idle session that expires has ended (mcp.server.session.duration).
+      onExpire: (id) => options.telemetry?.sessionEnded(id),
     });
   const codec =
     options.stateCodec ??

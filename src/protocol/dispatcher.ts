@@ -250,15 +250,17 @@ export class Dispatcher {
 
   async #request(req: JsonRpcRequest, ex: Exchange, inBatch: boolean): Promise<Reply> {
     const modern = !inBatch && isModernRequest(req, ex.headers);
-    // Every request is observed (span, log line, metrics), refused ones included.
-    const done = this.#o.observe?.start(this.#observed(req, ex, modern));
+    // Every request is observed (span, log line, metrics), refused ones included, and handled
+    // inside its span's context (handlers' own spans and instrumented clients are its children).
+    const observed = this.#o.observe?.start(this.#observed(req, ex, modern));
+    const handle = modern ? this.#modern : this.#legacy;
     try {
-      const reply = modern ? await this.#modern(req, ex) : await this.#legacy(req, ex);
+      const reply = await (observed ? observed.run(handle, this, req, ex) : handle.call(this, req, ex));
       const body = reply.body as { result?: JsonObject } | undefined;
-      done?.({ isError: body?.result?.isError === true });
+      observed?.end({ result: body?.result, session: reply.session });
       return reply;
     } catch (err) {
-      done?.({ error: err instanceof Error ? err : new Error(String(err)) });
+      observed?.end({ error: err instanceof Error ? err : new Error(String(err)) });
       return this.#failure(req, err, modern);
     }
   }
@@ -267,9 +269,16 @@ export class Dispatcher {
     const params = req.params;
     const meta = metaOf(params);
     const declared = meta?.[META.protocolVersion];
+    const name = typeof params?.name === 'string' ? params.name : undefined;
     return {
       method: req.method,
-      target: typeof params?.name === 'string' ? params.name : (params?.uri as string | undefined),
+      target: name ?? (params?.uri as string | undefined),
+      // Only a registered tool or prompt may name a span (client-chosen names are unbounded).
+      targetKnown:
+        name !== undefined &&
+        (req.method === 'tools/call'
+          ? this.#o.registry.tool(name) !== undefined
+          : req.method === 'prompts/get' && this.#o.registry.prompt(name) !== undefined),
       requestId: req.id,
       wire: modern ? '2026' : '2025',
       protocolVersion: modern ? String(declared ?? '') : (ex.session?.protocolVersion ?? ''),
@@ -277,6 +286,10 @@ export class Dispatcher {
       identity: ex.identity,
       transport: ex.transport,
       meta,
+      headers: ex.headers,
+      address: ex.address,
+      port: ex.port,
+      httpVersion: ex.httpVersion,
       args: req.method === 'tools/call' ? params?.arguments : undefined,
     };
   }

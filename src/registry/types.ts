@@ -3,6 +3,7 @@
  * context every handler receives. Transport- and wire-agnostic by design.
  */
 
+import type { Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { JsonObject, RequestId } from '../protocol/jsonrpc.ts';
@@ -89,6 +90,19 @@ export interface HandlerContext {
   readonly identity: Identity | undefined;
   /** The request's `_meta`, as sent. */
   readonly meta: JsonObject;
+  /**
+   * The request's OpenTelemetry server span (`tools/call add`, ...), for attributes and
+   * events of your own. The handler runs inside its context, so `trace.getActiveSpan()` is
+   * this span, spans you start are its children, and instrumented clients (fetch, http, pg,
+   * ioredis, ...) carry its trace onward. A non-recording span when tracing is off: calls on
+   * it are safe and do nothing. Lines logged through `ctx.logger` carry its `trace_id` and
+   * `span_id`.
+   *
+   * @example
+   * ctx.span.setAttribute('app.rows', rows.length);
+   * ctx.span.addEvent('cache miss', { key });
+   */
+  readonly span: Span;
   /**
    * Answers from the client to the previous round's input requests, by the keys the handler
    * chose; undefined on the first round.
