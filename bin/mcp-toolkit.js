@@ -10,9 +10,11 @@ if (have[0] < need[0] || (have[0] === need[0] && have[1] < need[1])) {
   );
   process.exit(1);
 }
-// A clone runs the TypeScript sources as they are; an installed package has only the build
-// in dist/ (Node does not strip types under node_modules), and no src/.
+// A clone runs the TypeScript sources as they are; the installed package is the build
+// (scripts/build.ts: JavaScript beside this file's folder, as Node does not strip types under
+// node_modules), with no .ts files.
 var source = new URL('../src/cli/main.ts', import.meta.url);
+var built = new URL('../src/cli/main.js', import.meta.url);
 Promise.all([import('node:fs'), import('node:module')])
   .then(([fs, mod]) => {
     // Node's on-disk compile cache (type-stripped sources, V8 code): every start after the
@@ -23,9 +25,7 @@ Promise.all([import('node:fs'), import('node:module')])
     try {
       mod.enableCompileCache?.();
     } catch {}
-    return import(
-      fs.existsSync(source) ? source.href : new URL('../dist/src/cli/main.js', import.meta.url).href
-    );
+    return import(fs.existsSync(source) ? source.href : built.href);
   })
   .then(
     (cli) => cli.main(process.argv.slice(2)),

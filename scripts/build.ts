@@ -1,17 +1,37 @@
 /**
- * `npm run build`: emits JavaScript and type declarations into dist/ (dist/src, dist/plugins)
- * for people who install the package instead of cloning it: Node does not strip types under
- * node_modules. `rewriteRelativeImportExtensions` turns the sources' `.ts` imports into `.js`.
- * dist/package.json carries the version (src/server.ts reads ../package.json) and the module type.
+ * `npm run build`: the package as npm users install it, in dist/. The clone runs the
+ * TypeScript sources as they are, but Node does not strip types under node_modules, so the
+ * published package is JavaScript and declarations (dist/src, dist/plugins; tsconfig.build.json,
+ * whose `rewriteRelativeImportExtensions` turns `.ts` imports into `.js`), with its own
+ * package.json: the same name, version, command and dependencies, and `exports` that point at
+ * the build instead of the sources. `npm run package` builds and packs it (`npm pack ./dist`).
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
 const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
+
+interface Manifest {
+  name: string;
+  version: string;
+  description?: string;
+  license?: string;
+  engines?: Record<string, string>;
+  bin: Record<string, string>;
+  exports: Record<string, string>;
+  dependencies?: Record<string, string>;
+}
+
+/** `./src/index.ts` → `{ types: './src/index.d.ts', default: './src/index.js' }`. */
+function built(target: string): string | { types: string; default: string } {
+  if (!target.endsWith('.ts')) return target;
+  const base = target.slice(0, -'.ts'.length);
+  return { types: `${base}.d.ts`, default: `${base}.js` };
+}
 
 rmSync(dist, { recursive: true, force: true });
 const result = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], {
@@ -22,16 +42,24 @@ if (result.status !== 0) {
   console.error('build: tsc failed; nothing usable in dist/');
   process.exit(result.status ?? 1);
 }
+const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as Manifest;
+const manifest = {
+  name: pkg.name,
+  version: pkg.version,
+  description: pkg.description,
+  license: pkg.license,
+  type: 'module',
+  bin: pkg.bin,
+  exports: Object.fromEntries(Object.entries(pkg.exports).map(([key, target]) => [key, built(target)])),
+  engines: pkg.engines,
+  dependencies: pkg.dependencies,
+};
+writeFileSync(path.join(dist, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+mkdirSync(path.join(dist, 'bin'), { recursive: true });
+for (const file of Object.values(pkg.bin)) copyFileSync(path.join(root, file), path.join(dist, file));
+copyFileSync(path.join(root, 'README.md'), path.join(dist, 'README.md'));
 // Plugin views (MCP Apps) are built HTML that tsc does not emit: copied beside their plugin.
 for (const view of ['plugins/filesystem/view/file-browser.html']) {
   copyFileSync(path.join(root, view), path.join(dist, view));
 }
-const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
-  name: string;
-  version: string;
-};
-writeFileSync(
-  path.join(dist, 'package.json'),
-  `${JSON.stringify({ name: `${pkg.name}-dist`, version: pkg.version, private: true, type: 'module' }, null, 2)}\n`,
-);
-console.log(`build: dist/ ready (${pkg.name} ${pkg.version})`);
+console.log(`build: dist/ ready (${pkg.name} ${pkg.version}); npm pack ./dist packs it`);

@@ -151,7 +151,7 @@ function startServer(
     child.stderr?.on('data', (chunk: Buffer) => {
       log.write(chunk);
       if (seen.length < 65_536) seen += chunk.toString();
-      const m = /mcp-toolkit listening on (http:\/\/\S+)/.exec(seen);
+      const m = /mcp-toolkit listening on (http:\/\/[^\s"]+)/.exec(seen);
       if (m) {
         clearTimeout(timer);
         resolve({ child, url: m[1] as string });

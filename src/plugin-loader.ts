@@ -8,6 +8,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { z } from 'zod';
 import { type PluginDefinition, settingEnvName } from './plugin.ts';
+import { pluginImportError } from './plugin-errors.ts';
 import { InternalCode, ToolkitError } from './protocol/errors.ts';
 import type { LoadedPlugin } from './server.ts';
 
@@ -51,20 +52,14 @@ export async function importPlugin(
   if (!existsSync(path)) {
     throw new ToolkitError(
       InternalCode.PluginNotFound,
-      `Plugin module "${ref}" not found (looked for ${ref})`,
+      `Plugin module "${ref}" not found: no file at ${path}`,
     );
   }
   let mod: Record<string, unknown>;
   try {
     mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   } catch (err) {
-    throw new ToolkitError(
-      InternalCode.PluginInvalid,
-      `Plugin "${ref}" failed to load: ${(err as Error).message}`,
-      {
-        cause: err,
-      },
-    );
+    throw pluginImportError(ref, path, err);
   }
   const def = mod.default ?? mod.plugin;
   if (!isPluginDefinition(def)) {
@@ -119,6 +114,13 @@ export async function loadPlugins(
     loaded.push({ definition, settings: parsePluginSettings(definition, env) });
   }
   return loaded;
+}
+
+/** The `MCP_<PLUGIN>_*` variables the loaded plugins declare. */
+export function pluginSettingNames(plugins: readonly LoadedPlugin[]): string[] {
+  return plugins.flatMap(({ definition }) =>
+    Object.keys(definition.settings?.shape ?? {}).map((key) => settingEnvName(definition.name, key)),
+  );
 }
 
 /** The zod type of a plugin's settings object, for doctor output. */

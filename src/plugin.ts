@@ -35,8 +35,36 @@ export interface DoctorCheck {
   detail?: string;
 }
 
-export interface PluginDefinition<S = Record<string, unknown>> {
+/** A plugin's settings schema: an object whose camelCase keys name `MCP_<PLUGIN>_*` variables. */
+export type SettingsSchema = z.ZodObject<z.ZodRawShape>;
+
+/** What `register` and `doctor` receive: the schema's parsed, frozen output (`{}` without one). */
+export type PluginSettings<Schema extends SettingsSchema | undefined> = Schema extends SettingsSchema
+  ? Readonly<z.output<Schema>>
+  : Readonly<Record<string, never>>;
+
+/** A plugin, as `definePlugin` returns it and `MCP_PLUGINS` loads it. */
+export interface PluginDefinition<S extends object = Record<string, unknown>> {
   /** Lower-case letters, digits and `-`; its settings are `MCP_<NAME>_*`. */
+  readonly name: string;
+  readonly description?: string;
+  /**
+   * Guidance for the model on how to use this plugin's tools, sent in the server's
+   * `instructions` after MCP_SERVER_INSTRUCTIONS and the instructions of plugins loaded
+   * before it. A function receives the plugin's parsed settings (say, to mention read-only mode);
+   * typed `never` here so that every plugin fits one list (PluginSpec types it for the author).
+   */
+  readonly instructions?: string | ((settings: never) => string | undefined);
+  /** Settings schema with camelCase keys: `readOnly` reads `MCP_<NAME>_READ_ONLY`. */
+  readonly settings?: SettingsSchema;
+  register(app: PluginApp, settings: S): void | Promise<void>;
+  /** Start-up checks for `mcp-toolkit doctor` (and `/readyz`). */
+  doctor?(settings: S): DoctorCheck[] | Promise<DoctorCheck[]>;
+}
+
+/** What `definePlugin` takes: `register` and `doctor` get the settings typed from the schema. */
+export interface PluginSpec<Schema extends SettingsSchema | undefined> {
+  /** Lower-case letters, digits and `-`, starting with a letter (at most 40); its settings are `MCP_<NAME>_*`. */
   readonly name: string;
   readonly description?: string;
   /**
@@ -44,32 +72,33 @@ export interface PluginDefinition<S = Record<string, unknown>> {
    * `instructions` after MCP_SERVER_INSTRUCTIONS and the instructions of plugins loaded
    * before it. A function receives the plugin's parsed settings (say, to mention read-only mode).
    */
-  readonly instructions?: string | ((settings: S) => string | undefined);
-  /** Settings schema with camelCase keys: `readOnly` reads `MCP_<NAME>_READ_ONLY`. */
-  readonly settings?: z.ZodObject<z.ZodRawShape>;
-  register(app: PluginApp, settings: S): void | Promise<void>;
+  readonly instructions?: string | ((settings: PluginSettings<Schema>) => string | undefined);
+  /** zod object with camelCase keys: `readOnly` reads `MCP_<NAME>_READ_ONLY`. Values arrive as strings. */
+  readonly settings?: Schema;
+  register(app: PluginApp, settings: PluginSettings<Schema>): void | Promise<void>;
   /** Start-up checks for `mcp-toolkit doctor` (and `/readyz`). */
-  doctor?(settings: S): DoctorCheck[] | Promise<DoctorCheck[]>;
+  doctor?(settings: PluginSettings<Schema>): DoctorCheck[] | Promise<DoctorCheck[]>;
 }
 
 const PLUGIN_NAME_RE = /^[a-z][a-z0-9-]{0,39}$/;
 
 /**
- * Declares a plugin.
+ * Declares a plugin. The settings passed to `register` and `doctor` are typed from the
+ * `settings` schema: no type argument, no cast.
  *
  * @example
  * export default definePlugin({
  *   name: 'hello',
  *   settings: z.object({ greeting: z.string().default('Hello') }),
- *   register(app, { greeting }) {
+ *   register(app, { greeting }) { // greeting: string
  *     app.add(defineTool({ name: 'hello', description: 'Greets', input: z.object({ who: z.string() }) },
  *       async ({ who }) => `${greeting}, ${who}!`));
  *   },
  * });
  */
-export function definePlugin<S extends Record<string, unknown> = Record<string, unknown>>(
-  def: PluginDefinition<S>,
-): PluginDefinition<S> {
+export function definePlugin<const Schema extends SettingsSchema | undefined = undefined>(
+  def: PluginSpec<Schema>,
+): PluginDefinition<PluginSettings<Schema>> {
   if (typeof def.name !== 'string' || !PLUGIN_NAME_RE.test(def.name)) {
     throw new ToolkitError(
       InternalCode.PluginInvalid,
@@ -85,7 +114,7 @@ export function definePlugin<S extends Record<string, unknown> = Record<string, 
       `Plugin "${def.name}": instructions must be a string or a function of the plugin's settings`,
     );
   }
-  return Object.freeze(def);
+  return Object.freeze(def) as PluginDefinition<PluginSettings<Schema>>;
 }
 
 /** `readOnly` → `READ_ONLY`; the environment variable is `MCP_<PLUGIN>_READ_ONLY`. */
@@ -112,7 +141,7 @@ export function composeInstructions(
   const parts = [serverInstructions];
   for (const { definition, settings } of plugins) {
     const own = definition.instructions;
-    parts.push(typeof own === 'function' ? own(settings) : own);
+    parts.push(typeof own === 'function' ? own(settings as never) : own);
   }
   const text = parts
     .map((p) => p?.trim() ?? '')

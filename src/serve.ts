@@ -6,8 +6,9 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Authenticator } from './auth/types.ts';
-import { parseSettings, requireReplicaSettings, type Settings } from './config/settings.ts';
-import { loadPlugins } from './plugin-loader.ts';
+import { parseSettings, requireReplicaSettings, SETTING_NAMES, type Settings } from './config/settings.ts';
+import { describeUnknownSetting, unknownSettings } from './config/unknown-settings.ts';
+import { loadPlugins, pluginSettingNames } from './plugin-loader.ts';
 import { InternalCode, ToolkitError } from './protocol/errors.ts';
 import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.ts';
 import type { ScaleOut } from './scale/scale-out.ts';
@@ -78,6 +79,9 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     : undefined;
   // Everything that can refuse a setting runs before anything listens.
   const plugins = await loadPlugins(settings.MCP_PLUGINS, env);
+  for (const unknown of unknownSettings(env, [...SETTING_NAMES, ...pluginSettingNames(plugins)])) {
+    logger.warn({ variable: unknown.name, suggestion: unknown.suggestion }, describeUnknownSetting(unknown));
+  }
   let auth: Authenticator | undefined;
   if (httpModules) {
     const [{ publicBaseUrl }, { authWarnings, createAuthenticator }, { resourceUrls }] = await httpModules;

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Authenticator } from './auth/types.ts';
 import type { Settings } from './config/settings.ts';
 import { composeInstructions, type PluginApp, type PluginDefinition } from './plugin.ts';
+import { ownedRegistry, registerPlugin } from './plugin-register.ts';
 import { Dispatcher, type DispatcherOptions } from './protocol/dispatcher.ts';
 import { InternalCode, ToolkitError } from './protocol/errors.ts';
 import { Hub } from './protocol/hub.ts';
@@ -206,6 +207,7 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     else void hub.announce({ type: 'list_changed', kind });
   });
 
+  const owned = ownedRegistry(registry);
   const middleware: Middleware[] = [];
   for (const { definition, settings: pluginSettings } of options.plugins) {
     const app: PluginApp = {
@@ -217,14 +219,14 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
         middleware.push(m);
       },
       add: (...defs) => {
-        for (const def of defs) registry.add(def);
+        for (const def of defs) owned.add(definition.name, def);
       },
       remove: (kind, key) => registry.remove(kind, key),
       notifyResourceUpdated: (uri) => void notifyResourceUpdated(uri),
       notifyListChanged: (kind) => registry.notifyListChanged(kind),
       logger: logger.child({ plugin: definition.name }),
     };
-    await definition.register(app, pluginSettings);
+    await registerPlugin(definition, app, pluginSettings);
   }
   // Skills last: the plugins' resources keep their place at the head of resources/list.
   let skills: SkillCatalog | undefined;

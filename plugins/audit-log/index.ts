@@ -5,8 +5,9 @@
  *
  * Settings: `MCP_AUDIT_LOG_ARGS` (default true: include the redacted arguments).
  */
+
+import { definePlugin, type JsonObject, redactArgs } from '@mcp-toolkit/server';
 import { z } from 'zod';
-import { definePlugin, type JsonObject, redactArgs } from '../../src/index.ts';
 
 export const auditLogSettings = z.object({
   args: z
@@ -20,7 +21,7 @@ export default definePlugin({
   description: 'One audit log line per tool call, arguments redacted.',
   settings: auditLogSettings,
   register(app, settings) {
-    const { args: withArgs } = settings as z.output<typeof auditLogSettings>;
+    const { args: withArgs } = settings;
     app.use({
       name: 'audit-log',
       async onCallTool(call, next) {

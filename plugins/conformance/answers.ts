@@ -4,7 +4,7 @@
  * roots that are not a list) counts as no answer, so the handler asks again instead of
  * finishing on garbage (SEP-2322: validate inputResponses).
  */
-import type { HandlerContext } from '../../src/index.ts';
+import type { HandlerContext } from '@mcp-toolkit/server';
 
 export interface Elicited {
   action: 'accept' | 'decline' | 'cancel';

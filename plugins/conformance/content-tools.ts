@@ -3,7 +3,7 @@
  * mixed, a tool error), the SEP-2243 header-mirrored tool, and the JSON Schema 2020-12 tool
  * whose input schema must be published verbatim (SEP-1613, SEP-2106).
  */
-import { defineTool, type ToolDefinition } from '../../src/index.ts';
+import { defineTool, type ToolDefinition } from '@mcp-toolkit/server';
 import { PNG_BASE64, WAV_BASE64 } from './media.ts';
 
 /**

@@ -4,11 +4,11 @@
  * generations through the normal server path. `MCP_PLUGINS=conformance` loads it;
  * `npm run conformance` starts it and runs the suite.
  *
- * What each tool, resource and prompt must do is in ../shared/conformance/fixture-contract.md
- * (§5-§7). Nothing here is special-cased in the core: input rounds use `ctx.askInput`,
+ * What each tool, resource and prompt must do is what the suite's server scenarios check
+ * (`node_modules/@modelcontextprotocol/conformance`). Nothing here is special-cased in the core: input rounds use `ctx.askInput`,
  * list changes use `app.notifyListChanged`, stream polling uses `ctx.closeStream`.
  */
-import { definePlugin } from '../../src/index.ts';
+import { definePlugin } from '@mcp-toolkit/server';
 import { contentTools, xMcpHeaderTool } from './content-tools.ts';
 import { inputRequiredTools } from './input-required-tools.ts';
 import { inputTools } from './input-tools.ts';

@@ -3,7 +3,7 @@
  * its progress in the round's state (sealed by the server, never kept in its memory), and
  * finishes once every answer it needs is in. A missing or malformed answer is asked again.
  */
-import { defineTool, type HandlerContext, type InputRequest, type ToolDefinition } from '../../src/index.ts';
+import { defineTool, type HandlerContext, type InputRequest, type ToolDefinition } from '@mcp-toolkit/server';
 import { acceptedText, elicited, rootUris, sampledText } from './answers.ts';
 
 const NAME_SCHEMA = {

@@ -3,8 +3,9 @@
  * 2025 wire each request goes out as a real server-to-client request; on the 2026 wire the
  * round ends with an input-required result. The handlers do not know which.
  */
+
+import { defineTool, type JsonObject, type ToolDefinition } from '@mcp-toolkit/server';
 import { z } from 'zod';
-import { defineTool, type JsonObject, type ToolDefinition } from '../../src/index.ts';
 import { elicited, sampledText } from './answers.ts';
 
 function describeAnswer(prefix: string, answer: { action: string; content?: unknown }): string {

@@ -2,7 +2,7 @@
  * The fixture's prompts: plain, with (completable) arguments, with an embedded resource, with
  * an image, and one that asks the client for context before it answers (SEP-2322).
  */
-import { definePrompt, type PromptDefinition } from '../../src/index.ts';
+import { definePrompt, type PromptDefinition } from '@mcp-toolkit/server';
 import { acceptedText, elicited } from './answers.ts';
 import { PNG_BASE64 } from './media.ts';
 

@@ -2,7 +2,7 @@
  * The fixture's resources: static text (listed first: the caching scenario reads the first
  * listed URI), a binary one, one clients subscribe to, and a URI template.
  */
-import { type Definition, defineResource, defineResourceTemplate } from '../../src/index.ts';
+import { type Definition, defineResource, defineResourceTemplate } from '@mcp-toolkit/server';
 import { PNG_BASE64 } from './media.ts';
 
 export const WATCHED_URI = 'test://watched-resource';

@@ -3,7 +3,7 @@
  * tool that drops its SSE connection mid-call (SEP-1699 polling), request-scoped logging on
  * the 2026 wire (SEP-2577), and tools that announce list changes to listeners.
  */
-import { defineTool, type PluginApp, type ToolDefinition } from '../../src/index.ts';
+import { defineTool, type PluginApp, type ToolDefinition } from '@mcp-toolkit/server';
 
 /** Waits `ms`, or less when the call is cancelled. */
 export function delay(ms: number, signal: AbortSignal): Promise<void> {

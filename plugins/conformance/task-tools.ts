@@ -4,8 +4,9 @@
  * an ordinary handler with `task` set; the framework makes it a task, runs it in the
  * background, and turns its input rounds into `input_required` states.
  */
+
+import { defineTool, ErrorCode, ProtocolError, type ToolDefinition } from '@mcp-toolkit/server';
 import { z } from 'zod';
-import { defineTool, ErrorCode, ProtocolError, type ToolDefinition } from '../../src/index.ts';
 import { acceptedText, elicited } from './answers.ts';
 import { delay } from './streaming-tools.ts';
 

@@ -5,7 +5,7 @@
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { DoctorCheck } from '../../src/index.ts';
+import type { DoctorCheck } from '@mcp-toolkit/server';
 import { descriptorPathsWork, PATH_MODE_WARNING } from './sandbox.ts';
 
 const ROOT = 'MCP_FILESYSTEM_ROOT';

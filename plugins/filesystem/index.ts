@@ -9,8 +9,8 @@
  */
 import { mkdir, realpath, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { definePlugin, InternalCode, ToolkitError } from '@mcp-toolkit/server';
 import { z } from 'zod';
-import { definePlugin, InternalCode, ToolkitError } from '../../src/index.ts';
 import { checkRoot } from './doctor.ts';
 import { fileTemplate, summariseFilePrompt } from './resources.ts';
 import { createSandbox, PATH_MODE_WARNING } from './sandbox.ts';
@@ -77,7 +77,7 @@ async function prepareRoot(root: string): Promise<string> {
  * @example
  * const client = await TestClient.start({ plugins: [filesystemPlugin], env: { MCP_FILESYSTEM_ROOT: dir } });
  */
-export const filesystemPlugin = definePlugin<FilesystemSettings>({
+export const filesystemPlugin = definePlugin({
   name: 'filesystem',
   description:
     'Sandboxed files under MCP_FILESYSTEM_ROOT: tools list_files, read_file and write_file (write_file is not registered when MCP_FILESYSTEM_READ_ONLY is true), the file:///{+path} resource template with path completion, and the summarise_file prompt.',

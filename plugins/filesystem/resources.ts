@@ -13,7 +13,7 @@ import {
   ProtocolError,
   type ResourceTemplateDefinition,
   ToolkitError,
-} from '../../src/index.ts';
+} from '@mcp-toolkit/server';
 import { FileAccessError, FileErrorCode } from './errors.ts';
 import { completePath, readTextFile } from './files.ts';
 import type { Sandbox } from './sandbox.ts';

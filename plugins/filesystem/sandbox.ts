@@ -30,7 +30,7 @@
 import { closeSync, constants, openSync, readlinkSync, type Stats } from 'node:fs';
 import { type FileHandle, lstat, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { InternalCode, ToolkitError } from '../../src/index.ts';
+import { InternalCode, ToolkitError } from '@mcp-toolkit/server';
 import { FileAccessError, FileErrorCode, fromFsError, shown } from './errors.ts';
 import { createWalker, type Folder } from './walk.ts';
 import { writeInFolder } from './write.ts';

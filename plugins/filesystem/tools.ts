@@ -4,8 +4,9 @@
  * plugin seeds README.md when it creates the root) and an output schema, as the strict
  * mode of `mcp-toolkit test` demands.
  */
+
+import { defineTool, type ToolDefinition } from '@mcp-toolkit/server';
 import { z } from 'zod';
-import { defineTool, type ToolDefinition } from '../../src/index.ts';
 import { listFolder, MAX_FILE_BYTES, MAX_LIST_ENTRIES, readTextFile, writeTextFile } from './files.ts';
 import type { Sandbox } from './sandbox.ts';
 import { FILE_BROWSER_URI } from './view/file-browser.ts';

@@ -9,7 +9,7 @@
 import { constants, type Stats } from 'node:fs';
 import { type FileHandle, mkdir, open, readlink } from 'node:fs/promises';
 import path from 'node:path';
-import type { ToolkitError } from '../../src/index.ts';
+import type { ToolkitError } from '@mcp-toolkit/server';
 import { FileAccessError, FileErrorCode, fromFsError, shown } from './errors.ts';
 
 /** A folder opened during the walk, with the path string that names it (see OpenedEntry.ref). */

@@ -4,7 +4,7 @@
  * with server variables at their defaults. A relative server URL resolves against the
  * document's own URL; read from a file, it cannot, and start-up says to set the base URL.
  */
-import { InternalCode, ToolkitError } from '../../src/index.ts';
+import { InternalCode, ToolkitError } from '@mcp-toolkit/server';
 import type { ApiDocument, Operation, ServerObject } from './document.ts';
 
 function expand(server: ServerObject): string {

@@ -4,7 +4,7 @@
  * answers (its own health operation when the document declares one, else a HEAD of the base
  * URL). Details name settings and operations, never a secret.
  */
-import type { DoctorCheck } from '../../src/index.ts';
+import type { DoctorCheck } from '@mcp-toolkit/server';
 import { baseUrlOf, shownUrl } from './base-url.ts';
 import { credentialsFor } from './credentials.ts';
 import type { Operation } from './document.ts';

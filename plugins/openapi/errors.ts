@@ -4,7 +4,7 @@
  * to do instead, and a program reads `structuredContent.error.code` on tools with an output
  * schema. The codes follow the HTTP status classes of RFC 9110 §15.
  */
-import type { DeclaredToolError } from '../../src/index.ts';
+import type { DeclaredToolError } from '@mcp-toolkit/server';
 
 export const OPENAPI_ERRORS = {
   bad_request: { hint: 'Check the arguments against the input schema and call again with corrected values.' },

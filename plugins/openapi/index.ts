@@ -4,7 +4,7 @@
  * of a plugin for an external service: settings with secrets, a doctor check that feeds
  * /readyz, an HTTP client with timeouts, cancellation and retries, and a fixed error mapping.
  */
-import { definePlugin } from '../../src/index.ts';
+import { definePlugin } from '@mcp-toolkit/server';
 import { checkApi } from './doctor.ts';
 import { prepare } from './prepare.ts';
 import { type OpenapiSettings, openapiSettings } from './settings.ts';
@@ -18,7 +18,7 @@ export { openapiSettings };
  * @example
  * const client = await TestClient.start({ plugins: [openapiPlugin], env: { MCP_OPENAPI_SPEC: './petstore.yaml' } });
  */
-export const openapiPlugin = definePlugin<OpenapiSettings>({
+export const openapiPlugin = definePlugin({
   name: 'openapi',
   description:
     "Tools from an OpenAPI 3.0 or 3.1 document (MCP_OPENAPI_SPEC): one per operation, calling the API at MCP_OPENAPI_BASE_URL or the document's server.",

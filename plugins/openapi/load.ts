@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { InternalCode, ToolkitError } from '../../src/index.ts';
+import { InternalCode, ToolkitError } from '@mcp-toolkit/server';
 import { type ApiDocument, isObjectValue, operationsOf, type ServerObject } from './document.ts';
 
 export interface LoadOptions {

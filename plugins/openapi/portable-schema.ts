@@ -6,7 +6,7 @@
  * keywords become their JSON Schema forms (`nullable`, boolean `exclusiveMinimum`, `example`);
  * OpenAPI-only keywords (`discriminator`, `xml`, `externalDocs`, `x-*`) are dropped.
  */
-import type { JsonSchema } from '../../src/index.ts';
+import type { JsonSchema } from '@mcp-toolkit/server';
 import { isObjectValue } from './document.ts';
 
 export interface PortableOptions {

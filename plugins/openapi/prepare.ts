@@ -3,7 +3,7 @@
  * shared by `register` and `doctor`: in a running server /readyz asks doctor every few
  * seconds, and it must not read and dereference the document each time.
  */
-import { InternalCode, ToolkitError } from '../../src/index.ts';
+import { InternalCode, ToolkitError } from '@mcp-toolkit/server';
 import { type Operation, operationsOf } from './document.ts';
 import { type LoadedApi, loadDocument } from './load.ts';
 import { selectOperations, toolNames } from './select.ts';

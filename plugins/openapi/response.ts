@@ -5,7 +5,7 @@
  * tool error (errors.ts), worded as the toolkit words them: a 4xx says what the API objected to, in its own words (trimmed); a
  * 5xx, a timeout or a failed connection is retryable. Secrets never appear.
  */
-import type { DeclaredToolError, ToolResult } from '../../src/index.ts';
+import type { DeclaredToolError, ToolResult } from '@mcp-toolkit/server';
 import { OPENAPI_ERRORS, type OpenapiErrorCode, refusalCode } from './errors.ts';
 import type { SendResult } from './http-client.ts';
 import type { OutputPlan } from './tool-output.ts';

@@ -6,7 +6,7 @@
  * start-up: silently renaming one would hand the model a tool its author never named.
  */
 import path from 'node:path';
-import { InternalCode, ToolkitError } from '../../src/index.ts';
+import { InternalCode, ToolkitError } from '@mcp-toolkit/server';
 import type { Operation } from './document.ts';
 
 const METHOD_AND_PATH = /^(get|put|post|delete|options|head|patch|trace)\s+(\/.*)$/i;

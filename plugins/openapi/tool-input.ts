@@ -4,7 +4,7 @@
  * an object whose property names clash with no parameter (what a model finds easiest), or as
  * one `body` argument otherwise. The plan records where each argument goes, for the request.
  */
-import type { JsonSchema } from '../../src/index.ts';
+import type { JsonSchema } from '@mcp-toolkit/server';
 import { isObjectValue, type Operation, type ParameterLocation, type ParameterObject } from './document.ts';
 import { portableSchema } from './portable-schema.ts';
 

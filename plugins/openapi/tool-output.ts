@@ -4,7 +4,7 @@
  * MCP requires an object there (2025-11-25 §Tools, Output Schema), so an array or a scalar
  * response is wrapped as `{ "result": ... }`.
  */
-import type { JsonSchema } from '../../src/index.ts';
+import type { JsonSchema } from '@mcp-toolkit/server';
 import type { Operation, ResponseObject } from './document.ts';
 import { portableSchema } from './portable-schema.ts';
 

@@ -7,9 +7,11 @@ import {
   defineTool,
   type HandlerContext,
   InternalCode,
+  type JsonObject,
   type ToolDefinition,
   ToolkitError,
-} from '../../src/index.ts';
+  type ToolResult,
+} from '@mcp-toolkit/server';
 import { baseUrlOf } from './base-url.ts';
 import { credentialsFor } from './credentials.ts';
 import type { ApiDocument, Operation } from './document.ts';
@@ -127,6 +129,7 @@ export function buildTools(
         },
         'openapi call',
       );
+      // Structured content is validated against the output schema inside toToolResult.
       return toToolResult(sent, {
         label: op.label,
         method: request.method,
@@ -138,10 +141,10 @@ export function buildTools(
         maxBytes: settings.maxResponseBytes,
         timeoutMs: settings.timeoutMs,
         secrets,
-      });
+      }) as ToolResult<JsonObject>;
     };
     try {
-      def = defineTool<Record<string, unknown>>(
+      def = defineTool(
         {
           name,
           title,

@@ -11,8 +11,9 @@
  * Settings: `MCP_RESULT_CACHE_TTL_MS` (default 30 000), `MCP_RESULT_CACHE_MAX_ENTRIES`
  * (default 1000; the oldest entry goes first).
  */
+
+import { definePlugin, type JsonObject } from '@mcp-toolkit/server';
 import { z } from 'zod';
-import { definePlugin, type JsonObject } from '../../src/index.ts';
 
 export const resultCacheSettings = z.object({
   ttlMs: z.coerce
@@ -45,7 +46,7 @@ export default definePlugin({
   description: 'Serves recent results of read-only, idempotent tools again for a while.',
   settings: resultCacheSettings,
   register(app, settings) {
-    const { ttlMs, maxEntries } = settings as z.output<typeof resultCacheSettings>;
+    const { ttlMs, maxEntries } = settings;
     const entries = new Map<string, { at: number; result: JsonObject }>();
     app.use({
       name: 'result-cache',

@@ -17,8 +17,9 @@ import {
   SETTING_NAMES,
   type Settings,
 } from '../config/settings.ts';
+import { describeUnknownSetting, unknownSettings } from '../config/unknown-settings.ts';
 import { settingEnvName } from '../plugin.ts';
-import { importPlugin, parsePluginSettings } from '../plugin-loader.ts';
+import { importPlugin, parsePluginSettings, pluginSettingNames } from '../plugin-loader.ts';
 import { createRedisClient } from '../ratelimit/redis-client.ts';
 import { createServer, type LoadedPlugin, PACKAGE_VERSION } from '../server.ts';
 import {
@@ -124,6 +125,9 @@ export async function doctor(
       mark(false, `registration: ${(err as Error).message}`);
     }
   }
+  // A variable nobody reads leaves a default in force: most often a typo of a real setting.
+  const known = [...SETTING_NAMES, ...pluginSettingNames(plugins)];
+  for (const unknown of unknownSettings(env, known)) mark(false, describeUnknownSetting(unknown));
   print('');
   print(failures === 0 ? 'doctor: all checks passed' : `doctor: ${failures} check(s) failed`);
   return failures === 0 ? 0 : 1;

@@ -6,12 +6,15 @@
  * settings table of the docs is regenerated so that `npm test` stays green.
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { definePlugin, settingEnvName } from '../plugin.ts';
+import { USAGE as COMMAND_USAGE } from './usage.ts';
+
+const USAGE = COMMAND_USAGE.init!;
 
 /** Where `runInit` writes its lines (the CLI passes console.log and console.error). */
 export interface InitIo {
@@ -19,7 +22,6 @@ export interface InitIo {
   err(line: string): void;
 }
 
-const USAGE = 'Usage: mcp-toolkit init <name> [--dir D]   (name: lower-case letters, digits and "-")';
 /** The repository this CLI belongs to: where the plugin loader looks for `plugins/<name>/`. */
 const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TABLE_SCRIPT = path.join('scripts', 'settings-table.ts');
@@ -38,9 +40,17 @@ interface Names {
   readonly setting: string;
   /** `MCP_MY_PLUGIN_`: the prefix of every setting of the plugin. */
   readonly prefix: string;
+  /** The repository's package name, which its code imports itself by (`@mcp-toolkit/server`). */
+  readonly pkg: string;
 }
 
-function namesOf(name: string): Names {
+/** Package imports in the order biome sorts them (by specifier). */
+function importLines(lines: string[]): string {
+  const specifier = (line: string) => /from '([^']+)'/.exec(line)?.[1] ?? '';
+  return [...lines].sort((a, b) => (specifier(a) < specifier(b) ? -1 : 1)).join('\n');
+}
+
+function namesOf(name: string, pkg: string): Names {
   const camel = name.replace(/-+([a-z0-9])/g, (_, c: string) => c.toUpperCase()).replaceAll('-', '');
   return {
     name,
@@ -49,6 +59,7 @@ function namesOf(name: string): Names {
     tool: `${name.replaceAll('-', '_')}_greet`,
     setting: settingEnvName(name, 'greeting'),
     prefix: settingEnvName(name, 'greeting').slice(0, -'GREETING'.length),
+    pkg,
   };
 }
 
@@ -64,8 +75,7 @@ function pluginSource(n: Names): string {
  * its test is test/plugins/${n.name}/${n.name}.test.ts. Replace the tool with your own: the
  * plugin guide in docs/ covers resources, prompts, asking the client for input, and errors.
  */
-import { z } from 'zod';
-import { definePlugin, defineTool } from '../../src/index.ts';
+${importLines([`import { definePlugin, defineTool } from '${n.pkg}';`, "import { z } from 'zod';"])}
 
 /**
  * The plugin's settings, read from \`${n.prefix}*\` environment variables: the key
@@ -100,7 +110,7 @@ export type Settings = z.output<typeof ${n.camel}Settings>;
  * @example
  * const client = await TestClient.start({ plugins: [${n.camel}Plugin] });
  */
-export const ${n.camel}Plugin = definePlugin<Settings>({
+export const ${n.camel}Plugin = definePlugin({
   name: '${n.name}',
   description: 'Greets people by name (scaffolded by mcp-toolkit init: say what your plugin offers).',
   settings: ${n.camel}Settings,
@@ -139,11 +149,10 @@ function pluginTestSource(n: Names): string {
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import definition from '../../../plugins/${n.name}/index.ts';
-import type { JsonObject, PluginDefinition } from '../../../src/index.ts';
-import { TestClient } from '../../../src/testing/test-client.ts';
+import type { JsonObject } from '${n.pkg}';
+import { TestClient } from '${n.pkg}/testing';
+import plugin from '../../../plugins/${n.name}/index.ts';
 
-const plugin = definition as PluginDefinition<never>;
 const TOOL = '${n.tool}';
 
 describe('${n.name} plugin', () => {
@@ -194,6 +203,17 @@ describe('${n.name} plugin', () => {
 `;
 }
 
+/** The name the repository's code imports itself by: its package.json `name`. */
+function packageName(root: string): string {
+  try {
+    const { name } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { name?: unknown };
+    if (typeof name === 'string' && name !== '') return name;
+  } catch {
+    // no readable package.json: the default name
+  }
+  return '@mcp-toolkit/server';
+}
+
 /** Refuses what is not a plugin name, with the rule of `definePlugin` (src/plugin.ts). */
 function nameProblem(name: string): string | undefined {
   try {
@@ -213,21 +233,25 @@ function nameProblem(name: string): string | undefined {
  * process.exitCode = await runInit(['weather'], { out: console.log, err: console.error });
  */
 export async function runInit(argv: string[], io: InitIo): Promise<number> {
-  let parsed: { values: { dir?: string }; positionals: string[] };
+  let parsed: { values: { dir?: string; help?: boolean }; positionals: string[] };
   try {
     parsed = parseArgs({
       args: argv,
-      options: { dir: { type: 'string' } },
+      options: { dir: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
       allowPositionals: true,
       strict: true,
     });
   } catch (err) {
-    io.err(`mcp-toolkit init: ${(err as Error).message}\n${USAGE}`);
+    io.err(`mcp-toolkit init: ${(err as Error).message}\n\n${USAGE}`);
     return 2;
+  }
+  if (parsed.values.help === true) {
+    io.out(USAGE);
+    return 0;
   }
   const [name, ...extra] = parsed.positionals;
   if (name === undefined || extra.length > 0) {
-    io.err(`mcp-toolkit init: expected one plugin name\n${USAGE}`);
+    io.err(`mcp-toolkit init: expected one plugin name\n\n${USAGE}`);
     return 2;
   }
   const problem = nameProblem(name);
@@ -240,7 +264,7 @@ export async function runInit(argv: string[], io: InitIo): Promise<number> {
     io.err(`mcp-toolkit init: ${root} is not an mcp-toolkit repository (no src/index.ts and plugins/)`);
     return 2;
   }
-  const n = namesOf(name);
+  const n = namesOf(name, packageName(root));
   const pluginDir = path.join('plugins', name);
   const files = [
     { rel: path.join(pluginDir, 'index.ts'), text: pluginSource(n) },

@@ -19,6 +19,7 @@ import type {
   TemplateReader,
   ToolHandler,
   ToolReturn,
+  ToolSchema,
   ToolSpec,
 } from './types.ts';
 import { compileTemplate, type UriTemplate } from './uri-template.ts';
@@ -47,7 +48,7 @@ function checkDescription(kind: string, name: string, description: unknown): str
 export interface ToolDefinition {
   readonly kind: 'tool';
   readonly name: string;
-  readonly spec: ToolSpec<unknown, unknown>;
+  readonly spec: ToolSpec;
   /** The entry of `tools/list`, computed once. */
   readonly listing: JsonObject;
   readonly input: CompiledSchema<unknown>;
@@ -70,15 +71,20 @@ export interface ToolDefinition {
  *   async ({ a, b }) => ({ sum: a + b }),
  * );
  */
-export function defineTool<I, O = unknown>(spec: ToolSpec<I, O>, handler: ToolHandler<I, O>): ToolDefinition {
+export function defineTool<
+  In extends ToolSchema | undefined = undefined,
+  Out extends ToolSchema | undefined = undefined,
+>(spec: ToolSpec<In, Out>, handler: ToolHandler<In, Out>): ToolDefinition {
   const name = checkName('Tool', spec.name);
   checkDescription('Tool', name, spec.description);
   const input =
-    spec.input === undefined ? compileJsonSchema<I>(EMPTY_OBJECT_SCHEMA) : compileSchema(spec.input, 'input');
+    spec.input === undefined
+      ? compileJsonSchema<unknown>(EMPTY_OBJECT_SCHEMA)
+      : compileSchema<unknown>(spec.input, 'input');
   if (input.json.type !== 'object') {
     invalid(`Tool "${name}": the input schema must be an object schema (type: "object"), as MCP requires`);
   }
-  const output = spec.output === undefined ? undefined : compileSchema(spec.output, 'output');
+  const output = spec.output === undefined ? undefined : compileSchema<unknown>(spec.output, 'output');
   if (output && output.json.type !== 'object') {
     invalid(`Tool "${name}": the output schema must be an object schema (type: "object"), as MCP requires`);
   }
@@ -123,7 +129,7 @@ export function defineTool<I, O = unknown>(spec: ToolSpec<I, O>, handler: ToolHa
     kind: 'tool',
     name,
     headerParams,
-    spec: spec as ToolSpec<unknown, unknown>,
+    spec: spec as ToolSpec,
     listing: Object.freeze(listing),
     input: input as CompiledSchema<unknown>,
     output: output as CompiledSchema<unknown> | undefined,

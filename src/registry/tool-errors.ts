@@ -43,7 +43,7 @@ export class ToolError extends Error {
 }
 
 /** Checks a tool's `errors` at definition time; returns the problem, if any. */
-export function checkDeclaredErrors(errors: ToolSpec<unknown, unknown>['errors']): string | undefined {
+export function checkDeclaredErrors(errors: ToolSpec['errors']): string | undefined {
   if (errors === undefined) return undefined;
   for (const [code, declared] of Object.entries(errors)) {
     if (!/^[a-z][a-z0-9_]{0,63}$/.test(code)) {
@@ -76,7 +76,7 @@ export function errorsSentence(errors: Readonly<Record<string, DeclaredToolError
 }
 
 /** The result for a thrown ToolError. */
-export function toolErrorResult(spec: ToolSpec<unknown, unknown>, err: ToolError): JsonObject {
+export function toolErrorResult(spec: ToolSpec, err: ToolError): JsonObject {
   const declared = spec.errors?.[err.code];
   const retryable = err.retryable ?? declared?.retryable ?? false;
   const hint = err.hint ?? declared?.hint;

@@ -157,7 +157,10 @@ export interface DeclaredToolError {
  */
 export type VisibilityRule = (identity: Identity) => boolean;
 
-/** What a tool handler may return. With an output schema, return the structured value. */
+/**
+ * Everything a tool handler may return, whatever its schemas. {@link ToolOutput} narrows it
+ * to what the tool's own output schema allows.
+ */
 export type ToolReturn<O> = O | string | ContentBlock[] | CallToolResult | InputRequired | ToolResult<O>;
 
 /** An explicit tool result, for a handler that wants to shape content and structured output itself. */
@@ -169,14 +172,38 @@ export interface ToolResult<O> {
   readonly meta?: JsonObject;
 }
 
-export interface ToolSpec<I, O> {
+/** A tool's input or output schema: zod (converted to JSON Schema once) or raw JSON Schema (verbatim). */
+export type ToolSchema = z.ZodType | JsonSchema;
+
+/** The arguments a handler receives: the input schema's parsed output (any object for a raw JSON Schema). */
+export type ToolInput<In extends ToolSchema | undefined> = In extends z.ZodType
+  ? z.output<In>
+  : Record<string, unknown>;
+
+/**
+ * What a handler may return for its output schema. With one, the structured value (checked
+ * against the schema, sent as `structuredContent` plus a text block), a {@link ToolResult}
+ * carrying it, or a request for client input; a string or bare content would break the
+ * schema, so it is a type error. Without one: text, content blocks, a full result, or any
+ * JSON value (sent as text).
+ */
+export type ToolOutput<Out extends ToolSchema | undefined> = Out extends z.ZodType
+  ? z.input<Out> | ToolResult<z.input<Out>> | InputRequired
+  : Out extends JsonSchema
+    ? JsonObject | ToolResult<JsonObject> | InputRequired
+    : ToolReturn<unknown>;
+
+export interface ToolSpec<
+  In extends ToolSchema | undefined = ToolSchema | undefined,
+  Out extends ToolSchema | undefined = ToolSchema | undefined,
+> {
   /** 1-64 characters of [A-Za-z0-9_./-]. */
   name: string;
   title?: string;
   description: string;
   /** zod schema (converted to JSON Schema once, at registration) or raw JSON Schema (verbatim). */
-  input?: z.ZodType<I> | JsonSchema;
-  output?: z.ZodType<O> | JsonSchema;
+  input?: In;
+  output?: Out;
   annotations?: ToolAnnotations;
   /** Example arguments, published as `inputSchema.examples` (used by `mcp-toolkit test`). */
   examples?: readonly Record<string, unknown>[];
@@ -227,12 +254,16 @@ export interface ToolSpec<I, O> {
    * task with the answers of those rounds in `ctx.inputResponses`.
    */
   beforeTask?: (
-    args: I,
+    args: ToolInput<In>,
     ctx: HandlerContext,
   ) => InputRequired | undefined | Promise<InputRequired | undefined>;
 }
 
-export type ToolHandler<I, O> = (args: I, ctx: HandlerContext) => ToolReturn<O> | Promise<ToolReturn<O>>;
+/** A tool's handler: typed arguments in, a result its output schema accepts out. */
+export type ToolHandler<
+  In extends ToolSchema | undefined = ToolSchema | undefined,
+  Out extends ToolSchema | undefined = ToolSchema | undefined,
+> = (args: ToolInput<In>, ctx: HandlerContext) => ToolOutput<Out> | Promise<ToolOutput<Out>>;
 
 export interface ResourceSpec {
   uri: string;

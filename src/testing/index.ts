@@ -1,6 +1,7 @@
 /**
- * The test kit's public API (`mcp-toolkit/testing`): drive a server in-process, produce the
- * conformance report, and generate live tests for node's test runner. Explicit exports only.
+ * The test kit's public API (`@mcp-toolkit/server/testing`): drive a server in-process,
+ * produce the conformance report, and generate live tests for node's test runner. Explicit
+ * exports only, and only types a user can build (the in-process server object is internal).
  */
 
 export type { ConformanceCheck, ConformanceOptions, ConformanceReport } from './conformance-report.ts';
@@ -14,7 +15,6 @@ export { registerLiveTests, runLiveTests } from './live-tests.ts';
 export type {
   CommandTarget,
   ConnectOptions,
-  ServerTarget,
   StreamsTarget,
   Target,
   UrlTarget,

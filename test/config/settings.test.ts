@@ -57,12 +57,17 @@ test('secrets never appear in messages: keys masked, URL passwords masked', () =
 test('the CLI exits 2 on a bad setting, before anything listens', () => {
   const r = spawnSync(process.execPath, ['bin/mcp-toolkit.js', 'run', '--transport', 'http'], {
     cwd: new URL('../../', import.meta.url),
-    env: { ...process.env, MCP_HTTP_PORT: 'abc' },
+    env: { ...process.env, MCP_HTTP_PORT: 'abc', MCP_LOG_FORMAT: 'json' },
     encoding: 'utf8',
     timeout: 20_000,
   });
   assert.equal(r.status, 2);
-  assert.match(r.stderr, /MCP_HTTP_PORT="abc" is invalid: expected an integer from 0 to 65535/);
+  // stderr is not a terminal here: the refusal is one JSON log line with its code.
+  const lines = r.stderr.trim().split('\n');
+  assert.equal(lines.length, 1, r.stderr);
+  const line = JSON.parse(lines[0]!) as { code: string; msg: string };
+  assert.equal(line.code, 'ERR_MCP_INVALID_SETTING');
+  assert.match(line.msg, /MCP_HTTP_PORT="abc" is invalid: expected an integer from 0 to 65535/);
   assert.doesNotMatch(r.stderr, /listening/);
 });
 

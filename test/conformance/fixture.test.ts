@@ -1,8 +1,9 @@
 /**
- * The conformance plugin against the fixture contract (../shared/conformance/fixture-contract.md
- * §5-§6), in-process on both wires: everything the suite names is there, the header tool is
+ * The conformance plugin against what the official suite's server scenarios expect, in-process
+ * on both wires: everything the suite names is there, the header tool is
  * listed first, schemas are published verbatim, and contents have the required shapes.
- * Every message is checked against the spec schema of its revision.
+ * Every message is checked against the spec schema of its revision, when the schema files are at
+ * hand (test/helpers/spec-schema.ts).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

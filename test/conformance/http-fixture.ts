@@ -34,7 +34,16 @@ export async function startFixture(
     eventStore?: EventStore;
   } = {},
 ): Promise<Fixture> {
-  const env = { MCP_LOG_LEVEL: 'silent', MCP_HTTP_HOST: '127.0.0.1', MCP_HTTP_PORT: '0', ...options.env };
+  // A test that fails while a server-to-client request waits for its answer leaves that wait
+  // (and its timer) behind: closing the server does not end it, so keep it short enough that a
+  // failing run ends in seconds instead of after the 5-minute default.
+  const env = {
+    MCP_LOG_LEVEL: 'silent',
+    MCP_HTTP_HOST: '127.0.0.1',
+    MCP_HTTP_PORT: '0',
+    MCP_INPUT_TIMEOUT_MS: '10000',
+    ...options.env,
+  };
   const settings = parseSettings(env);
   const definitions = [conformancePlugin, ...(options.plugins ?? [])] as unknown as PluginDefinition<
     Record<string, unknown>

@@ -140,7 +140,7 @@ test("the image's start command serves /healthz, /readyz and a traced tool call,
       READY_TIMEOUT_MS,
     );
     const onData = () => {
-      const m = /mcp-toolkit listening on (http:\/\/\S+)/.exec(stderr);
+      const m = /mcp-toolkit listening on (http:\/\/[^\s"]+)/.exec(stderr);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]!);

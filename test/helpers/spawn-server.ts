@@ -94,7 +94,7 @@ export async function spawnHttpServer(
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error('no "listening" line within 30 s')), READY_TIMEOUT_MS);
     const onData = () => {
-      const m = /mcp-toolkit listening on (http:\/\/\S+)/.exec(proc.stderr());
+      const m = /mcp-toolkit listening on (http:\/\/[^\s"]+)/.exec(proc.stderr());
       if (m) {
         cleanup();
         resolve(m[1]!);

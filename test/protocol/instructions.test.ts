@@ -22,7 +22,7 @@ const first = definePlugin({
     app.add(defineTool({ name: 'first_tool', description: 'A' }, async () => 'a'));
   },
 });
-const second = definePlugin<{ loud: boolean }>({
+const second = definePlugin({
   name: 'second',
   settings: z.object({ loud: z.stringbool().default(false) }),
   instructions: ({ loud }) => (loud ? 'Shout with second_tool.' : 'Whisper with second_tool.'),

@@ -1,14 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { z } from 'zod';
-import {
-  definePrompt,
-  defineResource,
-  defineResourceTemplate,
-  defineTool,
-  Registry,
-} from '../../src/index.ts';
+import { definePrompt, defineResource, defineResourceTemplate, defineTool } from '../../src/index.ts';
 import { InternalCode, ToolkitError } from '../../src/protocol/errors.ts';
+import { Registry } from '../../src/registry/registry.ts';
 import { compileTemplate } from '../../src/registry/uri-template.ts';
 
 const refused = (code: string, pattern: RegExp) => (err: unknown) => {
@@ -52,7 +47,7 @@ describe('definitions are checked at registration', () => {
       refused(InternalCode.InvalidDefinition, /object schema/),
     );
     assert.throws(
-      () => defineTool({ name: 't', description: 'd', output: z.array(z.string()) as never }, noop),
+      () => defineTool({ name: 't', description: 'd', output: z.array(z.string()) }, async () => ['x']),
       refused(InternalCode.InvalidDefinition, /output schema/),
     );
   });

@@ -26,7 +26,11 @@ test('requireReplicaSettings: MCP_STATE_SECRET is required once MCP_REDIS_URL is
 test('the CLI refuses to start (exit 2) before it connects to anything', () => {
   const r = spawnSync(process.execPath, [CLI, 'run', '--transport', 'http', '--port', '0'], {
     cwd: REPO_ROOT,
-    env: childEnv({ MCP_REDIS_URL: 'redis://127.0.0.1:1', MCP_PLUGINS: 'conformance' }),
+    env: childEnv({
+      MCP_REDIS_URL: 'redis://127.0.0.1:1',
+      MCP_PLUGINS: 'conformance',
+      MCP_LOG_FORMAT: 'pretty',
+    }),
     encoding: 'utf8',
     timeout: 30_000,
   });

@@ -1,9 +1,10 @@
 /**
- * The kit for people who never clone: build (JavaScript and declarations into dist/), `npm
- * pack`, install the tarball into a fresh project from the local npm cache, then run
- * `npx mcp-toolkit test` and the programmatic API (`mcp-toolkit/testing`) from there, against
- * the installed package's own filesystem server over stdio; and the installed bin, given an
- * OTLP endpoint, exports its spans (the SDK pipeline works from the build, not only from src/).
+ * The kit for people who never clone: build (the package, as JavaScript and declarations, in
+ * dist/), `npm pack ./dist`, install the tarball into a fresh project from the local npm cache,
+ * then run `npx mcp-toolkit test` and the programmatic API (`@mcp-toolkit/server/testing`) from
+ * there, against the installed package's own filesystem server over stdio; and the installed
+ * bin, given an OTLP endpoint, exports its spans (the SDK pipeline works from the build, not
+ * only from src/).
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -12,6 +13,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import { docNpxCommands } from '../helpers/doc-blocks.ts';
 import { startOtlpReceiver } from '../helpers/otlp-receiver.ts';
 import { REPO_ROOT } from './helpers/fixtures.ts';
 
@@ -53,18 +55,18 @@ function run(
   });
 }
 
-/** What package.json must say for an installed package to work (the build and its entry points). */
+/** What package.json must say: the clone's entry points are the sources, the build is packed from dist/. */
 function missingEntries(): string[] {
   const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+    private?: boolean;
     scripts?: Record<string, string>;
-    files?: string[];
     exports?: Record<string, unknown>;
   };
   const missing: string[] = [];
   if (!pkg.scripts?.build) missing.push('scripts.build');
-  if (!pkg.files?.includes('dist')) missing.push('files: dist');
-  if (pkg.files?.includes('src')) missing.push('files without src');
-  if (!pkg.exports?.['./testing']) missing.push('exports["./testing"]');
+  if (pkg.private !== true) missing.push('private: the clone itself is not what gets published');
+  if (pkg.exports?.['.'] !== './src/index.ts') missing.push('exports["."]: ./src/index.ts');
+  if (pkg.exports?.['./testing'] !== './src/testing/index.ts') missing.push('exports["./testing"]');
   return missing;
 }
 
@@ -88,17 +90,17 @@ test('the packed package works installed: npx mcp-toolkit test and the programma
   assert.ok(existsSync(path.join(REPO_ROOT, 'dist/src/testing/index.js')));
   assert.ok(existsSync(path.join(REPO_ROOT, 'dist/src/testing/index.d.ts')));
 
-  // The build just ran; --ignore-scripts keeps a prepack hook from building twice.
-  const pack = await run(npm, ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], REPO_ROOT);
+  const pack = await run(npm, ['pack', './dist', '--json', '--pack-destination', dir], REPO_ROOT);
   assert.equal(pack.code, 0, pack.stderr);
-  const [packed] = JSON.parse(pack.stdout) as { filename: string; files: { path: string }[] }[];
+  const [packed] = JSON.parse(pack.stdout) as { name: string; filename: string; files: { path: string }[] }[];
   assert.ok(packed);
+  assert.equal(packed.name, '@mcp-toolkit/server');
   const paths = packed.files.map((f) => f.path);
-  assert.ok(paths.includes('dist/src/cli/main.js'));
+  assert.ok(paths.includes('src/cli/main.js'));
   assert.ok(paths.includes('bin/mcp-toolkit.js'));
-  // With src/ in the package, bin would pick TypeScript that Node cannot run under node_modules.
+  // With TypeScript in the package, bin would pick sources Node cannot run under node_modules.
   assert.deepEqual(
-    paths.filter((p) => p.startsWith('src/')),
+    paths.filter((p) => p.endsWith('.ts') && !p.endsWith('.d.ts')),
     [],
   );
 
@@ -115,7 +117,7 @@ test('the packed package works installed: npx mcp-toolkit test and the programma
   assert.equal(install.code, 0, install.stderr);
   installed = project;
 
-  const server = ['node_modules/mcp-toolkit/bin/mcp-toolkit.js', 'run', '--transport', 'stdio'];
+  const server = ['node_modules/@mcp-toolkit/server/bin/mcp-toolkit.js', 'run', '--transport', 'stdio'];
   const env = {
     MCP_PLUGINS: 'filesystem',
     MCP_FILESYSTEM_ROOT: path.join(project, 'ws'),
@@ -124,7 +126,7 @@ test('the packed package works installed: npx mcp-toolkit test and the programma
 
   await writeFile(
     path.join(project, 'live.test.mjs'),
-    `import { conformanceReport, registerLiveTests } from 'mcp-toolkit/testing';
+    `import { conformanceReport, registerLiveTests } from '@mcp-toolkit/server/testing';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 const server = { command: process.execPath, args: ${JSON.stringify(server)} };
@@ -142,6 +144,12 @@ registerLiveTests(server, { strict: true });
 
   const help = await run(npx, ['mcp-toolkit', 'test', '--help'], project);
   assert.match(help.stdout, /--reporter/);
+  // Every `npx mcp-toolkit <command>` line of the docs reaches the installed command.
+  for (const command of docNpxCommands()) {
+    const usage = await run(npx, ['--offline', 'mcp-toolkit', command, '--help'], project);
+    assert.equal(usage.code, 0, `npx mcp-toolkit ${command} --help: ${usage.stderr}`);
+    assert.match(usage.stdout, new RegExp(`^Usage: mcp-toolkit ${command}\\b`));
+  }
   const cli = await run(
     npx,
     ['mcp-toolkit', 'test', '--strict', '--reporter', 'tap', '--', process.execPath, ...server],
@@ -170,7 +178,7 @@ test('the installed bin exports spans to an OTLP endpoint', { timeout: 120_000 }
   const { NODE_TEST_CONTEXT: _, ...inherited } = process.env;
   const child = spawn(
     process.execPath,
-    ['node_modules/mcp-toolkit/bin/mcp-toolkit.js', 'run', '--transport', 'stdio'],
+    ['node_modules/@mcp-toolkit/server/bin/mcp-toolkit.js', 'run', '--transport', 'stdio'],
     {
       cwd: installed,
       env: {

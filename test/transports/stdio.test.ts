@@ -59,7 +59,11 @@ before(async () => {
   // Start every process at once: start-up dominates the run time on a busy machine.
   peer = spawnStdioServer({ MCP_PLUGINS: `${ECHO},${NOISY}`, MCP_MAX_BODY_BYTES: '1024' });
   second = spawnStdioServer({ MCP_PLUGINS: `${NOISY_STARTUP},${ECHO}`, MCP_INPUT_TIMEOUT_MS: '60000' });
-  badSetting = spawnCli(['run', '--transport', 'http'], { MCP_HTTP_PORT: 'abc', MCP_PLUGINS: ECHO });
+  badSetting = spawnCli(['run', '--transport', 'http'], {
+    MCP_HTTP_PORT: 'abc',
+    MCP_PLUGINS: ECHO,
+    MCP_LOG_FORMAT: 'pretty',
+  });
   const init = await rpc('init', 'initialize', {
     protocolVersion: V2025,
     capabilities: {},

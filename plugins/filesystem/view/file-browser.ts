@@ -4,7 +4,7 @@
  * built from `src/` by `npm run build:views` and committed; it loads nothing from the network,
  * so it declares no CSP domains and hosts apply their most restrictive policy.
  */
-import { defineApp, type ResourceDefinition } from '../../../src/index.ts';
+import { defineApp, type ResourceDefinition } from '@mcp-toolkit/server';
 
 export const FILE_BROWSER_URI = 'ui://filesystem/file-browser';
 

@@ -1,0 +1,118 @@
+/**
+ * The MCP clients `mcp-toolkit install` writes to: where each keeps its configuration (per
+ * operating system and scope), under which key it lists servers, and the shape of a stdio
+ * and of an HTTP entry. From each client's own documentation; docs/quickstart.md has the
+ * same table for people who edit the files by hand.
+ */
+import path from 'node:path';
+
+export type Scope = 'user' | 'project';
+
+/** What the server entry describes: a command the client spawns, or a URL it connects to. */
+export type ServerSpec =
+  | {
+      kind: 'stdio';
+      command: string;
+      args: string[];
+      env: Record<string, string>;
+    }
+  | { kind: 'http'; url: string; headers: Record<string, string> };
+
+export interface Where {
+  platform: NodeJS.Platform;
+  /** The user's home folder (HOME, or USERPROFILE on Windows). */
+  home: string;
+  /** The project folder, for project-scoped files. */
+  cwd: string;
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+export interface ClientInfo {
+  readonly label: string;
+  /** Scopes the client has files for; the first is the default. */
+  readonly scopes: readonly Scope[];
+  /** The top-level key that maps server names to entries. */
+  readonly key: 'mcpServers' | 'servers';
+  file(scope: Scope, where: Where): string;
+  entry(spec: ServerSpec): Record<string, unknown> | { refused: string };
+  /** What to do after the file changed. */
+  readonly next: string;
+}
+
+/** The per-user application-data folder: Application Support, %APPDATA%, or XDG_CONFIG_HOME. */
+function appData(where: Where): string {
+  if (where.platform === 'darwin') return path.join(where.home, 'Library', 'Application Support');
+  if (where.platform === 'win32') return where.env['APPDATA'] || path.join(where.home, 'AppData', 'Roaming');
+  return where.env['XDG_CONFIG_HOME'] || path.join(where.home, '.config');
+}
+
+const stdioPlain = (spec: Extract<ServerSpec, { kind: 'stdio' }>) => ({
+  command: spec.command,
+  args: spec.args,
+  env: spec.env,
+});
+
+export const CLIENTS: Readonly<Record<string, ClientInfo>> = {
+  'claude-desktop': {
+    label: 'Claude Desktop',
+    scopes: ['user'],
+    key: 'mcpServers',
+    file: (_scope, where) => path.join(appData(where), 'Claude', 'claude_desktop_config.json'),
+    entry: (spec) =>
+      spec.kind === 'stdio'
+        ? stdioPlain(spec)
+        : {
+            refused:
+              "Claude Desktop's configuration file takes stdio servers only: add a remote server in Claude's settings (Connectors), or install without --url",
+          },
+    next: 'Quit and reopen Claude Desktop to load it.',
+  },
+  'claude-code': {
+    label: 'Claude Code',
+    scopes: ['user', 'project'],
+    key: 'mcpServers',
+    file: (scope, where) =>
+      scope === 'project' ? path.join(where.cwd, '.mcp.json') : path.join(where.home, '.claude.json'),
+    entry: (spec) =>
+      spec.kind === 'stdio'
+        ? { type: 'stdio', ...stdioPlain(spec) }
+        : { type: 'http', url: spec.url, headers: spec.headers },
+    next: 'Start a new Claude Code session; `/mcp` lists the server.',
+  },
+  cursor: {
+    label: 'Cursor',
+    scopes: ['user', 'project'],
+    key: 'mcpServers',
+    file: (scope, where) =>
+      scope === 'project'
+        ? path.join(where.cwd, '.cursor', 'mcp.json')
+        : path.join(where.home, '.cursor', 'mcp.json'),
+    entry: (spec) => (spec.kind === 'stdio' ? stdioPlain(spec) : { url: spec.url, headers: spec.headers }),
+    next: "Open Cursor's MCP settings to enable the server.",
+  },
+  vscode: {
+    label: 'VS Code',
+    scopes: ['user', 'project'],
+    key: 'servers',
+    file: (scope, where) =>
+      scope === 'project'
+        ? path.join(where.cwd, '.vscode', 'mcp.json')
+        : path.join(appData(where), 'Code', 'User', 'mcp.json'),
+    entry: (spec) =>
+      spec.kind === 'stdio'
+        ? { type: 'stdio', ...stdioPlain(spec) }
+        : { type: 'http', url: spec.url, headers: spec.headers },
+    next: 'In VS Code, run "MCP: List Servers" and start it.',
+  },
+  windsurf: {
+    label: 'Windsurf',
+    scopes: ['user'],
+    key: 'mcpServers',
+    file: (_scope, where) => path.join(where.home, '.codeium', 'windsurf', 'mcp_config.json'),
+    entry: (spec) =>
+      spec.kind === 'stdio' ? stdioPlain(spec) : { serverUrl: spec.url, headers: spec.headers },
+    next: "Refresh the server list in Windsurf's MCP panel.",
+  },
+};
+
+export const CLIENT_NAMES = Object.keys(CLIENTS);

@@ -1,0 +1,70 @@
+/**
+ * `mcp-toolkit dev`: the development loop. The HTTP server with readable logs, the plugin
+ * folders watched, and on a change the plugins reloaded in place (src/cli/dev-reload.ts):
+ * connected clients get list_changed notifications, and a plugin that stops compiling is
+ * reported with file and line while its last good version keeps serving.
+ */
+import { type FSWatcher, watch } from 'node:fs';
+import { createReloader, pluginFolders } from './dev-reload.ts';
+import { type RunIo, startupSummary } from './run.ts';
+import { parseCommand, USAGE } from './usage.ts';
+
+/** Saves arrive as bursts of events (write, rename, chmod): reload once they settle. */
+const SETTLE_MS = 150;
+
+/**
+ * Runs `mcp-toolkit dev`: resolves when the server has stopped.
+ *
+ * @example
+ * await devCommand(['--port', '0'], process.env, { out, err, isTTY: true });
+ */
+export async function devCommand(
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  io: RunIo & { out(text: string): void },
+): Promise<void> {
+  const parsed = parseCommand('dev', args, { host: { type: 'string' }, port: { type: 'string' } });
+  if (parsed.help) {
+    io.out(`${USAGE.dev}\n`);
+    return;
+  }
+  const { host, port } = parsed.values as { host?: string; port?: string };
+  const { serve } = await import('../serve.ts');
+  const running = await serve({
+    env,
+    overrides: {
+      MCP_TRANSPORT: 'http',
+      MCP_HTTP_HOST: host,
+      MCP_HTTP_PORT: port,
+      // Readable logs, unless the environment asks otherwise.
+      MCP_LOG_FORMAT: env['MCP_LOG_FORMAT'] || 'pretty',
+    },
+    handleSignals: true,
+  });
+  const { server, settings } = running;
+  const folders = pluginFolders(settings.MCP_PLUGINS);
+  io.err(startupSummary(running, (env['MCP_LOG_FORMAT'] || 'pretty') === 'pretty'));
+  const reloader = createReloader(server, settings.MCP_PLUGINS, env);
+  let timer: NodeJS.Timeout | undefined;
+  let reloading: Promise<void> = Promise.resolve();
+  const reload = () => {
+    reloading = reloading.then(async () => {
+      const outcome = await reloader.reload();
+      if (outcome.ok) server.logger.info({ ...outcome.counts }, 'plugins reloaded');
+      else
+        server.logger.error(
+          `plugins not reloaded, the last good version keeps serving: ${outcome.error.message}`,
+        );
+    });
+  };
+  const watchers: FSWatcher[] = folders.map((folder) =>
+    watch(folder, { recursive: true }, () => {
+      clearTimeout(timer);
+      timer = setTimeout(reload, SETTLE_MS);
+    }),
+  );
+  server.logger.info({ folders }, 'watching plugin folders: save a file and the plugins reload in place');
+  await running.closed;
+  clearTimeout(timer);
+  for (const watcher of watchers) watcher.close();
+}

@@ -1,0 +1,134 @@
+/**
+ * What each command says for `--help` (and `-h`), and the one way commands parse their
+ * arguments: an unknown flag is a usage error (exit 2) that prints that command's usage,
+ * `--help` prints it and exits 0. `check` and `test` keep their usage beside their options
+ * (src/cli/check.ts, src/cli/test.ts).
+ */
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+
+/** A usage mistake: the CLI prints it with the command's usage and exits 2. */
+export class CliUsageError extends Error {
+  readonly command: string;
+  constructor(command: string, message: string) {
+    super(message);
+    this.name = 'CliUsageError';
+    this.command = command;
+  }
+}
+
+export const USAGE: Readonly<Record<string, string>> = {
+  run: `Usage: mcp-toolkit run [--transport stdio|http] [--host H] [--port P] [--cwd DIR]
+
+Starts the server with the MCP_* settings of the environment (docs/configuration.md); flags
+override them. Over stdio, stdout carries protocol messages only and logs go to stderr.
+
+Options:
+  --transport stdio|http   overrides MCP_TRANSPORT (default stdio)
+  --host H                 HTTP only: the address to bind (MCP_HTTP_HOST, default 127.0.0.1)
+  --port P                 HTTP only: the port (MCP_HTTP_PORT, default 8000; 0 picks a free one)
+  --cwd DIR                run in DIR (relative settings and plugin paths are read from there)
+  -h, --help               this text
+
+Exit codes: 0 stopped cleanly, 1 a failure while running, 2 a bad setting, flag or plugin.`,
+  dev: `Usage: mcp-toolkit dev [--host H] [--port P]
+
+The development loop: the HTTP server with readable logs; the plugin folders and the modules
+MCP_PLUGINS names are watched, and on a change the plugins are reloaded in place (connected
+clients get notifications/tools/list_changed and the resource and prompt equivalents). A
+plugin that stops compiling is reported with file and line, and its last good version keeps
+serving until it is fixed. Prints the command that opens the MCP Inspector on the server.
+
+Options:
+  --host H                 the address to bind (MCP_HTTP_HOST, default 127.0.0.1)
+  --port P                 the port (MCP_HTTP_PORT, default 8000; 0 picks a free one)
+  -h, --help               this text`,
+  doctor: `Usage: mcp-toolkit doctor
+
+Checks the MCP_* settings (secrets masked), the auth mode, each external dependency (OAuth
+issuer, Redis, the OTLP endpoint), each plugin and its own checks, and variables that are
+not settings; prints one ✓/✗ line per check. Exit codes: 0 all passed, 1 a check failed.
+
+Options:
+  -h, --help               this text`,
+  login: `Usage: mcp-toolkit login [server-url] [options]
+
+Signs in with OAuth 2.1 (authorization code with PKCE) and stores the access token, which
+\`mcp-toolkit check\` and \`mcp-toolkit test\` then send to that server. Without server-url:
+MCP_PUBLIC_URL plus MCP_HTTP_PATH.
+
+Options:
+  --issuer URL             the authorisation server (default: discovered from the server)
+  --client-id ID           a registered client id (default: dynamic client registration)
+  --scope S                a scope to ask for (repeatable)
+  --no-browser             print the sign-in URL instead of opening a browser
+  --token-file F           where tokens are stored
+  -h, --help               this text`,
+  init: `Usage: mcp-toolkit init <name> [--dir D]
+
+Scaffolds plugins/<name>/index.ts (a tool with input and output schemas, an example,
+annotations and one MCP_<NAME>_* setting) and test/plugins/<name>/<name>.test.ts, which
+drives it through TestClient, then regenerates the settings table of the docs.
+name: 1-40 lower-case letters, digits and "-", starting with a letter.
+
+Options:
+  --dir D                  the mcp-toolkit repository to write into (default: this one)
+  -h, --help               this text`,
+  install: `Usage: mcp-toolkit install <client> [options]
+
+Adds this server to an MCP client's configuration: claude-desktop, claude-code, cursor,
+vscode or windsurf. The client's file is merged (other servers are left as they are), the
+previous file is kept as <file>.bak, and --dry-run prints the change instead of writing it.
+
+Options:
+  --name N                 the server's name in the client (default mcp-toolkit)
+  --env NAME=VALUE         an MCP_* setting for the server (repeatable)
+  --url URL                add an HTTP server at URL instead of a stdio command
+  --header 'Name: value'   with --url: an HTTP header the client sends (repeatable)
+  --scope user|project     claude-code, cursor, vscode: the user's file or the project's
+                           (default user)
+  --dry-run                print the file as it would be written, change nothing
+  -h, --help               this text`,
+};
+
+export const COMMANDS_HELP = (version: string) => `mcp-toolkit ${version}
+
+Usage:
+  mcp-toolkit run [--transport stdio|http] [--host H] [--port P]   start the server
+  mcp-toolkit dev [--port P]                                       HTTP server that reloads plugins as you edit them
+  mcp-toolkit doctor                                               check settings, plugins and dependencies
+  mcp-toolkit install <client> [--dry-run]                         add the server to Claude Desktop, Claude Code, Cursor, VS Code or Windsurf
+  mcp-toolkit init <name> [--dir D]                                scaffold plugins/<name>/ and its test
+  mcp-toolkit check <url | -- command [args...]>                   conformance report of any MCP server
+  mcp-toolkit test <url | -- command [args...]>                    generated live tests against any MCP server
+  mcp-toolkit login [server-url]                                   sign in with OAuth 2.1 (PKCE) and store the token
+  mcp-toolkit --version | --help
+  mcp-toolkit <command> --help                                     a command's own options
+
+Settings come from MCP_* environment variables (see docs/configuration.md); flags override them.`;
+
+/**
+ * Parses a command's arguments strictly, with `-h`/`--help` added.
+ *
+ * @example
+ * const parsed = parseCommand('run', args, { port: { type: 'string' } });
+ * if (parsed.help) return print(USAGE.run);
+ */
+export function parseCommand<O extends NonNullable<ParseArgsConfig['options']>>(
+  command: string,
+  args: readonly string[],
+  options: O,
+  allowPositionals = false,
+) {
+  try {
+    const parsed = parseArgs({
+      args: [...args],
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals,
+      strict: true,
+    });
+    const values = parsed.values as Record<string, string | boolean | string[] | boolean[] | undefined>;
+    return { values, positionals: parsed.positionals, help: values['help'] === true };
+  } catch (err) {
+    throw new CliUsageError(command, (err as Error).message);
+  }
+}

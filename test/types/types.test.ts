@@ -1,0 +1,45 @@
+/**
+ * Types that carry, pinned: `tsc` over the fixtures in test/types/fixtures, whose
+ * `// @ts-expect-error` lines must each be an error (an unused one fails the compile), so a
+ * plugin's settings typed from its schema, a tool's arguments typed from its input schema and
+ * a wrong-shaped return refused for its output schema stay that way. And the public entry
+ * point's values are exactly the API (the define* functions, errors and error helpers, version
+ * constants, the redaction helper for middleware): nothing internal.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { test } from 'node:test';
+import { REPO_ROOT } from '../helpers/spawn-server.ts';
+
+test('the type fixtures compile, every @ts-expect-error included', () => {
+  const tsc = path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
+  const r = spawnSync(process.execPath, [tsc, '--noEmit', '-p', 'test/types'], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+});
+
+test('the public entry point exports the API and nothing internal', async () => {
+  const api = await import('@mcp-toolkit/server');
+  assert.deepEqual(Object.keys(api).sort(), [
+    'ERRORS_META_KEY',
+    'ErrorCode',
+    'InternalCode',
+    'LATEST_2025',
+    'ProtocolError',
+    'SUPPORTED_VERSIONS',
+    'ToolError',
+    'ToolkitError',
+    'VERSION_2026',
+    'definePlugin',
+    'definePrompt',
+    'defineResource',
+    'defineResourceTemplate',
+    'defineTool',
+    'redactArgs',
+    'settingEnvName',
+  ]);
+});
