@@ -64,7 +64,8 @@ function until<Ts>(property: fc.IAsyncPropertyWithHooks<Ts>, deadline: number): 
     isAsync: () => true,
     generate: (mrng, runId) => property.generate(mrng, runId),
     shrink: (value) => property.shrink(value),
-    run: (v) => (Date.now() >= deadline ? Promise.resolve(new fc.PreconditionFailure(true)) : property.run(v)),
+    run: (v) =>
+      Date.now() >= deadline ? Promise.resolve(new fc.PreconditionFailure(true)) : property.run(v),
     runBeforeEach: () => property.runBeforeEach(),
     runAfterEach: () => property.runAfterEach(),
   };
@@ -160,7 +161,9 @@ export function formatReport(r: FuzzReport): string {
       ...f.cases.map((c, i) => `  [${i}] ${c}`),
       'problems:',
       ...f.problems.map((p) => `  - ${p}`),
-      ...(f.firstProblems ? ['problems of the run first found failing:', ...f.firstProblems.map((p) => `  - ${p}`)] : []),
+      ...(f.firstProblems
+        ? ['problems of the run first found failing:', ...f.firstProblems.map((p) => `  - ${p}`)]
+        : []),
       `replay: npm run fuzz -- --transport ${r.transport} --seed ${r.seed} --path ${f.path}`,
     );
   }

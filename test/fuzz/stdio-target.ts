@@ -198,7 +198,8 @@ class StdioTarget implements FuzzTarget<Payload> {
         this.#answers = [];
         break;
       }
-      for (const u of s.unexpected) problems.push(`an answer nothing was owed for: ${clip(JSON.stringify(u), 300)}`);
+      for (const u of s.unexpected)
+        problems.push(`an answer nothing was owed for: ${clip(JSON.stringify(u), 300)}`);
       if (!this.#alive()) problems.push(this.#exitProblem());
       else if (Date.now() >= deadline)
         problems.push(`unanswered after ${ANSWER_TIMEOUT_MS} ms: ${s.unanswered.join('; ')}`);
