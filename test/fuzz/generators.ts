@@ -166,9 +166,9 @@ const keyArb = fc.oneof(
 
 /** Depths below, around and far above a 64-level limit. */
 const depthArb = fc.oneof(
-  fc.integer({ min: 1, max: 8 }),
-  fc.constantFrom(63, 64, 65, 66),
-  fc.constantFrom(200, 1_000, 5_000, 10_000, 50_000),
+  { arbitrary: fc.integer({ min: 1, max: 8 }), weight: 3 },
+  { arbitrary: fc.constantFrom(63, 64, 65, 66), weight: 1 },
+  { arbitrary: fc.constantFrom(200, 1_000, 5_000, 10_000, 50_000), weight: 3 },
 );
 
 const deepArb = (

@@ -9,7 +9,7 @@ import http from 'node:http';
 import fc from 'fast-check';
 import { type SpawnedHttpServer, spawnHttpServer } from '../helpers/spawn-server.ts';
 import { type HeaderPlan, type HttpCase, httpCaseArb, payloadBytes } from './generators.ts';
-import { isObject, isResponse, malformed, type Owing, owedFor, settle } from './oracle.ts';
+import { idKey, isObject, isResponse, malformed, type Owing, owedFor, settle } from './oracle.ts';
 import {
   ANSWER_TIMEOUT_MS,
   clip,
@@ -52,6 +52,15 @@ export function sseData(text: string): string[] {
     if (data.length > 0 && data.join('') !== '') out.push(data.join('\n'));
   }
   return out;
+}
+
+function topLevelId(text: string): unknown {
+  try {
+    const body = JSON.parse(text) as unknown;
+    return isObject(body) ? body.id : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const owesSomething = (o: Owing) =>
@@ -239,14 +248,18 @@ class HttpTarget implements FuzzTarget<HttpCase> {
       if (isResponse(a) && isObject(a.error) && a.error.code === -32603) this.stats.internalErrors++;
     }
     const only = answers.length === 1 ? answers[0] : undefined;
-    if (
-      res.status >= 400 &&
-      isResponse(only) &&
-      only.id === null &&
-      isObject(only.error) &&
-      (WHOLE_REFUSALS.has(res.status) || only.error.code === PARSE_ERROR || owing.batches.length > 0 || !owes)
-    ) {
-      return []; // the POST was refused as a whole
+    if (res.status >= 400 && isResponse(only) && isObject(only.error)) {
+      // The POST refused as a whole: id null; or, for a POST that owed nothing (a response
+      // or notification), the id field its body carried.
+      if (only.id === null) {
+        if (
+          WHOLE_REFUSALS.has(res.status) ||
+          only.error.code === PARSE_ERROR ||
+          owing.batches.length > 0 ||
+          !owes
+        )
+          return [];
+      } else if (!owes && idKey(only.id) === idKey(topLevelId(text))) return [];
     }
     const s = settle(owing.singles, owing.batches, answers);
     for (const u of s.unanswered) problems.push(`${where}: unanswered: ${u}`);

@@ -224,21 +224,35 @@ export function settle(
 ): Settlement {
   const objects: Record<string, unknown>[] = [];
   const unexpected: unknown[] = [];
-  const unmatched = [...batches];
+  const arrays: Record<string, unknown>[][] = [];
   for (const a of answers) {
-    if (!Array.isArray(a)) {
-      if (isObject(a)) objects.push(a);
-      else unexpected.push(a);
-      continue;
-    }
-    const items = a.filter(isObject);
-    const i = unmatched.findIndex((b) => {
+    if (Array.isArray(a)) arrays.push(a.filter(isObject));
+    else if (isObject(a)) objects.push(a);
+    else unexpected.push(a);
+  }
+  // Batch replies to batches: a bipartite matching (Kuhn's augmenting paths), as one reply
+  // may fit several batches sent together.
+  const fits = arrays.map((items) =>
+    batches.map((b) => {
       const s = settleSingles(b.members, items);
       return s.unexpected.length === 0 && s.unanswered.length === 0;
-    });
-    if (i === -1) unexpected.push(a);
-    else unmatched.splice(i, 1);
-  }
+    }),
+  );
+  const owner: (number | undefined)[] = batches.map(() => undefined);
+  const augment = (a: number, seen: Set<number>): boolean => {
+    for (let b = 0; b < batches.length; b++) {
+      if (!fits[a]![b] || seen.has(b)) continue;
+      seen.add(b);
+      const holder = owner[b];
+      if (holder === undefined || augment(holder, seen)) {
+        owner[b] = a;
+        return true;
+      }
+    }
+    return false;
+  };
+  for (let a = 0; a < arrays.length; a++) if (!augment(a, new Set())) unexpected.push(arrays[a]);
+  const unmatched = batches.filter((_, b) => owner[b] === undefined);
   const refusals = new Map<Owed, BatchOwed>();
   const unanswered: string[] = [];
   const openBatches: BatchOwed[] = [];
