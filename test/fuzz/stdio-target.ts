@@ -64,7 +64,9 @@ class StdioTarget implements FuzzTarget<Payload> {
   readonly #env: Record<string, string>;
   #proc: SpawnedProcess | undefined;
   #answers: unknown[] = [];
+  /** Answers that may still come (cancelled requests, held listens), and since when. */
   #open: { singles: Owed[]; batches: BatchOwed[] } = { singles: [], batches: [] };
+  readonly #openSince = new WeakMap<object, number>();
   #problems: string[] = [];
   #logFrom = 0;
   #wake: (() => void) | undefined;
@@ -174,8 +176,12 @@ class StdioTarget implements FuzzTarget<Payload> {
       this.stats.restarts++;
       await this.start();
     }
-    const singles = [...this.#open.singles];
-    const batches = [...this.#open.batches];
+    // An answer may come later than its run, but not much later: older debts are written off.
+    const now = Date.now();
+    const fresh = (o: object) => now - (this.#openSince.get(o) ?? now) < ANSWER_TIMEOUT_MS;
+    const singles = this.#open.singles.filter(fresh);
+    const batches = this.#open.batches.filter(fresh);
+    const carried = new Set<object>([...singles, ...batches]);
     const cancels: string[] = [];
     const bytes = payloads.map((p) => payloadBytes(p));
     for (const b of bytes) {
@@ -194,7 +200,7 @@ class StdioTarget implements FuzzTarget<Payload> {
     for (;;) {
       const s = settle(singles, batches, this.#answers);
       if (s.unexpected.length === 0 && s.unanswered.length === 0) {
-        this.#open = s.open;
+        this.#keepOpen(s.open.singles, s.open.batches, carried);
         this.#answers = [];
         break;
       }
@@ -206,7 +212,7 @@ class StdioTarget implements FuzzTarget<Payload> {
       if (problems.length > 0 || this.#problems.length > 0) {
         // This run failed: whatever it was owed may still come, and must not fail the next run.
         for (const o of [...singles, ...batches.flatMap((b) => b.members)]) o.optional = true;
-        this.#open = { singles, batches };
+        this.#keepOpen(singles, batches, carried);
         this.#answers = [];
         break;
       }
@@ -224,6 +230,12 @@ class StdioTarget implements FuzzTarget<Payload> {
     this.#logFrom = log.next;
     problems.push(...log.problems);
     return problems;
+  }
+
+  #keepOpen(singles: Owed[], batches: BatchOwed[], carried: Set<object>): void {
+    const now = Date.now();
+    for (const o of [...singles, ...batches]) if (!carried.has(o)) this.#openSince.set(o, now);
+    this.#open = { singles, batches };
   }
 
   describe(p: Payload): string {
