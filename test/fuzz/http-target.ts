@@ -182,7 +182,7 @@ class HttpTarget implements FuzzTarget<HttpCase> {
     const name = plan.mcpName === 'match' ? (params.name ?? params.uri) : plan.mcpName;
     if (typeof name === 'string' && name !== 'none') h['mcp-name'] = name;
     for (const [k, v] of Object.entries(h)) if (!HEADER_VALUE.test(v)) delete h[k];
-    if (plan.oversizedHeader && !process.env.FZ_NO431) h['x-fuzz-padding'] = 'a'.repeat(20_000);
+    if (plan.oversizedHeader) h['x-fuzz-padding'] = 'a'.repeat(20_000);
     return h;
   }
 

@@ -168,8 +168,7 @@ export function malformed(m: unknown): string | undefined {
   const result = has(m, 'result');
   const error = has(m, 'error');
   if (result === error) return result ? 'both result and error' : 'neither result nor error';
-  if (result)
-    return process.env.FZ_STR ? undefined : isObject(m.result) ? undefined : 'result is not an object';
+  if (result) return isObject(m.result) ? undefined : 'result is not an object';
   const e = m.error;
   if (!isObject(e)) return 'error is not an object';
   if (!Number.isInteger(e.code)) return 'error.code is not an integer';
