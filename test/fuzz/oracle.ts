@@ -99,12 +99,18 @@ export function owedFor(text: string, options: OracleOptions): Owing {
   return owing;
 }
 
-/** What one message (alone or in a batch) is owed, per JSON-RPC 2.0 §4 and §5. */
+/**
+ * What one message (alone or in a batch) is owed, per JSON-RPC 2.0 §4 and §5. A message past
+ * the nesting limit may be refused unread: it is then answered by its shape alone (a request,
+ * or anything not shaped as a notification or response, with its id or id null; something
+ * shaped as a notification or response maybe not at all).
+ */
 function member(v: unknown, deep: boolean, cancels: IdKey[]): Owed | undefined {
   const owed = strictMember(v, cancels);
   if (!deep) return owed;
-  if (!owed) return { ids: [NULL_ID], optional: true, note: 'deep notification or response' };
-  return { ids: [...new Set([...owed.ids, NULL_ID])], optional: owed.optional, note: `deep ${owed.note}` };
+  const ids = [...new Set([...(owed?.ids ?? []), NULL_ID])];
+  const silentShape = isObject(v) && (has(v, 'method') ? !has(v, 'id') : has(v, 'result') || has(v, 'error'));
+  return { ids, optional: silentShape || (owed?.optional ?? true), note: `deep ${owed?.note ?? 'message'}` };
 }
 
 function strictMember(v: unknown, cancels: IdKey[]): Owed | undefined {
@@ -190,14 +196,31 @@ export interface Settlement {
   readonly open: { singles: Owed[]; batches: BatchOwed[] };
 }
 
-const rank = (o: Owed) => (o.optional ? 2 : 0) + (o.ids.length > 1 ? 1 : 0);
+/**
+ * Which debt an answer pays when several accept its id. `exact`: one that accepts that id
+ * alone first (an id-null answer pays "id null" before "id 5 or null", which id 5 may still
+ * pay): right while answers are still coming. `required`: one that must be paid first: the
+ * generous reading once no more answers will come.
+ */
+export type Preference = 'exact' | 'required';
+
+/** The "refused with id null" alternative of each batch, as a debt an answer may pay. */
+const refusals = new WeakSet<Owed>();
+const rank = (o: Owed, prefer: Preference) => {
+  const loose = o.ids.length > 1 ? 1 : 0;
+  const optional = o.optional ? 1 : 0;
+  // While answers still come, a batch's reply may yet arrive: its refusal is the last resort.
+  if (prefer === 'exact') return refusals.has(o) ? 4 : loose * 2 + optional;
+  return optional * 2 + loose;
+};
 const required = (b: BatchOwed) => b.members.some((m) => !m.optional);
 
-/**
- * Pays answers to debts: ids first, then id-null answers; a debt that accepts exactly one id
- * and must be paid is preferred, so an answer never takes the place another one needed.
- */
-function settleSingles(owed: readonly Owed[], answers: readonly Record<string, unknown>[]) {
+/** Pays answers to debts: ids first, then id-null answers, each to the debt `prefer` ranks first. */
+function settleSingles(
+  owed: readonly Owed[],
+  answers: readonly Record<string, unknown>[],
+  prefer: Preference = 'required',
+) {
   const paid = new Set<number>();
   const unexpected: Record<string, unknown>[] = [];
   const keyed = answers.map((a) => ({ a, key: idKey(a.id) ?? NULL_ID }));
@@ -207,7 +230,7 @@ function settleSingles(owed: readonly Owed[], answers: readonly Record<string, u
     for (let i = 0; i < owed.length; i++) {
       const o = owed[i]!;
       if (paid.has(i) || !o.ids.includes(key)) continue;
-      if (best === -1 || rank(o) < rank(owed[best]!)) best = i;
+      if (best === -1 || rank(o, prefer) < rank(owed[best]!, prefer)) best = i;
     }
     if (best === -1) unexpected.push(a);
     else paid.add(best);
@@ -221,6 +244,7 @@ export function settle(
   singles: readonly Owed[],
   batches: readonly BatchOwed[],
   answers: readonly unknown[],
+  prefer: Preference = 'required',
 ): Settlement {
   const objects: Record<string, unknown>[] = [];
   const unexpected: unknown[] = [];
@@ -257,25 +281,28 @@ export function settle(
   };
   for (let a = 0; a < arrays.length; a++) if (!augment(a, new Set())) unexpected.push(arrays[a]);
   const unmatched = batches.filter((_, b) => owner[b] === undefined);
-  const refusals = new Map<Owed, BatchOwed>();
+  const refused = new Map<Owed, BatchOwed>();
   const unanswered: string[] = [];
   const openBatches: BatchOwed[] = [];
   for (const b of unmatched) {
     if (b.mayRefuse) {
-      refusals.set(
-        { ids: [NULL_ID], optional: !required(b), note: `${b.note}: no batch reply nor refusal` },
-        b,
-      );
+      const refusal: Owed = {
+        ids: [NULL_ID],
+        optional: !required(b),
+        note: `${b.note}: no batch reply nor refusal`,
+      };
+      refusals.add(refusal);
+      refused.set(refusal, b);
     } else if (required(b)) {
       unanswered.push(`${b.note}: no batch reply`);
     } else openBatches.push(b);
   }
-  const s = settleSingles([...singles, ...refusals.keys()], objects);
+  const s = settleSingles([...singles, ...refused.keys()], objects, prefer);
   for (const o of s.unanswered) unanswered.push(`${o.note} (id ${o.ids.join(' or ')})`);
   unexpected.push(...s.unexpected);
   const open = { singles: [] as Owed[], batches: openBatches };
   for (const o of s.open) {
-    const b = refusals.get(o);
+    const b = refused.get(o);
     if (b) open.batches.push(b);
     else open.singles.push(o);
   }

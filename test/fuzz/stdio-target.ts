@@ -198,17 +198,19 @@ class StdioTarget implements FuzzTarget<Payload> {
     const deadline = Date.now() + ANSWER_TIMEOUT_MS;
     const problems: string[] = [];
     for (;;) {
-      const s = settle(singles, batches, this.#answers);
+      // While answers may still come, read them strictly; at the deadline, generously.
+      const late = Date.now() >= deadline || !this.#alive();
+      const s = settle(singles, batches, this.#answers, late ? 'required' : 'exact');
       if (s.unexpected.length === 0 && s.unanswered.length === 0) {
         this.#keepOpen(s.open.singles, s.open.batches, carried);
         this.#answers = [];
         break;
       }
-      for (const u of s.unexpected)
-        problems.push(`an answer nothing was owed for: ${clip(JSON.stringify(u), 300)}`);
+      const extra =
+        s.unexpected.length > 0 ? settle(singles, batches, this.#answers, 'required').unexpected : [];
+      for (const u of extra) problems.push(`an answer nothing was owed for: ${clip(JSON.stringify(u), 300)}`);
       if (!this.#alive()) problems.push(this.#exitProblem());
-      else if (Date.now() >= deadline)
-        problems.push(`unanswered after ${ANSWER_TIMEOUT_MS} ms: ${s.unanswered.join('; ')}`);
+      else if (late) problems.push(`unanswered after ${ANSWER_TIMEOUT_MS} ms: ${s.unanswered.join('; ')}`);
       if (problems.length > 0 || this.#problems.length > 0) {
         // This run failed: whatever it was owed may still come, and must not fail the next run.
         for (const o of [...singles, ...batches.flatMap((b) => b.members)]) o.optional = true;
