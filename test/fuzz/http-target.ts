@@ -18,7 +18,9 @@ import {
   type FuzzTarget,
   fuzzEnv,
   LIMITS,
+  newStats,
   ORACLE,
+  sawKnownDefect,
   scanLog,
   type TargetStats,
   tail,
@@ -70,7 +72,7 @@ const owesSomething = (o: Owing) =>
 class HttpTarget implements FuzzTarget<HttpCase> {
   readonly transport = 'http' as const;
   readonly runArb = fc.array(httpCaseArb(LIMITS), { minLength: 1, maxLength: 6 });
-  readonly stats: TargetStats = { payloads: 0, answers: 0, internalErrors: 0, restarts: 0 };
+  readonly stats: TargetStats = newStats();
   readonly #env: Record<string, string>;
   readonly #agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
   #server: SpawnedHttpServer | undefined;
@@ -206,7 +208,7 @@ class HttpTarget implements FuzzTarget<HttpCase> {
     // A broken connection is often the server dying: give its exit a moment to be seen.
     if (problems.length > 0) await Promise.race([this.#server?.exited, delay(1_000)]);
     if (!this.#alive()) problems.unshift(this.#exitProblem());
-    const log = scanLog(this.#server?.stderr() ?? '', this.#logFrom);
+    const log = scanLog(this.#server?.stderr() ?? '', this.#logFrom, this.stats);
     this.#logFrom = log.next;
     problems.push(...log.problems);
     return problems;
@@ -224,13 +226,15 @@ class HttpTarget implements FuzzTarget<HttpCase> {
       if (res.timedOut && !owes) return [];
       return [`${where}: ${res.error}`];
     }
+    if (res.status === 500) return [`${where}: the server failed on its own: ${clip(res.body, 300)}`];
     if (res.status === 202) {
       if (res.body !== '') return [`${where}: 202 with a body: ${clip(res.body, 200)}`];
       return owes ? [`${where}: 202 (no answer) for a payload that owes one`] : [];
     }
+    const sse = res.contentType.startsWith('text/event-stream');
     let messages: unknown[];
     try {
-      messages = res.contentType.startsWith('text/event-stream')
+      messages = sse
         ? sseData(res.body).map((d) => JSON.parse(d) as unknown)
         : [JSON.parse(res.body) as unknown];
     } catch {
@@ -264,6 +268,10 @@ class HttpTarget implements FuzzTarget<HttpCase> {
           return [];
       } else if (!owes && idKey(only.id) === idKey(topLevelId(text))) return [];
     }
+    if (sse && owing.batches.length > 0 && answers.length === 0 && owes) {
+      sawKnownDefect(this.stats, 'batchOverSse');
+      return [];
+    }
     const s = settle(owing.singles, owing.batches, answers);
     for (const u of s.unanswered) problems.push(`${where}: unanswered: ${u}`);
     for (const u of s.unexpected)
@@ -281,7 +289,7 @@ class HttpTarget implements FuzzTarget<HttpCase> {
     if (!server) return [];
     if (!this.#alive()) return [this.#exitProblem()];
     const code = await server.stop();
-    const problems = scanLog(server.stderr(), this.#logFrom).problems;
+    const problems = scanLog(server.stderr(), this.#logFrom, this.stats).problems;
     if (code !== 0) problems.push(`after SIGTERM the server exited with ${code} (0 expected)`);
     return problems;
   }

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { startHttpTarget } from './http-target.ts';
 import { startStdioTarget } from './stdio-target.ts';
-import { type FuzzTarget, makeRoot, type TargetStats } from './target.ts';
+import { type FuzzTarget, KNOWN_DEFECTS, makeRoot, type TargetStats } from './target.ts';
 
 export interface FuzzOptions {
   readonly transport: 'http' | 'stdio';
@@ -154,6 +154,10 @@ export function formatReport(r: FuzzReport): string {
     `${r.transport}: seed ${r.seed}, ${r.runs} runs, ${s.payloads} payloads, ${s.answers} answers, ` +
       `${s.internalErrors} internal errors (-32603), ${s.restarts} restarts after a crash`,
   ];
+  for (const [msg, n] of Object.entries(s.logErrors)) lines.push(`  server log error ×${n}: ${msg}`);
+  for (const [key, n] of Object.entries(s.knownDefects)) {
+    lines.push(`  known defect ×${n} (not failed): ${KNOWN_DEFECTS[key as keyof typeof KNOWN_DEFECTS]}`);
+  }
   if (r.failure) {
     const f = r.failure;
     lines.push(

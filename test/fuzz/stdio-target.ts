@@ -26,6 +26,7 @@ import {
   type FuzzTarget,
   fuzzEnv,
   LIMITS,
+  newStats,
   ORACLE,
   scanLog,
   type TargetStats,
@@ -60,7 +61,7 @@ export function owedForLines(text: string): { singles: Owed[]; batches: BatchOwe
 class StdioTarget implements FuzzTarget<Payload> {
   readonly transport = 'stdio' as const;
   readonly runArb = fc.array(payloadArb(LIMITS), { minLength: 1, maxLength: 6 });
-  readonly stats: TargetStats = { payloads: 0, answers: 0, internalErrors: 0, restarts: 0 };
+  readonly stats: TargetStats = newStats();
   readonly #env: Record<string, string>;
   #proc: SpawnedProcess | undefined;
   #answers: unknown[] = [];
@@ -228,7 +229,7 @@ class StdioTarget implements FuzzTarget<Payload> {
       this.#wake = undefined;
     }
     problems.push(...this.#problems);
-    const log = scanLog(this.#proc?.stderr() ?? '', this.#logFrom);
+    const log = scanLog(this.#proc?.stderr() ?? '', this.#logFrom, this.stats);
     this.#logFrom = log.next;
     problems.push(...log.problems);
     return problems;
@@ -253,7 +254,7 @@ class StdioTarget implements FuzzTarget<Payload> {
     const timer = setTimeout(() => proc.child.kill('SIGKILL'), EXIT_TIMEOUT_MS);
     const code = await proc.exited;
     clearTimeout(timer);
-    const problems = [...this.#problems, ...scanLog(proc.stderr(), this.#logFrom).problems];
+    const problems = [...this.#problems, ...scanLog(proc.stderr(), this.#logFrom, this.stats).problems];
     if (code !== 0) problems.push(`after stdin EOF the server exited with ${code} (0 expected)`);
     return problems;
   }

@@ -27,6 +27,34 @@ export interface TargetStats {
   internalErrors: number;
   /** Times the server had to be started again because it had exited. */
   restarts: number;
+  /** Error-level lines (pino level 50 and up) of the server's log, by message. */
+  readonly logErrors: Record<string, number>;
+  /** Known defects seen, by KNOWN_DEFECTS key: counted and printed, not failed. */
+  readonly knownDefects: Record<string, number>;
+}
+
+export const newStats = (): TargetStats => ({
+  payloads: 0,
+  answers: 0,
+  internalErrors: 0,
+  restarts: 0,
+  logErrors: {},
+  knownDefects: {},
+});
+
+/**
+ * Defects this suite finds that are reported and not fixed yet. Each is counted and printed
+ * rather than failed, so `npm test` keeps guarding everything else; delete an entry once the
+ * defect is fixed, and the suite fails on it again.
+ */
+export const KNOWN_DEFECTS = {
+  batchOverSse:
+    'a batch POST whose reply turned into an SSE stream (a member sent progress or a log) ends ' +
+    'the stream without the batch reply (src/transports/http/routes.ts finishes with undefined for an array)',
+} as const;
+
+export function sawKnownDefect(stats: TargetStats, key: keyof typeof KNOWN_DEFECTS): void {
+  stats.knownDefects[key] = (stats.knownDefects[key] ?? 0) + 1;
 }
 
 export interface FuzzTarget<C> {
@@ -70,7 +98,11 @@ export async function makeRoot(): Promise<{ root: string; remove: () => Promise<
  * Reads the server's log (pino JSON on stderr) from `from` on: a fatal line, or any line about
  * an uncaught exception or unhandled rejection, is a problem even when the process survived it.
  */
-export function scanLog(stderr: string, from: number): { problems: string[]; next: number } {
+export function scanLog(
+  stderr: string,
+  from: number,
+  stats: TargetStats,
+): { problems: string[]; next: number } {
   const end = stderr.lastIndexOf('\n') + 1;
   const problems: string[] = [];
   if (end <= from) return { problems, next: from };
@@ -83,6 +115,10 @@ export function scanLog(stderr: string, from: number): { problems: string[]; nex
       continue;
     }
     const level = typeof entry.level === 'number' ? entry.level : 0;
+    if (level >= 50) {
+      const msg = clip(String(entry.msg), 120);
+      stats.logErrors[msg] = (stats.logErrors[msg] ?? 0) + 1;
+    }
     if (level >= 60 || (level >= 50 && /uncaught|unhandled/i.test(String(entry.msg)))) {
       problems.push(`the server logged: ${clip(line, 400)}`);
     }
