@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { formatReport, fuzz } from './run.ts';
 
-const seed = process.env.MCP_FUZZ_SEED === undefined ? undefined : Number(process.env.MCP_FUZZ_SEED);
+const seed = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 
 test('http: the server survives random and hostile POSTs and answers each request once', async (t) => {
   const report = await fuzz({ transport: 'http', seconds: 4, seed, shrinkSeconds: 20 });

@@ -197,21 +197,21 @@ export interface Settlement {
 }
 
 /**
- * Which debt an answer pays when several accept its id. `exact`: one that accepts that id
- * alone first (an id-null answer pays "id null" before "id 5 or null", which id 5 may still
- * pay): right while answers are still coming. `required`: one that must be paid first: the
- * generous reading once no more answers will come.
+ * Which debt an answer pays when several accept its id. A debt that must be paid comes first,
+ * except, in `exact` mode, for an id-null answer: it pays a debt that accepts id null alone
+ * before one that accepts "id 5 or null", which an answer with id 5 may still pay (right while
+ * answers are still coming). `required`: the generous reading once no more answers will come.
  */
 export type Preference = 'exact' | 'required';
 
 /** The "refused with id null" alternative of each batch, as a debt an answer may pay. */
 const refusals = new WeakSet<Owed>();
-const rank = (o: Owed, prefer: Preference) => {
+const rank = (o: Owed, key: IdKey, prefer: Preference) => {
   const loose = o.ids.length > 1 ? 1 : 0;
   const optional = o.optional ? 1 : 0;
+  if (prefer === 'required' || key !== NULL_ID) return optional * 2 + loose;
   // While answers still come, a batch's reply may yet arrive: its refusal is the last resort.
-  if (prefer === 'exact') return refusals.has(o) ? 4 : loose * 2 + optional;
-  return optional * 2 + loose;
+  return refusals.has(o) ? 4 : loose * 2 + optional;
 };
 const required = (b: BatchOwed) => b.members.some((m) => !m.optional);
 
@@ -230,7 +230,7 @@ function settleSingles(
     for (let i = 0; i < owed.length; i++) {
       const o = owed[i]!;
       if (paid.has(i) || !o.ids.includes(key)) continue;
-      if (best === -1 || rank(o, prefer) < rank(owed[best]!, prefer)) best = i;
+      if (best === -1 || rank(o, key, prefer) < rank(owed[best]!, key, prefer)) best = i;
     }
     if (best === -1) unexpected.push(a);
     else paid.add(best);

@@ -39,6 +39,7 @@ export interface FuzzReport {
   readonly transport: 'http' | 'stdio';
   readonly seed: number;
   readonly runs: number;
+  readonly slowestRunMs: number;
   readonly stats: TargetStats;
   readonly failure?: FuzzFailure;
   /** Problems at the end of the session (the server not alive, not stopping cleanly). */
@@ -72,11 +73,18 @@ function until<Ts>(property: fc.IAsyncPropertyWithHooks<Ts>, deadline: number): 
 }
 
 async function session<C>(target: FuzzTarget<C>, options: FuzzOptions, seed: number) {
+  /** The longest run, in ms (a run waits for every answer owed). */
+  let slowest = 0;
   const log = options.log ?? (() => {});
   let runs = 0;
   const property = fc.asyncProperty(target.runArb, async (cases) => {
     runs++;
+    const started = performance.now();
     const problems = await target.exchange(cases);
+    const ms = performance.now() - started;
+    slowest = Math.max(slowest, ms);
+    if (ms > 5_000)
+      log(`run ${runs} took ${Math.round(ms)} ms: ${cases.map((c) => target.describe(c)).join(' | ')}`);
     if (problems.length > 0) throw new RunFailed(problems);
   });
   const first = await fc.check(until(property, Date.now() + options.seconds * 1000), {
@@ -86,7 +94,7 @@ async function session<C>(target: FuzzTarget<C>, options: FuzzOptions, seed: num
     markInterruptAsFailure: false,
     endOnFailure: true,
   });
-  if (!first.failed || first.counterexample === null) return { runs, failure: undefined };
+  if (!first.failed || first.counterexample === null) return { runs, slowest, failure: undefined };
   const found = first.counterexamplePath ?? '';
   log(`run ${runs} failed (path ${found}); shrinking for up to ${options.shrinkSeconds ?? 30} s`);
   const shrunk = await fc.check(until(property, Date.now() + (options.shrinkSeconds ?? 30) * 1000), {
@@ -108,7 +116,7 @@ async function session<C>(target: FuzzTarget<C>, options: FuzzOptions, seed: num
     shrinks: best === shrunk ? shrunk.numShrinks : 0,
     replayed: best === shrunk,
   };
-  return { runs, failure };
+  return { runs, slowest, failure };
 }
 
 /**
@@ -138,6 +146,7 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
       transport: options.transport,
       seed,
       runs: result.runs,
+      slowestRunMs: Math.round(result.slowest),
       stats: target.stats,
       failure: result.failure,
       atEnd,
@@ -151,7 +160,7 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
 export function formatReport(r: FuzzReport): string {
   const s = r.stats;
   const lines = [
-    `${r.transport}: seed ${r.seed}, ${r.runs} runs, ${s.payloads} payloads, ${s.answers} answers, ` +
+    `${r.transport}: seed ${r.seed}, ${r.runs} runs (slowest ${r.slowestRunMs} ms), ${s.payloads} payloads, ${s.answers} answers, ` +
       `${s.internalErrors} internal errors (-32603), ${s.restarts} restarts after a crash`,
   ];
   for (const [msg, n] of Object.entries(s.logErrors)) lines.push(`  server log error ×${n}: ${msg}`);
