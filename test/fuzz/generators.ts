@@ -22,6 +22,7 @@ export interface HeaderPlan {
   readonly accept: string | null;
   /** `batching`: a session on 2025-03-26 (batches allowed); `current`: one on 2025-11-25. */
   readonly session: 'batching' | 'current' | 'none' | 'unknown' | 'empty';
+  /** `match`: the body's `_meta` protocol version, else the session's; null leaves it out. */
   readonly protocolVersion: string | null;
   /** `match` copies the body's method (or name, uri) into the header; `none` leaves it out. */
   readonly mcpMethod: string;
@@ -159,16 +160,32 @@ const scalar: fc.Arbitrary<JsonNode> = fc.oneof(
 );
 
 const keyArb = fc.oneof(
-  fc.constantFrom('a', 'name', 'arguments', 'uri', '_meta', 'id', 'method', 'params', 'progressToken'),
-  fc.constantFrom(...PROTOTYPE_NAMES, 'prototype'),
-  fc.string({ maxLength: 8 }),
+  {
+    arbitrary: fc.constantFrom(
+      'a',
+      'name',
+      'arguments',
+      'uri',
+      '_meta',
+      'id',
+      'method',
+      'params',
+      'progressToken',
+    ),
+    weight: 4,
+  },
+  // `__proto__` (and `constructor` holding `prototype`) get the HTTP body refused: now and then.
+  { arbitrary: fc.constantFrom(...PROTOTYPE_NAMES, 'prototype'), weight: 1 },
+  { arbitrary: fc.string({ maxLength: 8 }), weight: 3 },
 );
 
 /** Depths below, around and far above a 64-level limit. */
 const depthArb = fc.oneof(
-  { arbitrary: fc.integer({ min: 1, max: 8 }), weight: 3 },
+  { arbitrary: fc.integer({ min: 1, max: 8 }), weight: 4 },
   { arbitrary: fc.constantFrom(63, 64, 65, 66), weight: 1 },
-  { arbitrary: fc.constantFrom(200, 1_000, 5_000, 10_000, 50_000), weight: 3 },
+  { arbitrary: fc.constantFrom(200, 1_000, 5_000, 10_000), weight: 3 },
+  // 50,000 arrays are 100 KB: over the body limit, so mostly a test of the size check.
+  { arbitrary: fc.constant(50_000), weight: 1 },
 );
 
 const deepArb = (
@@ -177,9 +194,12 @@ const deepArb = (
 ): fc.Arbitrary<JsonNode> =>
   fc.record({ depth: depthArb, shape, key, leaf: scalar }).map((d) => ({ t: 'deep', ...d }));
 
-const deepAny = deepArb(fc.constantFrom('a', '__proto__', 'constructor', 'params', 'id'));
+const deepAny = deepArb(fc.constantFrom('a', 'a', 'a', 'params', 'id', '__proto__', 'constructor'));
 /** A deep value that is an object at its top (so it can stand where an object belongs). */
-const deepObject = deepArb(fc.constantFrom('a', '__proto__', 'constructor', '_meta'), fc.constant('object'));
+const deepObject = deepArb(
+  fc.constantFrom('a', 'a', '_meta', '__proto__', 'constructor'),
+  fc.constant('object'),
+);
 
 /** Any JSON value, a few levels of containers, with the odd very deep one. */
 export const anyJson: fc.Arbitrary<JsonNode> = fc.letrec<{ node: JsonNode }>((tie) => ({
@@ -200,7 +220,19 @@ export const anyJson: fc.Arbitrary<JsonNode> = fc.letrec<{ node: JsonNode }>((ti
   ),
 })).node;
 
-const extraEntries = fc.array(fc.tuple(keyArb, anyJson), { maxLength: 2 });
+/** Any JSON, deep only now and then: for fields that should mostly let the message through. */
+const mildJson: fc.Arbitrary<JsonNode> = fc.oneof(
+  { arbitrary: scalar, weight: 4 },
+  { arbitrary: anyJson, weight: 1 },
+);
+
+/** Any JSON, deep only now and then: for fields that should mostly let the message through. */
+const _mildJson: fc.Arbitrary<JsonNode> = fc.oneof(
+  { arbitrary: scalar, weight: 4 },
+  { arbitrary: anyJson, weight: 1 },
+);
+
+const extraEntries = fc.array(fc.tuple(keyArb, mildJson), { maxLength: 2 });
 const some = <T>(a: fc.Arbitrary<T>, freq = 2) => fc.option(a, { freq, nil: undefined });
 const weighted = <T>(good: fc.Arbitrary<T>, goodWeight: number, other: fc.Arbitrary<T>) =>
   fc.oneof({ arbitrary: good, weight: goodWeight }, { arbitrary: other, weight: 1 });
@@ -254,7 +286,7 @@ export const metaArb: fc.Arbitrary<JsonNode> = fc.oneof(
 
 const argumentsArb: fc.Arbitrary<JsonNode> = weighted(
   fc
-    .array(fc.tuple(fc.constantFrom('path', 'a', 'b', 'text', 'value', '__proto__'), anyJson), {
+    .array(fc.tuple(fc.constantFrom('path', 'a', 'b', 'text', 'value'), anyJson), {
       maxLength: 3,
     })
     .map((e): JsonNode => ({ t: 'obj', entries: e })),
@@ -307,6 +339,81 @@ export const messageArb: fc.Arbitrary<JsonNode> = fc
     return { t: 'obj', entries: out };
   });
 
+const ENVELOPE_2026: readonly (readonly [string, JsonNode])[] = [
+  [META_VERSION, V2026],
+  [META_CAPS, obj()],
+];
+/** `_meta` of a plausible request: none, a 2026 envelope, a progress token, or both. */
+const plausibleMeta = fc
+  .tuple(fc.boolean(), some(fc.oneof(fc.string({ maxLength: 6 }), fc.integer({ min: 0, max: 99 }))))
+  .map(([modern, token]): JsonNode | undefined => {
+    const out: (readonly [string, JsonNode])[] = modern ? [...ENVELOPE_2026] : [];
+    if (token !== undefined) out.push(['progressToken', token]);
+    return out.length === 0 ? undefined : { t: 'obj', entries: out };
+  });
+const withMeta = (params: fc.Arbitrary<(readonly [string, JsonNode])[]>) =>
+  fc
+    .tuple(params, plausibleMeta)
+    .map(([p, meta]): JsonNode => obj(...p, ...(meta ? [['_meta', meta] as const] : [])));
+const call = (method: string, params: fc.Arbitrary<(readonly [string, JsonNode])[]>) =>
+  request(idArb, fc.constant(method), withMeta(params));
+const none = fc.constant<(readonly [string, JsonNode])[]>([]);
+
+/** Requests shaped as each method expects, on the 2025 or the 2026 wire: they reach the handlers. */
+export const plausibleArb: fc.Arbitrary<JsonNode> = fc.oneof(
+  call(
+    'tools/call',
+    fc
+      .tuple(fc.constantFrom(...TOOL_NAMES), weighted(fc.constant(obj(['path', '.'])), 2, argumentsArb))
+      .map(([name, args]) => [['name', name] as const, ['arguments', args] as const]),
+  ),
+  call(
+    'prompts/get',
+    fc
+      .constantFrom(...PROMPT_NAMES)
+      .map((name) => [['name', name] as const, ['arguments', obj(['arg1', 'a'], ['arg2', 'b'])] as const]),
+  ),
+  call(
+    'resources/read',
+    fc.constantFrom(...URIS).map((uri) => [['uri', uri] as const]),
+  ),
+  fc
+    .constantFrom(
+      'tools/list',
+      'prompts/list',
+      'resources/list',
+      'resources/templates/list',
+      'server/discover',
+      'ping',
+    )
+    .chain((m) => call(m, none)),
+  call(
+    'logging/setLevel',
+    fc.constantFrom('debug', 'info', 'error').map((level) => [['level', level] as const]),
+  ),
+  call(
+    'completion/complete',
+    fc.constant([
+      ['ref', obj(['type', 'ref/prompt'], ['name', 'test_prompt_with_arguments'])] as const,
+      ['argument', obj(['name', 'arg1'], ['value', 'a'])] as const,
+    ]),
+  ),
+  call(
+    'resources/subscribe',
+    fc.constantFrom(...URIS).map((uri) => [['uri', uri] as const]),
+  ),
+  request(
+    fc.constant(undefined),
+    fc.constantFrom('notifications/initialized', 'notifications/roots/list_changed'),
+    fc.constant(undefined),
+  ),
+  request(
+    fc.constant(undefined),
+    fc.constant('notifications/cancelled'),
+    idArb.map((id) => obj(['requestId', id])),
+  ),
+);
+
 /** Response-shaped messages a client may send (answers to server requests), right and wrong. */
 const responseArb: fc.Arbitrary<JsonNode> = fc
   .record({
@@ -324,20 +431,21 @@ const responseArb: fc.Arbitrary<JsonNode> = fc
     return { t: 'obj', entries: out };
   });
 
-const request = (
-  id: fc.Arbitrary<JsonNode>,
+function request(
+  id: fc.Arbitrary<JsonNode | undefined>,
   method: fc.Arbitrary<JsonNode>,
   params: fc.Arbitrary<JsonNode | undefined>,
-): fc.Arbitrary<JsonNode> =>
-  fc.tuple(id, method, params).map(([i, m, p]) => {
+): fc.Arbitrary<JsonNode> {
+  return fc.tuple(id, method, params).map(([i, m, p]) => {
     const out: (readonly [string, JsonNode])[] = [['jsonrpc', '2.0']];
     if (i !== undefined) out.push(['id', i]);
     out.push(['method', m]);
     if (p !== undefined) out.push(['params', p]);
     return { t: 'obj', entries: out };
   });
+}
 
-const optionalId = some(idArb, 5) as fc.Arbitrary<JsonNode>;
+const optionalId = some(idArb, 5);
 
 /**
  * Messages aimed at known weak spots: a progress token echoed into a notification, methods
@@ -373,7 +481,7 @@ export const adversarialArb: fc.Arbitrary<JsonNode> = fc.oneof(
       .map(([args, meta]) => obj(['name', 'test_simple_text'], ['arguments', args], ['_meta', meta])),
   ),
   request(
-    some(idArb, 4) as fc.Arbitrary<JsonNode>,
+    some(idArb, 4),
     fc.constantFrom('tools/list', 'notifications/initialized'),
     deepArb(fc.constant('__proto__'), fc.constant('object')),
   ),
@@ -453,7 +561,8 @@ const oversizedArb = (limits: GeneratorLimits): fc.Arbitrary<JsonNode> =>
     );
 
 const memberArb: fc.Arbitrary<JsonNode> = fc.oneof(
-  { arbitrary: messageArb, weight: 5 },
+  { arbitrary: plausibleArb, weight: 4 },
+  { arbitrary: messageArb, weight: 3 },
   { arbitrary: adversarialArb, weight: 2 },
   { arbitrary: responseArb, weight: 1 },
   { arbitrary: anyJson, weight: 1 },
@@ -484,7 +593,8 @@ const batchArb = (limits: GeneratorLimits): fc.Arbitrary<JsonNode> =>
 export function payloadArb(limits: GeneratorLimits): fc.Arbitrary<Payload> {
   const json = (a: fc.Arbitrary<JsonNode>) => a.map((node): Payload => ({ t: 'json', node }));
   return fc.oneof(
-    { arbitrary: json(messageArb), weight: 8 },
+    { arbitrary: json(plausibleArb), weight: 10 },
+    { arbitrary: json(messageArb), weight: 6 },
     { arbitrary: json(adversarialArb), weight: 4 },
     { arbitrary: json(batchArb(limits)), weight: 3 },
     { arbitrary: json(responseArb), weight: 1 },
@@ -528,8 +638,9 @@ export const headerPlanArb: fc.Arbitrary<HeaderPlan> = fc.record({
     ['empty', 1],
   ),
   protocolVersion: fc.oneof(
-    { arbitrary: fc.constant(null), weight: 4 },
-    { arbitrary: fc.constantFrom('2025-03-26', '2025-11-25', V2026), weight: 4 },
+    { arbitrary: fc.constant('match'), weight: 6 },
+    { arbitrary: fc.constant(null), weight: 3 },
+    { arbitrary: fc.constantFrom('2025-03-26', '2025-11-25', V2026), weight: 3 },
     { arbitrary: fc.constantFrom('2024-11-05', '2099-01-01', 'garbage', ''), weight: 1 },
   ),
   mcpMethod: choice(['match', 4], ['none', 2], ['tools/list', 1], ['constructor', 1]),

@@ -14,6 +14,7 @@ import { idKey, isObject, isResponse, malformed, type Owing, owedFor, settle } f
 import {
   ANSWER_TIMEOUT_MS,
   clip,
+  countAnswer,
   describePayload,
   type FuzzTarget,
   fuzzEnv,
@@ -35,6 +36,7 @@ const HOLD_MS = 1_500;
 const WHOLE_REFUSALS = new Set([401, 403, 406, 413, 415, 429, 431, 503]);
 const PARSE_ERROR = -32700;
 const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
+const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
 
 interface Answer {
   status: number;
@@ -173,12 +175,18 @@ class HttpTarget implements FuzzTarget<HttpCase> {
       empty: '',
     }[plan.session];
     if (sid !== undefined) h['mcp-session-id'] = sid;
-    if (plan.protocolVersion !== null) h['mcp-protocol-version'] = plan.protocolVersion;
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {}
     const params = isObject(body) && isObject(body.params) ? body.params : {};
+    let version = plan.protocolVersion;
+    if (version === 'match') {
+      const declared = isObject(params._meta) ? params._meta[META_VERSION] : undefined;
+      const negotiated = { batching: '2025-03-26', current: '2025-11-25' } as Record<string, string>;
+      version = typeof declared === 'string' ? declared : (negotiated[plan.session] ?? null);
+    }
+    if (version !== null) h['mcp-protocol-version'] = version;
     const method = plan.mcpMethod === 'match' ? (isObject(body) ? body.method : undefined) : plan.mcpMethod;
     if (typeof method === 'string' && method !== 'none') h['mcp-method'] = method;
     const name = plan.mcpName === 'match' ? (params.name ?? params.uri) : plan.mcpName;
@@ -250,10 +258,7 @@ class HttpTarget implements FuzzTarget<HttpCase> {
       else if (!(isObject(m) && typeof m.method === 'string')) answers.push(m);
     }
     if (problems.length > 0) return problems;
-    this.stats.answers += answers.length;
-    for (const a of answers.flatMap((x) => (Array.isArray(x) ? x : [x]))) {
-      if (isResponse(a) && isObject(a.error) && a.error.code === -32603) this.stats.internalErrors++;
-    }
+    for (const a of answers.flatMap((x) => (Array.isArray(x) ? x : [x]))) countAnswer(this.stats, a);
     const only = answers.length === 1 ? answers[0] : undefined;
     if (res.status >= 400 && isResponse(only) && isObject(only.error)) {
       // The POST refused as a whole: id null; or, for a POST that owed nothing (a response

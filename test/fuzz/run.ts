@@ -163,6 +163,8 @@ export function formatReport(r: FuzzReport): string {
     `${r.transport}: seed ${r.seed}, ${r.runs} runs (slowest ${r.slowestRunMs} ms), ${s.payloads} payloads, ${s.answers} answers, ` +
       `${s.internalErrors} internal errors (-32603), ${s.restarts} restarts after a crash`,
   ];
+  const outcomes = Object.entries(s.outcomes).sort((a, b) => b[1] - a[1]);
+  lines.push(`  answers by outcome: ${outcomes.map(([k, n]) => `${k} ×${n}`).join(', ')}`);
   for (const [msg, n] of Object.entries(s.logErrors)) lines.push(`  server log error ×${n}: ${msg}`);
   for (const [key, n] of Object.entries(s.knownDefects)) {
     lines.push(`  known defect ×${n} (not failed): ${KNOWN_DEFECTS[key as keyof typeof KNOWN_DEFECTS]}`);

@@ -11,7 +11,6 @@ import { type Payload, payloadArb, payloadBytes } from './generators.ts';
 import {
   type BatchOwed,
   isObject,
-  isResponse,
   malformed,
   markCancelled,
   NULL_ID,
@@ -22,6 +21,7 @@ import {
 import {
   ANSWER_TIMEOUT_MS,
   clip,
+  countAnswer,
   describePayload,
   type FuzzTarget,
   fuzzEnv,
@@ -155,10 +155,7 @@ class StdioTarget implements FuzzTarget<Payload> {
         );
       return;
     }
-    this.stats.answers += Array.isArray(m) ? m.length : 1;
-    for (const r of Array.isArray(m) ? m : [m]) {
-      if (isResponse(r) && isObject(r.error) && r.error.code === -32603) this.stats.internalErrors++;
-    }
+    for (const r of Array.isArray(m) ? m : [m]) countAnswer(this.stats, r);
     this.#answers.push(m);
   }
 

@@ -9,9 +9,9 @@ import path from 'node:path';
 import type fc from 'fast-check';
 import type { GeneratorLimits, Payload } from './generators.ts';
 import { payloadBytes } from './generators.ts';
-import type { OracleOptions } from './oracle.ts';
+import { isObject, type OracleOptions } from './oracle.ts';
 
-export const LIMITS: GeneratorLimits = { maxBodyBytes: 65_536, maxBatch: 20 };
+export const LIMITS: GeneratorLimits = { maxBodyBytes: 262_144, maxBatch: 20 };
 /** The nesting limit the oracle assumes (MCP_MAX_JSON_DEPTH's default). */
 export const DEPTH_LIMIT = 64;
 export const ORACLE: Omit<OracleOptions, 'batches'> = { maxBatch: LIMITS.maxBatch, depthLimit: DEPTH_LIMIT };
@@ -27,6 +27,8 @@ export interface TargetStats {
   internalErrors: number;
   /** Times the server had to be started again because it had exited. */
   restarts: number;
+  /** Answers by outcome: `result`, or the error code. */
+  readonly outcomes: Record<string, number>;
   /** Error-level lines (pino level 50 and up) of the server's log, by message. */
   readonly logErrors: Record<string, number>;
   /** Known defects seen, by KNOWN_DEFECTS key: counted and printed, not failed. */
@@ -38,6 +40,7 @@ export const newStats = (): TargetStats => ({
   answers: 0,
   internalErrors: 0,
   restarts: 0,
+  outcomes: {},
   logErrors: {},
   knownDefects: {},
 });
@@ -52,6 +55,15 @@ export const KNOWN_DEFECTS = {
     'a batch POST whose reply turned into an SSE stream (a member sent progress or a log) ends ' +
     'the stream without the batch reply (src/transports/http/routes.ts finishes with undefined for an array)',
 } as const;
+
+/** Counts one answer (a response object) in the stats. */
+export function countAnswer(stats: TargetStats, answer: unknown): void {
+  stats.answers++;
+  const error = isObject(answer) ? answer.error : undefined;
+  const outcome = isObject(error) ? String(error.code) : 'result';
+  stats.outcomes[outcome] = (stats.outcomes[outcome] ?? 0) + 1;
+  if (outcome === '-32603') stats.internalErrors++;
+}
 
 export function sawKnownDefect(stats: TargetStats, key: keyof typeof KNOWN_DEFECTS): void {
   stats.knownDefects[key] = (stats.knownDefects[key] ?? 0) + 1;
