@@ -19,6 +19,8 @@ export interface FuzzOptions {
   readonly path?: string;
   /** How long shrinking a failure may take. */
   readonly shrinkSeconds?: number;
+  /** stdio only: `node <argv>` to fuzz instead of `mcp-toolkit run` (the suite's own tests). */
+  readonly stdioCommand?: readonly string[];
   /** Progress lines (the seed first). */
   readonly log?: (line: string) => void;
 }
@@ -134,7 +136,7 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
     const target: FuzzTarget<unknown> =
       options.transport === 'http'
         ? ((await startHttpTarget(root)) as FuzzTarget<unknown>)
-        : ((await startStdioTarget(root)) as FuzzTarget<unknown>);
+        : ((await startStdioTarget(root, options.stdioCommand)) as FuzzTarget<unknown>);
     let result: Awaited<ReturnType<typeof session>> | undefined;
     let atEnd: string[] = [];
     try {

@@ -6,7 +6,7 @@
  * Requests the server sends (for client input) are answered with an error so nothing waits.
  */
 import fc from 'fast-check';
-import { type SpawnedProcess, spawnCli } from '../helpers/spawn-server.ts';
+import { type SpawnedProcess, spawnCli, spawnNode } from '../helpers/spawn-server.ts';
 import { type Payload, payloadArb, payloadBytes } from './generators.ts';
 import {
   type BatchOwed,
@@ -63,6 +63,7 @@ class StdioTarget implements FuzzTarget<Payload> {
   readonly runArb = fc.array(payloadArb(LIMITS), { minLength: 1, maxLength: 6 });
   readonly stats: TargetStats = newStats();
   readonly #env: Record<string, string>;
+  readonly #command: readonly string[] | undefined;
   #proc: SpawnedProcess | undefined;
   #answers: unknown[] = [];
   /** Answers that may still come (cancelled requests, held listens), and since when. */
@@ -73,12 +74,15 @@ class StdioTarget implements FuzzTarget<Payload> {
   #wake: (() => void) | undefined;
   #setup: ((m: Record<string, unknown>) => void) | undefined;
 
-  constructor(root: string) {
+  constructor(root: string, command: readonly string[] | undefined) {
     this.#env = fuzzEnv(root);
+    this.#command = command;
   }
 
   async start(): Promise<void> {
-    const proc = spawnCli(['run', '--transport', 'stdio'], this.#env);
+    const proc = this.#command
+      ? spawnNode(this.#command, this.#env)
+      : spawnCli(['run', '--transport', 'stdio'], this.#env);
     this.#proc = proc;
     this.#answers = [];
     this.#open = { singles: [], batches: [] };
@@ -257,9 +261,15 @@ class StdioTarget implements FuzzTarget<Payload> {
   }
 }
 
-/** Starts a stdio server to fuzz (its sandbox root must exist). */
-export async function startStdioTarget(root: string): Promise<FuzzTarget<Payload>> {
-  const target = new StdioTarget(root);
+/**
+ * Starts a stdio server to fuzz (its sandbox root must exist): `mcp-toolkit run`, or
+ * `node <command>` when given (the suite's own tests fuzz a deliberately fragile server).
+ */
+export async function startStdioTarget(
+  root: string,
+  command?: readonly string[],
+): Promise<FuzzTarget<Payload>> {
+  const target = new StdioTarget(root, command);
   await target.start();
   return target;
 }
