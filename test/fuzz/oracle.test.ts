@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sseData } from './http-target.ts';
 import { nestingDepth } from './json-text.ts';
-import { malformed, NULL_ID, owedFor, settle } from './oracle.ts';
+import { malformed, NULL_ID, type Owed, owedFor, settle } from './oracle.ts';
 import { owedForLines } from './stdio-target.ts';
 import { LIMITS } from './target.ts';
 
@@ -128,6 +128,16 @@ describe('settling answers against what was owed', () => {
     assert.deepEqual(settle(b.singles, b.batches, [[ok(2), ok(1)]]).unanswered, []);
     assert.equal(settle(b.singles, b.batches, [[ok(1)]]).unexpected.length, 1);
     assert.equal(settle(b.singles, b.batches, [ok(1), ok(2)]).unanswered.length, 1);
+  });
+
+  test('batch replies go to batches that must be answered before optional ones', () => {
+    const must = (): Owed => ({ ids: [NULL_ID], optional: false, note: 'must' });
+    const may = (): Owed => ({ ids: [NULL_ID], optional: true, note: 'may' });
+    const one = { members: [must(), may()], mayRefuse: false, note: 'one' };
+    const two = { members: [must(), must()], mayRefuse: false, note: 'two' };
+    const open = { members: [may()], mayRefuse: false, note: 'open' };
+    const s = settle([], [open, one, two], [[err(null)], [err(null), err(null)]]);
+    assert.deepEqual([s.unanswered, s.unexpected], [[], []]);
   });
 
   test('an id-null answer pays an id-null debt before one its own id may still pay', () => {

@@ -263,23 +263,25 @@ export function settle(
     }),
   );
   const owner: (number | undefined)[] = batches.map(() => undefined);
-  // Batches that must be answered first, so an open optional one never takes their reply.
-  const order = batches
-    .map((_, b) => b)
-    .sort((x, y) => Number(!required(batches[x]!)) - Number(!required(batches[y]!)));
-  const augment = (a: number, seen: Set<number>): boolean => {
-    for (const b of order) {
-      if (!fits[a]![b] || seen.has(b)) continue;
+  const augment = (a: number, seen: Set<number>, among: (b: number) => boolean): boolean => {
+    for (let b = 0; b < batches.length; b++) {
+      if (!among(b) || !fits[a]![b] || seen.has(b)) continue;
       seen.add(b);
       const holder = owner[b];
-      if (holder === undefined || augment(holder, seen)) {
+      if (holder === undefined || augment(holder, seen, among)) {
         owner[b] = a;
         return true;
       }
     }
     return false;
   };
-  for (let a = 0; a < arrays.length; a++) if (!augment(a, new Set())) unexpected.push(arrays[a]);
+  // First as many batches that must be answered as the replies can cover, then the others
+  // (an open optional batch never takes a reply a required one needed).
+  const mustAnswer = (b: number) => required(batches[b]!);
+  const placed = arrays.map((_, a) => augment(a, new Set(), mustAnswer));
+  for (let a = 0; a < arrays.length; a++) {
+    if (!placed[a] && !augment(a, new Set(), (b) => !mustAnswer(b))) unexpected.push(arrays[a]);
+  }
   const unmatched = batches.filter((_, b) => owner[b] === undefined);
   const refused = new Map<Owed, BatchOwed>();
   const unanswered: string[] = [];
