@@ -40,6 +40,14 @@ const METHODS = [
   'logging/setLevel',
   'server/discover',
   'subscriptions/listen',
+  'tasks/get',
+  'tasks/list',
+  'tasks/result',
+  'tasks/update',
+  'tasks/cancel',
+  'skills/list',
+  'skills/get',
+  'resources/directory/read',
 ];
 const NOTIFICATIONS = [
   'notifications/initialized',
