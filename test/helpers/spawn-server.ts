@@ -52,7 +52,21 @@ export function spawnCli(
   args: readonly string[],
   env: Readonly<Record<string, string>> = {},
 ): SpawnedProcess {
-  const child = spawn(process.execPath, [CLI, ...args], {
+  return spawnNode([CLI, ...args], env);
+}
+
+/**
+ * Spawns `node <argv>` in the repository root, with the environment spawnCli gives (a
+ * fixture server in place of the CLI, for instance).
+ *
+ * @example
+ * const proc = spawnNode(['test/fuzz/fixtures/fragile-server.ts']);
+ */
+export function spawnNode(
+  argv: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+): SpawnedProcess {
+  const child = spawn(process.execPath, argv, {
     cwd: REPO_ROOT,
     env: childEnv(env),
     stdio: ['pipe', 'pipe', 'pipe'],
