@@ -157,6 +157,10 @@ describe('two replicas behind a round-robin proxy', () => {
           .find((e) => typeof e.body === 'object' && e.body !== null && 'result' in (e.body as object));
         assert.ok(answer, `the client's answer for ${tool} was posted`);
         assert.notEqual(answer.upstream, call.upstream, `${tool}: the answer reached the other replica`);
+        // The proxy logs a status when the upstream's reply completes, which may come after the
+        // result the answer unblocked has reached the client: wait for it, boundedly.
+        for (let i = 0; i < 100 && answer.status === undefined; i++)
+          await new Promise((r) => setTimeout(r, 20));
         assert.equal(answer.status, 202);
       }
     } finally {
