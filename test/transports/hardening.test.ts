@@ -280,6 +280,80 @@ describe('HTTP', () => {
     assert.doesNotMatch(text, /notifications\/message/);
   });
 
+  test('a batch whose reply became an SSE stream carries every reply (found by the fuzz suite)', async () => {
+    const init = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
+    });
+    const old = init.headers.get('mcp-session-id') ?? '';
+    const res = await fetch(server.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': old,
+        'mcp-protocol-version': '2025-03-26',
+      },
+      body: JSON.stringify([
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'progress', arguments: {}, _meta: { progressToken: 't' } },
+        },
+        { jsonrpc: '2.0', id: 2, method: 'ping' },
+      ]),
+    });
+    assert.match(res.headers.get('content-type') ?? '', /text\/event-stream/);
+    const events = (await res.text())
+      .split('\n')
+      .filter((l) => l.startsWith('data: ') && l.length > 6)
+      .map((l) => JSON.parse(l.slice(6)) as Message);
+    assert.ok(events.some((e) => e.method === 'notifications/progress'));
+    for (const id of [1, 2])
+      assert.ok(
+        events.some((e) => e.id === id && 'result' in e),
+        `reply ${id}: ${JSON.stringify(events)}`,
+      );
+  });
+
+  test("refusals echo a request's id, never a posted response's; a JSON-only listen is 406 (found by the fuzz suite)", async () => {
+    const notAcceptable = await postText(
+      server.url,
+      JSON.stringify({ jsonrpc: '2.0', id: 41, method: 'ping' }),
+      {
+        accept: 'text/html',
+        'mcp-session-id': session,
+      },
+    );
+    assert.equal(notAcceptable.status, 406);
+    assert.equal(notAcceptable.body.id, 41);
+    const response = await postText(server.url, JSON.stringify({ jsonrpc: '2.0', id: 5, result: {} }));
+    assert.equal(response.status, 400);
+    assert.equal(response.body.id, null);
+    const listen = await Promise.race([
+      postText(
+        server.url,
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 9,
+          method: 'subscriptions/listen',
+          params: { notifications: {}, _meta: ENVELOPE },
+        }),
+        { accept: 'application/json', 'mcp-protocol-version': V2026, 'mcp-method': 'subscriptions/listen' },
+      ),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('listen held open')), 5000)),
+    ]);
+    assert.equal(listen.status, 406);
+    assert.equal(listen.body.id, 9);
+  });
+
   test('headers over 16 KB get 431 with a JSON-RPC body', async () => {
     const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const url = new URL(server.url);

@@ -177,18 +177,32 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
         'Unsupported Content-Type: send application/json',
       );
     }
+    const single = !Array.isArray(body) && isObject(body) ? body : undefined;
+    const isRequest = single !== undefined && typeof single.method === 'string' && 'id' in single;
+    const modern = isRequest && isModernRequest(single as unknown as JsonRpcRequest, req.headers);
+    // Only a request's id is echoed: an error about a posted response or notification has
+    // none (2025-11-25 transports, "Sending Messages to the Server").
+    const firstId = isRequest ? single?.id : null;
     if (!accepts(req, 'application/json') && !accepts(req, 'text/event-stream')) {
       return sendError(
         reply,
         406,
         ErrorCode.NotAcceptable,
         'Not acceptable: the Accept header must allow application/json and text/event-stream',
+        firstId,
       );
     }
-    const single = !Array.isArray(body) && isObject(body) ? body : undefined;
-    const isRequest = single !== undefined && typeof single.method === 'string' && 'id' in single;
-    const modern = isRequest && isModernRequest(single as unknown as JsonRpcRequest, req.headers);
-    const firstId = single?.id;
+    // A listen stream is nothing but SSE: held open on a JSON-only client it could never
+    // deliver anything, so it is refused at once.
+    if (modern && single?.method === 'subscriptions/listen' && !accepts(req, 'text/event-stream')) {
+      return sendError(
+        reply,
+        406,
+        ErrorCode.NotAcceptable,
+        'Not acceptable: subscriptions/listen answers with an event stream; accept text/event-stream',
+        firstId,
+      );
+    }
 
     let session: Session | undefined;
     if (!modern && !(isRequest && single?.method === 'initialize')) {
@@ -251,6 +265,9 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
 
     if (channel.stream) {
       const stream = channel.stream;
+      // A batch's replies go out one event each (2025-03-26 transports: the stream carries one
+      // response per request in the POST), then the stream ends.
+      if (Array.isArray(result.body)) for (const response of result.body) stream.send(response);
       await stream.finish(Array.isArray(result.body) ? undefined : result.body);
       live.delete(stream.streamId);
       return reply;
