@@ -24,6 +24,7 @@ import {
 import pino from 'pino';
 import { createApiKeyAuthenticator } from '../src/auth/api-key.ts';
 import { parseSettings } from '../src/config/settings.ts';
+import { definePlugin } from '../src/plugin.ts';
 import { parsePluginSettings } from '../src/plugin-loader.ts';
 import { createRateLimiter } from '../src/ratelimit/limiter.ts';
 import { createServer } from '../src/server.ts';
@@ -79,6 +80,29 @@ await part(
   (i) => server.dispatcher.handle(call2026(i), http),
   true,
 );
+{
+  // The same call through one middleware that only passes it on: what `app.use` costs.
+  const passThrough = definePlugin({
+    name: 'pass-through',
+    register(app) {
+      app.use({ onCallTool: (_call, next) => next() });
+    },
+  });
+  const withMiddleware = await createServer({
+    settings: parseSettings({ MCP_LOG_LEVEL: 'silent' }),
+    logger: pino({ level: 'silent' }),
+    plugins: [
+      { definition: plugin as never, settings: parsePluginSettings(plugin as never, {}) },
+      { definition: passThrough as never, settings: {} },
+    ],
+  });
+  await part(
+    'dispatcher: 2026 tools/call add, one no-op middleware',
+    (i) => withMiddleware.dispatcher.handle(call2026(i), http),
+    true,
+  );
+  await withMiddleware.close();
+}
 const connection = createConnection(server, () => {});
 await connection.receive(initialize2025(0));
 await part(
