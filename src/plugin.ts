@@ -60,6 +60,8 @@ export interface PluginDefinition<S extends object = Record<string, unknown>> {
   register(app: PluginApp, settings: S): void | Promise<void>;
   /** Start-up checks for `mcp-toolkit doctor` (and `/readyz`). */
   doctor?(settings: S): DoctorCheck[] | Promise<DoctorCheck[]>;
+  /** Files outside the plugin's folder that `mcp-toolkit dev` watches (see PluginSpec). */
+  devWatch?(settings: S): readonly string[];
 }
 
 /** What `definePlugin` takes: `register` and `doctor` get the settings typed from the schema. */
@@ -78,6 +80,12 @@ export interface PluginSpec<Schema extends SettingsSchema | undefined> {
   register(app: PluginApp, settings: PluginSettings<Schema>): void | Promise<void>;
   /** Start-up checks for `mcp-toolkit doctor` (and `/readyz`). */
   doctor?(settings: PluginSettings<Schema>): DoctorCheck[] | Promise<DoctorCheck[]>;
+  /**
+   * Files outside the plugin's own folder that its tools are built from (a document read at
+   * start-up, say), relative to the working directory: `mcp-toolkit dev` watches them too and
+   * reloads the plugins when one changes.
+   */
+  devWatch?(settings: PluginSettings<Schema>): readonly string[];
 }
 
 const PLUGIN_NAME_RE = /^[a-z][a-z0-9-]{0,39}$/;

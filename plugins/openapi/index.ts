@@ -39,6 +39,8 @@ export const openapiPlugin = definePlugin({
     );
   },
   doctor: (settings) => checkApi(settings),
+  // `mcp-toolkit dev` re-reads a local document when it changes (and clients get list_changed).
+  devWatch: (settings) => (settings.spec && !/^https?:\/\//i.test(settings.spec) ? [settings.spec] : []),
 });
 
 export default openapiPlugin;

@@ -5,6 +5,7 @@
  * reported with file and line while its last good version keeps serving.
  */
 import { type FSWatcher, watch } from 'node:fs';
+import path from 'node:path';
 import { createReloader, pluginFolders } from './dev-reload.ts';
 import { type RunIo, startupSummary } from './run.ts';
 import { parseCommand, USAGE } from './usage.ts';
@@ -57,13 +58,24 @@ export async function devCommand(
         );
     });
   };
-  const watchers: FSWatcher[] = folders.map((folder) =>
-    watch(folder, { recursive: true }, () => {
-      clearTimeout(timer);
-      timer = setTimeout(reload, SETTLE_MS);
-    }),
+  const changed = () => {
+    clearTimeout(timer);
+    timer = setTimeout(reload, SETTLE_MS);
+  };
+  const watchers: FSWatcher[] = folders.map((folder) => watch(folder, { recursive: true }, changed));
+  // Files a plugin builds its tools from (its devWatch), watched where they are: an editor's
+  // save often replaces the file, so the folder holding it is watched and filtered by name.
+  const files = server.plugins.flatMap(({ definition, settings: s }) =>
+    (definition.devWatch?.(s) ?? []).map((f) => path.resolve(f)),
   );
-  server.logger.info({ folders }, 'watching plugin folders: save a file and the plugins reload in place');
+  for (const file of files) {
+    const name = path.basename(file);
+    watchers.push(watch(path.dirname(file), (_event, changedName) => changedName === name && changed()));
+  }
+  server.logger.info(
+    { folders, files },
+    'watching plugin folders and files: save one and the plugins reload in place',
+  );
   await running.closed;
   clearTimeout(timer);
   for (const watcher of watchers) watcher.close();
