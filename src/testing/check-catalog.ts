@@ -30,6 +30,12 @@ const JSONRPC = (anchor: string, label: string): Source => ({
   url: `https://www.jsonrpc.org/specification#${anchor}`,
   label,
 });
+/** Portability across clients: the spec's JSON Schema rules, and what clients accept of them. */
+const PORTABILITY = (construct: string): Source => ({
+  spec: 'basic',
+  anchor: 'json-schema-usage',
+  label: `Base Protocol §JSON Schema Usage (portability: ${construct})`,
+});
 /** The 2026-07-28 stateless wire: its transport page (envelope, headers, status codes). */
 const WIRE_2026 = (anchor: string, label: string): Source => ({
   spec: 'basic/transports',
@@ -185,6 +191,48 @@ export const CHECKS = {
     level: 'MUST',
     source: TOOLS('output-schema', 'Tools §Output Schema (results MUST conform)'),
     fix: 'return structuredContent that validates against the declared outputSchema',
+  },
+  'portability.type-union': {
+    title: 'no type unions (type: [..]) in tool schemas',
+    level: 'HOUSE',
+    source: PORTABILITY('type unions'),
+    fix: 'give each schema one type; for an optional value leave the property out of required instead of adding "null"',
+  },
+  'portability.union': {
+    title: 'no anyOf/oneOf at the top of a property (or allOf at the root)',
+    level: 'HOUSE',
+    source: PORTABILITY('anyOf, oneOf'),
+    fix: 'flatten the union: one property with one type (an enum for alternatives), or one tool per variant',
+  },
+  'portability.ref': {
+    title: 'no $ref or $defs in tool schemas',
+    level: 'HOUSE',
+    source: PORTABILITY('$ref, $defs'),
+    fix: 'inline the referenced definitions (zod: z.toJSONSchema(schema, { reused: "inline" }), the default)',
+  },
+  'portability.dollar-schema': {
+    title: 'no $schema key in tool schemas',
+    level: 'HOUSE',
+    source: PORTABILITY('$schema'),
+    fix: 'drop the $schema key: tool schemas are JSON Schema 2020-12 unless said otherwise',
+  },
+  'portability.untyped-property': {
+    title: 'every property of a tool schema has a type',
+    level: 'HOUSE',
+    source: PORTABILITY('properties without type'),
+    fix: 'add a type to every property, an enum or a const included ({ "type": "string", "enum": [...] })',
+  },
+  'portability.format': {
+    title: 'string formats are ones strict clients accept',
+    level: 'HOUSE',
+    source: PORTABILITY('formats'),
+    fix: 'use date-time, date, time, duration, email, hostname, ipv4, ipv6 or uuid, or drop the format and say it in the description',
+  },
+  'portability.boolean-schema': {
+    title: 'no property whose schema is a bare true or false',
+    level: 'HOUSE',
+    source: PORTABILITY('boolean schemas'),
+    fix: 'give the property an object schema with a type (an open value: { "type": "object" } or a union of types)',
   },
   'resources.list': {
     title: 'resources/list is well-formed',

@@ -5,9 +5,15 @@
  */
 import { ErrorCode } from '../protocol/errors.ts';
 import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
-import type { Recorder } from './conformance-recorder.ts';
+import { listSome, type Recorder } from './conformance-recorder.ts';
 import { compileSchema, validateValue } from './json-schema.ts';
 import { describeAnswer, type ProbeClient } from './probe-client.ts';
+import {
+  describeFinding,
+  PORTABILITY_CLIENTS,
+  type PortabilityRule,
+  toolPortability,
+} from './schema-portability.ts';
 import { generateInputs } from './schema-values.ts';
 
 /** SEP-986 (2025-11-25): 1-128 characters of A-Z a-z 0-9 _ - . */
@@ -119,6 +125,7 @@ export async function checkTools(
     }
   });
   rec.expect('tools.schemas-valid', invalid);
+  checkPortability(rec, tools);
 
   const unknown = await c.callTool(
     `mcp-toolkit-no-such-tool-${Date.now().toString(36)}`,
@@ -133,6 +140,23 @@ export async function checkTools(
   );
   await checkStructuredContent(c, rec, tools);
   return tools;
+}
+
+/** One house-rule check per construct clients drop or reject, listing the tools and the clients. */
+function checkPortability(rec: Recorder, tools: JsonObject[]): void {
+  // Per rule, one entry per tool (`"t": inputSchema (root): ..., outputSchema (root): ...`).
+  const byRule = new Map<PortabilityRule, string[]>();
+  tools.forEach((t, i) => {
+    const mine = new Map<PortabilityRule, string[]>();
+    for (const f of toolPortability(t)) mine.set(f.rule, [...(mine.get(f.rule) ?? []), describeFinding(f)]);
+    for (const [rule, where] of mine)
+      byRule.set(rule, [...(byRule.get(rule) ?? []), `${label(t, i)} ${where.join(', ')}`]);
+  });
+  for (const rule of Object.keys(PORTABILITY_CLIENTS) as PortabilityRule[]) {
+    const found = byRule.get(rule) ?? [];
+    if (found.length === 0) rec.pass(`portability.${rule}`);
+    else rec.fail(`portability.${rule}`, `${listSome(found)}\naffects: ${PORTABILITY_CLIENTS[rule]}`);
+  }
 }
 
 /**

@@ -8,6 +8,7 @@ import { expectRefusal, expectToolResult, fail } from './live-calls.ts';
 import type { LiveCase, LiveTestOptions } from './live-plan.ts';
 import type { ProbeClient } from './probe-client.ts';
 import { invalidTypes, missingDescriptions, propertiesOf, requiredOf } from './schema-fields.ts';
+import { describeFinding, PORTABILITY_CLIENTS, toolPortability } from './schema-portability.ts';
 import { generateInputs, isTyped, wrongValue } from './schema-values.ts';
 
 const DEFAULT_MAX_CALLS = 50;
@@ -61,6 +62,21 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
       },
     );
   }
+
+  const portability = toolPortability(tool);
+  cases.push({
+    name: `test_${name}_schema_portability`,
+    check: 'test.schema-portability',
+    run: async () => {
+      if (portability.length === 0) return {};
+      const rules = [...new Set(portability.map((f) => f.rule))];
+      fail(
+        `constructs some clients drop or reject: ${portability.map(describeFinding).join('; ')} (affects ${rules
+          .map((r) => PORTABILITY_CLIENTS[r])
+          .join('; ')})`,
+      );
+    },
+  });
 
   const examples = Array.isArray(schema.examples) ? (schema.examples as unknown[]) : [];
   examples.forEach((example, n) => {

@@ -96,6 +96,22 @@ const EXPECTED: Record<Exclude<DefectName, HttpOnly>, Expected> = {
   'accepts-invalid-input': { test: [/^test_\w+_(missing|wrong_type)_\w+$/] },
   'no-examples': { test: ['test_schedule_note_has_examples'], live: { strict: true } },
   'no-output-schema': { test: ['test_set_mode_has_output_schema'], live: { strict: true } },
+  'type-union': { check: ['portability.type-union'], test: ['test_get_greeting_schema_portability'] },
+  'property-union': { check: ['portability.union'], test: ['test_get_greeting_schema_portability'] },
+  'schema-ref': { check: ['portability.ref'], test: ['test_schedule_note_schema_portability'] },
+  'dollar-schema': {
+    check: ['portability.dollar-schema'],
+    test: ['test_get_greeting_schema_portability'],
+  },
+  'untyped-property': {
+    check: ['portability.untyped-property'],
+    test: ['test_set_mode_schema_portability'],
+  },
+  'unportable-format': { check: ['portability.format'], test: ['test_schedule_note_schema_portability'] },
+  'boolean-schema': {
+    check: ['portability.boolean-schema'],
+    test: ['test_add_numbers_schema_portability'],
+  },
   'resource-unreadable': { check: ['resources.read'] },
   'resource-list-malformed': { check: ['resources.list'] },
   'prompt-list-malformed': { check: ['prompts.list'] },

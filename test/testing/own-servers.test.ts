@@ -129,18 +129,28 @@ describe('the conformance plugin', {
   });
   after(() => client.close());
 
-  test('passes check', async () => {
+  test('passes check; the verbatim 2020-12 tool draws the portability warnings', async () => {
     const report = await conformanceReport(client.server, FAST);
     assert.equal(report.ok, true, formatReport(report));
+    assert.deepEqual(
+      report.checks.filter((c) => c.status === 'warn').map((c) => c.id),
+      ['portability.union', 'portability.ref', 'portability.dollar-schema', 'portability.untyped-property'],
+    );
+    assert.match(
+      report.checks.find((c) => c.id === 'portability.dollar-schema')?.reason ?? '',
+      /"json_schema_2020_12_tool" inputSchema \(root\): \$schema .*\naffects: Gemini/,
+    );
   });
 
   test('its deliberately odd tools are the findings of test', async () => {
     const run = await runPlan(client.server);
-    // The verbatim 2020-12 schema: no descriptions, and a conditional schema no value table satisfies.
-    assert.deepEqual(
-      [...run.failed.keys()],
-      ['test_json_schema_2020_12_tool_input_schema_field_descriptions'],
-    );
+    // The verbatim 2020-12 schema: no descriptions, constructs some clients reject ($schema,
+    // $defs/$ref, a root allOf), and a conditional schema no value table satisfies.
+    assert.deepEqual([...run.failed.keys()].sort(), [
+      'test_json_schema_2020_12_tool_input_schema_field_descriptions',
+      'test_json_schema_2020_12_tool_schema_portability',
+    ]);
+    assert.equal(run.verdicts.get('test_json_schema_2020_12_tool_schema_portability')?.status, 'warn');
     assert.match(run.skipped.get('test_json_schema_2020_12_tool_schema_0') ?? '', /no input generated/);
     // Tools that need sampling or elicitation cannot be judged by a client that offers neither.
     assert.match(run.skipped.get('test_test_sampling_schema_0') ?? '', /client capability/);
