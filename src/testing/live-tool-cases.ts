@@ -9,6 +9,7 @@ import type { LiveCase, LiveTestOptions } from './live-plan.ts';
 import type { ProbeClient } from './probe-client.ts';
 import { invalidTypes, missingDescriptions, propertiesOf, requiredOf } from './schema-fields.ts';
 import { describeFinding, PORTABILITY_CLIENTS, toolPortability } from './schema-portability.ts';
+import { outOfRange } from './schema-probes.ts';
 import { generateInputs, isTyped, wrongValue } from './schema-values.ts';
 
 const DEFAULT_MAX_CALLS = 50;
@@ -156,47 +157,43 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
   }
 
   const required = requiredOf(schema);
+  const base = generated.ok
+    ? generated.cases[0]?.args
+    : (examples.find((e) => isObject(e) && validateValue(schema, e).length === 0) as JsonObject | undefined);
+  const probeSkip = callSkip ?? (base === undefined ? 'no valid input to start from' : undefined);
+  const mode = options.invalidInput ?? 'either';
+  const probe = (caseName: string, args: () => JsonObject): LiveCase =>
+    withSkip(
+      {
+        name: caseName,
+        check: 'test.invalid-input',
+        run: async () => {
+          const sent = args();
+          return expectRefusal(tool, sent, await client.callTool(name, sent), mode);
+        },
+      },
+      probeSkip,
+    );
   if (required.some((f) => props[f] !== undefined && isTyped(props[f], schema))) {
-    const base = generated.ok
-      ? generated.cases[0]?.args
-      : (examples.find((e) => isObject(e) && validateValue(schema, e).length === 0) as
-          | JsonObject
-          | undefined);
-    const probeSkip = callSkip ?? (base === undefined ? 'no valid input to start from' : undefined);
-    const mode = options.invalidInput ?? 'either';
     for (const field of required) {
       cases.push(
-        withSkip(
-          {
-            name: `test_${name}_missing_${field}`,
-            check: 'test.invalid-input',
-            run: async () => {
-              const args: JsonObject = { ...base };
-              delete args[field];
-              return expectRefusal(tool, args, await client.callTool(name, args), mode);
-            },
-          },
-          probeSkip,
-        ),
+        probe(`test_${name}_missing_${field}`, () => {
+          const args: JsonObject = { ...base };
+          delete args[field];
+          return args;
+        }),
       );
     }
     for (const field of Object.keys(props)) {
       const wrong = wrongValue(schema, field);
-      if (wrong === undefined) continue;
-      cases.push(
-        withSkip(
-          {
-            name: `test_${name}_wrong_type_${field}`,
-            check: 'test.invalid-input',
-            run: async () => {
-              const args: JsonObject = { ...base, [field]: wrong.value };
-              return expectRefusal(tool, args, await client.callTool(name, args), mode);
-            },
-          },
-          probeSkip,
-        ),
-      );
+      if (wrong !== undefined)
+        cases.push(probe(`test_${name}_wrong_type_${field}`, () => ({ ...base, [field]: wrong.value })));
     }
+  }
+  // Just outside the declared bounds: a server that checks only types accepts these.
+  for (const field of Object.keys(props)) {
+    for (const out of outOfRange(schema, field, options.fuzz === true))
+      cases.push(probe(`test_${name}_invalid_${field}_${out.kind}`, () => ({ ...base, [field]: out.value })));
   }
   return cases;
 }

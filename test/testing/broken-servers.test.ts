@@ -93,7 +93,7 @@ const EXPECTED: Record<Exclude<DefectName, HttpOnly>, Expected> = {
   },
   'invalid-example': { test: ['test_add_numbers_example_0'] },
   'example-fails': { test: ['test_set_mode_example_0'] },
-  'accepts-invalid-input': { test: [/^test_\w+_(missing|wrong_type)_\w+$/] },
+  'accepts-invalid-input': { test: [/^test_\w+_(missing|wrong_type|invalid)_\w+$/] },
   'no-examples': { test: ['test_schedule_note_has_examples'], live: { strict: true } },
   'no-output-schema': { test: ['test_set_mode_has_output_schema'], live: { strict: true } },
   'type-union': { check: ['portability.type-union'], test: ['test_get_greeting_schema_portability'] },
@@ -163,12 +163,15 @@ describe('broken fixture servers', { concurrency: 4 }, () => {
     assert.deepEqual([...strict.failed.keys()], []);
     assert.ok(strict.names.includes('test_get_greeting_has_examples'));
     assert.ok(strict.names.includes('test_schedule_note_wrong_type_to'));
+    // Just outside the declared range: a = -1001 and 1001 for minimum -1000, maximum 1000.
+    for (const n of ['test_add_numbers_invalid_a_below_minimum', 'test_add_numbers_invalid_a_above_maximum'])
+      assert.ok(strict.verdicts.get(n)?.status === 'pass', n);
     // It answers invalid input with -32602, so insisting on isError results fails every probe.
     const asResult = await runPlan(await fixtureStreams('none'), { invalidInput: 'result' });
     const failed = [...asResult.failed.keys()];
     assert.ok(failed.length > 5);
     assert.ok(
-      failed.every((n) => /_(missing|wrong_type)_/.test(n)),
+      failed.every((n) => /_(missing|wrong_type|invalid)_/.test(n)),
       failed.join(', '),
     );
   });
