@@ -6,7 +6,7 @@
  */
 
 import { type Baseline, BaselineError, loadBaseline } from '../testing/baseline.ts';
-import { parseTargetArgs, TARGET_HELP, UsageError } from '../testing/cli-args.ts';
+import { parseTargetArgs, TARGET_HELP, UsageError, withClientAnswers } from '../testing/cli-args.ts';
 import { checkCase, EXIT, outcome } from '../testing/cli-report.ts';
 import { conformanceReport, formatReport } from '../testing/conformance-report.ts';
 import { JUnitWriter } from '../testing/junit-report.ts';
@@ -83,7 +83,10 @@ export async function runCheck(argv: readonly string[], io: CommandIo): Promise<
   let baseline: Baseline | undefined;
   try {
     parsed = parseTargetArgs(argv, { json: { type: 'boolean' }, ...REPORT_OPTIONS }, io.env);
-    if (!parsed.help) baseline = await baselineOption(parsed.values.baseline);
+    if (!parsed.help) {
+      baseline = await baselineOption(parsed.values.baseline);
+      await withClientAnswers(parsed);
+    }
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     io.err(`mcp-toolkit check: ${err.message}\n\n${CHECK_HELP}\n`);

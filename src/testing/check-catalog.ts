@@ -258,6 +258,42 @@ export const CHECKS = {
     source: { spec: 'server/prompts', anchor: 'getting-a-prompt', label: 'Prompts §Getting a Prompt' },
     fix: 'mark every argument the prompt needs as required: true in prompts/list',
   },
+  'utilities.ping': {
+    title: 'ping is answered with an empty result',
+    level: 'MUST',
+    source: {
+      spec: 'basic/utilities/ping',
+      anchor: 'behavior-requirements',
+      label: 'Ping §Behavior Requirements',
+    },
+    fix: 'answer ping with an empty result {} promptly, at any point of the session',
+  },
+  'logging.set-level': {
+    title: 'logging/setLevel is served (servers that declare logging)',
+    level: 'MUST',
+    source: {
+      spec: 'server/utilities/logging',
+      anchor: 'setting-log-level',
+      label: 'Logging §Setting Log Level',
+    },
+    fix: 'answer logging/setLevel with an empty result, or stop declaring the logging capability',
+  },
+  'completions.complete': {
+    title: 'completion/complete returns values (servers that declare completions)',
+    level: 'MUST',
+    source: {
+      spec: 'server/utilities/completion',
+      anchor: 'requesting-completions',
+      label: 'Completion §Requesting Completions',
+    },
+    fix: 'answer completion/complete with { completion: { values: [strings, at most 100] } } for every prompt argument and template variable',
+  },
+  'resources.subscribe': {
+    title: 'resources/subscribe and unsubscribe are served (servers that declare subscribe)',
+    level: 'MUST',
+    source: { spec: 'server/resources', anchor: 'subscriptions', label: 'Resources §Subscriptions' },
+    fix: 'answer resources/subscribe and resources/unsubscribe with an empty result, or declare subscribe: false',
+  },
   'stdio.stdout': {
     title: 'every byte on stdout is a JSON-RPC message',
     level: 'MUST',

@@ -19,6 +19,7 @@ import {
   checkStdout,
 } from './conformance-protocol.ts';
 import { type ConformanceCheck, Recorder } from './conformance-recorder.ts';
+import { checkUtilities } from './conformance-utilities.ts';
 import { endpointUrl, openLink } from './connect.ts';
 import { HttpLink } from './http-link.ts';
 import { type Answer, describeAnswer, ProbeClient, type Wire } from './probe-client.ts';
@@ -79,6 +80,7 @@ async function runFeatures(c: ProbeClient, rec: Recorder, capabilities: JsonObje
   await checkTools(c, rec, isObject(capabilities.tools));
   if (isObject(capabilities.resources)) await checkResources(c, rec);
   if (isObject(capabilities.prompts)) await checkPrompts(c, rec);
+  await checkUtilities(c, rec, capabilities);
 }
 
 /** Why nothing could be judged, with what to do about a refusal (401/403 and its challenge). */
