@@ -234,6 +234,16 @@ export const CHECKS = {
     source: PORTABILITY('boolean schemas'),
     fix: 'give the property an object schema with a type (an open value: { "type": "object" } or a union of types)',
   },
+  'tasks.required-without-task': {
+    title: 'a tool that requires a task refuses a call without one (-32601)',
+    level: 'MUST',
+    source: {
+      spec: 'basic/utilities/tasks',
+      anchor: 'tool-level-negotiation',
+      label: 'Tasks §Tool-Level Negotiation (taskSupport "required")',
+    },
+    fix: 'answer tools/call of a tool with execution.taskSupport "required" sent without params.task with error -32601, not a result',
+  },
   'resources.list': {
     title: 'resources/list is well-formed',
     level: 'MUST',

@@ -139,7 +139,35 @@ export async function checkTools(
       : [`got ${describeAnswer(unknown)}; an unknown tool is a protocol error (Tools § Error Handling)`],
   );
   await checkStructuredContent(c, rec, tools);
+  await checkRequiredTasks(c, rec, tools);
   return tools;
+}
+
+/** Whether a tool says it must run as a task (2025-11-25 `execution.taskSupport: "required"`). */
+export function requiresTask(tool: JsonObject): boolean {
+  return isObject(tool.execution) && tool.execution.taskSupport === 'required';
+}
+
+/**
+ * Calls each tool that requires a task without one: a conformant server refuses with -32601
+ * before running anything (so this is the one call `check` makes to a tool that is not
+ * annotated read-only).
+ */
+async function checkRequiredTasks(c: ProbeClient, rec: Recorder, tools: JsonObject[]): Promise<void> {
+  const required = tools.filter((t) => typeof t.name === 'string' && requiresTask(t));
+  if (required.length === 0) {
+    rec.notRun('tasks.required-without-task', 'no tool has execution.taskSupport "required"');
+    return;
+  }
+  const problems: string[] = [];
+  for (const t of required.slice(0, MAX_STRUCTURED_CALLS)) {
+    const answer = await c.callTool(t.name as string, safeArguments(t) ?? {}, {
+      timeoutMs: c.requestTimeoutMs,
+    });
+    if (answer.kind !== 'error' || answer.error.code !== ErrorCode.MethodNotFound)
+      problems.push(`${t.name} called without a task got ${describeAnswer(answer)}`);
+  }
+  rec.expect('tasks.required-without-task', problems, required.map((t) => t.name).join(', '));
 }
 
 /** One house-rule check per construct clients drop or reject, listing the tools and the clients. */

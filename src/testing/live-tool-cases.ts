@@ -3,6 +3,7 @@
  * types, example calls, schema-generated calls, strict-mode checks, and invalid-input probes.
  */
 import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
+import { requiresTask } from './conformance-features.ts';
 import { validateValue } from './json-schema.ts';
 import { expectRefusal, expectToolResult, fail } from './live-calls.ts';
 import type { LiveCase, LiveTestOptions } from './live-plan.ts';
@@ -37,7 +38,13 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
   const hasProps = Object.keys(props).length > 0;
   // Only tools that declare themselves read-only are called unless writes are allowed: a test
   // pointed at a staging or production server must not write there.
-  const callSkip = writeSkip(tool, options);
+  // A tool that requires a task is called only as a task, which the kit does not create; the
+  // check tasks.required-without-task judges its refusal of a plain call.
+  const callSkip =
+    writeSkip(tool, options) ??
+    (requiresTask(tool)
+      ? 'not called: execution.taskSupport is "required" and the kit does not run tasks (check judges its refusal of a plain call)'
+      : undefined);
   const cases: LiveCase[] = [];
   const withSkip = (c: LiveCase, skip: string | undefined): LiveCase => (skip ? { ...c, skip } : c);
 

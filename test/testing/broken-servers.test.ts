@@ -112,6 +112,8 @@ const EXPECTED: Record<Exclude<DefectName, HttpOnly>, Expected> = {
     check: ['portability.boolean-schema'],
     test: ['test_add_numbers_schema_portability'],
   },
+  'task-required-served': { check: ['tasks.required-without-task'] },
+  'task-required-refused': {},
   'ping-error': { check: ['utilities.ping'] },
   'set-level-fails': { check: ['logging.set-level'] },
   'completion-malformed': { check: ['completions.complete'] },
@@ -240,7 +242,7 @@ describe('broken fixture servers', { concurrency: 4 }, () => {
       /^ {4}rule: JSON-RPC 2\.0 §5\.1 Error object: https:\/\/www\.jsonrpc\.org\/specification#error_object$/m,
     );
     assert.match(text, /2026-07-28\/basic\/transports#streamable-http$/m);
-    assert.match(text, /^\d+ passed, 2 failed, 0 warnings, 0 not run$/m);
+    assert.match(text, /^\d+ passed, 2 failed, 0 warnings, 1 not run$/m);
     // Generated tests: a house rule warns, a MUST fails, strict fails both.
     const live = await runPlan(await fixtureStreams('missing-field-description'));
     const field = live.verdicts.get('test_schedule_note_input_schema_field_descriptions');
@@ -261,6 +263,20 @@ describe('broken fixture servers', { concurrency: 4 }, () => {
     );
     // An example is a house rule, but a result that breaks its outputSchema breaks a MUST.
     assert.deepEqual([example?.check, example?.level, example?.status], ['test.example', 'MUST', 'fail']);
+  });
+
+  test('a tool that requires a task: its refusal of a plain call passes; the live tests do not call it', async () => {
+    const report = await conformanceReport(await fixtureStreams('task-required-refused'), FAST);
+    const c = report.checks.find((x) => x.id === 'tasks.required-without-task');
+    assert.deepEqual([c?.status, c?.reason], ['pass', 'research']);
+    const served = await conformanceReport(await fixtureStreams('task-required-served'), FAST);
+    assert.match(
+      served.checks.find((x) => x.id === 'tasks.required-without-task')?.reason ?? '',
+      /research called without a task got an isError result/,
+    );
+    const run = await runPlan(await fixtureStreams('task-required-served'));
+    assert.match(run.skipped.get('test_research_schema_0') ?? '', /taskSupport is "required"/);
+    assert.match(run.skipped.get('test_research_missing_topic') ?? '', /taskSupport is "required"/);
   });
 
   test('for a remote target the hint warns instead of suggesting --allow-writes', () => {
