@@ -30,6 +30,7 @@ const JSONRPC = (anchor: string, label: string): Source => ({
   url: `https://www.jsonrpc.org/specification#${anchor}`,
   label,
 });
+const AUTHZ = (anchor: string, label: string): Source => ({ spec: 'basic/authorization', anchor, label });
 /** Portability across clients: the spec's JSON Schema rules, and what clients accept of them. */
 const PORTABILITY = (construct: string): Source => ({
   spec: 'basic',
@@ -426,6 +427,69 @@ export const CHECKS = {
     level: 'HOUSE',
     source: { spec: 'basic', anchor: 'messages', label: 'Base Protocol (batching removed in 2025-06-18)' },
     fix: 'refuse a JSON array body (-32600) on sessions that negotiated 2025-06-18 or later',
+  },
+  'auth.challenge': {
+    title: 'a request without a token gets 401 with a Bearer challenge naming resource_metadata',
+    level: 'MUST',
+    source: AUTHZ(
+      'protected-resource-metadata-discovery-requirements',
+      'Authorization §Protected Resource Metadata Discovery',
+    ),
+    fix: 'answer a request without a token with HTTP 401 and WWW-Authenticate: Bearer resource_metadata="<metadata URL>"',
+  },
+  'auth.no-redirect': {
+    title: 'the MCP URL answers without a redirect',
+    level: 'HOUSE',
+    source: AUTHZ(
+      'authorization-flow-steps',
+      'Authorization §Authorization Flow (hosted connectors do not follow redirects)',
+    ),
+    fix: 'serve the MCP endpoint at the exact URL clients are given (no trailing-slash or http→https 3xx)',
+  },
+  'auth.resource-metadata': {
+    title: 'protected resource metadata is served (from the challenge or the path-aware well-known URL)',
+    level: 'MUST',
+    source: AUTHZ('authorization-server-location', 'Authorization §Authorization Server Location (RFC 9728)'),
+    fix: 'serve { resource, authorization_servers } at /.well-known/oauth-protected-resource<MCP path> and name it in the challenge',
+  },
+  'auth.resource-metadata-root': {
+    title: 'protected resource metadata is also served at the root well-known URL',
+    level: 'HOUSE',
+    source: AUTHZ(
+      'authorization-server-location',
+      'Authorization §Authorization Server Location (connectors probe both URLs)',
+    ),
+    fix: 'serve the same document at /.well-known/oauth-protected-resource as well',
+  },
+  'auth.audience': {
+    title: 'the metadata names the MCP URL as its resource (the token audience)',
+    level: 'MUST',
+    source: AUTHZ(
+      'token-audience-binding-and-validation',
+      'Authorization §Token Audience Binding and Validation (RFC 8707)',
+    ),
+    fix: 'make resource the public URL clients use (MCP_PUBLIC_URL plus the path), and accept tokens with that aud',
+  },
+  'auth.as-metadata': {
+    title: 'the authorisation server publishes its metadata (RFC 8414 or OpenID discovery)',
+    level: 'MUST',
+    source: AUTHZ(
+      'authorization-server-metadata-discovery',
+      'Authorization §Authorization Server Metadata Discovery',
+    ),
+    fix: 'point authorization_servers at an issuer whose /.well-known/oauth-authorization-server or openid-configuration answers',
+  },
+  'auth.pkce-s256': {
+    title: 'the authorisation server supports PKCE S256',
+    level: 'MUST',
+    source: AUTHZ('authorization-code-protection', 'Authorization §Authorization Code Protection (PKCE)'),
+    fix: 'enable PKCE with S256 and list it in code_challenge_methods_supported',
+  },
+  'auth.client-registration': {
+    title: 'a connector can get a client id (dynamic registration, twice, or Client ID Metadata Documents)',
+    level: 'SHOULD',
+    source: AUTHZ('client-registration-approaches', 'Authorization §Client Registration Approaches'),
+    fix: 'enable RFC 7591 registration (registering the same client twice must work) or client_id_metadata_document_supported',
   },
 } as const satisfies Record<string, CheckInfo>;
 

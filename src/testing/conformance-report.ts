@@ -104,7 +104,7 @@ export function connectionProblem(c: ProbeClient, targetUrl: string | undefined)
 /** The checks that apply to a transport, in catalogue order (for the not-run list). */
 function applicable(transport: ConformanceReport['transport'], wires: readonly Wire[]): CheckId[] {
   return (Object.keys(CHECKS) as CheckId[]).filter((id) => {
-    if (id === 'connection') return false;
+    if (id === 'connection' || id.startsWith('auth.')) return false;
     if (id.startsWith('http.') || id === 'lifecycle.pre-initialize') return transport === 'http';
     if (id.startsWith('stdio.')) return transport === 'stdio';
     if (id === '2026.header-mismatch' || id === '2026.missing-capabilities' || id === '2026.batch-rejected')
