@@ -10,9 +10,7 @@
  */
 import { SpanKind } from '@opentelemetry/api';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
-  AggregationTemporality,
   MeterProvider,
   PeriodicExportingMetricReader,
   type PushMetricExporter,
@@ -29,7 +27,8 @@ import { parseSettings } from '../src/config/settings.ts';
 import { parsePluginSettings } from '../src/plugin-loader.ts';
 import { createRateLimiter } from '../src/ratelimit/limiter.ts';
 import { createServer } from '../src/server.ts';
-import { DurationHistogram } from '../src/telemetry/duration-histogram.ts';
+import { parseTracingConfig } from '../src/telemetry/otel-settings.ts';
+import { createRequestObserver } from '../src/telemetry/request-observer.ts';
 import { DURATION_BUCKETS_S } from '../src/telemetry/semconv.ts';
 import { createTelemetry } from '../src/telemetry/tracing.ts';
 import { createConnection } from '../src/transports/connection.ts';
@@ -42,8 +41,7 @@ const N = quick ? 2_000 : 200_000;
 const RUNS = quick ? 1 : 5;
 
 /**
- * CPU µs per operation of this thread (the one a server answers requests on; our span export
- * worker's time is not in it): the median over RUNS runs of N operations, after a warm-up run.
+ * CPU µs per operation of this thread (the one a server answers requests on): the median over RUNS runs of N operations, after a warm-up run.
  */
 async function measure(op: (i: number) => unknown | Promise<unknown>, awaitEach: boolean): Promise<number> {
   const results: number[] = [];
@@ -137,28 +135,34 @@ const spanOf = (tracer: ReturnType<typeof tracerWith>['tracer'], i: number) =>
   );
   await provider.shutdown();
 }
-{
-  // Ours, as a traced server makes it: the span, its duration in the histogram, its bytes in
-  // the open batch; full batches go to the export worker, which posts them to a local sink.
-  const sink = await startOtlpSink();
-  const telemetry = await createTelemetry({
-    endpoint: sink.url,
-    serviceName: 'bench',
-    serviceVersion: '0.1.0',
+/** A server whose every request is traced (our Node SDK, OTLP protobuf to a local sink). */
+async function tracedServer(sinkUrl: string, ratio: string) {
+  const settings = parseSettings({ MCP_LOG_LEVEL: 'silent', MCP_OTEL_SAMPLE_RATIO: ratio });
+  const config = parseTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl }, settings, '0.1.0');
+  const telemetry = await createTelemetry({ config });
+  const logger = pino({ level: 'silent' });
+  const traced = await createServer({
+    settings,
+    logger,
+    telemetry,
+    observe: createRequestObserver({ telemetry, logger }),
+    plugins: [{ definition: plugin as never, settings: parsePluginSettings(plugin as never, {}) }],
   });
-  await part('span (ours): request span and its duration, encoded into the batch, sent by the worker', (i) =>
-    telemetry
-      .startRequestSpan({
-        method: 'tools/call',
-        target: 'add',
-        requestId: i,
-        protocolVersion: '2026-07-28',
-        clientId: 'bench',
-        transport: 'http',
-      })
-      .end({ isError: false }),
+  return { telemetry, traced };
+}
+for (const ratio of ['1', '0.1']) {
+  // As a traced server makes it: the span from the global provider, the handler run in its
+  // context, the duration histogram, the batch span processor and the OTLP protobuf exporter
+  // posting to a local sink (on this thread: the SDK's exporter runs where the spans end).
+  const sink = await startOtlpSink();
+  const { telemetry, traced } = await tracedServer(sink.url, ratio);
+  await part(
+    `dispatcher, traced (sample ratio ${ratio}): 2026 tools/call add`,
+    (i) => traced.dispatcher.handle(call2026(i), http),
+    true,
   );
-  await telemetry.shutdown();
+  await telemetry.shutdown(5000);
+  await traced.close();
   await sink.close();
 }
 const metricExporter: PushMetricExporter = {
@@ -178,24 +182,6 @@ await part('metric (OpenTelemetry SDK): one duration, four attributes', () =>
     'network.transport': 'tcp',
     'gen_ai.tool.name': 'add',
     'mcp.protocol.version': '2026-07-28',
-  }),
-);
-const durations = new DurationHistogram({
-  name: 'mcp.server.operation.duration',
-  description: '',
-  unit: 's',
-  boundaries: DURATION_BUCKETS_S,
-  scope: { name: 'mcp-toolkit' },
-  resource: resourceFromAttributes({}),
-  temporality: () => AggregationTemporality.CUMULATIVE,
-});
-await part('metric (ours): the same duration in our histogram', () =>
-  durations.record(0.0003, {
-    method: 'tools/call',
-    transport: 'tcp',
-    tool: 'add',
-    protocolVersion: '2026-07-28',
-    errorType: undefined,
   }),
 );
 await meterProvider.shutdown();

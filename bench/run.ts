@@ -75,7 +75,12 @@ async function runScenarios(ctx: Context): Promise<Record<string, ScenarioResult
       if (want(4))
         scenarios['4'] = {
           title: TITLES['4']!,
-          servers: pick(group, { 'ours-secured': 'ours', 'ours-edge': 'edge', 'ours-traced': 'traced' }),
+          servers: pick(group, {
+            'ours-secured': 'ours',
+            'ours-sampled': 'sampled',
+            'ours-edge': 'edge',
+            'ours-traced': 'traced',
+          }),
         };
     } finally {
       await sink?.close();

@@ -2,9 +2,10 @@
  * Where our HTTP server's CPU goes, thread by thread. The server runs pinned to the server
  * core under load (wrk, or autocannon when wrk is missing) for a few rounds after a warm-up;
  * each round prints its req/s and, per request, the CPU time of each kind of thread, read
- * from /proc/<pid>/task/<tid>/stat: the request thread (`MainThread`), the span export
- * worker (`WorkerThread`, with `--traced`) and V8's helper threads (`V8Worker`: garbage
- * collection and compilation). V8's CPU profiler cannot tell these apart on one core: it
+ * from /proc/<pid>/task/<tid>/stat: the request thread (`MainThread`, which with `--traced`
+ * also runs the OpenTelemetry SDK's batch span processor and OTLP exporter), any worker threads
+ * (`WorkerThread`) and V8's helper threads (`V8Worker`: garbage collection and compilation).
+ * V8's CPU profiler cannot tell these apart on one core: it
  * charges another thread's time to whatever the request thread was running.
  *
  * Usage: `node bench/threads.ts [--traced] [--edge] [--rounds R] [--duration S]

@@ -5,7 +5,7 @@
  * dist/package.json carries the version (src/server.ts reads ../package.json) and the module type.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -21,6 +21,10 @@ const result = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig
 if (result.status !== 0) {
   console.error('build: tsc failed; nothing usable in dist/');
   process.exit(result.status ?? 1);
+}
+// Plugin views (MCP Apps) are built HTML that tsc does not emit: copied beside their plugin.
+for (const view of ['plugins/filesystem/view/file-browser.html']) {
+  copyFileSync(path.join(root, view), path.join(dist, view));
 }
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
   name: string;

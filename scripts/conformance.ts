@@ -4,8 +4,11 @@
  * real server with the conformance plugin, on a free loopback port.
  *
  * Without arguments it runs `--requirements 2025-11-25`, `--requirements 2026-07-28` and
- * `--suite all`, prints a per-scenario summary and exits 1 when any scenario fails outside
- * the extensions (`tasks-*`, `sep-2640-skills-*`), which no reference fixture passes yet.
+ * `--suite all`, prints a per-scenario summary and exits 1 when any scenario fails or is
+ * skipped, the extensions' (`tasks-*`, `sep-2640-skills-*`) included: a scenario the suite
+ * skips for an undeclared extension is a failure. The one exception is a scenario the suite
+ * itself has not written yet and skips against every server (HARNESS_PENDING, matched on the
+ * suite's own reason), reported as `pending`.
  * Any other arguments are handed to a single suite run instead, e.g.
  * `npm run conformance -- --scenario server-stateless`, or
  * `npm run conformance -- --scenario tools-list --spec-version 2026-07-28` for a scenario
@@ -31,7 +34,18 @@ import { type RoundRobinProxy, startRoundRobinProxy } from '../test/scale/round-
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SUITE_DIR = path.join(ROOT, 'node_modules/@modelcontextprotocol/conformance');
 const EXTENSION = /^(tasks-|sep-2640-skills-)/;
+/**
+ * Scenarios the suite skips against every server, with the reason it gives. Should a newer
+ * suite give another reason (or run the checks), the skip counts as a failure again.
+ * tasks-status-notifications: the suite still has to move it to `subscriptions/listen`;
+ * test/tasks/tasks-http.test.ts checks our `notifications/tasks` on that stream instead.
+ */
+const HARNESS_PENDING: Readonly<Record<string, RegExp>> = {
+  'tasks-status-notifications': /harness needs a rewrite/,
+};
 const SERVER_START_MS = 30_000;
+/** The skills the `sep-2640-skills-*` scenarios read (served through MCP_SKILLS_DIR). */
+const SKILLS_DIR = path.join(ROOT, 'plugins/conformance/skills');
 const STOP_MS = 10_000;
 
 interface Run {
@@ -49,7 +63,10 @@ interface Check {
 
 interface ScenarioResult {
   scenario: string;
-  status: 'pass' | 'fail' | 'skip';
+  /** `pending`: skipped by the suite for every server (HARNESS_PENDING). */
+  status: 'pass' | 'fail' | 'skip' | 'pending';
+  /** Why the suite skipped it. */
+  skipped?: string;
   scoring: string;
   warnings: number;
   failures: Check[];
@@ -95,7 +112,14 @@ function suiteBin(): string {
 function serverEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('MCP_')) env[k] = v;
-  return { ...env, MCP_PLUGINS: 'conformance', MCP_LOG_LEVEL: 'warn', MCP_LOG_FORMAT: 'json', ...extra };
+  return {
+    ...env,
+    MCP_PLUGINS: 'conformance',
+    MCP_SKILLS_DIR: SKILLS_DIR,
+    MCP_LOG_LEVEL: 'warn',
+    MCP_LOG_FORMAT: 'json',
+    ...extra,
+  };
 }
 
 /** Starts `mcp-toolkit run` on port 0 and resolves with the URL it prints on stderr. */
@@ -210,9 +234,12 @@ async function readResults(dir: string, run: Run): Promise<ScenarioResult[]> {
     const decided = checks.filter(
       (c) => (c.status === 'SUCCESS' || c.status === 'FAILURE') && c.id !== 'wire-schema-valid',
     );
+    const skipped = checks.find((c) => c.status === 'SKIPPED')?.errorMessage ?? 'no check was decided';
+    const pending = HARNESS_PENDING[scenario]?.test(skipped) === true;
     results.push({
       scenario,
-      status: failures.length > 0 ? 'fail' : decided.length === 0 ? 'skip' : 'pass',
+      status: failures.length > 0 ? 'fail' : decided.length > 0 ? 'pass' : pending ? 'pending' : 'skip',
+      ...(decided.length === 0 ? { skipped } : {}),
       scoring: scoring(scenario),
       warnings: checks.filter((c) => c.status === 'WARNING').length,
       failures,
@@ -235,17 +262,20 @@ async function readResults(dir: string, run: Run): Promise<ScenarioResult[]> {
 
 function report(run: Run, results: ScenarioResult[]): number {
   const scored = results.filter((r) => r.scoring === 'scored');
-  const blocking = results.filter((r) => r.status === 'fail' && !EXTENSION.test(r.scenario));
+  const blocking = results.filter((r) => r.status === 'fail' || r.status === 'skip');
+  const passed = (list: ScenarioResult[]) => list.filter((r) => r.status === 'pass').length;
+  const pending = results.filter((r) => r.status === 'pending').length;
   const head = run.revision
-    ? `${scored.filter((r) => r.status !== 'fail').length}/${scored.length} scored passed`
-    : `${results.filter((r) => r.status !== 'fail').length}/${results.length} passed`;
+    ? `${passed(scored)}/${scored.length} scored passed`
+    : `${passed(results)}/${results.length} passed${pending > 0 ? ` (${pending} pending in the suite)` : ''}`;
   console.log(`\n== ${run.name}: ${head}, ${blocking.length} blocking failure(s)`);
   const width = Math.max(10, ...results.map((r) => r.scenario.length)) + 2;
   for (const r of results) {
     const warn = r.warnings > 0 ? `  (${r.warnings} warning${r.warnings > 1 ? 's' : ''})` : '';
-    console.log(`  ${r.scenario.padEnd(width)}${r.status.padEnd(6)}${r.scoring}${warn}`);
+    console.log(`  ${r.scenario.padEnd(width)}${r.status.padEnd(8)}${r.scoring}${warn}`);
   }
   for (const r of blocking) {
+    if (r.status === 'skip') console.log(`  ✗ ${r.scenario} skipped: ${(r.skipped ?? '').slice(0, 400)}`);
     for (const f of r.failures) {
       console.log(`  ✗ ${r.scenario} / ${f.id}: ${(f.errorMessage ?? '').slice(0, 400)}`);
     }
@@ -347,7 +377,7 @@ async function main(): Promise<number> {
   }
   console.log(
     blocking === 0
-      ? '\nconformance: every scenario outside the extensions passed'
+      ? '\nconformance: every scenario passed, the extensions included'
       : `\nconformance: ${blocking} blocking failure(s)`,
   );
   return blocking === 0 ? 0 : 1;

@@ -19,6 +19,8 @@ export type {
   MiddlewareNext,
 } from './protocol/middleware.ts';
 export { LATEST_2025, SUPPORTED_VERSIONS, VERSION_2026 } from './protocol/versions.ts';
+export type { AppCsp, AppPermission, AppSpec, ToolUi, ToolVisibility } from './registry/apps.ts';
+export { APP_MIME_TYPE, defineApp, UI_EXTENSION } from './registry/apps.ts';
 export type {
   Definition,
   PromptDefinition,
@@ -28,7 +30,7 @@ export type {
 } from './registry/define.ts';
 export { definePrompt, defineResource, defineResourceTemplate, defineTool } from './registry/define.ts';
 export { Registry } from './registry/registry.ts';
-export { ERRORS_META_KEY, ToolError } from './registry/tool-errors.ts';
+export { ERROR_META_KEY, ERRORS_META_KEY, ToolError } from './registry/tool-errors.ts';
 export type {
   Completer,
   DeclaredToolError,

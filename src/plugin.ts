@@ -39,6 +39,12 @@ export interface PluginDefinition<S = Record<string, unknown>> {
   /** Lower-case letters, digits and `-`; its settings are `MCP_<NAME>_*`. */
   readonly name: string;
   readonly description?: string;
+  /**
+   * Guidance for the model on how to use this plugin's tools, sent in the server's
+   * `instructions` after MCP_SERVER_INSTRUCTIONS and the instructions of plugins loaded
+   * before it. A function receives the plugin's parsed settings (say, to mention read-only mode).
+   */
+  readonly instructions?: string | ((settings: S) => string | undefined);
   /** Settings schema with camelCase keys: `readOnly` reads `MCP_<NAME>_READ_ONLY`. */
   readonly settings?: z.ZodObject<z.ZodRawShape>;
   register(app: PluginApp, settings: S): void | Promise<void>;
@@ -73,6 +79,12 @@ export function definePlugin<S extends Record<string, unknown> = Record<string, 
   if (typeof def.register !== 'function') {
     throw new ToolkitError(InternalCode.PluginInvalid, `Plugin "${def.name}" has no register function`);
   }
+  if (def.instructions !== undefined && !['string', 'function'].includes(typeof def.instructions)) {
+    throw new ToolkitError(
+      InternalCode.PluginInvalid,
+      `Plugin "${def.name}": instructions must be a string or a function of the plugin's settings`,
+    );
+  }
   return Object.freeze(def);
 }
 
@@ -80,4 +92,31 @@ export function definePlugin<S extends Record<string, unknown> = Record<string, 
 export function settingEnvName(plugin: string, key: string): string {
   const suffix = key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
   return `MCP_${plugin.replaceAll('-', '_').toUpperCase()}_${suffix}`;
+}
+
+/**
+ * The server's `instructions`: MCP_SERVER_INSTRUCTIONS first, then each plugin's own in load
+ * order, separated by a blank line; blank parts are left out, and nothing at all gives
+ * undefined (the field is then omitted from initialize and server/discover).
+ *
+ * @example
+ * composeInstructions('Be brief.', [{ definition: notesPlugin, settings: {} }]);
+ */
+export function composeInstructions(
+  serverInstructions: string | undefined,
+  plugins: readonly {
+    definition: PluginDefinition<Record<string, unknown>>;
+    settings: Record<string, unknown>;
+  }[],
+): string | undefined {
+  const parts = [serverInstructions];
+  for (const { definition, settings } of plugins) {
+    const own = definition.instructions;
+    parts.push(typeof own === 'function' ? own(settings) : own);
+  }
+  const text = parts
+    .map((p) => p?.trim() ?? '')
+    .filter((p) => p !== '')
+    .join('\n\n');
+  return text === '' ? undefined : text;
 }

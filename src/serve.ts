@@ -13,8 +13,9 @@ import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.ts';
 import type { ScaleOut } from './scale/scale-out.ts';
 import { createServer, type McpServer, PACKAGE_VERSION } from './server.ts';
 import { createLogger } from './telemetry/logger.ts';
+import { parseTracingConfig } from './telemetry/otel-settings.ts';
 import { createRequestObserver } from './telemetry/request-observer.ts';
-import { createTelemetry } from './telemetry/tracing.ts';
+import { createTelemetry, telemetryMode } from './telemetry/tracing.ts';
 import type { HttpHandle } from './transports/http/server.ts';
 import { guardProcessStdout, serveStdio } from './transports/stdio.ts';
 
@@ -52,6 +53,8 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   const env = { ...options.env, ...stripUndefined(options.overrides ?? {}) };
   const settings = parseSettings(env);
   requireReplicaSettings(settings);
+  // The standard OTEL_* variables, from the same environment as MCP_* (bad values stop start-up).
+  const tracing = parseTracingConfig(env, settings, PACKAGE_VERSION);
   const logger = createLogger({
     level: settings.MCP_LOG_LEVEL,
     format: settings.MCP_LOG_FORMAT,
@@ -127,14 +130,19 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     store: redis ? { redis } : 'memory',
     logger,
   });
+  const mode = telemetryMode(tracing);
   const telemetry = await createTelemetry({
-    endpoint: settings.MCP_OTEL_ENDPOINT,
-    serviceName: settings.MCP_OTEL_SERVICE_NAME ?? settings.MCP_SERVER_NAME,
-    sampleRatio: settings.MCP_OTEL_SAMPLE_RATIO,
-    serviceVersion: PACKAGE_VERSION,
-    onExportError: (signal, err) =>
-      logger.warn({ signal, err: (err as Error).message }, 'OTLP export failing'),
+    config: tracing,
+    onExportError: (signal, err) => logger.warn({ signal, err: err?.message }, 'OTLP export failing'),
   });
+  if (mode === 'application') {
+    logger.info('tracing: using the OpenTelemetry TracerProvider the application registered');
+  } else if (mode === 'own') {
+    logger.info(
+      { traces: tracing.traces?.url, metrics: tracing.metrics?.url, service: tracing.serviceName },
+      'tracing: OpenTelemetry SDK started, exporting OTLP',
+    );
+  }
   const server = await createServer({
     settings,
     logger,
@@ -151,18 +159,26 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     sessions: scale?.sessions,
     hub: scale?.hub,
     shared: scale?.shared,
+    tasks: scale?.tasks,
   });
 
   let httpHandle: HttpHandle | undefined;
   let stopping: Promise<void> | undefined;
+  const budgetMs = settings.MCP_SHUTDOWN_TIMEOUT_MS;
+  // The span and metric flush is part of MCP_SHUTDOWN_TIMEOUT_MS, not added to it: in-flight
+  // calls get the budget less a share kept for the flush (a quarter, at most 2 s).
+  const flushShareMs = telemetry.enabled ? Math.min(2000, Math.floor(budgetMs / 4)) : 0;
   const stop = () => {
     stopping ??= (async () => {
+      const deadline = Date.now() + budgetMs;
       logger.info('shutting down');
-      if (httpHandle) await httpHandle.close(settings.MCP_SHUTDOWN_TIMEOUT_MS);
+      if (httpHandle) await httpHandle.close(budgetMs - flushShareMs);
+      // Before Redis goes: the tasks still running here are recorded as failed there.
+      await server.tasks.close();
       await limiter.close();
       await scale?.close();
       await redis?.quit().catch(() => redis?.disconnect());
-      await telemetry.shutdown();
+      await telemetry.shutdown(Math.max(flushShareMs, deadline - Date.now()));
       await server.close();
     })();
     return stopping;
@@ -180,12 +196,20 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   }
 
   if (options.handleSignals) {
+    let signals = 0;
     const onSignal = (signal: NodeJS.Signals) => {
-      logger.info({ signal }, 'signal received: draining');
-      void stop().then(() => process.exit(0));
+      if (++signals === 1) {
+        logger.info({ signal }, 'signal received: draining');
+        void stop().then(() => process.exit(0));
+        return;
+      }
+      // A second signal during the drain stops now, but not before the buffered spans and
+      // metrics are exported (within the flush share of the budget).
+      logger.warn({ signal }, 'second signal: exporting buffered telemetry, then exiting');
+      void telemetry.flush(Math.max(flushShareMs, 1000)).finally(() => process.exit(1));
     };
-    process.once('SIGTERM', onSignal);
-    process.once('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
     guardProcess(logger, stop);
   }
   return { server, settings, url: httpHandle?.url, stop, closed };

@@ -6,11 +6,11 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Authenticator } from './auth/types.ts';
 import type { Settings } from './config/settings.ts';
-import type { PluginApp, PluginDefinition } from './plugin.ts';
+import { composeInstructions, type PluginApp, type PluginDefinition } from './plugin.ts';
 import { Dispatcher, type DispatcherOptions } from './protocol/dispatcher.ts';
 import { InternalCode, ToolkitError } from './protocol/errors.ts';
 import { Hub } from './protocol/hub.ts';
-import { notification } from './protocol/jsonrpc.ts';
+import { type JsonObject, notification } from './protocol/jsonrpc.ts';
 import type { CallGuard } from './protocol/methods.ts';
 import { checkMiddleware, type Middleware } from './protocol/middleware.ts';
 import type { RequestContext } from './protocol/request-context.ts';
@@ -18,8 +18,15 @@ import { createMemorySessionStore, type SessionStore } from './protocol/session.
 import { createStateCodec, type StateCodec } from './protocol/state-codec.ts';
 import { rateLimitError } from './ratelimit/errors.ts';
 import { clientKey, type RateLimiter } from './ratelimit/limiter.ts';
+import { appsExtension, checkAppLinks } from './registry/apps.ts';
 import { type ListKind, Registry } from './registry/registry.ts';
 import { createVisibility, type Visibility } from './registry/visibility.ts';
+import { loadSkillCatalog, type SkillCatalog } from './skills/catalog.ts';
+import { SKILLS_EXTENSION } from './skills/methods.ts';
+import { skillResources } from './skills/resources.ts';
+import { TaskEngine } from './tasks/engine.ts';
+import { createLocalTaskBus, createMemoryTaskStore } from './tasks/memory-store.ts';
+import type { ReplicaLiveness, TaskBus, TaskStore } from './tasks/types.ts';
 import { NOOP_TELEMETRY, type Telemetry } from './telemetry/tracing.ts';
 import type { EventStore } from './transports/http/event-store.ts';
 
@@ -42,6 +49,17 @@ export interface SharedState {
   health(): { ok: boolean; detail?: string };
 }
 
+/** Where tasks live and how replicas hear of them: memory on one replica, Redis across several. */
+export interface TaskBackend {
+  readonly store: TaskStore;
+  readonly bus: TaskBus;
+  readonly liveness?: ReplicaLiveness;
+  /** Clock for task timestamps (tests pass a fake one, with the store's). */
+  readonly now?: () => number;
+  /** Releases what the backend holds; absent when its owner (the scale-out) does that. */
+  close?(): Promise<void>;
+}
+
 export interface McpServer {
   readonly settings: Settings;
   readonly registry: Registry;
@@ -53,8 +71,12 @@ export interface McpServer {
   readonly auth: Authenticator | undefined;
   readonly limiter: RateLimiter | undefined;
   readonly telemetry: Telemetry;
+  /** What initialize and server/discover send as `instructions` (composeInstructions). */
+  readonly instructions: string | undefined;
   /** Shared with other replicas; undefined on a single replica. */
   readonly shared: SharedState | undefined;
+  /** Long-running tools as tasks. */
+  readonly tasks: TaskEngine;
   /** Tells subscribed sessions that a resource changed. */
   notifyResourceUpdated(uri: string): Promise<void>;
   close(): Promise<void>;
@@ -77,6 +99,8 @@ export interface CreateServerOptions {
   shared?: SharedState;
   /** Seals 2026 requestState; default: from MCP_STATE_SECRET and MCP_STATE_TTL_MS (tests pass a fake clock). */
   stateCodec?: StateCodec;
+  /** The task store and bus; default: in memory (one replica). */
+  tasks?: TaskBackend;
 }
 
 /**
@@ -140,6 +164,8 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     createMemorySessionStore({
       idleMs: settings.MCP_SESSION_IDLE_MS,
       maxSessions: settings.MCP_MAX_SESSIONS,
+      // An idle session that expires has ended (mcp.server.session.duration).
+      onExpire: (id) => options.telemetry?.sessionEnded(id),
     });
   const codec =
     options.stateCodec ??
@@ -200,7 +226,30 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     };
     await definition.register(app, pluginSettings);
   }
+  // Skills last: the plugins' resources keep their place at the head of resources/list.
+  let skills: SkillCatalog | undefined;
+  if (settings.MCP_SKILLS_DIR !== undefined) {
+    skills = await loadSkillCatalog(settings.MCP_SKILLS_DIR, logger.child({ component: 'skills' }));
+    for (const def of skillResources(skills)) registry.add(def);
+    logger.info({ skills: skills.skills.length }, 'skills loaded');
+  }
   registering = false;
+
+  checkAppLinks(registry);
+  const instructions = composeInstructions(settings.MCP_SERVER_INSTRUCTIONS, options.plugins);
+  const taskBackend: TaskBackend = options.tasks ?? memoryTaskBackend();
+  const tasks = new TaskEngine({
+    registry,
+    hub,
+    sessions,
+    store: taskBackend.store,
+    bus: taskBackend.bus,
+    liveness: taskBackend.liveness,
+    logger: logger.child({ component: 'tasks' }),
+    ttlMs: settings.MCP_TASK_TTL_MS,
+    pollIntervalMs: settings.MCP_TASK_POLL_INTERVAL_MS,
+    now: taskBackend.now,
+  });
 
   const dispatcher = new Dispatcher({
     registry,
@@ -209,6 +258,8 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     codec,
     logger,
     serverInfo: { name: settings.MCP_SERVER_NAME, version: PACKAGE_VERSION },
+    instructions,
+    extensions: extensionsOf(appsExtension(registry), skills ? SKILLS_EXTENSION : undefined),
     toolTimeoutMs: settings.MCP_TOOL_TIMEOUT_MS,
     inputTimeoutMs: settings.MCP_INPUT_TIMEOUT_MS,
     pageSize: settings.MCP_PAGE_SIZE,
@@ -219,6 +270,8 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     heartbeatMs: settings.MCP_PROGRESS_HEARTBEAT_MS,
     middleware,
     observe: options.observe,
+    tasks,
+    skills,
   });
 
   return {
@@ -232,10 +285,33 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     auth: options.auth,
     limiter: options.limiter,
     telemetry: options.telemetry ?? NOOP_TELEMETRY,
+    instructions,
     shared: options.shared,
+    tasks,
     notifyResourceUpdated,
     async close() {
+      await tasks.close();
+      await taskBackend.close?.();
       await sessions.close();
     },
   };
+}
+
+function memoryTaskBackend(): TaskBackend {
+  const store = createMemoryTaskStore();
+  const bus = createLocalTaskBus();
+  return {
+    store,
+    bus,
+    async close() {
+      await store.close();
+      await bus.close();
+    },
+  };
+}
+
+/** The `capabilities.extensions` entries of the parts that declare one; undefined when none does. */
+function extensionsOf(...entries: (JsonObject | undefined)[]): JsonObject | undefined {
+  const merged: JsonObject = Object.assign({}, ...entries.filter((e) => e !== undefined));
+  return Object.keys(merged).length > 0 ? merged : undefined;
 }

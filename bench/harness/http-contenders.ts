@@ -38,8 +38,8 @@ export function scenario1Contenders(profileDir: string | undefined): HttpContend
  * Scenario 4: scenario 1 against our server with API-key auth, an in-memory rate limit that
  * never fires and tracing to the OTLP sink. "Not available" when the settings are refused,
  * "failed" when auth has no effect (a request without the key, sent after the rounds, must be
- * refused with 401). Two more of our
- * servers split the cost, for information: the edge alone (auth and limit, no tracing) and
+ * refused with 401). Three more of our servers, for information: the secured server keeping
+ * one trace in ten (MCP_OTEL_SAMPLE_RATIO=0.1), the edge alone (auth and limit, no tracing) and
  * tracing alone.
  */
 export function scenario4Contenders(sink: OtlpSink, profileDir: string | undefined): HttpContender[] {
@@ -83,6 +83,11 @@ export function scenario4Contenders(sink: OtlpSink, profileDir: string | undefin
   };
   return [
     secured('ours-secured', 'mcp-toolkit + auth, limit, OTLP', { ...edge, ...tracing }),
+    secured('ours-sampled', 'mcp-toolkit + auth, limit, OTLP at sample ratio 0.1', {
+      ...edge,
+      ...tracing,
+      MCP_OTEL_SAMPLE_RATIO: '0.1',
+    }),
     secured('ours-edge', 'mcp-toolkit + auth, limit (no tracing)', edge),
     secured('ours-traced', 'mcp-toolkit + OTLP tracing only', tracing),
   ];

@@ -35,8 +35,17 @@ export function detectPinning(): Pinning {
 
 /** Moves every thread of this process to `core` (the harness drives stdio and hosts the OTLP sink). */
 export function pinSelf(pinning: Pinning, core: number): void {
-  if (pinning.pinned)
-    execFileSync('taskset', ['-a', '-cp', String(core), String(process.pid)], { stdio: 'ignore' });
+  if (!pinning.pinned) return;
+  // `taskset -a` walks /proc/<pid>/task and fails when a thread ends during the walk (V8 and
+  // libuv start and stop helper threads at start-up): try again a few times.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      execFileSync('taskset', ['-a', '-cp', String(core), String(process.pid)], { stdio: 'ignore' });
+      return;
+    } catch (err) {
+      if (attempt >= 5) throw err;
+    }
+  }
 }
 
 /** Spawns `node <args>` on `core` (taskset execs node in place, so the pid is node's). */

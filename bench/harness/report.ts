@@ -93,6 +93,7 @@ export function computeRatios(s: Record<string, ScenarioResult>): Ratio[] {
     r('scenario 3: ours / SDK v2 serveStdio', ['3', 'ours'], ['3', 'sdk'], 1.2),
     r('scenario 3: ours / bare echo', ['3', 'ours'], ['3', 'echo'], 0.8),
     r('scenario 4: ours secured / ours', ['4', 'ours'], ['1', 'ours'], 0.7),
+    r('scenario 4 at sample ratio 0.1: ours secured / ours', ['4', 'sampled'], ['1', 'ours'], null),
     r('scenario 4 part: auth + limit only / ours', ['4', 'edge'], ['1', 'ours'], null),
     r('scenario 4 part: tracing only / ours', ['4', 'traced'], ['1', 'ours'], null),
   ];

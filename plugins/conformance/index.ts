@@ -15,6 +15,7 @@ import { inputTools } from './input-tools.ts';
 import { prompts } from './prompts.ts';
 import { resources } from './resources.ts';
 import { streamingTools } from './streaming-tools.ts';
+import { taskTools } from './task-tools.ts';
 
 /**
  * @example
@@ -28,7 +29,13 @@ export const conformancePlugin = definePlugin({
   register(app) {
     // The header-validation scenario calls the first listed tool with {}: keep this one first.
     app.add(xMcpHeaderTool);
-    app.add(...contentTools(), ...streamingTools(app), ...inputTools(), ...inputRequiredTools());
+    app.add(
+      ...contentTools(),
+      ...streamingTools(app),
+      ...inputTools(),
+      ...inputRequiredTools(),
+      ...taskTools(),
+    );
     app.add(...resources(), ...prompts());
   },
 });

@@ -15,6 +15,7 @@ import { checkRoot } from './doctor.ts';
 import { fileTemplate, summariseFilePrompt } from './resources.ts';
 import { createSandbox, PATH_MODE_WARNING } from './sandbox.ts';
 import { filesystemTools } from './tools.ts';
+import { fileBrowserView } from './view/file-browser.ts';
 
 /** Settings as the core hands them over: raw strings from `MCP_FILESYSTEM_*`. */
 export const filesystemSettings = z.object({
@@ -81,12 +82,16 @@ export const filesystemPlugin = definePlugin<FilesystemSettings>({
   description:
     'Sandboxed files under MCP_FILESYSTEM_ROOT: tools list_files, read_file and write_file (write_file is not registered when MCP_FILESYSTEM_READ_ONLY is true), the file:///{+path} resource template with path completion, and the summarise_file prompt.',
   settings: filesystemSettings,
+  instructions: ({ readOnly }) =>
+    `Files: paths are relative to the workspace root ("." is the root); call list_files to find a file before read_file.${
+      readOnly ? ' The workspace is read-only: there is no write_file.' : ''
+    }`,
   async register(app, settings) {
     const sandbox = createSandbox(await prepareRoot(settings.root), {
       allowHardlinks: settings.allowHardlinks,
     });
     const tools = filesystemTools(sandbox, { readOnly: settings.readOnly });
-    app.add(...tools, fileTemplate(sandbox), summariseFilePrompt(sandbox));
+    app.add(...tools, fileTemplate(sandbox), summariseFilePrompt(sandbox), fileBrowserView());
     app.logger.info(
       {
         root: sandbox.root,

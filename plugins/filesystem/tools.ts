@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { defineTool, type ToolDefinition } from '../../src/index.ts';
 import { listFolder, MAX_FILE_BYTES, MAX_LIST_ENTRIES, readTextFile, writeTextFile } from './files.ts';
 import type { Sandbox } from './sandbox.ts';
+import { FILE_BROWSER_URI } from './view/file-browser.ts';
 
 const RELATIVE = 'relative to the workspace root, with "/" separators';
 
@@ -66,6 +67,8 @@ export function listFilesTool(sandbox: Sandbox): ToolDefinition {
         openWorldHint: false,
       },
       examples: [{ path: '.' }],
+      // Hosts that render MCP Apps show the listing in the file browser view (view/).
+      ui: { resourceUri: FILE_BROWSER_URI },
     },
     ({ path }, ctx) => {
       ctx.signal.throwIfAborted();

@@ -20,7 +20,13 @@ import {
 import { settingEnvName } from '../plugin.ts';
 import { importPlugin, parsePluginSettings } from '../plugin-loader.ts';
 import { createRedisClient } from '../ratelimit/redis-client.ts';
-import { createServer, type LoadedPlugin } from '../server.ts';
+import { createServer, type LoadedPlugin, PACKAGE_VERSION } from '../server.ts';
+import {
+  OTEL_ENV_NAMES,
+  type OtlpTarget,
+  parseTracingConfig,
+  type TracingConfig,
+} from '../telemetry/otel-settings.ts';
 import { publicBaseUrl } from '../transports/http/server.ts';
 
 /** Longest wait for one dependency (discovery, JWKS, PING, OTLP POST). */
@@ -66,10 +72,23 @@ export async function doctor(
       `  ${name}=${JSON.stringify(maskSecret(name, value) ?? null)}${env[name] === undefined ? ' (default)' : ''}`,
     );
   }
+  // The standard OpenTelemetry variables that are set (header values may be credentials).
+  for (const name of OTEL_ENV_NAMES) {
+    if (env[name] === undefined) continue;
+    const shown = name.endsWith('_HEADERS') ? '••••••' : maskSecret(name, env[name]);
+    print(`  ${name}=${JSON.stringify(shown)}`);
+  }
   print('');
+  let tracing: TracingConfig | undefined;
+  try {
+    tracing = parseTracingConfig(env, settings, PACKAGE_VERSION);
+  } catch (err) {
+    mark(false, `OpenTelemetry settings: ${(err as Error).message}`);
+  }
   await checkAuth(settings, mark, print);
   if (settings.MCP_REDIS_URL !== undefined) await checkRedis(settings.MCP_REDIS_URL, mark);
-  if (settings.MCP_OTEL_ENDPOINT !== undefined) await checkOtlp(settings.MCP_OTEL_ENDPOINT, mark);
+  if (tracing?.sdkDisabled) print('  OTEL_SDK_DISABLED=true: nothing is exported');
+  else if (tracing?.traces !== undefined) await checkOtlp(tracing.traces, mark);
 
   const plugins: LoadedPlugin[] = [];
   const beforePlugins = failures;
@@ -217,18 +236,26 @@ async function checkRedis(url: string, mark: Mark): Promise<void> {
  * POSTs an empty protobuf body to `/v1/traces`: an empty ExportTraceServiceRequest is valid
  * OTLP, and any HTTP answer (even 4xx from a proxy) shows the endpoint is reachable.
  */
-async function checkOtlp(endpoint: string, mark: Mark): Promise<void> {
-  const shown = String(maskSecret('MCP_OTEL_ENDPOINT', endpoint));
-  const url = `${endpoint.replace(/\/+$/, '')}/v1/traces`;
+/**
+ * An empty export request (a valid `ExportTraceServiceRequest` with no spans, in the
+ * configured protocol, with the configured headers) must be answered 2xx: a port that is
+ * open but refuses exports (a wrong path, a missing API key header) fails the check.
+ */
+async function checkOtlp(target: OtlpTarget, mark: Mark): Promise<void> {
+  const shown = String(maskSecret('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', target.url));
+  const json = target.protocol === 'http/json';
   try {
-    const res = await fetch(url, {
+    const res = await fetch(target.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-protobuf' },
-      body: new Uint8Array(0),
+      headers: { ...target.headers, 'content-type': json ? 'application/json' : 'application/x-protobuf' },
+      body: json ? '{}' : new Uint8Array(0),
       signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
     });
     await res.body?.cancel();
-    mark(true, `OTLP endpoint reachable: ${shown} (HTTP ${res.status} from /v1/traces)`);
+    if (res.ok)
+      mark(true, `OTLP endpoint accepts exports: ${shown} (HTTP ${res.status}, ${target.protocol})`);
+    else
+      mark(false, `OTLP endpoint refused an empty export: ${shown} (HTTP ${res.status}, ${target.protocol})`);
   } catch (err) {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     const reason = cause?.code ?? cause?.message ?? (err as Error).message;

@@ -5,8 +5,11 @@
  */
 import { z } from 'zod';
 import { authSettingsShape } from '../auth/settings.ts';
+import { discoverySettingsShape } from '../discovery/settings.ts';
 import { InternalCode, ToolkitError } from '../protocol/errors.ts';
 import { rateLimitSettingsShape } from '../ratelimit/settings.ts';
+import { skillSettingsShape } from '../skills/settings.ts';
+import { taskSettingsShape } from '../tasks/settings.ts';
 import { telemetrySettingsShape } from '../telemetry/settings.ts';
 import { envEnum, envInt, envList, envString, envText, envTrustProxy } from './env-types.ts';
 
@@ -47,6 +50,9 @@ export const settingsSchema = z.object({
     'Log format: pretty when stderr is a terminal (`auto`), or forced.',
   ),
   MCP_SERVER_NAME: envText('mcp-toolkit').describe('serverInfo.name sent to clients.'),
+  MCP_SERVER_INSTRUCTIONS: envString().describe(
+    "Instructions for the model, sent in initialize and server/discover results before each plugin's own (in load order).",
+  ),
   MCP_TOOL_TIMEOUT_MS: envInt(60_000, 1, 86_400_000).describe(
     'Per-call timeout of tool, resource and prompt handlers.',
   ),
@@ -89,8 +95,11 @@ export const settingsSchema = z.object({
     'How long in-flight calls may finish after SIGTERM.',
   ),
   ...authSettingsShape,
+  ...discoverySettingsShape,
   ...rateLimitSettingsShape,
   ...telemetrySettingsShape,
+  ...taskSettingsShape,
+  ...skillSettingsShape,
 });
 
 export type Settings = Readonly<z.output<typeof settingsSchema>>;

@@ -8,6 +8,9 @@ import type { Logger } from 'pino';
 import { toolFailure } from '../registry/call-tool.ts';
 import type { Registry } from '../registry/registry.ts';
 import { ALL_VISIBLE, type Visibility } from '../registry/visibility.ts';
+import type { SkillCatalog } from '../skills/catalog.ts';
+import type { TaskEngine } from '../tasks/engine.ts';
+import { TASK_CAPABILITIES_2025, TASK_EXTENSION_2026 } from '../tasks/methods.ts';
 import { ErrorCode, ProtocolError } from './errors.ts';
 import type { Exchange, Reply, RequestObserver } from './exchange.ts';
 import type { Hub } from './hub.ts';
@@ -53,6 +56,8 @@ export interface DispatcherOptions {
   logger: Logger;
   serverInfo: { name: string; version: string; title?: string };
   instructions?: string;
+  /** `capabilities.extensions` to advertise on both wires (e.g. MCP Apps), beside SERVER_CAPABILITIES. */
+  extensions?: JsonObject;
   toolTimeoutMs: number;
   inputTimeoutMs: number;
   pageSize: number;
@@ -68,6 +73,10 @@ export interface DispatcherOptions {
   middleware?: readonly Middleware[];
   /** Observes every request's outcome (logs, spans, metrics); must not throw. */
   observe?: RequestObserver;
+  /** Runs task-enabled tools as tasks and serves tasks/* (src/tasks/). */
+  tasks?: TaskEngine;
+  /** The skills served (src/skills/). */
+  skills?: SkillCatalog;
 }
 
 /** The abort reason of a request the client cancelled with notifications/cancelled. */
@@ -84,6 +93,9 @@ const ONLY_2025 = new Set([
   'logging/setLevel',
   'resources/subscribe',
   'resources/unsubscribe',
+  // The 2025-11-25 core tasks methods that SEP-2663 removed.
+  'tasks/result',
+  'tasks/list',
 ]);
 const ONLY_2026 = new Set(['server/discover', 'subscriptions/listen']);
 /** 2026 results that carry caching hints (`ttlMs`, `cacheScope`). */
@@ -94,6 +106,8 @@ const CACHEABLE = new Set([
   'resources/list',
   'resources/templates/list',
   'resources/read',
+  'skills/list',
+  'skills/get',
 ]);
 
 export const SERVER_CAPABILITIES = Object.freeze({
@@ -107,11 +121,14 @@ export const SERVER_CAPABILITIES = Object.freeze({
 export class Dispatcher {
   readonly #o: DispatcherOptions;
   readonly #deps: MethodDeps;
+  readonly #capabilities: JsonObject;
   /** In-flight 2025 requests by session and id, for notifications/cancelled. */
   readonly #inflight = new InflightRequests<RequestContext>();
   /** Middleware hooks by method, outermost first; empty without middleware (nothing to pay). */
   readonly #hooks = new Map<string, readonly MiddlewareHook[]>();
   #active = 0;
+  /** 2026 discover's capabilities, with the extensions this server serves. */
+  readonly #capabilities2026: JsonObject;
 
   constructor(options: DispatcherOptions) {
     if (
@@ -123,6 +140,9 @@ export class Dispatcher {
       throw new RangeError('Dispatcher: maxBatch, pageSize, toolTimeoutMs and maxJsonDepth must be positive');
     }
     this.#o = options;
+    this.#capabilities = options.extensions
+      ? Object.freeze({ ...SERVER_CAPABILITIES, extensions: options.extensions })
+      : SERVER_CAPABILITIES;
     this.#deps = {
       registry: options.registry,
       hub: options.hub,
@@ -134,7 +154,16 @@ export class Dispatcher {
       guard: options.guard,
       visible: options.visible ?? ALL_VISIBLE,
       heartbeatMs: options.heartbeatMs ?? 0,
+      tasks: options.tasks,
+      skills: options.skills,
     };
+    // The tasks extension is the 2026 lane; 2025-11-25 has core tasks (capabilities.tasks).
+    this.#capabilities2026 = options.tasks
+      ? Object.freeze({
+          ...SERVER_CAPABILITIES,
+          extensions: { ...TASK_EXTENSION_2026, ...options.extensions },
+        })
+      : this.#capabilities;
     const middleware = options.middleware ?? [];
     if (middleware.length > 0) {
       for (const method of METHODS.keys()) {
@@ -147,6 +176,24 @@ export class Dispatcher {
       ctx?.abort(new ClientCancelled());
       return ctx !== undefined;
     });
+  }
+
+  /** `serverInfo` as initialize and the 2026 `_meta` send it. */
+  get serverInfo(): DispatcherOptions['serverInfo'] {
+    return this.#o.serverInfo;
+  }
+
+  /**
+   * The body of a `server/discover` result before the wire adds its fields: the server card
+   * and the landing page are built from this same object, so they cannot drift from it.
+   */
+  discovery(): JsonObject {
+    const result: JsonObject = {
+      supportedVersions: SUPPORTED_VERSIONS,
+      capabilities: this.#capabilities2026,
+    };
+    if (this.#o.instructions) result.instructions = this.#o.instructions;
+    return result;
   }
 
   /** How many requests are being handled right now (graceful shutdown waits for 0). */
@@ -250,15 +297,17 @@ export class Dispatcher {
 
   async #request(req: JsonRpcRequest, ex: Exchange, inBatch: boolean): Promise<Reply> {
     const modern = !inBatch && isModernRequest(req, ex.headers);
-    // Every request is observed (span, log line, metrics), refused ones included.
-    const done = this.#o.observe?.start(this.#observed(req, ex, modern));
+    // Every request is observed (span, log line, metrics), refused ones included, and handled
+    // inside its span's context (handlers' own spans and instrumented clients are its children).
+    const observed = this.#o.observe?.start(this.#observed(req, ex, modern));
+    const handle = modern ? this.#modern : this.#legacy;
     try {
-      const reply = modern ? await this.#modern(req, ex) : await this.#legacy(req, ex);
+      const reply = await (observed ? observed.run(handle, this, req, ex) : handle.call(this, req, ex));
       const body = reply.body as { result?: JsonObject } | undefined;
-      done?.({ isError: body?.result?.isError === true });
+      observed?.end({ result: body?.result, session: reply.session });
       return reply;
     } catch (err) {
-      done?.({ error: err instanceof Error ? err : new Error(String(err)) });
+      observed?.end({ error: err instanceof Error ? err : new Error(String(err)) });
       return this.#failure(req, err, modern);
     }
   }
@@ -267,9 +316,16 @@ export class Dispatcher {
     const params = req.params;
     const meta = metaOf(params);
     const declared = meta?.[META.protocolVersion];
+    const name = typeof params?.name === 'string' ? params.name : undefined;
     return {
       method: req.method,
-      target: typeof params?.name === 'string' ? params.name : (params?.uri as string | undefined),
+      target: name ?? (params?.uri as string | undefined),
+      // Only a registered tool or prompt may name a span (client-chosen names are unbounded).
+      targetKnown:
+        name !== undefined &&
+        (req.method === 'tools/call'
+          ? this.#o.registry.tool(name) !== undefined
+          : req.method === 'prompts/get' && this.#o.registry.prompt(name) !== undefined),
       requestId: req.id,
       wire: modern ? '2026' : '2025',
       protocolVersion: modern ? String(declared ?? '') : (ex.session?.protocolVersion ?? ''),
@@ -277,6 +333,10 @@ export class Dispatcher {
       identity: ex.identity,
       transport: ex.transport,
       meta,
+      headers: ex.headers,
+      address: ex.address,
+      port: ex.port,
+      httpVersion: ex.httpVersion,
       args: req.method === 'tools/call' ? params?.arguments : undefined,
     };
   }
@@ -366,7 +426,10 @@ export class Dispatcher {
     await this.#o.sessions.save(session);
     const result: JsonObject = {
       protocolVersion: session.protocolVersion,
-      capabilities: SERVER_CAPABILITIES,
+      capabilities:
+        this.#o.tasks && session.protocolVersion >= '2025-11-25'
+          ? { ...this.#capabilities, ...TASK_CAPABILITIES_2025 }
+          : this.#capabilities,
       serverInfo: this.#o.serverInfo,
     };
     if (this.#o.instructions) result.instructions = this.#o.instructions;
@@ -393,11 +456,7 @@ export class Dispatcher {
     }
     let result: JsonObject;
     if (!handler) {
-      result = {
-        supportedVersions: SUPPORTED_VERSIONS,
-        capabilities: SERVER_CAPABILITIES,
-      };
-      if (this.#o.instructions) result.instructions = this.#o.instructions;
+      result = this.discovery();
     } else {
       const ctx = new RequestContext({
         requestId: req.id,

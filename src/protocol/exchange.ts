@@ -25,6 +25,10 @@ export interface Exchange {
   readonly address?: string;
   /** The HTTP request as handlers may see it (`ctx.http`): no credentials. */
   readonly http?: HttpRequestInfo;
+  /** The client's port (HTTP; the connection's), for `client.port` on spans. */
+  readonly port?: number;
+  /** The HTTP version of the request (`1.1`, `2`), for `network.protocol.version`. */
+  readonly httpVersion?: string;
 }
 
 /**
@@ -90,10 +94,29 @@ export interface Reply {
   headers?: Readonly<Record<string, string>>;
 }
 
+/** How an observed request ended. */
+export interface RequestOutcomeInfo {
+  /** Thrown by the handler (a protocol error answers with its code). */
+  error?: ProtocolError | Error;
+  /** The result sent (a tool result with `isError: true` is a tool error). */
+  result?: JsonObject;
+  /** The session `initialize` opened. */
+  session?: Session;
+}
+
+/** One request under observation (a span, a log line). */
+export interface ObservedRequest {
+  /** Runs the request's handling in the request's context (its span active), as `fn.apply(thisArg, args)`. */
+  run<A extends unknown[], R>(fn: (...args: A) => R, thisArg: unknown, ...args: A): R;
+  end(outcome: RequestOutcomeInfo): void;
+}
+
 export interface RequestObserver {
   start(info: {
     method: string;
     target: string | undefined;
+    /** The target names a registered tool or prompt. */
+    targetKnown: boolean;
     requestId: string | number;
     wire: '2025' | '2026';
     protocolVersion: string;
@@ -101,7 +124,11 @@ export interface RequestObserver {
     identity: Identity | undefined;
     transport: 'stdio' | 'http';
     meta: JsonObject | undefined;
+    headers: Headers | undefined;
+    address: string | undefined;
+    port: number | undefined;
+    httpVersion: string | undefined;
     /** The tool's arguments (tools/call), for MCP_LOG_TOOL_ARGS. */
     args?: unknown;
-  }): (outcome: { error?: ProtocolError | Error; isError?: boolean }) => void;
+  }): ObservedRequest;
 }

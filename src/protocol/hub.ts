@@ -26,6 +26,8 @@ export type ListenFilter = {
   promptsListChanged?: boolean;
   resourcesListChanged?: boolean;
   resourceSubscriptions?: string[];
+  /** Tasks whose `notifications/tasks` the stream wants (SEP-2663), the caller's own only. */
+  taskIds?: string[];
 };
 
 /** A change every replica fans out to its own sessions and listen streams. */

@@ -31,7 +31,7 @@ export interface InputDeps {
 }
 
 /** -32021 (HTTP 400) when a request of the round needs a capability the client did not declare. */
-function checkCapabilities(ctx: RequestContext, round: InputRequired): void {
+export function checkCapabilities(ctx: RequestContext, round: InputRequired): void {
   const missing: Record<string, JsonObject> = {};
   for (const request of Object.values(round.requests)) {
     const cap = CAPABILITY_OF[request.method];
@@ -63,7 +63,7 @@ function bindingOf(ctx: RequestContext, params: JsonObject | undefined): string 
  * number, null) counts as no answer, so the handler asks again (SEP-2322: validate
  * inputResponses). Undefined when nothing usable came back.
  */
-function wellFormedResponses(value: unknown): Record<string, JsonObject> | undefined {
+export function wellFormedResponses(value: unknown): Record<string, JsonObject> | undefined {
   if (!isObject(value)) return undefined;
   const out: Record<string, JsonObject> = {};
   for (const [key, answer] of Object.entries(value)) if (isObject(answer)) out[key] = answer;

@@ -3,12 +3,18 @@
  * Each takes the request's params and context and returns the result object; wire rules
  * (resultType, caching fields, status codes) are the dispatcher's business.
  */
+
+import { clientSupportsApps, isAppOnlySpec } from '../registry/apps.ts';
 import { checkArguments, shapeToolResult, toolFailure } from '../registry/call-tool.ts';
 import type { ToolDefinition } from '../registry/define.ts';
 import type { Registry } from '../registry/registry.ts';
 import { type ListingKind, paginate } from '../registry/registry.ts';
 import type { Completer, LogLevel, PromptMessage } from '../registry/types.ts';
 import type { Restrictable, Visibility } from '../registry/visibility.ts';
+import type { SkillCatalog } from '../skills/catalog.ts';
+import { SKILL_METHODS } from '../skills/methods.ts';
+import type { TaskEngine } from '../tasks/engine.ts';
+import { callAsTask, listenableTasks, runsAsTask, TASK_METHODS } from '../tasks/methods.ts';
 import { withDeadline } from './deadline.ts';
 import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from './errors.ts';
 import { startHeartbeat } from './heartbeat.ts';
@@ -31,6 +37,10 @@ export interface MethodDeps extends InputDeps {
   visible: Visibility;
   /** Checks before a handler runs (per-item scopes, per-tool limits); throws to refuse. */
   guard?: CallGuard;
+  /** Long-running tools as tasks (src/tasks/); absent: every call is a plain call. */
+  tasks?: TaskEngine;
+  /** The skills served (MCP_SKILLS_DIR, src/skills/); absent: skills/* are -32601. */
+  skills?: SkillCatalog;
 }
 
 /**
@@ -89,6 +99,7 @@ const toolsCall: MethodHandler = async (params, ctx, deps) => {
   if (!def || !deps.visible(def.spec, ctx.identity)) {
     throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { data: { name } });
   }
+  const asTask = runsAsTask(def, params, ctx, deps);
   const args = params?.arguments;
   if (args !== undefined && !isObject(args)) {
     throw new ProtocolError(ErrorCode.InvalidParams, 'params.arguments must be an object');
@@ -96,6 +107,9 @@ const toolsCall: MethodHandler = async (params, ctx, deps) => {
   const checked = checkArguments(def, args, ctx.protocolVersion);
   if (!checked.ok) return checked.result;
   if (deps.guard) await deps.guard.tool(def, ctx);
+  // A task answers at once with its handle: nothing to keep alive.
+  if (asTask)
+    return callAsTask(def, checked.value, params, ctx, deps).catch((err) => toolCallFailure(def, ctx, err));
   const timeoutMs = def.spec.timeoutMs ?? deps.toolTimeoutMs;
   const stopHeartbeat = startHeartbeat(ctx, def.spec.heartbeatMs ?? deps.heartbeatMs);
   try {
@@ -104,16 +118,21 @@ const toolsCall: MethodHandler = async (params, ctx, deps) => {
     );
     return 'inputRequired' in out ? out.inputRequired : shapeToolResult(def, out.value);
   } catch (err) {
-    if (err instanceof ProtocolError) throw err;
-    if (err instanceof ToolkitError && err.code === InternalCode.OutputInvalid) {
-      ctx.logger.error({ err }, 'tool output does not match its outputSchema');
-      throw new ProtocolError(ErrorCode.InternalError, err.message);
-    }
-    return toolFailure(def, err);
+    return toolCallFailure(def, ctx, err);
   } finally {
     stopHeartbeat?.();
   }
 };
+
+/** A tools/call that threw: protocol errors pass through, anything else is a tool error the model sees. */
+function toolCallFailure(def: ToolDefinition, ctx: RequestContext, err: unknown): JsonObject {
+  if (err instanceof ProtocolError) throw err;
+  if (err instanceof ToolkitError && err.code === InternalCode.OutputInvalid) {
+    ctx.logger.error({ err }, 'tool output does not match its outputSchema');
+    throw new ProtocolError(ErrorCode.InternalError, err.message);
+  }
+  return toolFailure(def, err);
+}
 
 function shapeContents(uri: string, mimeType: unknown, value: unknown): JsonObject[] {
   const base: JsonObject = { uri };
@@ -294,6 +313,7 @@ const subscriptionsListen: MethodHandler = async (params, ctx, deps) => {
       (u): u is string => typeof u === 'string',
     );
   }
+  if (requested.taskIds !== undefined) filter.taskIds = await listenableTasks(requested.taskIds, ctx, deps);
   const channel = ctx.channel;
   if (!channel)
     throw new ProtocolError(ErrorCode.InternalError, 'This transport cannot hold a listen stream');
@@ -323,10 +343,18 @@ const list =
   (key: string, kind: ListingKind): MethodHandler =>
   async (params, ctx, deps) => {
     const identity = ctx.identity;
+    // Tools only a view may call (MCP Apps visibility ['app']) go to hosts that render views,
+    // which keep them from their model (SEP-1865); any other client would hand them to it.
+    const hideAppOnly = kind === 'tools' && !clientSupportsApps(ctx.clientCapabilities);
     const items =
       identity === undefined || !deps.registry.restricts(kind)
-        ? deps.registry.listingOf(kind)
-        : deps.registry.listingWhere(kind, (spec) => deps.visible(spec, identity));
+        ? hideAppOnly
+          ? deps.registry.toolListing('model')
+          : deps.registry.listingOf(kind)
+        : deps.registry.listingWhere(
+            kind,
+            (spec) => deps.visible(spec, identity) && !(hideAppOnly && isAppOnlySpec(spec)),
+          );
     return listResult(key, paginate(items, params?.cursor, deps.pageSize));
   };
 
@@ -347,4 +375,6 @@ export const METHODS: ReadonlyMap<string, MethodHandler> = new Map<string, Metho
   ['completion/complete', completionComplete],
   ['logging/setLevel', loggingSetLevel],
   ['subscriptions/listen', subscriptionsListen],
+  ...Object.entries(TASK_METHODS),
+  ...Object.entries(SKILL_METHODS),
 ]);

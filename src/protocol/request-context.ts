@@ -3,6 +3,7 @@
  * dispatcher needs to finish it. One object per request with its methods on the prototype,
  * so the hot path allocates no closures.
  */
+import { type Span, trace } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { ToolError } from '../registry/tool-errors.ts';
 import type {
@@ -15,6 +16,7 @@ import type {
   LogLevel,
   Wire,
 } from '../registry/types.ts';
+import { logFieldsOf, NOOP_SPAN } from '../telemetry/trace-context.ts';
 import type { OutboundChannel } from './hub.ts';
 import type { JsonObject, JsonRpcMessage, RequestId } from './jsonrpc.ts';
 import type { Session } from './session.ts';
@@ -51,6 +53,11 @@ export class RequestContext implements HandlerContext {
   lastProgressAt = 0;
   /** The last progress value sent (heartbeats go on from it). */
   lastProgress = 0;
+  /**
+   * The request's server span: the span active where the request is handled (the dispatcher
+   * runs it in the span's context), or a non-recording span when tracing is off.
+   */
+  readonly span: Span;
   /** Created on first use of `signal`: most handlers never look at it. */
   #controller: AbortController | undefined = undefined;
   #aborted = false;
@@ -95,6 +102,7 @@ export class RequestContext implements HandlerContext {
     this.address = init.address;
     this.meta = init.meta ?? {};
     this.http = init.http;
+    this.span = trace.getActiveSpan() ?? NOOP_SPAN;
     this.channel = init.channel;
     this.#logger = init.logger;
     this.#logThreshold = init.logThreshold;
@@ -134,7 +142,12 @@ export class RequestContext implements HandlerContext {
   }
 
   get logger(): Logger {
-    this.#childLogger ??= this.#logger.child({ requestId: this.requestId, method: this.method });
+    // The span's ids join each line to the trace (the field names of OpenTelemetry's pino instrumentation).
+    this.#childLogger ??= this.#logger.child({
+      requestId: this.requestId,
+      method: this.method,
+      ...logFieldsOf(this.span),
+    });
     return this.#childLogger;
   }
 

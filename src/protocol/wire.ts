@@ -106,6 +106,9 @@ export function routingName(method: string, params: JsonObject | undefined): str
   if (method === 'tools/call' || method === 'prompts/get')
     return typeof params?.name === 'string' ? params.name : '';
   if (method === 'resources/read') return typeof params?.uri === 'string' ? params.uri : '';
+  // SEP-2663 §Routing Headers: the tasks methods route by task id.
+  if (method === 'tasks/get' || method === 'tasks/update' || method === 'tasks/cancel')
+    return typeof params?.taskId === 'string' ? params.taskId : '';
   return undefined;
 }
 

@@ -66,12 +66,10 @@ function checkOutput(def: ToolDefinition, value: unknown): JsonObject {
 
 /**
  * The result of a tool call that threw (the handler or a middleware): a declared ToolError
- * in its documented shape (with `structuredContent` when the tool has an output schema),
- * anything else as `ErrorName: message`.
+ * in its documented shape (tool-errors.ts), anything else as `ErrorName: message`.
  */
 export function toolFailure(def: ToolDefinition | undefined, err: unknown): JsonObject {
-  if (err instanceof ToolError)
-    return toolErrorResult(def?.spec ?? EMPTY_SPEC, err, def?.output !== undefined);
+  if (err instanceof ToolError) return toolErrorResult(def?.spec ?? EMPTY_SPEC, err);
   return toolError(describeThrown(err));
 }
 

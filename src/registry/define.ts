@@ -5,6 +5,7 @@
  */
 import { InternalCode, ToolkitError } from '../protocol/errors.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
+import { toolUiMeta } from './apps.ts';
 import { type CompiledSchema, compileJsonSchema, compileSchema, EMPTY_OBJECT_SCHEMA } from './schema.ts';
 import { checkDeclaredErrors, ERRORS_META_KEY, errorsMeta, errorsSentence } from './tool-errors.ts';
 import type {
@@ -84,6 +85,12 @@ export function defineTool<I, O = unknown>(spec: ToolSpec<I, O>, handler: ToolHa
   if (spec.timeoutMs !== undefined && !(Number.isInteger(spec.timeoutMs) && spec.timeoutMs > 0)) {
     invalid(`Tool "${name}": timeoutMs must be a positive integer`);
   }
+  if (spec.task !== undefined && spec.task !== 'optional' && spec.task !== 'required') {
+    invalid(`Tool "${name}": task must be 'optional' or 'required'`);
+  }
+  if (spec.beforeTask !== undefined && spec.task === undefined) {
+    invalid(`Tool "${name}": beforeTask needs task: 'optional' or 'required'`);
+  }
   if (spec.heartbeatMs !== undefined && !(Number.isInteger(spec.heartbeatMs) && spec.heartbeatMs >= 0)) {
     invalid(`Tool "${name}": heartbeatMs must be 0 (off) or a positive integer`);
   }
@@ -99,9 +106,15 @@ export function defineTool<I, O = unknown>(spec: ToolSpec<I, O>, handler: ToolHa
   if (output) listing.outputSchema = output.json;
   if (spec.annotations !== undefined) listing.annotations = spec.annotations;
   if (spec.icons !== undefined) listing.icons = spec.icons;
-  if (spec._meta !== undefined || declared) {
-    listing._meta = declared ? { ...spec._meta, [ERRORS_META_KEY]: errorsMeta(declared) } : spec._meta;
+  if (spec._meta !== undefined || declared || spec.ui !== undefined) {
+    listing._meta = {
+      ...spec._meta,
+      ...(declared ? { [ERRORS_META_KEY]: errorsMeta(declared) } : {}),
+      ...(spec.ui !== undefined ? { ui: toolUiMeta(name, spec.ui) } : {}),
+    };
   }
+  // SEP-1686 tool-level negotiation (2025-11-25); 2026 clients need no hint (server-directed).
+  if (spec.task !== undefined) listing.execution = { taskSupport: spec.task };
   const properties = (input.json.properties ?? {}) as Record<string, { 'x-mcp-header'?: unknown }>;
   const headerParams = Object.entries(properties).flatMap(([property, schema]) =>
     typeof schema?.['x-mcp-header'] === 'string' ? [{ property, header: schema['x-mcp-header'] }] : [],

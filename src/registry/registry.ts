@@ -5,6 +5,7 @@
  */
 import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../protocol/errors.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
+import { isAppOnly } from './apps.ts';
 import type {
   Definition,
   PromptDefinition,
@@ -71,6 +72,7 @@ export class Registry {
   readonly #prompts = new Map<string, PromptDefinition>();
   readonly #listeners = new Set<ChangeListener>();
   #toolListing: JsonObject[] | undefined;
+  #modelToolListing: JsonObject[] | undefined;
   #resourceListing: JsonObject[] | undefined;
   #templateListing: JsonObject[] | undefined;
   #promptListing: JsonObject[] | undefined;
@@ -104,6 +106,7 @@ export class Registry {
   #invalidate(kind: Definition['kind']): void {
     if (kind === 'tool') {
       this.#toolListing = undefined;
+      this.#modelToolListing = undefined;
       this.#emit('tools');
     } else if (kind === 'prompt') {
       this.#promptListing = undefined;
@@ -175,7 +178,16 @@ export class Registry {
     };
   }
 
-  toolListing(): readonly JsonObject[] {
+  /**
+   * The tools/list entries. `model`: without the tools a view alone may call
+   * (`ui.visibility: ['app']`), for clients that do not render views and would hand every
+   * listed tool to the model (SEP-1865 "Visibility").
+   */
+  toolListing(audience: 'all' | 'model' = 'all'): readonly JsonObject[] {
+    if (audience === 'model') {
+      this.#modelToolListing ??= [...this.#tools.values()].filter((d) => !isAppOnly(d)).map((d) => d.listing);
+      return this.#modelToolListing;
+    }
     this.#toolListing ??= [...this.#tools.values()].map((d) => d.listing);
     return this.#toolListing;
   }

@@ -2,14 +2,20 @@
  * Declared tool errors: a tool names the failures it can have (`errors` on the tool), throws
  * one with `ctx.fail(code)` or `new ToolError(code)`, and the client gets it in one shape:
  * an `isError` result whose text tells the model what happened, whether retrying can help and
- * what to do instead, and (when the tool has an output schema, or always with `structured`)
- * `structuredContent: { error: { code, message, retryable, hint, data } }` for programs.
+ * what to do instead, and `{ error: { code, message, retryable, hint, data } }` for programs,
+ * in the result's `_meta` always and in `structuredContent` when the tool opts in with
+ * `structuredErrors: true`. Not by default: the official v1 client checks `structuredContent`
+ * against the tool's output schema even on an `isError` result, and refuses the answer when
+ * the schema has no room for `error`.
  */
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import type { DeclaredToolError, ToolSpec } from './types.ts';
 
 /** The `_meta` key under which a tool publishes its declared errors. */
 export const ERRORS_META_KEY = 'io.github.mcp-toolkit/errors';
+
+/** The `_meta` key of an error result that carries the error object. */
+export const ERROR_META_KEY = 'io.github.mcp-toolkit/error';
 
 /**
  * A declared failure of a tool. `retryable` and `hint` default to the tool's declaration.
@@ -69,27 +75,22 @@ export function errorsSentence(errors: Readonly<Record<string, DeclaredToolError
   return `Possible errors: ${parts.join('; ')}.`;
 }
 
-/**
- * The result for a thrown ToolError. `structured` adds `structuredContent` (the caller passes
- * true when the tool has an output schema, so programs that read structured output see it).
- */
-export function toolErrorResult(
-  spec: ToolSpec<unknown, unknown>,
-  err: ToolError,
-  structured: boolean,
-): JsonObject {
+/** The result for a thrown ToolError. */
+export function toolErrorResult(spec: ToolSpec<unknown, unknown>, err: ToolError): JsonObject {
   const declared = spec.errors?.[err.code];
   const retryable = err.retryable ?? declared?.retryable ?? false;
   const hint = err.hint ?? declared?.hint;
   const message = err.message === err.code && declared?.message ? declared.message : err.message;
   let text = `${err.code}: ${message}. ${retryable ? 'Retrying later may succeed.' : 'Retrying the same call will not help.'}`;
   if (hint !== undefined) text += ` ${hint}`;
-  const result: JsonObject = { content: [{ type: 'text', text }], isError: true };
-  if (structured) {
-    const error: JsonObject = { code: err.code, message, retryable };
-    if (hint !== undefined) error.hint = hint;
-    if (err.data !== undefined) error.data = err.data;
-    result.structuredContent = { error };
-  }
+  const error: JsonObject = { code: err.code, message, retryable };
+  if (hint !== undefined) error.hint = hint;
+  if (err.data !== undefined) error.data = err.data;
+  const result: JsonObject = {
+    content: [{ type: 'text', text }],
+    isError: true,
+    _meta: { [ERROR_META_KEY]: error },
+  };
+  if (spec.structuredErrors === true) result.structuredContent = { error };
   return result;
 }

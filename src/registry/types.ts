@@ -3,6 +3,7 @@
  * context every handler receives. Transport- and wire-agnostic by design.
  */
 
+import type { Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { JsonObject, RequestId } from '../protocol/jsonrpc.ts';
@@ -16,6 +17,7 @@ import type {
   ReadResourceResult,
   ToolAnnotations,
 } from '../protocol/spec-types.ts';
+import type { ToolUi } from './apps.ts';
 
 export type {
   CallToolResult,
@@ -89,6 +91,19 @@ export interface HandlerContext {
   readonly identity: Identity | undefined;
   /** The request's `_meta`, as sent. */
   readonly meta: JsonObject;
+  /**
+   * The request's OpenTelemetry server span (`tools/call add`, ...), for attributes and
+   * events of your own. The handler runs inside its context, so `trace.getActiveSpan()` is
+   * this span, spans you start are its children, and instrumented clients (fetch, http, pg,
+   * ioredis, ...) carry its trace onward. A non-recording span when tracing is off: calls on
+   * it are safe and do nothing. Lines logged through `ctx.logger` carry its `trace_id` and
+   * `span_id`.
+   *
+   * @example
+   * ctx.span.setAttribute('app.rows', rows.length);
+   * ctx.span.addEvent('cache miss', { key });
+   */
+  readonly span: Span;
   /**
    * Answers from the client to the previous round's input requests, by the keys the handler
    * chose; undefined on the first round.
@@ -181,10 +196,40 @@ export interface ToolSpec<I, O> {
   errors?: Readonly<Record<string, DeclaredToolError>>;
   /** Also list the declared error codes in the description the model reads. Default false. */
   describeErrors?: boolean;
+  /**
+   * Also put a thrown ToolError's `{ error }` object in `structuredContent` (it is always in
+   * the result's `_meta`). Default false: the official v1 client validates `structuredContent`
+   * against the output schema even on error results, so opt in only when the output schema
+   * admits `{ error }` or your clients do not validate.
+   */
+  structuredErrors?: boolean;
   /** Per-tool rate limit on top of the per-client one. */
   rateLimit?: { rps: number; burst?: number };
   icons?: JsonObject[];
+  /**
+   * Links the tool to a view made with `defineApp` (MCP Apps, `_meta.ui` on the tool): hosts
+   * that support the extension render the result in it. `visibility: ['app']` keeps the tool
+   * out of the model's tools/list while its view can still call it through the host.
+   */
+  ui?: ToolUi;
   _meta?: JsonObject;
+  /**
+   * Long-running work: the call may run as a task the client polls (2026 extension
+   * `io.modelcontextprotocol/tasks`, SEP-2663; 2025-11-25 `execution.taskSupport`, SEP-1686).
+   * `optional`: a task when the client can take one, else a plain call; `required`: only as
+   * a task (a client that cannot take one gets -32021 on 2026, -32601 on 2025). The handler
+   * is the same either way; inside a task its deadline is `timeoutMs`, else MCP_TASK_TTL_MS.
+   */
+  task?: 'optional' | 'required';
+  /**
+   * With `task`: runs on the call itself before the task is created, and may ask for input
+   * there (ordinary input rounds); return nothing to go on. The handler then starts in the
+   * task with the answers of those rounds in `ctx.inputResponses`.
+   */
+  beforeTask?: (
+    args: I,
+    ctx: HandlerContext,
+  ) => InputRequired | undefined | Promise<InputRequired | undefined>;
 }
 
 export type ToolHandler<I, O> = (args: I, ctx: HandlerContext) => ToolReturn<O> | Promise<ToolReturn<O>>;

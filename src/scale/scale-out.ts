@@ -10,7 +10,9 @@ import type { Settings } from '../config/settings.ts';
 import { ErrorCode } from '../protocol/errors.ts';
 import { Hub } from '../protocol/hub.ts';
 import type { SessionStore } from '../protocol/session.ts';
-import type { SharedState } from '../server.ts';
+import type { SharedState, TaskBackend } from '../server.ts';
+import { createRedisLiveness, createRedisTaskBus } from '../tasks/redis-bus.ts';
+import { createRedisTaskStore } from '../tasks/redis-store.ts';
 import { createHubRelay } from './hub-relay.ts';
 import { createPubSub, createSubscriberClient } from './pubsub.ts';
 import { createRedisEventStore } from './redis-event-store.ts';
@@ -30,7 +32,7 @@ export interface ScaleOutOptions {
   subscriber?: Redis;
   settings: Pick<
     Settings,
-    'MCP_REDIS_URL' | 'MCP_SESSION_IDLE_MS' | 'MCP_MAX_SESSIONS' | 'MCP_EVENT_RETENTION'
+    'MCP_REDIS_URL' | 'MCP_SESSION_IDLE_MS' | 'MCP_MAX_SESSIONS' | 'MCP_EVENT_RETENTION' | 'MCP_TASK_LEASE_MS'
   >;
   logger: ScaleOutLogger;
   /** Redis key and channel prefix. Default `mcp-toolkit:`. */
@@ -46,6 +48,8 @@ export interface ScaleOut {
   readonly hub: Hub;
   /** The event store and health, for `createServer({ shared })`. */
   readonly shared: SharedState;
+  /** The task store, bus and replica liveness, for `createServer({ tasks })`. */
+  readonly tasks: TaskBackend;
   /** Resolves once this replica hears the others (subscribed); waits while Redis is away. */
   readonly ready: Promise<void>;
   /** Stops listening and quits the subscriber connection (not the command client). */
@@ -101,6 +105,18 @@ export function createScaleOut(options: ScaleOutOptions): ScaleOut {
     health,
   });
   const listening = relay.listen(hub);
+  const liveness = createRedisLiveness({
+    redis,
+    replicaId,
+    leaseMs: settings.MCP_TASK_LEASE_MS,
+    keyPrefix: prefix,
+    logger,
+  });
+  const tasks: TaskBackend = {
+    store: createRedisTaskStore({ redis, keyPrefix: prefix, health }),
+    bus: createRedisTaskBus({ pubsub, channel: `${prefix}tasks`, logger }),
+    liveness,
+  };
   return {
     replicaId,
     sessions,
@@ -114,8 +130,11 @@ export function createScaleOut(options: ScaleOutOptions): ScaleOut {
         return problem ? { ok: true, detail: `${problem}: ${DEGRADED}` } : { ok: true };
       },
     },
-    ready: listening.then(() => {}),
+    tasks,
+    ready: Promise.all([listening, liveness.ready]).then(() => {}),
     async close() {
+      await tasks.bus.close();
+      await liveness.close();
       health.stop();
       // Not awaited: while Redis is away the subscription is still queued.
       void listening.then((stop) => stop()).catch(() => {});

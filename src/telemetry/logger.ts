@@ -9,6 +9,7 @@ import { isatty } from 'node:tty';
 import { type DestinationStream, type LevelWithSilent, type Logger, pino } from 'pino';
 import { InternalCode, ToolkitError } from '../protocol/errors.ts';
 import { REDACT_PATHS, REDACTED, redactArgs, redactSecrets } from './redaction.ts';
+import type { TraceLogFields } from './trace-context.ts';
 
 export type LogFormat = 'auto' | 'json' | 'pretty';
 
@@ -31,7 +32,8 @@ export interface RequestLogFields {
   readonly tool?: string;
   readonly outcome: RequestOutcome;
   readonly durationMs: number;
-  readonly traceId?: string;
+  /** The request span's `trace_id`, `span_id`, `trace_flags`; absent when tracing is off. */
+  readonly trace?: TraceLogFields | undefined;
   readonly clientId?: string;
   readonly sessionId?: string;
   readonly requestId?: string | number;
@@ -105,7 +107,7 @@ function isTerminal(destination: NodeJS.WritableStream | number): boolean {
  *
  * @example
  * requestLogLine(logger, { method: 'tools/call', tool: 'read_file', outcome: 'ok',
- *   durationMs: 3.2, traceId: span.traceId, clientId, sessionId, requestId: 7 });
+ *   durationMs: 3.2, trace: span.logFields, clientId, sessionId, requestId: 7 });
  */
 export function requestLogLine(logger: Logger, fields: RequestLogFields): void {
   if (!logger.isLevelEnabled('info')) return;
@@ -116,7 +118,9 @@ export function requestLogLine(logger: Logger, fields: RequestLogFields): void {
       tool: fields.tool,
       outcome: fields.outcome,
       durationMs: Math.round(fields.durationMs * 1000) / 1000,
-      traceId: fields.traceId,
+      trace_id: fields.trace?.trace_id,
+      span_id: fields.trace?.span_id,
+      trace_flags: fields.trace?.trace_flags,
       clientId: fields.clientId,
       sessionId: fields.sessionId,
       requestId: fields.requestId,

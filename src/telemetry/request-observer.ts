@@ -1,42 +1,139 @@
 /**
  * The dispatcher's `observe` hook built from the two telemetry parts: a server span per
- * request (tracing.ts) and one log line per request (logger.ts), both closed with the
- * request's outcome.
+ * request (tracing.ts), inside whose context the request is handled, and one log line per
+ * request (logger.ts), both closed with the request's outcome.
  */
+import { context } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { ProtocolError, ToolkitError } from '../protocol/errors.ts';
-import type { RequestObserver } from '../protocol/exchange.ts';
+import type { ObservedRequest, RequestObserver, RequestOutcomeInfo } from '../protocol/exchange.ts';
+import type { JsonObject } from '../protocol/jsonrpc.ts';
 import { type RequestOutcome, requestLogLine } from './logger.ts';
-import { NOOP_SPAN, type SpanOutcome, type Telemetry } from './tracing.ts';
+import { Attr } from './semconv.ts';
+import { NOOP_REQUEST_SPAN, type RequestSpan, type SpanOutcome, type Telemetry } from './tracing.ts';
 
 type StartInfo = Parameters<RequestObserver['start']>[0];
-type EndOutcome = Parameters<ReturnType<RequestObserver['start']>>[0];
 
 export interface RequestObserverOptions {
   readonly telemetry: Telemetry;
   readonly logger: Logger;
 }
 
-/**
- * `error.type` and JSON-RPC code of a failed request: a protocol error by its code, an
- * internal error by its stable code, anything else by its class name (all low-cardinality).
- */
 const SUCCESS: SpanOutcome = Object.freeze({ isError: false });
-const TOOL_ERROR: SpanOutcome = Object.freeze({ isError: true });
+// A span status description is for people; a tool's whole output is not.
+const MAX_DESCRIPTION = 1024;
 
-function spanOutcomeOf(outcome: EndOutcome): SpanOutcome {
-  const { error } = outcome;
-  if (error === undefined) return outcome.isError === true ? TOOL_ERROR : SUCCESS;
-  if (error instanceof ProtocolError) return { code: error.code };
-  if (error instanceof ToolkitError) return { error: error.code };
-  return { error: error.name || 'Error' };
+/** The text of an `isError` result (what the model sees), as the span status description. */
+function toolErrorText(result: JsonObject): string | undefined {
+  const content = result.content;
+  if (!Array.isArray(content)) return undefined;
+  for (const block of content) {
+    const text = (block as { type?: unknown; text?: unknown } | null)?.text;
+    if (typeof text === 'string')
+      return text.length > MAX_DESCRIPTION ? text.slice(0, MAX_DESCRIPTION) : text;
+  }
+  return undefined;
 }
 
 /**
- * Builds the dispatcher's request observer: starts the span at request entry, and on the
- * outcome ends it and writes the request's log line (with its trace id). The span's parent
- * is the W3C `traceparent`/`tracestate` found in `params._meta`. Tool arguments reach the
- * log line only if the start info carries them as `args` and the logger allows it.
+ * `error.type`, JSON-RPC code and description of an outcome: a protocol error by its code,
+ * an internal error by its stable code, anything else by its class name (all low-cardinality).
+ */
+function spanOutcomeOf(outcome: RequestOutcomeInfo): SpanOutcome {
+  const { error } = outcome;
+  if (error === undefined) {
+    return outcome.result?.isError === true
+      ? { isError: true, message: toolErrorText(outcome.result) }
+      : SUCCESS;
+  }
+  if (error instanceof ProtocolError) return { code: error.code, message: error.message };
+  if (error instanceof ToolkitError) return { error: error.code, message: error.message };
+  return { error: error.name || 'Error', message: error.message };
+}
+
+/** One request under observation: its span, and the work run inside the span's context. */
+class Observed implements ObservedRequest {
+  readonly #span: RequestSpan;
+  readonly #traced: boolean;
+  readonly #telemetry: Telemetry;
+  readonly #logger: Logger;
+  readonly #info: StartInfo & { args?: unknown };
+  readonly #started = performance.now();
+
+  constructor(telemetry: Telemetry, logger: Logger, info: StartInfo & { args?: unknown }) {
+    this.#telemetry = telemetry;
+    this.#logger = logger;
+    this.#info = info;
+    this.#traced = telemetry.enabled;
+    this.#span = !telemetry.enabled
+      ? NOOP_REQUEST_SPAN
+      : telemetry.startRequestSpan({
+          method: info.method,
+          target: info.target,
+          targetKnown: info.targetKnown,
+          requestId: info.requestId,
+          sessionId: info.sessionId,
+          protocolVersion: info.protocolVersion,
+          clientId: info.identity?.clientId,
+          meta: info.meta,
+          headers: info.headers,
+          transport: info.transport,
+          address: info.address,
+          port: info.port,
+          httpVersion: info.httpVersion,
+        });
+  }
+
+  run<A extends unknown[], R>(fn: (...args: A) => R, thisArg: unknown, ...args: A): R {
+    // `context.with`: spans a handler starts are children of ours, and instrumented clients
+    // (fetch, http, database drivers) propagate it.
+    if (!this.#traced) return fn.apply(thisArg, args);
+    return context.with(this.#span.context, fn, thisArg, ...args);
+  }
+
+  end(outcome: RequestOutcomeInfo): void {
+    const info = this.#info;
+    const span = this.#span;
+    if (this.#traced) {
+      // `initialize`: the negotiated version and the new session are known only now.
+      const session = outcome.session;
+      if (session !== undefined) {
+        span.setAttribute(Attr.McpSessionId, session.id);
+        if (session.protocolVersion !== '')
+          span.setAttribute(Attr.McpProtocolVersion, session.protocolVersion);
+        this.#telemetry.sessionStarted({
+          id: session.id,
+          protocolVersion: session.protocolVersion,
+          transport: info.transport,
+          httpVersion: info.httpVersion,
+        });
+      }
+      span.end(spanOutcomeOf(outcome));
+    }
+    // Request lines are info: below the level, build nothing (the common production case).
+    if (!this.#logger.isLevelEnabled('info')) return;
+    const result: RequestOutcome =
+      outcome.error !== undefined ? 'error' : outcome.result?.isError === true ? 'tool_error' : 'ok';
+    requestLogLine(this.#logger, {
+      method: info.method,
+      tool: info.method === 'tools/call' ? info.target : undefined,
+      outcome: result,
+      durationMs: performance.now() - this.#started,
+      trace: span.logFields,
+      clientId: info.identity?.clientId,
+      sessionId: info.sessionId ?? outcome.session?.id,
+      requestId: info.requestId,
+      args: info.args,
+    });
+  }
+}
+
+/**
+ * Builds the dispatcher's request observer: starts the span at request entry (its parent as
+ * the MCP conventions say: `params._meta`, else the ambient context, else the HTTP
+ * `traceparent` header), runs the request in the span's context, and on the outcome ends the
+ * span and writes the request's log line with the span's `trace_id`, `span_id` and
+ * `trace_flags`. Tool arguments reach the log line only if the logger allows it.
  *
  * @example
  * createServer({ settings, plugins, logger, observe: createRequestObserver({ telemetry, logger }) });
@@ -44,41 +141,6 @@ function spanOutcomeOf(outcome: EndOutcome): SpanOutcome {
 export function createRequestObserver(options: RequestObserverOptions): RequestObserver {
   const { telemetry, logger } = options;
   return {
-    start(info: StartInfo & { args?: unknown }) {
-      const started = performance.now();
-      const clientId = info.identity?.clientId;
-      // Disabled telemetry: skip even building the span's info object.
-      const span = !telemetry.enabled
-        ? NOOP_SPAN
-        : telemetry.startRequestSpan({
-            method: info.method,
-            target: info.target,
-            requestId: info.requestId,
-            sessionId: info.sessionId,
-            protocolVersion: info.protocolVersion,
-            clientId,
-            traceparent: info.meta?.traceparent,
-            tracestate: info.meta?.tracestate,
-            transport: info.transport,
-          });
-      return (outcome) => {
-        if (telemetry.enabled) span.end(spanOutcomeOf(outcome));
-        // Request lines are info: below the level, build nothing (the common production case).
-        if (!logger.isLevelEnabled('info')) return;
-        const result: RequestOutcome =
-          outcome.error !== undefined ? 'error' : outcome.isError === true ? 'tool_error' : 'ok';
-        requestLogLine(logger, {
-          method: info.method,
-          tool: info.method === 'tools/call' ? info.target : undefined,
-          outcome: result,
-          durationMs: performance.now() - started,
-          traceId: span.traceId,
-          clientId,
-          sessionId: info.sessionId,
-          requestId: info.requestId,
-          args: info.args,
-        });
-      };
-    },
+    start: (info: StartInfo & { args?: unknown }) => new Observed(telemetry, logger, info),
   };
 }

@@ -4,7 +4,6 @@
  * imported from `@opentelemetry/semantic-conventions/incubating`, whose experimental
  * exports may be renamed in any minor release.
  */
-import { ErrorCode } from '../protocol/errors.ts';
 
 export const Attr = {
   McpMethodName: 'mcp.method.name',
@@ -23,14 +22,20 @@ export const Attr = {
   RpcResponseStatusCode: 'rpc.response.status_code',
   NetworkTransport: 'network.transport',
   NetworkProtocolName: 'network.protocol.name',
+  NetworkProtocolVersion: 'network.protocol.version',
+  ClientAddress: 'client.address',
+  ClientPort: 'client.port',
   ErrorType: 'error.type',
+  HttpRequestMethod: 'http.request.method',
   HttpResponseStatusCode: 'http.response.status_code',
 } as const;
 
 export const Metric = {
   /** Histogram, seconds (conventions: `mcp.server.operation.duration`). */
   OperationDuration: 'mcp.server.operation.duration',
-  /** Counter of requests refused at the edge (401, 403, 429, 503), ours. */
+  /** Histogram, seconds (conventions: `mcp.server.session.duration`), 2025-wire sessions. */
+  SessionDuration: 'mcp.server.session.duration',
+  /** Counter of requests refused at the HTTP edge (401, 403, 413, 415, 429, 503, Host, Origin), ours. */
   Refusals: 'mcp.server.refusals',
   /** Counter of `isError` tool results, ours. */
   ToolErrors: 'mcp.server.tool_errors',
@@ -54,14 +59,46 @@ export function boundTarget(target: string | undefined): string | undefined {
 }
 
 /**
- * Span name `{mcp.method.name} {target}`: the target only where the conventions name a
- * low-cardinality one (the tool of `tools/call`, the prompt of `prompts/get`); a resource
- * URI goes into `mcp.resource.uri` instead.
+ * The MCP methods a server receives, both wires (the conventions' well-known values plus
+ * the 2026 methods and the tasks extension's). Any other name a client sends is `_OTHER` in
+ * span names and metrics: names come from clients and must not mint new series.
  */
-export function spanName(method: string, target: string | undefined): string {
-  return target !== undefined && (method === 'tools/call' || method === 'prompts/get')
-    ? `${method} ${target}`
-    : method;
+const KNOWN_METHODS = new Set([
+  'initialize',
+  'ping',
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+  'logging/setLevel',
+  'server/discover',
+  'subscriptions/listen',
+  'tasks/get',
+  'tasks/result',
+  'tasks/list',
+  'tasks/update',
+  'tasks/cancel',
+]);
+
+/** The method as span names and metrics carry it: itself when known, else `_OTHER`. */
+export function boundedMethod(method: string): string {
+  return KNOWN_METHODS.has(method) ? method : OTHER;
+}
+
+/**
+ * Span name `{mcp.method.name} {target}`: the target only where the conventions name a
+ * low-cardinality one (the tool of `tools/call`, the prompt of `prompts/get`) and only when it
+ * names a registered tool or prompt (`known`); a resource URI goes into `mcp.resource.uri`.
+ */
+export function spanName(method: string, target: string | undefined, known: boolean): string {
+  const m = boundedMethod(method);
+  return known && target !== undefined && (m === 'tools/call' || m === 'prompts/get') ? `${m} ${target}` : m;
 }
 
 /**
@@ -77,14 +114,4 @@ export function errorTypeOf(outcome: {
   if (outcome.error !== undefined) return outcome.error;
   if (outcome.code !== undefined) return String(outcome.code);
   return outcome.isError === true ? TOOL_ERROR : undefined;
-}
-
-/**
- * Metric attributes must stay low-cardinality, and method and tool names come from the
- * client: an unknown method (-32601) is recorded as `_OTHER`, and a tool name is kept
- * only when the request did not fail with a protocol error (so `tools/call` with made-up
- * names cannot mint new time series).
- */
-export function metricMethod(method: string, code: number | undefined): string {
-  return code === ErrorCode.MethodNotFound ? OTHER : method;
 }

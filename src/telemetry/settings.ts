@@ -17,23 +17,26 @@ const RATIO = z
   .string()
   .trim()
   .optional()
-  .transform((v) => (v === undefined || v === '' ? '1' : v))
+  .transform((v) => (v === undefined || v === '' ? undefined : v))
   .pipe(
     z
       .string()
-      .regex(/^(?:0(?:\.\d+)?|1(?:\.0+)?|\.\d+)$/, { error: 'expected a number from 0 to 1, such as 0.1' }),
-  )
-  .transform(Number);
+      .regex(/^(?:0(?:\.\d+)?|1(?:\.0+)?|\.\d+)$/, { error: 'expected a number from 0 to 1, such as 0.1' })
+      .transform(Number)
+      .optional(),
+  );
 
 export const telemetrySettingsShape = {
   MCP_LOG_TOOL_ARGS: envBool(false).describe(
     'Log tool arguments on the per-request line (values under secret-looking keys are redacted).',
   ),
   MCP_OTEL_ENDPOINT: OTLP_ENDPOINT.describe(
-    'OTLP/HTTP base URL (e.g. http://127.0.0.1:4318); traces and metrics are exported only when set.',
+    'OTLP/HTTP base URL (e.g. http://127.0.0.1:4318) for traces and metrics; wins over OTEL_EXPORTER_OTLP_(TRACES_|METRICS_)ENDPOINT. Unset and no OTEL_EXPORTER_OTLP_* endpoint: nothing is exported (an application-registered OpenTelemetry SDK is still used).',
   ),
-  MCP_OTEL_SERVICE_NAME: envString('mcp-toolkit').describe('`service.name` of exported traces and metrics.'),
+  MCP_OTEL_SERVICE_NAME: envString().describe(
+    '`service.name` of exported traces and metrics; wins over OTEL_SERVICE_NAME. Default: OTEL_SERVICE_NAME, else MCP_SERVER_NAME.',
+  ),
   MCP_OTEL_SAMPLE_RATIO: RATIO.describe(
-    'Share of traces recorded and exported, from 0 to 1 (head sampling by trace id; a request carrying a W3C traceparent follows its sampled flag). Metrics and log lines count every request.',
+    'Share of root traces recorded, from 0 to 1 (parentbased_traceidratio; a request whose parent says sampled or not follows it); wins over OTEL_TRACES_SAMPLER. Default: OTEL_TRACES_SAMPLER, else all. Metrics and log lines count every request.',
   ),
 };

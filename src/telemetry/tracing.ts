@@ -1,88 +1,79 @@
 /**
- * One OpenTelemetry server span per MCP request, the operation-duration histogram and
- * refusal / tool-error counts, exported over OTLP/HTTP (protobuf) when an endpoint is set.
+ * The server's telemetry: one OpenTelemetry SERVER span per MCP request, from the global
+ * TracerProvider through the OpenTelemetry API (`trace.getTracer('mcp-toolkit', version)`),
+ * the MCP metrics, and spans for requests refused at the HTTP edge.
  *
- * Without an endpoint nothing is loaded: the OpenTelemetry SDK and exporters take ~0.5 s
- * to import (measured on Node 24), which a stdio server spawned by a desktop agent should
- * not pay for nothing. So `createTelemetry` is async and imports the SDK only when enabled,
- * and the disabled implementation is a shared object whose methods do nothing.
+ * One pipeline: when the application registered a TracerProvider before the server starts
+ * (a preloaded `@opentelemetry/sdk-node`), its provider, propagator and meter provider are
+ * used and nothing of ours is exported. Otherwise, when an OTLP endpoint is configured, the
+ * Node SDK is started and registered globally (sdk-pipeline.ts), so the spans that plugins
+ * and instrumentations create go out with ours. With neither, nothing is loaded and every
+ * call is a no-op.
  */
-import { InternalCode, ToolkitError } from '../protocol/errors.ts';
+import { type Context, ROOT_CONTEXT, type Span, trace } from '@opentelemetry/api';
+import type { TracingConfig } from './otel-settings.ts';
+import type { RefusalInfo, RequestSpanInfo, SessionInfo } from './request-span.ts';
+import type { ExportErrorHandler } from './sdk-pipeline.ts';
+import { NOOP_SPAN, type TraceLogFields } from './trace-context.ts';
 
-/** What the dispatcher knows about a request when it starts handling it. */
-export interface RequestSpanInfo {
-  /** JSON-RPC method, e.g. `tools/call`. */
-  readonly method: string;
-  /** Tool name (`tools/call`), prompt name (`prompts/get`) or resource URI (`resources/read`). */
-  readonly target?: string;
-  readonly requestId?: string | number;
-  readonly sessionId?: string;
-  readonly protocolVersion?: string;
-  /** The authenticated caller: API key id or token subject (attribute `mcp.client.id`). */
-  readonly clientId?: string;
-  /** W3C `traceparent` from `params._meta`: the span becomes its child. */
-  readonly traceparent?: unknown;
-  /** W3C `tracestate` from `params._meta`. */
-  readonly tracestate?: unknown;
-  readonly transport: 'stdio' | 'http';
-}
+export type { RefusalInfo, RequestSpanInfo, SessionInfo } from './request-span.ts';
+export { NOOP_SPAN, type TraceLogFields } from './trace-context.ts';
 
 /** How a request ended. */
 export interface SpanOutcome {
-  /** An explicit `error.type` (e.g. `timeout`, `cancelled`); wins over the two below. */
+  /** An explicit `error.type` (an internal error code, an error class); wins over `code`. */
   readonly error?: string;
   /** The tool result had `isError: true`: `error.type=tool_error`. */
   readonly isError?: boolean;
-  /** The JSON-RPC error code of a protocol error: `error.type` is its string. */
+  /** The JSON-RPC error code of a protocol error: `error.type` and `rpc.response.status_code`. */
   readonly code?: number;
+  /** The span status description (the JSON-RPC error message, the tool's error text). */
+  readonly message?: string;
 }
-
-export type SpanAttributeValue = string | number | boolean | readonly string[] | readonly number[];
 
 /** The span of one request. `end` is idempotent. */
 export interface RequestSpan {
-  /** Hex trace id, for the request's log line; `undefined` when telemetry is off. */
-  readonly traceId: string | undefined;
-  setAttribute(key: string, value: SpanAttributeValue): void;
+  /** The OpenTelemetry span (non-recording when tracing is off). */
+  readonly span: Span;
+  /** The context the handler runs in: the parent's, with this span set. */
+  readonly context: Context;
+  /** The span's ids for log lines; undefined when tracing is off. */
+  readonly logFields: TraceLogFields | undefined;
+  /** Attributes known only once the request has run (the negotiated version of `initialize`). */
+  setAttribute(key: string, value: string | number | boolean): void;
   end(outcome: SpanOutcome): void;
 }
 
 export interface Telemetry {
-  /** `false` for the no-op implementation (no endpoint configured). */
+  /** `false` when there is no provider to report to: nothing is recorded. */
   readonly enabled: boolean;
-  /** Call at request entry (after parsing, before dispatching); end it with the outcome. */
+  /** Call at request entry, before dispatching; end the span with the outcome. */
   startRequestSpan(info: RequestSpanInfo): RequestSpan;
-  /** Count a request refused at the edge, e.g. `(429, 'rate_limited')`. `reason` must be a fixed string. */
-  recordRefusal(status: number, reason: string): void;
-  /** Flushes spans and metrics, then stops exporting. Idempotent. */
-  shutdown(): Promise<void>;
+  /** A request refused at the HTTP edge: a span in the caller's trace and a count. */
+  recordRefusal(info: RefusalInfo): TraceLogFields | undefined;
+  /** Counts a refusal that already has its span (a tool's scope or rate limit, in the dispatcher). */
+  countRefusal(status: number, reason: string): void;
+  /** A 2025-wire session began (`initialize` answered). */
+  sessionStarted(info: SessionInfo): void;
+  /** A 2025-wire session ended (DELETE, expiry, connection closed): `mcp.server.session.duration`. */
+  sessionEnded(id: string): void;
+  /** Exports what is buffered, within `timeoutMs` (a second signal during the drain). */
+  flush(timeoutMs: number): Promise<void>;
+  /** Flushes spans and metrics within `timeoutMs`, then stops what is ours. Idempotent. */
+  shutdown(timeoutMs?: number): Promise<void>;
 }
 
 export interface TelemetryOptions {
-  /** `MCP_OTEL_ENDPOINT`: OTLP/HTTP base URL; `/v1/traces` and `/v1/metrics` are appended. */
-  readonly endpoint?: string | undefined;
-  /** `MCP_OTEL_SERVICE_NAME`. */
-  readonly serviceName: string;
-  readonly serviceVersion: string;
-  /** Metric export interval; default 60 000 ms (the OpenTelemetry default). */
-  readonly exportIntervalMs?: number;
-  /** Span batch delay; default 5 000 ms (the OpenTelemetry default). */
-  readonly spanDelayMs?: number;
-  /**
-   * `MCP_OTEL_SAMPLE_RATIO`: the share of root traces recorded, 0 to 1; default 1 (all). A
-   * request whose `traceparent` says sampled (or not) follows its caller.
-   */
-  readonly sampleRatio?: number;
-  /**
-   * Told when exports start failing (once per failing streak, again after a success), so
-   * a collector outage shows in the logs instead of passing silently.
-   */
-  readonly onExportError?: (signal: 'traces' | 'metrics', error: Error | undefined) => void;
+  readonly config: TracingConfig;
+  /** Told when exports start failing, once per failing streak. */
+  readonly onExportError?: ExportErrorHandler;
 }
 
-/** The span of disabled telemetry: one shared object that records nothing. */
-export const NOOP_SPAN: RequestSpan = Object.freeze({
-  traceId: undefined,
+/** The request span of disabled telemetry: one shared object. */
+export const NOOP_REQUEST_SPAN: RequestSpan = Object.freeze({
+  span: NOOP_SPAN,
+  context: ROOT_CONTEXT,
+  logFields: undefined,
   setAttribute(): void {},
   end(): void {},
 });
@@ -92,52 +83,54 @@ const RESOLVED = Promise.resolve();
 /** Telemetry that records nothing; every call returns at once and allocates nothing. */
 export const NOOP_TELEMETRY: Telemetry = Object.freeze({
   enabled: false,
-  startRequestSpan: (): RequestSpan => NOOP_SPAN,
-  recordRefusal(): void {},
+  startRequestSpan: (): RequestSpan => NOOP_REQUEST_SPAN,
+  recordRefusal: () => undefined,
+  countRefusal(): void {},
+  sessionStarted(): void {},
+  sessionEnded(): void {},
+  flush: (): Promise<void> => RESOLVED,
   shutdown: (): Promise<void> => RESOLVED,
 });
 
 /**
- * Creates the server's telemetry: the no-op one without an endpoint, else our own request
- * spans and a private meter provider, exporting OTLP/HTTP protobuf (no global is
- * registered, so several can coexist). Options are checked at once.
+ * True when the application registered a TracerProvider (the global one delegates). Duck-typed:
+ * the registered proxy may come from another copy of `@opentelemetry/api`.
+ */
+export function applicationTracerProvider(): boolean {
+  const provider = trace.getTracerProvider() as { getDelegateTracer?: (name: string) => unknown };
+  return (
+    typeof provider.getDelegateTracer !== 'function' ||
+    provider.getDelegateTracer('mcp-toolkit') !== undefined
+  );
+}
+
+/** What `createTelemetry` decided, for the start-up log line. */
+export type TelemetryMode = 'application' | 'own' | 'off';
+
+/** Which pipeline a configuration gets: the application's, our own, or none. */
+export function telemetryMode(config: TracingConfig): TelemetryMode {
+  if (applicationTracerProvider()) return 'application';
+  if (config.sdkDisabled) return 'off';
+  return config.traces !== undefined || config.metrics !== undefined ? 'own' : 'off';
+}
+
+/**
+ * Creates the server's telemetry (see the file comment for which pipeline). Async because
+ * the SDK is imported only when it is started.
  *
  * @example
- * const telemetry = await createTelemetry({ endpoint: settings.MCP_OTEL_ENDPOINT,
- *   serviceName: settings.MCP_OTEL_SERVICE_NAME, serviceVersion: '0.1.0' });
- * const span = telemetry.startRequestSpan({ method: 'tools/call', target: 'read_file', transport: 'stdio' });
- * span.end({ isError: false });
- * await telemetry.shutdown();
+ * const telemetry = await createTelemetry({ config: parseTracingConfig(env, settings, PACKAGE_VERSION) });
+ * const span = telemetry.startRequestSpan({ method: 'tools/call', target: 'add', targetKnown: true, transport: 'stdio' });
+ * span.end({});
+ * await telemetry.shutdown(2000);
  */
 export async function createTelemetry(options: TelemetryOptions): Promise<Telemetry> {
-  if (options.endpoint === undefined || options.endpoint === '') return NOOP_TELEMETRY;
-  let url: URL;
-  try {
-    url = new URL(options.endpoint);
-  } catch {
-    url = new URL('invalid:');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ToolkitError(
-      InternalCode.InvalidSetting,
-      `OTLP endpoint "${options.endpoint}" is not an http(s) URL such as http://127.0.0.1:4318`,
-    );
-  }
-  const ratio = options.sampleRatio;
-  if (ratio !== undefined && !(ratio >= 0 && ratio <= 1)) {
-    throw new ToolkitError(InternalCode.InvalidSetting, `sampleRatio must be from 0 to 1, got ${ratio}`);
-  }
-  if (options.serviceName.trim() === '') {
-    throw new ToolkitError(InternalCode.InvalidSetting, 'OpenTelemetry service name is empty');
-  }
-  for (const [name, value] of [
-    ['exportIntervalMs', options.exportIntervalMs],
-    ['spanDelayMs', options.spanDelayMs],
-  ] as const) {
-    if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
-      throw new ToolkitError(InternalCode.InvalidSetting, `${name} must be a positive integer, got ${value}`);
-    }
-  }
-  const { createOtlpTelemetry } = await import('./otlp-telemetry.ts');
-  return createOtlpTelemetry({ ...options, endpoint: options.endpoint.replace(/\/+$/, '') });
+  const mode = telemetryMode(options.config);
+  if (mode === 'off') return NOOP_TELEMETRY;
+  const [{ RequestTelemetry }, pipeline] = await Promise.all([
+    import('./request-span.ts'),
+    mode === 'own' ? import('./sdk-pipeline.ts') : undefined,
+  ]);
+  const own = pipeline?.startOwnSdk(options.config, options.onExportError);
+  return new RequestTelemetry(options.config.serviceVersion, own);
 }

@@ -6,6 +6,8 @@
  * on them. The generated tests of `mcp-toolkit test` have their own families in live-catalog.ts.
  */
 
+import { DISCOVERY_CHECKS } from './discovery-catalog.ts';
+
 /** MUST fails the run; SHOULD and HOUSE (our own rules, e.g. descriptions) warn unless `--strict`. */
 export type Level = 'MUST' | 'SHOULD' | 'HOUSE';
 
@@ -491,6 +493,7 @@ export const CHECKS = {
     source: AUTHZ('client-registration-approaches', 'Authorization §Client Registration Approaches'),
     fix: 'enable RFC 7591 registration (registering the same client twice must work) or client_id_metadata_document_supported',
   },
+  ...DISCOVERY_CHECKS,
 } as const satisfies Record<string, CheckInfo>;
 
 export type CheckId = keyof typeof CHECKS;

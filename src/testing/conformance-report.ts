@@ -21,6 +21,7 @@ import {
 import { type ConformanceCheck, Recorder } from './conformance-recorder.ts';
 import { checkUtilities } from './conformance-utilities.ts';
 import { endpointUrl, openLink } from './connect.ts';
+import { cardFacts, checkApps, checkServerCardAndCatalog } from './discovery-checks.ts';
 import { HttpLink } from './http-link.ts';
 import { type Answer, describeAnswer, ProbeClient, type Wire } from './probe-client.ts';
 import { type ConnectOptions, describeTarget, isLocalTarget, resolveTarget, type Target } from './targets.ts';
@@ -107,6 +108,8 @@ function applicable(transport: ConformanceReport['transport'], wires: readonly W
     if (id === 'connection' || id.startsWith('auth.')) return false;
     if (id.startsWith('http.') || id === 'lifecycle.pre-initialize') return transport === 'http';
     if (id.startsWith('stdio.')) return transport === 'stdio';
+    // Optional features: a server that never answered said nothing about views or a card.
+    if (id.startsWith('apps.') || id === 'card' || id.startsWith('catalog.')) return false;
     if (id === '2026.header-mismatch' || id === '2026.missing-capabilities' || id === '2026.batch-rejected')
       return transport === 'http' && (wires.length === 0 || wires.includes('2026'));
     if (id.startsWith('2026.')) return wires.length === 0 || wires.includes('2026');
@@ -162,6 +165,7 @@ export async function conformanceReport(
     if (capabilities !== undefined) {
       c.wire = wires[0];
       await runFeatures(c, rec, capabilities);
+      await checkApps(c, rec, capabilities);
       if (url !== undefined && link.failure === undefined) {
         await checkHttpTransport(
           {
@@ -175,6 +179,8 @@ export async function conformanceReport(
         );
       }
     }
+    if (url !== undefined && capabilities !== undefined && link.failure === undefined)
+      await checkServerCardAndCatalog(url, rec, cardFacts(c), options);
     if (link.failure !== undefined && !rec.checks.some((x) => x.reason?.includes(link.failure as string))) {
       rec.fail('connection', link.failure);
     }

@@ -83,6 +83,7 @@ export function createConnection(
     close() {
       presence.leave();
       detach();
+      server.telemetry.sessionEnded(session.id);
     },
   };
 }

@@ -87,7 +87,10 @@ describe('doctor', () => {
     );
     assert.match(ok, /✓ OAuth JWKS: 1 signing key\(s\)/);
     assert.match(ok, /✓ Redis reachable: redis:\/\/127\.0\.0\.1:\d+ \(PING → PONG\)/);
-    assert.match(ok, /✓ OTLP endpoint reachable: http:\/\/127\.0\.0\.1:\d+ \(HTTP 200 from \/v1\/traces\)/);
+    assert.match(
+      ok,
+      /✓ OTLP endpoint accepts exports: http:\/\/127\.0\.0\.1:\d+\/v1\/traces \(HTTP 200, http\/protobuf\)/,
+    );
     assert.match(ok, /✓ plugin filesystem: filesystem root is writable/);
     assert.match(ok, /✓ registered \d+ tools/);
     assert.match(result.output, /doctor: all checks passed/);
@@ -114,7 +117,41 @@ describe('doctor', () => {
 
   test('the OTLP endpoint down: the reachability check fails', async () => {
     const result = await run({ ...goodEnv(), MCP_OTEL_ENDPOINT: `http://127.0.0.1:${closedPort}` });
-    assertOneFailure(result, /^✗ OTLP endpoint unreachable: http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)/);
+    assertOneFailure(
+      result,
+      /^✗ OTLP endpoint unreachable: http:\/\/127\.0\.0\.1:\d+\/v1\/traces \(ECONNREFUSED\)/,
+    );
+  });
+
+  test('an endpoint that answers but refuses exports (here 404 on a wrong path) fails', async () => {
+    const { MCP_OTEL_ENDPOINT: _, ...env } = goodEnv();
+    const result = await run({ ...env, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/wrong/path` });
+    assertOneFailure(
+      result,
+      /^✗ OTLP endpoint refused an empty export: http:\/\/127\.0\.0\.1:\d+\/wrong\/path \(HTTP 404/,
+    );
+  });
+
+  test('OTEL_* are honoured: http/json with the configured headers; header values are not printed', async () => {
+    const { MCP_OTEL_ENDPOINT: _, ...env } = goodEnv();
+    const before = receiver.requests.length;
+    const result = await run({
+      ...env,
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-key=s3cret',
+    });
+    assert.deepEqual(checks(result.lines, '✗'), []);
+    assert.match(result.output, /✓ OTLP endpoint accepts exports: .*\(HTTP 200, http\/json\)/);
+    const probe = receiver.requests.slice(before).find((r) => r.path === '/v1/traces');
+    assert.equal(probe?.contentType, 'application/json');
+    assert.equal(probe?.headers['x-collector-key'], 's3cret');
+    assert.doesNotMatch(result.output, /s3cret/);
+  });
+
+  test('a bad OTEL_* value fails its own check', async () => {
+    const result = await run({ ...goodEnv(), OTEL_TRACES_SAMPLER: 'sometimes' });
+    assertOneFailure(result, /^✗ OpenTelemetry settings: OTEL_TRACES_SAMPLER="sometimes" is invalid/);
   });
 
   test('a filesystem root that is a file: the plugin check fails', async () => {

@@ -39,6 +39,14 @@ const TOOLS = [
   'test_input_required_result_multi_round',
   'test_input_required_result_tampered_state',
   'test_input_required_result_capabilities',
+  // The tasks fixtures (SEP-2663 scenarios): plugins/conformance/task-tools.ts.
+  'greet',
+  'slow_compute',
+  'failing_job',
+  'protocol_error_job',
+  'confirm_delete',
+  'multi_input',
+  'test_tool_with_task',
 ];
 
 const PROMPTS = [

@@ -1,9 +1,10 @@
 /**
  * A tiny OTLP/HTTP receiver for tests: POST /v1/traces and /v1/metrics on 127.0.0.1, in
- * protobuf (`application/x-protobuf`, what our exporters send) or JSON. The protobuf is
- * decoded for real, by a minimal wire-format reader over the OTLP message definitions
- * (opentelemetry-proto: collector/trace/v1, trace/v1, metrics/v1, common/v1); the
- * installed `@opentelemetry/otlp-transformer` ships encoders only.
+ * protobuf (`application/x-protobuf`, the exporters' default) or JSON (`http/json`),
+ * gzip-compressed or not. The protobuf is decoded for real, by a minimal wire-format reader
+ * over the OTLP message definitions (opentelemetry-proto: collector/trace/v1, trace/v1,
+ * metrics/v1, common/v1): `@opentelemetry/otlp-transformer` ships serializers only, and
+ * test/telemetry/otlp-receiver.test.ts checks this reader against what they write.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,6 +25,13 @@ export interface ReceivedSpan {
   readonly status: { readonly code: 'UNSET' | 'OK' | 'ERROR'; readonly message: string };
   readonly resource: Attrs;
   readonly scope: string;
+  readonly scopeVersion: string;
+  /** W3C tracestate carried by the span. */
+  readonly traceState: string;
+  /** The spans this one links to. */
+  readonly links: readonly { readonly traceId: string; readonly spanId: string }[];
+  /** Names of the span's events. */
+  readonly events: readonly string[];
 }
 
 export interface ReceivedPoint {
@@ -50,7 +58,11 @@ export interface OtlpReceiver {
   readonly spans: ReceivedSpan[];
   readonly metrics: ReceivedMetric[];
   /** Every export request received, in order. */
-  readonly requests: { readonly path: string; readonly contentType: string }[];
+  readonly requests: {
+    readonly path: string;
+    readonly contentType: string;
+    readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  }[];
   /** Resolves with the matching spans once `count` (default 1) have arrived; rejects after `timeoutMs`. */
   waitForSpans(
     predicate: (span: ReceivedSpan) => boolean,
@@ -163,9 +175,9 @@ function resourceOf(fields: Field[]): Attrs {
   const r = one(fields, 1);
   return r === undefined ? {} : keyValues(parse(bytesOf(r.v)), 1);
 }
-function scopeOf(fields: Field[]): string {
+function scopeOf(fields: Field[], n = 1): string {
   const s = one(fields, 1);
-  const name = s === undefined ? undefined : one(parse(bytesOf(s.v)), 1);
+  const name = s === undefined ? undefined : one(parse(bytesOf(s.v)), n);
   return name === undefined ? '' : text(name.v);
 }
 
@@ -178,8 +190,10 @@ function decodeTraces(body: Uint8Array): ReceivedSpan[] {
     for (const ss of all(rsFields, 2)) {
       const ssFields = parse(bytesOf(ss.v));
       const scope = scopeOf(ssFields);
+      const scopeVersion = scopeOf(ssFields, 2);
       for (const sp of all(ssFields, 2)) {
-        // Span: 1 trace_id, 2 span_id, 4 parent_span_id, 5 name, 6 kind, 9 attributes, 15 status.
+        // Span: 1 trace_id, 2 span_id, 3 trace_state, 4 parent_span_id, 5 name, 6 kind,
+        // 9 attributes, 11 events (Event: 2 name), 13 links (Link: 1 trace_id, 2 span_id), 15 status.
         const f = parse(bytesOf(sp.v));
         const parent = one(f, 4);
         const status = one(f, 15);
@@ -200,6 +214,16 @@ function decodeTraces(body: Uint8Array): ReceivedSpan[] {
           },
           resource,
           scope,
+          scopeVersion,
+          traceState: text(one(f, 3)?.v ?? new Uint8Array()),
+          links: all(f, 13).map((l) => {
+            const lf = parse(bytesOf(l.v));
+            return {
+              traceId: hex(one(lf, 1)?.v ?? new Uint8Array()),
+              spanId: hex(one(lf, 2)?.v ?? new Uint8Array()),
+            };
+          }),
+          events: all(f, 11).map((e) => text(one(parse(bytesOf(e.v)), 2)?.v ?? new Uint8Array())),
         });
       }
     }
@@ -306,6 +330,13 @@ function decodeTracesJson(body: Json): ReceivedSpan[] {
         status: jsonStatus(s.status),
         resource,
         scope: String(obj(ss.scope).name ?? ''),
+        scopeVersion: String(obj(ss.scope).version ?? ''),
+        traceState: String(s.traceState ?? ''),
+        links: list(s.links).map((l) => ({
+          traceId: String(l.traceId ?? ''),
+          spanId: String(l.spanId ?? ''),
+        })),
+        events: list(s.events).map((e) => String(e.name ?? '')),
       })),
     );
   });
@@ -363,7 +394,7 @@ async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const metrics: ReceivedMetric[] = [];
-  const requests: { path: string; contentType: string }[] = [];
+  const requests: OtlpReceiver['requests'] = [];
   const waiters = new Set<{ check: () => boolean; fail: (error: Error) => void }>();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -383,7 +414,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       res.writeHead(413).end();
       return;
     }
-    requests.push({ path, contentType });
+    requests.push({ path, contentType, headers: { ...req.headers } });
     try {
       if (path === '/v1/traces') {
         spans.push(

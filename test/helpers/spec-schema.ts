@@ -34,6 +34,24 @@ const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
 const SCHEMAS_DIR = process.env['MCP_SPEC_SCHEMAS_DIR'] ?? path.resolve(REPO_ROOT, '../shared/spec-schemas');
 const MAX_LINES = 12;
 
+/**
+ * Methods and notifications that extensions add on top of a revision (SEP-2663 tasks on 2026,
+ * SEP-2640 skills), which the core schema does not define: their messages are checked against
+ * the generic JSON-RPC envelope and `Result` only, as the official conformance harness does.
+ * Likewise a `resultType: "task"` result (SEP-2663 `CreateTaskResult`) answers in place of
+ * the method's own result.
+ */
+const EXTENSION_METHODS = new Set([
+  'tasks/get',
+  'tasks/update',
+  'tasks/cancel',
+  'skills/list',
+  'skills/get',
+  'resources/directory/read',
+]);
+const EXTENSION_NOTIFICATIONS = new Set(['notifications/tasks']);
+const EXTENSION_RESULT_TYPES = new Set(['task']);
+
 interface RevisionSchemas {
   has(definition: string): boolean;
   /** Violations of `value` against one definition, each line prefixed with `where`. */
@@ -195,6 +213,13 @@ function checkResult(s: RevisionSchemas, revision: string, result: unknown, requ
     return violations;
   }
   const definition = s.results.get(requestMethod);
+  if (!definition && EXTENSION_METHODS.has(requestMethod)) return s.check('Result', result, where);
+  if (EXTENSION_RESULT_TYPES.has(String(resultType))) return s.check('Result', result, where);
+  // 2025-11-25 (SEP-1686): a task-augmented request is answered with CreateTaskResult.
+  const task = asObject(result)['task'];
+  if (typeof task === 'object' && task !== null && s.has('CreateTaskResult')) {
+    return s.check('CreateTaskResult', result, where);
+  }
   if (!definition) return [`${where}: '${requestMethod}' is not a client request in ${revision}`];
   return s.check(definition, result, where);
 }
@@ -218,6 +243,7 @@ export function validateServerMessage(revision: string, message: unknown, reques
     const table = request ? s.requests : s.notifications;
     const definition = typeof m['method'] === 'string' ? table.get(m['method']) : undefined;
     const envelope = s.check(request ? s.envelope.request : s.envelope.notification, m, '');
+    if (!definition && !request && EXTENSION_NOTIFICATIONS.has(String(m['method']))) return envelope;
     if (!definition) {
       const kind = request ? 'server-to-client request' : 'server notification';
       const known = [...table.keys()].join(', ') || 'none';

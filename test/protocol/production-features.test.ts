@@ -7,7 +7,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { z } from 'zod';
-import { definePlugin, defineTool, ERRORS_META_KEY, type Middleware } from '../../src/index.ts';
+import {
+  definePlugin,
+  defineTool,
+  ERROR_META_KEY,
+  ERRORS_META_KEY,
+  type Middleware,
+} from '../../src/index.ts';
 import { ErrorCode } from '../../src/protocol/errors.ts';
 import type { JsonObject } from '../../src/protocol/jsonrpc.ts';
 import { TestClient, TestClientError } from '../../src/testing/test-client.ts';
@@ -149,27 +155,29 @@ describe('declared tool errors', () => {
       text(result),
       'not_found: No record with id zzz. Retrying the same call will not help. List the records first and use an id from the list.',
     );
-    assert.deepEqual(result.structuredContent, {
-      error: {
-        code: 'not_found',
-        message: 'No record with id zzz',
-        retryable: false,
-        hint: 'List the records first and use an id from the list.',
-        data: { id: 'zzz' },
-      },
+    assert.deepEqual((result._meta as JsonObject)[ERROR_META_KEY], {
+      code: 'not_found',
+      message: 'No record with id zzz',
+      retryable: false,
+      hint: 'List the records first and use an id from the list.',
+      data: { id: 'zzz' },
     });
+    // Not in structuredContent unless the tool asks: v1 clients would check it against the output schema.
+    assert.equal(result.structuredContent, undefined);
   });
 
   test('a retryable error says so, with the declared default message', async () => {
     const result = await client.callTool('find', { id: 'busy' });
     assert.equal(text(result), 'busy: The store is busy. Retrying later may succeed.');
-    assert.deepEqual((result.structuredContent as { error: JsonObject }).error.retryable, true);
+    assert.equal(((result._meta as JsonObject)[ERROR_META_KEY] as JsonObject).retryable, true);
   });
 
-  test('without an output schema there is no structuredContent', async () => {
+  test('structuredErrors puts the error object in structuredContent too', async () => {
     const result = await client.callTool('find_text', { id: 'x' });
     assert.equal(result.isError, true);
-    assert.equal(result.structuredContent, undefined);
+    assert.deepEqual(result.structuredContent, {
+      error: { code: 'not_found', message: 'not_found', retryable: false, data: { id: 'x' } },
+    });
     assert.match(text(result), /^not_found: not_found\. Retrying/);
   });
 
@@ -185,7 +193,10 @@ describe('declared tool errors', () => {
       /Possible errors: not_found: List the records.*; busy \(retryable\)\./,
     );
     const plain = tools.find((t) => t.name === 'find_text') as JsonObject;
-    assert.equal(plain.description, 'Like find, without an output schema');
+    assert.equal(
+      plain.description,
+      'Like find, without an output schema, with its errors in structuredContent too',
+    );
   });
 
   test('an undeclared exception stays ErrorName: message', async () => {

@@ -156,7 +156,7 @@ describe('requestLogLine', () => {
     tool: 'read_file',
     outcome: 'ok',
     durationMs: 12.34567,
-    traceId: '0af7651916cd43dd8448eb211c80319c',
+    trace: { trace_id: '0af7651916cd43dd8448eb211c80319c', span_id: 'b7ad6b7169203331', trace_flags: '01' },
     clientId: 'alice',
     sessionId: 's-1',
     requestId: 7,
@@ -174,7 +174,9 @@ describe('requestLogLine', () => {
     assert.equal(line.tool, 'read_file');
     assert.equal(line.outcome, 'ok');
     assert.equal(line.durationMs, 12.346);
-    assert.equal(line.traceId, fields.traceId);
+    assert.equal(line.trace_id, fields.trace.trace_id);
+    assert.equal(line.span_id, fields.trace.span_id);
+    assert.equal(line.trace_flags, '01');
     assert.equal(line.clientId, 'alice');
     assert.equal(line.sessionId, 's-1');
     assert.equal(line.requestId, 7);

@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { type OtlpReceiver, startOtlpReceiver } from '../helpers/otlp-receiver.ts';
 
 let receiver: OtlpReceiver;
@@ -11,8 +15,73 @@ after(() => receiver.close());
 const post = (path: string, contentType: string, body: string) =>
   fetch(`${receiver.url}${path}`, { method: 'POST', headers: { 'content-type': contentType }, body });
 
-// The protobuf path is exercised by the tracing tests (our exporters send protobuf).
+/** Real SDK spans, with a parent, a link, an event, a tracestate and typed attributes. */
+async function sdkSpans() {
+  const exporter = new InMemorySpanExporter();
+  const provider = new TracerProvider({
+    resource: resourceFromAttributes({ 'service.name': 'sdk-svc' }),
+    spanProcessors: [new SimpleSpanProcessor({ exporter })],
+  });
+  const tracer = provider.getTracer('scope-x', '2.0.0');
+  const link = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', traceFlags: 1 };
+  const parent = tracer.startSpan('parent');
+  const { trace, context } = await import('@opentelemetry/api');
+  const child = tracer.startSpan(
+    'child',
+    {
+      kind: SpanKind.SERVER,
+      attributes: { s: 'x', i: 3, d: 1.5, b: true, list: ['a', 'b'] },
+      links: [{ context: link }],
+    },
+    trace.setSpan(context.active(), parent),
+  );
+  child.addEvent('happened');
+  child.setStatus({ code: SpanStatusCode.ERROR, message: 'broke' });
+  child.end();
+  parent.end();
+  await provider.forceFlush();
+  return {
+    spans: exporter.getFinishedSpans(),
+    parent: parent.spanContext(),
+    child: child.spanContext(),
+    link,
+  };
+}
+
 describe('OTLP test receiver', () => {
+  for (const [name, serializer, type] of [
+    ['protobuf', ProtobufTraceSerializer, 'application/x-protobuf'],
+    ['JSON', JsonTraceSerializer, 'application/json'],
+  ] as const) {
+    test(`decodes what the official ${name} serializer writes`, async () => {
+      const { spans, parent, child, link } = await sdkSpans();
+      const body = serializer.serializeRequest(spans);
+      assert.ok(body);
+      const res = await fetch(`${receiver.url}/v1/traces`, {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body: new Uint8Array(body),
+      });
+      assert.equal(res.status, 200);
+      const got = await receiver.waitForSpans(
+        (s) => s.resource['service.name'] === 'sdk-svc' && s.spanId === child.spanId,
+        1000,
+      );
+      const span = got[0];
+      assert.equal(span?.name, 'child');
+      assert.equal(span?.kind, 'SERVER');
+      assert.equal(span?.traceId, parent.traceId);
+      assert.equal(span?.parentSpanId, parent.spanId);
+      assert.equal(span?.scope, 'scope-x');
+      assert.equal(span?.scopeVersion, '2.0.0');
+      assert.deepEqual(span?.attributes, { s: 'x', i: 3, d: 1.5, b: true, list: ['a', 'b'] });
+      assert.deepEqual(span?.status, { code: 'ERROR', message: 'broke' });
+      assert.deepEqual(span?.links, [{ traceId: link.traceId, spanId: link.spanId }]);
+      assert.deepEqual(span?.events, ['happened']);
+      receiver.spans.length = 0;
+    });
+  }
+
   test('accepts OTLP/JSON traces and metrics', async () => {
     const traces = {
       resourceSpans: [

@@ -6,12 +6,8 @@ import { telemetrySettingsShape } from '../../src/telemetry/settings.ts';
 const schema = z.object(telemetrySettingsShape);
 
 describe('telemetry settings', () => {
-  test('defaults: no export, service mcp-toolkit, tool arguments not logged', () => {
-    assert.deepEqual(schema.parse({}), {
-      MCP_LOG_TOOL_ARGS: false,
-      MCP_OTEL_SERVICE_NAME: 'mcp-toolkit',
-      MCP_OTEL_SAMPLE_RATIO: 1,
-    });
+  test('defaults: no export, no service name or ratio of our own (the OTEL_* ones apply), arguments not logged', () => {
+    assert.deepEqual(schema.parse({}), { MCP_LOG_TOOL_ARGS: false });
   });
 
   test('parses an endpoint, a service name and the tool-arguments switch', () => {
@@ -25,14 +21,14 @@ describe('telemetry settings', () => {
     assert.equal(parsed.MCP_LOG_TOOL_ARGS, true);
   });
 
-  test('a sample ratio is a number from 0 to 1; blank means every trace', () => {
+  test('a sample ratio is a number from 0 to 1; blank means unset', () => {
     for (const [text, value] of [
       ['0', 0],
       ['0.25', 0.25],
       ['.5', 0.5],
       ['1', 1],
       ['1.0', 1],
-      ['', 1],
+      ['', undefined],
     ] as const) {
       assert.equal(schema.parse({ MCP_OTEL_SAMPLE_RATIO: text }).MCP_OTEL_SAMPLE_RATIO, value, text);
     }

@@ -2,7 +2,8 @@
  * The kit for people who never clone: build (JavaScript and declarations into dist/), `npm
  * pack`, install the tarball into a fresh project from the local npm cache, then run
  * `npx mcp-toolkit test` and the programmatic API (`mcp-toolkit/testing`) from there, against
- * the installed package's own filesystem server over stdio.
+ * the installed package's own filesystem server over stdio; and the installed bin, given an
+ * OTLP endpoint, exports its spans (the SDK pipeline works from the build, not only from src/).
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -11,6 +12,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import { startOtlpReceiver } from '../helpers/otlp-receiver.ts';
 import { REPO_ROOT } from './helpers/fixtures.ts';
 
 // npm and npx come from PATH, run by this Node (its folder goes first on the children's PATH).
@@ -67,6 +69,8 @@ function missingEntries(): string[] {
 }
 
 let dir: string | undefined;
+/** The consumer project the tarball was installed into, once the first test got that far. */
+let installed: string | undefined;
 after(() => (dir ? rm(dir, { recursive: true, force: true }) : undefined));
 
 test('the packed package works installed: npx mcp-toolkit test and the programmatic API', {
@@ -109,6 +113,7 @@ test('the packed package works installed: npx mcp-toolkit test and the programma
   if (install.code !== 0)
     install = await run(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], project);
   assert.equal(install.code, 0, install.stderr);
+  installed = project;
 
   const server = ['node_modules/mcp-toolkit/bin/mcp-toolkit.js', 'run', '--transport', 'stdio'];
   const env = {
@@ -146,4 +151,63 @@ registerLiveTests(server, { strict: true });
   assert.equal(cli.code, 0, cli.stdout.slice(-3000) + cli.stderr);
   assert.match(cli.stdout, /# fail 0$/m);
   assert.match(cli.stdout, /ok \d+ - test_write_file_has_examples/);
+});
+
+test('the installed bin exports spans to an OTLP endpoint', { timeout: 120_000 }, async (t) => {
+  if (installed === undefined) return t.skip('the package did not install (see the test above)');
+  const receiver = await startOtlpReceiver();
+  t.after(() => receiver.close());
+  const lines = [
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'pack', version: '1' } },
+    },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+  ];
+  const { NODE_TEST_CONTEXT: _, ...inherited } = process.env;
+  const child = spawn(
+    process.execPath,
+    ['node_modules/mcp-toolkit/bin/mcp-toolkit.js', 'run', '--transport', 'stdio'],
+    {
+      cwd: installed,
+      env: {
+        ...inherited,
+        MCP_PLUGINS: 'filesystem',
+        MCP_FILESYSTEM_ROOT: path.join(installed, 'ws'),
+        MCP_LOG_LEVEL: 'warn',
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_SERVICE_NAME: 'packed',
+      },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (c: string) => {
+    stderr += c;
+  });
+  let stdout = '';
+  const listed = new Promise<void>((resolve) => {
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      stdout += c;
+      if (stdout.includes('"id":2')) resolve();
+    });
+  });
+  for (const line of lines) child.stdin.write(`${JSON.stringify(line)}\n`);
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    listed,
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no tools/list answer in 30 s; stderr: ${stderr}`)), 30_000);
+    }),
+  ]).finally(() => clearTimeout(timer));
+  // End of stdin stops the server, which flushes its spans.
+  child.stdin.end();
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  assert.equal(code, 0, stderr);
+  const spans = await receiver.waitForSpans((s) => s.resource['service.name'] === 'packed', 10_000, 2);
+  assert.deepEqual(spans.map((s) => s.name).sort(), ['initialize', 'tools/list']);
+  assert.doesNotMatch(stderr, /worker|export failing/i);
 });

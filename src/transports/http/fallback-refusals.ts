@@ -50,8 +50,17 @@ export function clientErrorHandler(
       return;
     }
     const known = (err.code && CLIENT_ERRORS[err.code]) || BAD_REQUEST;
-    server.telemetry.recordRefusal(known.status, known.status === 431 ? 'headers_too_large' : 'bad_request');
-    requestLogLine(server.logger, { method: 'HTTP', outcome: 'refused', durationMs: 0 });
+    // No request could be parsed: the span has no method (HTTP semantic conventions: `_OTHER`).
+    const trace = server.telemetry.recordRefusal({
+      httpMethod: '_OTHER',
+      status: known.status,
+      reason:
+        known.status === 431 ? 'headers_too_large' : known.status === 408 ? 'request_timeout' : 'bad_request',
+      message: known.message,
+      address: socket.remoteAddress,
+      port: socket.remotePort,
+    });
+    requestLogLine(server.logger, { method: 'HTTP', outcome: 'refused', durationMs: 0, trace });
     const body = encodeMessage(errorResponse(null, new ProtocolError(known.code, known.message))) ?? '';
     socket.end(
       `HTTP/1.1 ${known.status} ${known.reason}\r\n` +

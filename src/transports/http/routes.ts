@@ -242,7 +242,10 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
       identity: req.mcpIdentity,
       address: req.ip,
       http: requestInfo(req.method, req.url, req.headers, trustProxy),
+      port: req.socket.remotePort,
+      httpVersion: req.raw.httpVersion,
     };
+    req.mcpDispatched = true;
     const result = await server.dispatcher.handle(body, exchange);
     if (result.session) sessionHeader = result.session.id;
 
@@ -255,9 +258,6 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
     if (result.body === undefined) return reply.code(202).send();
     if (sessionHeader && result.session) reply.header('mcp-session-id', sessionHeader);
     if (result.headers) for (const [k, v] of Object.entries(result.headers)) reply.header(k, v);
-    if (result.status === 401 || result.status === 403 || result.status === 429) {
-      server.telemetry.recordRefusal(result.status, result.status === 429 ? 'rate_limited' : 'forbidden');
-    }
     const text = encodeMessage(result.body, encodeFailed);
     if (text === undefined) return reply.code(202).send();
     return reply
@@ -351,6 +351,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
     try {
       for (const entry of [...standalone.values()]) if (entry.sessionId === session.id) entry.retire();
       await server.sessions.delete(session.id);
+      server.telemetry.sessionEnded(session.id);
     } catch (err) {
       return sendStoreError(reply, err);
     }

@@ -13,6 +13,7 @@ import {
 } from '../../auth/resource-metadata.ts';
 import type { Settings } from '../../config/settings.ts';
 import type { McpServer } from '../../server.ts';
+import { discoveryRoutes } from './discovery-routes.ts';
 import { clientErrorHandler, installFallbackRefusals } from './fallback-refusals.ts';
 import { mcpRoutes } from './routes.ts';
 
@@ -152,6 +153,7 @@ export async function buildHttpApp(server: McpServer, settings: Settings): Promi
       app.get(RESOURCE_METADATA_WELL_KNOWN, async () => document);
   }
   await app.register(mcpRoutes, { server, settings });
+  await app.register(discoveryRoutes, { server, settings });
   return app;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Progress heartbeats as the official v1 client sees them: with a 3-second request timeout
+ * Production features as the official v1 client sees them. Progress heartbeats: with a 3-second request timeout
  * and `resetTimeoutOnProgress`, a 10-second tool completes when the server sends a heartbeat
  * every second, and fails with the client's own -32001 timeout when it does not. Both calls
  * run at once, over streamable HTTP on loopback.
@@ -49,4 +49,14 @@ test('a 10 s tool outlives a 3 s client timeout with a 1 s heartbeat, and not wi
   assert.equal(failed.status, 'rejected');
   assert.ok(failed.reason instanceof McpError);
   assert.equal(failed.reason.code, SdkErrorCode.RequestTimeout);
+});
+
+test('a declared error of a tool with an output schema reaches the v1 client as an isError result', async () => {
+  // The v1 client validates structuredContent against the output schema even on errors:
+  // the error object travels in _meta, so the answer is not refused.
+  const [client] = clients as [Client, Client];
+  await client.listTools();
+  const result = await client.callTool({ name: 'find', arguments: { id: 'nope' } });
+  assert.equal(result.isError, true);
+  assert.match(textOf(result) ?? '', /^not_found: No record with id nope\./);
 });

@@ -20,6 +20,7 @@ import { connectSdk, ECHO_PLUGIN, logLines, post, rpcError, textOf, until } from
 const KEY = `otel-${randomBytes(16).toString('hex')}`;
 const PARENT_TRACE = randomBytes(16).toString('hex');
 const PARENT_SPAN = randomBytes(8).toString('hex');
+const REFUSED_TRACE = randomBytes(16).toString('hex');
 
 let receiver: OtlpReceiver;
 let server: SpawnedHttpServer;
@@ -75,8 +76,31 @@ describe('telemetry from the real server', () => {
     } finally {
       await client.close();
     }
-    const refused = await post(server.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const refused = await post(
+      server.url,
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { traceparent: `00-${REFUSED_TRACE}-${PARENT_SPAN}-01` },
+    );
     assert.equal(refused.status, 401);
+    // Refused before auth: a foreign Origin, a body of the wrong type, a body too large.
+    const origin = await post(
+      server.url,
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      { origin: 'https://evil.example' },
+    );
+    assert.equal(origin.status, 403);
+    const type = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'x-api-key': KEY },
+      body: 'hi',
+    });
+    assert.equal(type.status, 415);
+    const large = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+      body: 'x'.repeat(1_100_000),
+    });
+    assert.equal(large.status, 413);
   });
 
   test('stderr has one JSON line per request naming the tool, with trace id and client id', async () => {
@@ -89,11 +113,13 @@ describe('telemetry from the real server', () => {
       assert.equal(line.clientId, 'otel-client');
       assert.equal(line.sessionId, sessionId);
       assert.equal(typeof line.durationMs, 'number');
-      assert.match(String(line.traceId), /^[0-9a-f]{32}$/);
+      assert.match(String(line.trace_id), /^[0-9a-f]{32}$/);
+      assert.match(String(line.span_id), /^[0-9a-f]{16}$/);
+      assert.equal(line.trace_flags, '01');
       assert.equal(line.args, undefined, 'tool arguments are not logged by default');
     }
     assert.ok(
-      adds.some((l) => l.traceId === PARENT_TRACE),
+      adds.some((l) => l.trace_id === PARENT_TRACE),
       'the traced call logs the caller trace id',
     );
     assert.ok(requestLines().some((l) => l.tool === 'fail' && l.outcome === 'tool_error'));
@@ -121,7 +147,11 @@ describe('telemetry from the real server', () => {
     assert.equal(root.parentSpanId, undefined);
     assert.equal(child.parentSpanId, PARENT_SPAN, 'the traceparent in _meta is the parent');
     // The log line and the span share the trace id.
-    assert.ok(requestLines().some((l) => l.tool === 'add' && l.traceId === root.traceId));
+    assert.ok(
+      requestLines().some(
+        (l) => l.tool === 'add' && l.trace_id === root.traceId && l.span_id === root.spanId,
+      ),
+    );
 
     const [failed] = await receiver.waitForSpans((s) => s.name === 'tools/call fail');
     assert.equal(failed?.attributes['error.type'], 'tool_error');
@@ -134,17 +164,52 @@ describe('telemetry from the real server', () => {
     assert.equal(addPoint?.count, 2);
 
     const refusals = await receiver.waitForMetric('mcp.server.refusals');
-    const unauthorized = refusals.points.find((p) => p.attributes['http.response.status_code'] === 401);
-    assert.equal(unauthorized?.value, 1);
+    const count = (status: number, reason: string) =>
+      refusals.points.find(
+        (p) => p.attributes['http.response.status_code'] === status && p.attributes['error.type'] === reason,
+      )?.value;
+    assert.equal(count(401, 'unauthorized'), 1);
+    assert.equal(count(403, 'origin_not_allowed'), 1);
+    assert.equal(count(415, 'unsupported_media_type'), 1);
+    assert.equal(count(413, 'payload_too_large'), 1);
 
     const toolErrors = await receiver.waitForMetric('mcp.server.tool_errors');
     assert.equal(toolErrors.points.find((p) => p.attributes['gen_ai.tool.name'] === 'fail')?.value, 1);
     assert.equal(stdout, '');
   });
 
+  test('requests refused at the edge get a span in the caller trace, with error.type and a log line', async () => {
+    const refused = receiver.spans.filter((s) => s.attributes['http.response.status_code'] !== undefined);
+    const unauthorized = refused.find((s) => s.attributes['error.type'] === 'unauthorized');
+    assert.equal(unauthorized?.traceId, REFUSED_TRACE, 'the traceparent header names the trace');
+    assert.equal(unauthorized?.parentSpanId, PARENT_SPAN);
+    assert.equal(unauthorized?.kind, 'SERVER');
+    assert.equal(unauthorized?.name, 'HTTP POST');
+    assert.equal(unauthorized?.status.code, 'ERROR');
+    assert.match(unauthorized?.status.message ?? '', /API key/i);
+    assert.equal(unauthorized?.attributes['client.address'], '127.0.0.1');
+    assert.equal(typeof unauthorized?.attributes['client.port'], 'number');
+    assert.equal(unauthorized?.attributes['network.protocol.version'], '1.1');
+    for (const reason of ['origin_not_allowed', 'unsupported_media_type', 'payload_too_large']) {
+      assert.ok(
+        refused.some((s) => s.attributes['error.type'] === reason && s.status.code === 'ERROR'),
+        reason,
+      );
+    }
+    const line = logLines(server.stderr()).find(
+      (l) => l.msg === 'mcp request' && l.outcome === 'refused' && l.trace_id === REFUSED_TRACE,
+    );
+    assert.equal(line?.span_id, unauthorized?.spanId);
+  });
+
   test('initialize and a request refused by the dispatcher get spans too', async () => {
-    assert.ok(receiver.spans.some((s) => s.attributes['mcp.method.name'] === 'initialize'));
+    const init = receiver.spans.find((s) => s.attributes['mcp.method.name'] === 'initialize');
+    assert.equal(init?.attributes['mcp.protocol.version'], '2025-11-25', 'the negotiated version');
+    assert.equal(init?.attributes['mcp.session.id'], sessionId);
+    assert.equal(init?.attributes['client.address'], '127.0.0.1');
     const unknown = receiver.spans.find((s) => s.attributes['jsonrpc.request.id'] === '99');
     assert.equal(unknown?.attributes['error.type'], String(ErrorCode.MethodNotFound));
+    assert.equal(unknown?.name, '_OTHER', 'a made-up method never names a span');
+    assert.match(unknown?.status.message ?? '', /Method not found/);
   });
 });

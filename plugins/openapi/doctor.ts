@@ -1,0 +1,130 @@
+/**
+ * The openapi plugin's checks, for `mcp-toolkit doctor` and `/readyz`: the document loads and
+ * gives tools, every offered operation has the credentials its security requires, and the API
+ * answers (its own health operation when the document declares one, else a HEAD of the base
+ * URL). Details name settings and operations, never a secret.
+ */
+import type { DoctorCheck } from '../../src/index.ts';
+import { baseUrlOf, shownUrl } from './base-url.ts';
+import { credentialsFor } from './credentials.ts';
+import type { Operation } from './document.ts';
+import { send } from './http-client.ts';
+import { type Prepared, prepare } from './prepare.ts';
+import { buildRequest } from './request.ts';
+import type { OpenapiSettings } from './settings.ts';
+import { planInput } from './tool-input.ts';
+import { DEFAULT_USER_AGENT } from './tools.ts';
+
+/** A probe must not hold /readyz for long. */
+const PROBE_TIMEOUT_MS = 5000;
+const HEALTH_PATH = /\/(?:health|healthz|ready|readyz|livez|ping|status)$/i;
+
+/**
+ * Runs every check; never throws.
+ *
+ * @example
+ * const healthy = (await checkApi(settings)).every((c) => c.ok);
+ */
+export async function checkApi(settings: OpenapiSettings): Promise<DoctorCheck[]> {
+  let prepared: Prepared;
+  try {
+    prepared = await prepare(settings);
+  } catch (err) {
+    return [{ name: 'openapi document loads', ok: false, detail: (err as Error).message }];
+  }
+  const { api } = prepared.loaded;
+  const skipped = prepared.skipped.map((s) => `${s.label}: ${s.reason}`);
+  const checks: DoctorCheck[] = [
+    {
+      name: 'openapi document loads',
+      ok: true,
+      detail: `${api.info.title} ${api.info.version}, OpenAPI ${api.openapi}: ${prepared.tools.length} tool(s)${skipped.length > 0 ? `; not offered: ${skipped.join('; ')}` : ''}`,
+    },
+  ];
+  checks.push(credentialCheck(prepared, settings));
+  checks.push(await reachability(prepared, settings));
+  return checks;
+}
+
+function credentialCheck(prepared: Prepared, settings: OpenapiSettings): DoctorCheck {
+  const byNeed = new Map<string, string[]>();
+  for (const op of prepared.selected) {
+    const { unmet } = credentialsFor(op, prepared.loaded.api, settings);
+    if (unmet !== undefined) byNeed.set(unmet, [...(byNeed.get(unmet) ?? []), op.label]);
+  }
+  if (byNeed.size === 0) return { name: 'openapi credentials', ok: true };
+  return {
+    name: 'openapi credentials',
+    ok: false,
+    detail: [...byNeed.entries()].map(([need, ops]) => `${ops.join(', ')} need ${need}`).join('; '),
+  };
+}
+
+/** The operation doctor calls: MCP_OPENAPI_HEALTH_OPERATION, else one that looks like a health check. */
+function healthOperation(prepared: Prepared, settings: OpenapiSettings): Operation | undefined {
+  const all = prepared.selected;
+  if (settings.healthOperation !== undefined) {
+    return all.find((op) => op.operation.operationId === settings.healthOperation);
+  }
+  return all.find((op) => {
+    if (op.method !== 'get' || !HEALTH_PATH.test(op.path)) return false;
+    const plan = planInput(op, '3.1', []);
+    return !('unsupported' in plan) && (plan.schema.required as string[] | undefined) === undefined;
+  });
+}
+
+async function reachability(prepared: Prepared, settings: OpenapiSettings): Promise<DoctorCheck> {
+  const name = 'openapi API answers';
+  const { api } = prepared.loaded;
+  const documentUrl = prepared.loaded.url;
+  if (settings.healthOperation !== undefined && healthOperation(prepared, settings) === undefined) {
+    return {
+      name,
+      ok: false,
+      detail: `MCP_OPENAPI_HEALTH_OPERATION names "${settings.healthOperation}", which is not among the offered operations`,
+    };
+  }
+  const health = healthOperation(prepared, settings);
+  const timeoutMs = Math.min(settings.timeoutMs, PROBE_TIMEOUT_MS);
+  const userAgent = settings.userAgent ?? DEFAULT_USER_AGENT;
+  try {
+    const baseUrl = baseUrlOf(health ?? prepared.selected[0], api, {
+      baseUrl: settings.baseUrl,
+      documentUrl,
+    });
+    const options = {
+      timeoutMs,
+      retries: 0,
+      maxBytes: 4096,
+      signal: new AbortController().signal,
+      secretHeaders: [],
+      secretQuery: [],
+    };
+    if (health !== undefined) {
+      const plan = planInput(health, '3.1', []);
+      if ('unsupported' in plan) throw new Error(plan.unsupported);
+      const { credentials } = credentialsFor(health, api, settings);
+      const sent = await send(
+        buildRequest(health, plan, {}, { baseUrl, credentials, userAgent, accept: '*/*' }),
+        options,
+      );
+      const ok = sent.kind === 'response' && sent.status >= 200 && sent.status < 300;
+      return {
+        name,
+        ok,
+        detail: `${health.label} at ${shownUrl(baseUrl)}: ${sent.kind === 'response' ? `HTTP ${sent.status}` : sent.kind === 'timeout' ? `no answer within ${timeoutMs} ms` : sent.code}`,
+      };
+    }
+    const headers = new Headers({ 'user-agent': userAgent });
+    const sent = await send({ method: 'HEAD', url: new URL(baseUrl), headers, body: undefined }, options);
+    // Any HTTP answer below 500 (even 401 or 404 at the bare base URL) shows the API is up.
+    const ok = sent.kind === 'response' && sent.status < 500;
+    return {
+      name,
+      ok,
+      detail: `HEAD ${shownUrl(baseUrl)}: ${sent.kind === 'response' ? `HTTP ${sent.status}` : sent.kind === 'timeout' ? `no answer within ${timeoutMs} ms` : sent.code}`,
+    };
+  } catch (err) {
+    return { name, ok: false, detail: (err as Error).message };
+  }
+}

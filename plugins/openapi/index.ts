@@ -1,0 +1,44 @@
+/**
+ * The openapi plugin: every operation of an OpenAPI 3.0 or 3.1 document becomes a tool that
+ * calls the API. Built with the public API only (`src/index.ts`), so it doubles as the example
+ * of a plugin for an external service: settings with secrets, a doctor check that feeds
+ * /readyz, an HTTP client with timeouts, cancellation and retries, and a fixed error mapping.
+ */
+import { definePlugin } from '../../src/index.ts';
+import { checkApi } from './doctor.ts';
+import { prepare } from './prepare.ts';
+import { type OpenapiSettings, openapiSettings } from './settings.ts';
+
+export type { OpenapiSettings };
+export { openapiSettings };
+
+/**
+ * The plugin definition; `MCP_PLUGINS=openapi` loads it.
+ *
+ * @example
+ * const client = await TestClient.start({ plugins: [openapiPlugin], env: { MCP_OPENAPI_SPEC: './petstore.yaml' } });
+ */
+export const openapiPlugin = definePlugin<OpenapiSettings>({
+  name: 'openapi',
+  description:
+    "Tools from an OpenAPI 3.0 or 3.1 document (MCP_OPENAPI_SPEC): one per operation, calling the API at MCP_OPENAPI_BASE_URL or the document's server.",
+  settings: openapiSettings,
+  async register(app, settings) {
+    const prepared = await prepare(settings);
+    for (const entry of prepared.unmatched) {
+      app.logger.warn({ entry }, 'MCP_OPENAPI_INCLUDE entry matches no operation');
+    }
+    for (const { label, reason } of prepared.skipped) {
+      app.logger.warn({ operation: label, reason }, 'operation not offered as a tool');
+    }
+    app.add(...prepared.tools);
+    const { info } = prepared.loaded.api;
+    app.logger.info(
+      { api: `${info.title} ${info.version}`, tools: prepared.tools.map((t) => t.name) },
+      'openapi plugin ready',
+    );
+  },
+  doctor: (settings) => checkApi(settings),
+});
+
+export default openapiPlugin;

@@ -1,0 +1,83 @@
+/**
+ * The methods of the skills extension (SEP-2640): `skills/list` (paginated; an entry is one
+ * item, so never split across pages), `skills/get` (-32602 for a URI that names no served
+ * skill) and `resources/directory/read` (declared with `directoryRead: true`; -32602 for
+ * anything that is not a directory resource). The dispatcher adds `ttlMs`/`cacheScope` to
+ * the first two on 2026, as for the other cacheable results.
+ */
+import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
+import type { JsonObject } from '../protocol/jsonrpc.ts';
+import type { MethodDeps, MethodHandler } from '../protocol/methods.ts';
+import type { RequestContext } from '../protocol/request-context.ts';
+import { paginate } from '../registry/registry.ts';
+import type { SkillCatalog } from './catalog.ts';
+
+export const SKILLS_EXTENSION_ID = 'io.modelcontextprotocol/skills';
+
+/** What the server declares under `capabilities.extensions` when it serves skills (settings inline, SEP-2133). */
+export const SKILLS_EXTENSION: JsonObject = Object.freeze({
+  [SKILLS_EXTENSION_ID]: { directoryRead: true },
+});
+
+function catalogFor(ctx: RequestContext, deps: MethodDeps, method: string): SkillCatalog {
+  if (deps.skills) return deps.skills;
+  throw new ProtocolError(
+    ErrorCode.MethodNotFound,
+    `Method not found: ${method} (this server serves no skills)`,
+    {
+      httpStatus: ctx.wire === '2026' ? 404 : undefined,
+    },
+  );
+}
+
+function uriParam(params: JsonObject | undefined): string {
+  const uri = params?.uri;
+  if (typeof uri !== 'string' || uri === '') {
+    throw new ProtocolError(ErrorCode.InvalidParams, 'params.uri must be a non-empty string');
+  }
+  return uri;
+}
+
+const skillsList: MethodHandler = async (params, ctx, deps) => {
+  const catalog = catalogFor(ctx, deps, 'skills/list');
+  const page = paginate(
+    catalog.skills.map((s) => s.entry),
+    params?.cursor,
+    deps.pageSize,
+  );
+  const result: JsonObject = { skills: page.items };
+  if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
+  return result;
+};
+
+const skillsGet: MethodHandler = async (params, ctx, deps) => {
+  const catalog = catalogFor(ctx, deps, 'skills/get');
+  const uri = uriParam(params);
+  const skill = catalog.skill(uri);
+  if (!skill) {
+    throw new ProtocolError(ErrorCode.InvalidParams, `No skill is served at ${uri}`, { data: { uri } });
+  }
+  return { skill: skill.entry };
+};
+
+const directoryRead: MethodHandler = async (params, ctx, deps) => {
+  const catalog = catalogFor(ctx, deps, 'resources/directory/read');
+  const uri = uriParam(params);
+  const children = catalog.directory(uri);
+  if (!children) {
+    const why = catalog.file(uri)
+      ? 'is a file, not a directory resource'
+      : 'is not a directory this server serves';
+    throw new ProtocolError(ErrorCode.InvalidParams, `${uri} ${why}`, { data: { uri } });
+  }
+  const page = paginate(children, params?.cursor, deps.pageSize);
+  const result: JsonObject = { resources: page.items };
+  if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
+  return result;
+};
+
+export const SKILL_METHODS: Readonly<Record<string, MethodHandler>> = {
+  'skills/list': skillsList,
+  'skills/get': skillsGet,
+  'resources/directory/read': directoryRead,
+};

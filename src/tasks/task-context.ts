@@ -1,0 +1,62 @@
+/**
+ * The context a tool handler gets while it runs as a task: the same `HandlerContext` as a
+ * plain call (signal, logger, progress, input rounds), detached from the request that
+ * created the task, which has long been answered.
+ * - 2026 (SEP-2663): progress and log notifications are not sent for tasks; a progress
+ *   message becomes the task's `statusMessage`, which `tasks/get` shows.
+ * - 2025 (SEP-1686): the original progressToken stays valid for the task's life, so progress
+ *   and log notifications go to the session's stream, tagged with the related-task key;
+ *   a progress message also becomes the `statusMessage`.
+ */
+import type { Logger } from 'pino';
+import type { OutboundChannel } from '../protocol/hub.ts';
+import type { JsonObject } from '../protocol/jsonrpc.ts';
+import { RequestContext } from '../protocol/request-context.ts';
+import type { Session } from '../protocol/session.ts';
+import type { ClientCapabilities } from '../protocol/spec-types.ts';
+import type { Identity } from '../registry/types.ts';
+import type { TaskRecord } from './types.ts';
+
+export class TaskContext extends RequestContext {
+  readonly taskId: string;
+  readonly #onStatusMessage: (message: string) => void;
+
+  constructor(init: {
+    record: TaskRecord;
+    session: Session | undefined;
+    identity: Identity | undefined;
+    channel: OutboundChannel | undefined;
+    logger: Logger;
+    onStatusMessage: (message: string) => void;
+  }) {
+    const { record } = init;
+    super({
+      requestId: record.requestId,
+      method: 'tools/call',
+      wire: record.wire,
+      protocolVersion: record.protocolVersion,
+      session: init.session,
+      clientCapabilities: record.clientCapabilities as ClientCapabilities,
+      clientInfo: init.session?.clientInfo,
+      identity: init.identity,
+      meta: record.wire === '2025' ? record.meta : withoutProgressToken(record.meta),
+      channel: init.channel,
+      logger: init.logger.child({ taskId: record.taskId, tool: record.tool }),
+      logThreshold: undefined,
+    });
+    this.taskId = record.taskId;
+    this.#onStatusMessage = init.onStatusMessage;
+    this.inputResponses = record.answers;
+    this.requestState = record.state;
+  }
+
+  override async progress(progress: number, total?: number, message?: string): Promise<void> {
+    if (message !== undefined && !this.aborted) this.#onStatusMessage(message);
+    await super.progress(progress, total, message);
+  }
+}
+
+function withoutProgressToken(meta: JsonObject): JsonObject {
+  const { progressToken: _token, ...rest } = meta;
+  return rest;
+}

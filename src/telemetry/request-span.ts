@@ -1,0 +1,396 @@
+/**
+ * The enabled Telemetry: request spans from the global TracerProvider, parented as the MCP
+ * semantic conventions say, and the MCP metrics from the global MeterProvider. Loaded by
+ * `createTelemetry` only when there is a provider to report to (tracing.ts).
+ */
+import {
+  type Attributes,
+  type Context,
+  type Counter,
+  context,
+  type Histogram,
+  isSpanContextValid,
+  type Link,
+  metrics,
+  propagation,
+  type Span,
+  type SpanContext,
+  SpanKind,
+  SpanStatusCode,
+  type TextMapGetter,
+  type Tracer,
+  trace,
+} from '@opentelemetry/api';
+import type { OwnedSdk } from './sdk-pipeline.ts';
+import {
+  Attr,
+  boundedMethod,
+  boundTarget,
+  DURATION_BUCKETS_S,
+  errorTypeOf,
+  Metric,
+  spanName,
+} from './semconv.ts';
+import { logFieldsOf, type TraceLogFields } from './trace-context.ts';
+import type { RequestSpan, SpanOutcome, Telemetry } from './tracing.ts';
+
+const SCOPE = 'mcp-toolkit';
+
+type Carrier = Readonly<Record<string, unknown>>;
+
+/** What the dispatcher knows about a request when it starts handling it. */
+export interface RequestSpanInfo {
+  /** JSON-RPC method as sent, e.g. `tools/call`. */
+  readonly method: string;
+  /** Tool name (`tools/call`), prompt name (`prompts/get`) or resource URI (`resources/*`). */
+  readonly target?: string | undefined;
+  /** The target names a registered tool or prompt (only then is it part of the span name). */
+  readonly targetKnown?: boolean;
+  readonly requestId?: string | number | null | undefined;
+  readonly sessionId?: string | undefined;
+  readonly protocolVersion?: string | undefined;
+  /** The authenticated caller: API key id or token subject (attribute `mcp.client.id`). */
+  readonly clientId?: string | undefined;
+  /** `params._meta`: `traceparent`, `tracestate`, `baggage` (or whatever the propagator reads). */
+  readonly meta?: Carrier | undefined;
+  /** HTTP request headers (lower-case names), for the `traceparent` header. */
+  readonly headers?: Carrier | undefined;
+  readonly transport: 'stdio' | 'http';
+  readonly address?: string | undefined;
+  readonly port?: number | undefined;
+  readonly httpVersion?: string | undefined;
+}
+
+/** A request the HTTP edge refused (401, 403, 413, 415, 429, 503, a foreign Host or Origin). */
+export interface RefusalInfo {
+  readonly httpMethod: string;
+  readonly status: number;
+  /** `error.type`, a fixed string such as `unauthorized` or `host_not_allowed`. */
+  readonly reason: string;
+  /** The error message sent to the client (the span status description). */
+  readonly message: string;
+  /** The JSON-RPC method of the body, when it was read. */
+  readonly method?: string | undefined;
+  readonly headers?: Carrier | undefined;
+  readonly address?: string | undefined;
+  readonly port?: number | undefined;
+  readonly httpVersion?: string | undefined;
+  readonly clientId?: string | undefined;
+  /** When the request arrived (ms since the epoch); default now. */
+  readonly startTime?: number | undefined;
+}
+
+/** A 2025-wire session, as `initialize` opened it. */
+export interface SessionInfo {
+  readonly id: string;
+  readonly protocolVersion: string;
+  readonly transport: 'stdio' | 'http';
+  readonly httpVersion?: string | undefined;
+}
+
+// W3C Trace Context §3.2/§3.3 and W3C Baggage §3.3.1: a traceparent is 55 characters, a
+// tracestate is at most 512 and a baggage 8,192; anything far longer is not worth parsing.
+const MAX_CARRIED = 8192;
+
+/** Reads string values (or the first of a header's list) from `_meta` or HTTP headers, bounded. */
+const getter: TextMapGetter<Carrier> = {
+  keys: (carrier) => Object.keys(carrier),
+  get(carrier, key) {
+    const value = carrier[key];
+    const text = Array.isArray(value) ? value[0] : value;
+    return typeof text === 'string' && text.length <= MAX_CARRIED ? text : undefined;
+  },
+};
+
+const validSpanOf = (ctx: Context): SpanContext | undefined => {
+  const sc = trace.getSpanContext(ctx);
+  return sc !== undefined && isSpanContextValid(sc) ? sc : undefined;
+};
+
+const sameSpan = (a: SpanContext, b: SpanContext) => a.traceId === b.traceId && a.spanId === b.spanId;
+
+/**
+ * The parent of a request's span (MCP semantic conventions, "Context propagation"): the
+ * context in `params._meta`, extracted with the configured propagator; without one the
+ * ambient context (an instrumented HTTP server's span); else the HTTP `traceparent` header.
+ * When `_meta` names a parent and the ambient or header context is another span, that one is
+ * linked. Baggage in `_meta` joins the context the handler runs in.
+ */
+function parentOf(
+  meta: Carrier | undefined,
+  headers: Carrier | undefined,
+): { parent: Context; links?: Link[] } {
+  const ambient = context.active();
+  const ambientSpan = validSpanOf(ambient);
+  const header =
+    ambientSpan === undefined && headers !== undefined
+      ? propagation.extract(ambient, headers, getter)
+      : undefined;
+  const headerSpan = header === undefined ? undefined : validSpanOf(header);
+  const transport = ambientSpan ?? headerSpan;
+  if (meta !== undefined) {
+    const fromMeta = propagation.extract(ambient, meta, getter);
+    const metaSpan = validSpanOf(fromMeta);
+    if (metaSpan !== undefined && (ambientSpan === undefined || !sameSpan(metaSpan, ambientSpan))) {
+      return transport !== undefined && !sameSpan(metaSpan, transport)
+        ? { parent: fromMeta, links: [{ context: transport }] }
+        : { parent: fromMeta };
+    }
+    if (headerSpan === undefined) return { parent: fromMeta };
+  }
+  return { parent: headerSpan !== undefined && header !== undefined ? header : ambient };
+}
+
+function networkAttributes(
+  attributes: Attributes,
+  info: {
+    transport?: 'stdio' | 'http';
+    address?: string | undefined;
+    port?: number | undefined;
+    httpVersion?: string | undefined;
+  },
+): void {
+  // Conventions: `pipe` for stdio, `tcp` for HTTP.
+  attributes[Attr.NetworkTransport] = info.transport === 'stdio' ? 'pipe' : 'tcp';
+  if (info.transport === 'stdio') return;
+  attributes[Attr.NetworkProtocolName] = 'http';
+  if (info.httpVersion !== undefined) attributes[Attr.NetworkProtocolVersion] = info.httpVersion;
+  if (info.address !== undefined) attributes[Attr.ClientAddress] = info.address;
+  if (info.port !== undefined) attributes[Attr.ClientPort] = info.port;
+}
+
+interface Instruments {
+  readonly duration: Histogram;
+  readonly sessions: Histogram;
+  readonly toolErrors: Counter;
+  readonly refusals: Counter;
+}
+
+class OtelRequestSpan implements RequestSpan {
+  readonly span: Span;
+  readonly context: Context;
+  readonly #instruments: Instruments;
+  readonly #info: RequestSpanInfo;
+  readonly #started = performance.now();
+  readonly #tool: string | undefined;
+  readonly #prompt: string | undefined;
+  #protocolVersion: string | undefined;
+  #ended = false;
+  #logFields: TraceLogFields | undefined | null = null;
+
+  constructor(tracer: Tracer, instruments: Instruments, info: RequestSpanInfo) {
+    this.#instruments = instruments;
+    this.#info = info;
+    const method = boundTarget(info.method) ?? '';
+    const target = boundTarget(info.target);
+    const known = info.targetKnown === true;
+    const attributes: Attributes = { [Attr.McpMethodName]: method };
+    if (target !== undefined) {
+      if (info.method === 'tools/call') {
+        attributes[Attr.GenAiToolName] = target;
+        attributes[Attr.GenAiOperationName] = 'execute_tool';
+        if (known) this.#tool = target;
+      } else if (info.method === 'prompts/get') {
+        attributes[Attr.GenAiPromptName] = target;
+        if (known) this.#prompt = target;
+      } else if (info.method.startsWith('resources/')) {
+        attributes[Attr.McpResourceUri] = target;
+      }
+    }
+    // Conventions: no jsonrpc.request.id for a null id.
+    if (info.requestId !== undefined && info.requestId !== null)
+      attributes[Attr.JsonRpcRequestId] = String(info.requestId);
+    if (info.sessionId !== undefined) attributes[Attr.McpSessionId] = info.sessionId;
+    if (info.protocolVersion !== undefined && info.protocolVersion !== '') {
+      this.#protocolVersion = info.protocolVersion;
+      attributes[Attr.McpProtocolVersion] = info.protocolVersion;
+    }
+    if (info.clientId !== undefined) attributes[Attr.McpClientId] = info.clientId;
+    networkAttributes(attributes, info);
+    const { parent, links } = parentOf(info.meta, info.headers);
+    this.span = tracer.startSpan(
+      spanName(info.method, target, known),
+      links === undefined
+        ? { kind: SpanKind.SERVER, attributes }
+        : { kind: SpanKind.SERVER, attributes, links },
+      parent,
+    );
+    this.context = trace.setSpan(parent, this.span);
+  }
+
+  get logFields(): TraceLogFields | undefined {
+    if (this.#logFields === null) this.#logFields = logFieldsOf(this.span);
+    return this.#logFields;
+  }
+
+  setAttribute(key: string, value: string | number | boolean): void {
+    if (this.#ended) return;
+    if (key === Attr.McpProtocolVersion && typeof value === 'string') this.#protocolVersion = value;
+    this.span.setAttribute(key, value);
+  }
+
+  end(outcome: SpanOutcome): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    const seconds = (performance.now() - this.#started) / 1000;
+    const errorType = errorTypeOf(outcome);
+    const code = outcome.code === undefined ? undefined : String(outcome.code);
+    const span = this.span;
+    if (span.isRecording()) {
+      if (errorType !== undefined) {
+        span.setAttribute(Attr.ErrorType, errorType);
+        span.setStatus(
+          outcome.message === undefined
+            ? { code: SpanStatusCode.ERROR }
+            : { code: SpanStatusCode.ERROR, message: outcome.message },
+        );
+      }
+      if (code !== undefined) span.setAttribute(Attr.RpcResponseStatusCode, code);
+    }
+    span.end();
+
+    // The metric carries every conditionally required attribute the span does, but only
+    // low-cardinality values: a method or a tool/prompt name that matched nothing is left out.
+    const info = this.#info;
+    const method = boundedMethod(info.method);
+    const attributes: Attributes = { [Attr.McpMethodName]: method };
+    networkAttributes(attributes, { transport: info.transport, httpVersion: info.httpVersion });
+    if (this.#protocolVersion !== undefined) attributes[Attr.McpProtocolVersion] = this.#protocolVersion;
+    if (this.#tool !== undefined) {
+      attributes[Attr.GenAiToolName] = this.#tool;
+      attributes[Attr.GenAiOperationName] = 'execute_tool';
+    } else if (method === 'tools/call') {
+      attributes[Attr.GenAiOperationName] = 'execute_tool';
+    }
+    if (this.#prompt !== undefined) attributes[Attr.GenAiPromptName] = this.#prompt;
+    if (errorType !== undefined) attributes[Attr.ErrorType] = errorType;
+    if (code !== undefined) attributes[Attr.RpcResponseStatusCode] = code;
+    this.#instruments.duration.record(seconds, attributes);
+    if (outcome.isError === true && outcome.code === undefined && outcome.error === undefined) {
+      const toolAttributes: Attributes = { [Attr.McpMethodName]: method };
+      if (this.#tool !== undefined) toolAttributes[Attr.GenAiToolName] = this.#tool;
+      this.#instruments.toolErrors.add(1, toolAttributes);
+    }
+  }
+}
+
+/** Sessions tracked for their duration at most; past it the oldest is forgotten (expired unseen). */
+const MAX_TRACKED_SESSIONS = 100_000;
+
+export class RequestTelemetry implements Telemetry {
+  readonly enabled = true;
+  readonly #tracer: Tracer;
+  readonly #instruments: Instruments;
+  readonly #own: OwnedSdk | undefined;
+  readonly #sessions = new Map<string, { started: number; attributes: Attributes }>();
+
+  /** `own`: our SDK, when we started one (else the application's provider is used, and flushed only). */
+  constructor(version: string, own: OwnedSdk | undefined) {
+    this.#tracer = trace.getTracer(SCOPE, version);
+    this.#own = own;
+    const meter = metrics.getMeter(SCOPE, version);
+    const advice = { explicitBucketBoundaries: DURATION_BUCKETS_S };
+    this.#instruments = {
+      duration: meter.createHistogram(Metric.OperationDuration, {
+        unit: 's',
+        description: 'Duration of MCP requests handled by the server.',
+        advice,
+      }),
+      sessions: meter.createHistogram(Metric.SessionDuration, {
+        unit: 's',
+        description: 'Duration of MCP sessions (2025 wire) as observed on the server.',
+        advice,
+      }),
+      toolErrors: meter.createCounter(Metric.ToolErrors, {
+        unit: '{result}',
+        description: 'Tool results with isError: true.',
+      }),
+      refusals: meter.createCounter(Metric.Refusals, {
+        unit: '{request}',
+        description:
+          'Requests refused at the HTTP edge (authentication, scope, rate limit, size, type, Host, Origin).',
+      }),
+    };
+  }
+
+  startRequestSpan(info: RequestSpanInfo): RequestSpan {
+    return new OtelRequestSpan(this.#tracer, this.#instruments, info);
+  }
+
+  countRefusal(status: number, reason: string): void {
+    this.#instruments.refusals.add(1, { [Attr.HttpResponseStatusCode]: status, [Attr.ErrorType]: reason });
+  }
+
+  recordRefusal(info: RefusalInfo): TraceLogFields | undefined {
+    this.countRefusal(info.status, info.reason);
+    const attributes: Attributes = {
+      [Attr.HttpRequestMethod]: info.httpMethod,
+      [Attr.HttpResponseStatusCode]: info.status,
+      [Attr.ErrorType]: info.reason,
+    };
+    if (info.method !== undefined) attributes[Attr.McpMethodName] = boundTarget(info.method) ?? '';
+    if (info.clientId !== undefined) attributes[Attr.McpClientId] = info.clientId;
+    networkAttributes(attributes, { transport: 'http', ...info });
+    const { parent } = parentOf(undefined, info.headers);
+    const name = info.method === undefined ? `HTTP ${info.httpMethod}` : boundedMethod(info.method);
+    const span = this.#tracer.startSpan(
+      name,
+      info.startTime === undefined
+        ? { kind: SpanKind.SERVER, attributes }
+        : { kind: SpanKind.SERVER, attributes, startTime: info.startTime },
+      parent,
+    );
+    span.setStatus({ code: SpanStatusCode.ERROR, message: info.message });
+    span.end();
+    return logFieldsOf(span);
+  }
+
+  sessionStarted(info: SessionInfo): void {
+    if (this.#sessions.size >= MAX_TRACKED_SESSIONS) {
+      const oldest = this.#sessions.keys().next().value;
+      if (oldest !== undefined) this.#sessions.delete(oldest);
+    }
+    const attributes: Attributes = {};
+    if (info.protocolVersion !== '') attributes[Attr.McpProtocolVersion] = info.protocolVersion;
+    networkAttributes(attributes, info);
+    this.#sessions.set(info.id, { started: performance.now(), attributes });
+  }
+
+  sessionEnded(id: string): void {
+    const session = this.#sessions.get(id);
+    if (session === undefined) return;
+    this.#sessions.delete(id);
+    this.#instruments.sessions.record((performance.now() - session.started) / 1000, session.attributes);
+  }
+
+  flush(timeoutMs: number): Promise<void> {
+    if (this.#own !== undefined) return this.#own.flush(timeoutMs);
+    return flushApplicationProvider(timeoutMs);
+  }
+
+  shutdown(timeoutMs = 10_000): Promise<void> {
+    // Sessions still open end with the server.
+    for (const id of [...this.#sessions.keys()]) this.sessionEnded(id);
+    // The application's pipeline is the application's to stop; ours stops here.
+    if (this.#own === undefined) return flushApplicationProvider(timeoutMs);
+    return this.#own.shutdown(timeoutMs);
+  }
+}
+
+/** Asks the application's provider to export what it holds (the process may exit next). */
+function flushApplicationProvider(timeoutMs: number): Promise<void> {
+  const proxy = trace.getTracerProvider() as { getDelegate?: () => { forceFlush?: () => Promise<void> } };
+  const flushing = proxy.getDelegate?.().forceFlush?.();
+  if (flushing === undefined) return Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    flushing.then(
+      () => {},
+      () => {},
+    ),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+      timer.unref();
+    }),
+  ]).finally(() => clearTimeout(timer));
+}

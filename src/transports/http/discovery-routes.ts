@@ -1,0 +1,186 @@
+/**
+ * What the HTTP server shows before anyone connects: the server card at
+ * `<MCP endpoint>/server-card` (SEP-2127), the catalogs at `/.well-known/mcp/catalog.json`
+ * and `/.well-known/ai-catalog.json`, and the landing page for browsers. A scope of its own,
+ * beside the MCP routes: the Host check applies (DNS rebinding), auth does not (the documents
+ * hold only what the auth mode lets anyone see), and the rate limit does, per address.
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Settings } from '../../config/settings.ts';
+import {
+  AI_CATALOG_MEDIA_TYPE,
+  buildAiCatalog,
+  buildMcpCatalog,
+  serverCardUrl,
+} from '../../discovery/catalog.ts';
+import { LANDING_PAGE_CSP, renderLandingPage } from '../../discovery/landing-page.ts';
+import { buildServerCard, SERVER_CARD_MEDIA_TYPE } from '../../discovery/server-card.ts';
+import { describeServer, type ServerDescription } from '../../discovery/server-description.ts';
+import { ErrorCode } from '../../protocol/errors.ts';
+import type { JsonObject } from '../../protocol/jsonrpc.ts';
+import { rateLimitError } from '../../ratelimit/errors.ts';
+import { clientKey } from '../../ratelimit/limiter.ts';
+import type { McpServer } from '../../server.ts';
+import { refuse } from './edge.ts';
+import { createHostGuard } from './guards.ts';
+import { sendError } from './send-error.ts';
+
+export interface DiscoveryRoutesOptions {
+  server: McpServer;
+  settings: Settings;
+}
+
+/** The draft's caching advice (SEP-2127 "Caching"): shared caches may keep it, ETag revalidates. */
+const CARD_CACHE = 'public, max-age=300';
+const CATALOG_CACHE = 'public, max-age=3600';
+
+/** Discovery documents hold public metadata only, so any origin may read them (draft "CORS Requirements"). */
+const OPEN_CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET',
+  'access-control-allow-headers': 'Content-Type, If-None-Match',
+  'access-control-expose-headers': 'ETag',
+};
+
+/**
+ * The public base URL: MCP_PUBLIC_URL, else the origin the request came to (Host, or
+ * X-Forwarded-Host/-Proto behind a trusted proxy). The Host has passed the allow-list when
+ * one is on, and a shared cache keys on it, so one host's card is never served for another.
+ */
+export function requestBaseUrl(req: FastifyRequest, settings: Settings): string {
+  return settings.MCP_PUBLIC_URL ?? `${req.protocol}://${req.host}`;
+}
+
+/** Strong validator of a body (the draft leaves its form to the host). */
+function etagOf(body: string): string {
+  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+}
+
+/** RFC 9110 §13.1.2: `*`, or a list of (weak or strong) tags compared weakly for GET. */
+function notModified(req: FastifyRequest, etag: string): boolean {
+  const header = req.headers['if-none-match'];
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+}
+
+/** Sends a discovery JSON document with its media type, caching headers and ETag. */
+function sendDocument(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  doc: JsonObject,
+  mediaType: string,
+  cache: string,
+): FastifyReply {
+  const body = JSON.stringify(doc);
+  const etag = etagOf(body);
+  reply.headers({ ...OPEN_CORS, 'cache-control': cache, etag, vary: 'Accept-Encoding' });
+  if (notModified(req, etag)) return reply.code(304).send();
+  return reply.code(200).header('content-type', `${mediaType}; charset=utf-8`).send(body);
+}
+
+/**
+ * A browser's GET: it asks for HTML and not for an event stream. An MCP client's GET on the
+ * endpoint (Accept: text/event-stream) opens the SSE stream, as the transport requires.
+ */
+export function wantsHtml(accept: string | undefined): boolean {
+  return accept?.includes('text/html') === true && !accept.includes('text/event-stream');
+}
+
+/** Routes on the MCP path that only a browser's HTML GET reaches (a find-my-way constraint). */
+const HTML_CONSTRAINT = {
+  name: 'mcpLandingPage',
+  storage() {
+    const routes = new Map<string, unknown>();
+    return {
+      get: (key: string) => routes.get(key) ?? null,
+      set: (key: string, value: unknown) => void routes.set(key, value),
+    };
+  },
+  deriveConstraint: (req: { headers: Record<string, string | string[] | undefined> }) => {
+    const accept = req.headers.accept;
+    return wantsHtml(typeof accept === 'string' ? accept : undefined) ? 'html' : undefined;
+  },
+  mustMatchWhenDerived: false,
+};
+
+function sendLandingPage(reply: FastifyReply, d: ServerDescription): FastifyReply {
+  return reply
+    .code(200)
+    .headers({
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': LANDING_PAGE_CSP,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'x-frame-options': 'DENY',
+      'cache-control': 'no-cache',
+      vary: 'Accept',
+    })
+    .send(renderLandingPage(d));
+}
+
+export async function discoveryRoutes(app: FastifyInstance, options: DiscoveryRoutesOptions): Promise<void> {
+  const { server, settings } = options;
+  const guard = createHostGuard(settings);
+  const { limiter } = server;
+
+  app.addHook('onRequest', (req, reply, done) => {
+    if (!guard.hostAllowed(req.headers.host)) {
+      sendError(
+        reply,
+        403,
+        ErrorCode.HostNotAllowed,
+        `Host not allowed: ${req.headers.host ?? '(none)'}; add it to MCP_ALLOWED_HOSTS`,
+      );
+      return;
+    }
+    if (!limiter || limiter.burst <= 0 || req.method === 'OPTIONS') return done();
+    // The draft asks for a rate limit on the card; each GET here costs one token per address.
+    limiter.consume(clientKey(undefined, req.ip), 1).then(
+      (decision) => {
+        if (decision.allowed) done();
+        else refuse(server, req, reply, rateLimitError(decision));
+      },
+      (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
+    );
+  });
+
+  const describe = (req: FastifyRequest): ServerDescription =>
+    describeServer(server, requestBaseUrl(req, settings));
+
+  const cardPath = new URL(serverCardUrl(`http://x${settings.MCP_HTTP_PATH}`)).pathname;
+  const documents: {
+    path: string;
+    build: (d: ServerDescription) => JsonObject;
+    type: string;
+    cache: string;
+  }[] = [
+    { path: cardPath, build: buildServerCard, type: SERVER_CARD_MEDIA_TYPE, cache: CARD_CACHE },
+    {
+      path: '/.well-known/mcp/catalog.json',
+      build: buildMcpCatalog,
+      type: 'application/json',
+      cache: CATALOG_CACHE,
+    },
+    {
+      path: '/.well-known/ai-catalog.json',
+      build: buildAiCatalog,
+      type: AI_CATALOG_MEDIA_TYPE,
+      cache: CATALOG_CACHE,
+    },
+  ];
+  if (settings.MCP_LANDING_PAGE) {
+    const landing = async (req: FastifyRequest, reply: FastifyReply) => sendLandingPage(reply, describe(req));
+    const path = settings.MCP_HTTP_PATH;
+    if (path !== '/') app.get('/', landing);
+    app.addConstraintStrategy(HTML_CONSTRAINT as Parameters<FastifyInstance['addConstraintStrategy']>[0]);
+    app.get(path, { constraints: { [HTML_CONSTRAINT.name]: 'html' } }, landing);
+  }
+  for (const doc of documents) {
+    app.get(doc.path, async (req, reply) =>
+      sendDocument(req, reply, doc.build(describe(req)), doc.type, doc.cache),
+    );
+    app.options(doc.path, async (_req, reply) => reply.code(204).headers(OPEN_CORS).send());
+  }
+}
