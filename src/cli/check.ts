@@ -5,10 +5,11 @@
  * entry is stale), 2 a usage mistake, 3 nothing could be judged (unreachable, refused).
  */
 
+import { authReadinessReport } from '../testing/auth-readiness.ts';
 import { type Baseline, BaselineError, loadBaseline } from '../testing/baseline.ts';
-import { parseTargetArgs, TARGET_HELP, UsageError } from '../testing/cli-args.ts';
+import { parseTargetArgs, TARGET_HELP, UsageError, withClientAnswers } from '../testing/cli-args.ts';
 import { checkCase, EXIT, outcome } from '../testing/cli-report.ts';
-import { conformanceReport, formatReport } from '../testing/conformance-report.ts';
+import { type ConformanceCheck, conformanceReport, formatReport } from '../testing/conformance-report.ts';
 import { JUnitWriter } from '../testing/junit-report.ts';
 import { describeTarget, resolveTarget } from '../testing/targets.ts';
 import { defaultTokenFile, getStoredToken } from './login.ts';
@@ -37,6 +38,10 @@ its level (MUST, SHOULD, house rule), the fix and the rule's address in the spec
 
 ${TARGET_HELP}
   --json                     print the report as JSON
+  --auth                     auth readiness for remote connectors instead (URL targets): the
+                             401 challenge, protected resource metadata (path-aware and root),
+                             the audience, the authorisation server's metadata, PKCE S256,
+                             client registration (twice) or Client ID Metadata Documents
 ${REPORT_HELP}`;
 
 /** Adds the token `mcp-toolkit login` stored for this URL unless auth was given. */
@@ -82,8 +87,17 @@ export async function runCheck(argv: readonly string[], io: CommandIo): Promise<
   let parsed: ReturnType<typeof parseTargetArgs>;
   let baseline: Baseline | undefined;
   try {
-    parsed = parseTargetArgs(argv, { json: { type: 'boolean' }, ...REPORT_OPTIONS }, io.env);
-    if (!parsed.help) baseline = await baselineOption(parsed.values.baseline);
+    parsed = parseTargetArgs(
+      argv,
+      { json: { type: 'boolean' }, auth: { type: 'boolean' }, ...REPORT_OPTIONS },
+      io.env,
+    );
+    if (parsed.values.auth === true && !parsed.help && parsed.url === undefined)
+      throw new UsageError('--auth checks a remote endpoint: give its URL, not a command');
+    if (!parsed.help) {
+      baseline = await baselineOption(parsed.values.baseline);
+      await withClientAnswers(parsed);
+    }
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     io.err(`mcp-toolkit check: ${err.message}\n\n${CHECK_HELP}\n`);
@@ -98,13 +112,20 @@ export async function runCheck(argv: readonly string[], io: CommandIo): Promise<
   const resolved = resolveTarget(parsed.target);
   const junit =
     typeof v.junit === 'string'
-      ? new JUnitWriter(v.junit, { name: 'mcp-toolkit check', target: describeTarget(resolved) })
+      ? new JUnitWriter(v.junit, {
+          name: v.auth === true ? 'mcp-toolkit check --auth' : 'mcp-toolkit check',
+          target: describeTarget(resolved),
+        })
       : undefined;
-  const report = await conformanceReport(parsed.target, {
+  const options = {
     ...parsed.connect,
     strict: v.strict === true,
-    ...(junit ? { onCheck: (c) => junit.add(checkCase(c, baseline)) } : {}),
-  });
+    ...(junit ? { onCheck: (c: ConformanceCheck) => junit.add(checkCase(c, baseline)) } : {}),
+  };
+  const report =
+    v.auth === true && parsed.url !== undefined
+      ? await authReadinessReport(parsed.url, options)
+      : await conformanceReport(parsed.target, options);
   const result = outcome(report.checks, {
     ...(baseline ? { baseline } : {}),
     unreachable: !report.connected,

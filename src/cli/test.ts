@@ -4,7 +4,13 @@
  * `check` (src/testing/cli-report.ts): 0, 1 a test failed, 2 a usage mistake, 3 no connection.
  */
 import type { Baseline } from '../testing/baseline.ts';
-import { parseTargetArgs, positiveInt, TARGET_HELP, UsageError } from '../testing/cli-args.ts';
+import {
+  parseTargetArgs,
+  positiveInt,
+  TARGET_HELP,
+  UsageError,
+  withClientAnswers,
+} from '../testing/cli-args.ts';
 import { EXIT, outcome, verdictCase } from '../testing/cli-report.ts';
 import { JUnitWriter, renderJUnit } from '../testing/junit-report.ts';
 import { runLiveTests } from '../testing/live-tests.ts';
@@ -66,7 +72,10 @@ export async function runTest(argv: readonly string[], io: CommandIo): Promise<n
       throw new UsageError('--allow-writes contradicts --read-only/--production: choose one');
     concurrency = positiveInt('concurrency', v.concurrency, 1);
     maxCallsPerTool = positiveInt('max-calls-per-tool', v['max-calls-per-tool'], 50);
-    if (!parsed.help) baseline = await baselineOption(v.baseline);
+    if (!parsed.help) {
+      baseline = await baselineOption(v.baseline);
+      await withClientAnswers(parsed);
+    }
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     io.err(`mcp-toolkit test: ${err.message}\n\n${TEST_HELP}\n`);

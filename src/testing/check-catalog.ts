@@ -32,6 +32,13 @@ const JSONRPC = (anchor: string, label: string): Source => ({
   url: `https://www.jsonrpc.org/specification#${anchor}`,
   label,
 });
+const AUTHZ = (anchor: string, label: string): Source => ({ spec: 'basic/authorization', anchor, label });
+/** Portability across clients: the spec's JSON Schema rules, and what clients accept of them. */
+const PORTABILITY = (construct: string): Source => ({
+  spec: 'basic',
+  anchor: 'json-schema-usage',
+  label: `Base Protocol §JSON Schema Usage (portability: ${construct})`,
+});
 /** The 2026-07-28 stateless wire: its transport page (envelope, headers, status codes). */
 const WIRE_2026 = (anchor: string, label: string): Source => ({
   spec: 'basic/transports',
@@ -188,6 +195,58 @@ export const CHECKS = {
     source: TOOLS('output-schema', 'Tools §Output Schema (results MUST conform)'),
     fix: 'return structuredContent that validates against the declared outputSchema',
   },
+  'portability.type-union': {
+    title: 'no type unions (type: [..]) in tool schemas',
+    level: 'HOUSE',
+    source: PORTABILITY('type unions'),
+    fix: 'give each schema one type; for an optional value leave the property out of required instead of adding "null"',
+  },
+  'portability.union': {
+    title: 'no anyOf/oneOf at the top of a property (or allOf at the root)',
+    level: 'HOUSE',
+    source: PORTABILITY('anyOf, oneOf'),
+    fix: 'flatten the union: one property with one type (an enum for alternatives), or one tool per variant',
+  },
+  'portability.ref': {
+    title: 'no $ref or $defs in tool schemas',
+    level: 'HOUSE',
+    source: PORTABILITY('$ref, $defs'),
+    fix: 'inline the referenced definitions (zod: z.toJSONSchema(schema, { reused: "inline" }), the default)',
+  },
+  'portability.dollar-schema': {
+    title: 'no $schema key in tool schemas',
+    level: 'HOUSE',
+    source: PORTABILITY('$schema'),
+    fix: 'drop the $schema key: tool schemas are JSON Schema 2020-12 unless said otherwise',
+  },
+  'portability.untyped-property': {
+    title: 'every property of a tool schema has a type',
+    level: 'HOUSE',
+    source: PORTABILITY('properties without type'),
+    fix: 'add a type to every property, an enum or a const included ({ "type": "string", "enum": [...] })',
+  },
+  'portability.format': {
+    title: 'string formats are ones strict clients accept',
+    level: 'HOUSE',
+    source: PORTABILITY('formats'),
+    fix: 'use date-time, date, time, duration, email, hostname, ipv4, ipv6 or uuid, or drop the format and say it in the description',
+  },
+  'portability.boolean-schema': {
+    title: 'no property whose schema is a bare true or false',
+    level: 'HOUSE',
+    source: PORTABILITY('boolean schemas'),
+    fix: 'give the property an object schema with a type (an open value: { "type": "object" } or a union of types)',
+  },
+  'tasks.required-without-task': {
+    title: 'a tool that requires a task refuses a call without one (-32601)',
+    level: 'MUST',
+    source: {
+      spec: 'basic/utilities/tasks',
+      anchor: 'tool-level-negotiation',
+      label: 'Tasks §Tool-Level Negotiation (taskSupport "required")',
+    },
+    fix: 'answer tools/call of a tool with execution.taskSupport "required" sent without params.task with error -32601, not a result',
+  },
   'resources.list': {
     title: 'resources/list is well-formed',
     level: 'MUST',
@@ -211,6 +270,42 @@ export const CHECKS = {
     level: 'HOUSE',
     source: { spec: 'server/prompts', anchor: 'getting-a-prompt', label: 'Prompts §Getting a Prompt' },
     fix: 'mark every argument the prompt needs as required: true in prompts/list',
+  },
+  'utilities.ping': {
+    title: 'ping is answered with an empty result',
+    level: 'MUST',
+    source: {
+      spec: 'basic/utilities/ping',
+      anchor: 'behavior-requirements',
+      label: 'Ping §Behavior Requirements',
+    },
+    fix: 'answer ping with an empty result {} promptly, at any point of the session',
+  },
+  'logging.set-level': {
+    title: 'logging/setLevel is served (servers that declare logging)',
+    level: 'MUST',
+    source: {
+      spec: 'server/utilities/logging',
+      anchor: 'setting-log-level',
+      label: 'Logging §Setting Log Level',
+    },
+    fix: 'answer logging/setLevel with an empty result, or stop declaring the logging capability',
+  },
+  'completions.complete': {
+    title: 'completion/complete returns values (servers that declare completions)',
+    level: 'MUST',
+    source: {
+      spec: 'server/utilities/completion',
+      anchor: 'requesting-completions',
+      label: 'Completion §Requesting Completions',
+    },
+    fix: 'answer completion/complete with { completion: { values: [strings, at most 100] } } for every prompt argument and template variable',
+  },
+  'resources.subscribe': {
+    title: 'resources/subscribe and unsubscribe are served (servers that declare subscribe)',
+    level: 'MUST',
+    source: { spec: 'server/resources', anchor: 'subscriptions', label: 'Resources §Subscriptions' },
+    fix: 'answer resources/subscribe and resources/unsubscribe with an empty result, or declare subscribe: false',
   },
   'stdio.stdout': {
     title: 'every byte on stdout is a JSON-RPC message',
@@ -334,6 +429,69 @@ export const CHECKS = {
     level: 'HOUSE',
     source: { spec: 'basic', anchor: 'messages', label: 'Base Protocol (batching removed in 2025-06-18)' },
     fix: 'refuse a JSON array body (-32600) on sessions that negotiated 2025-06-18 or later',
+  },
+  'auth.challenge': {
+    title: 'a request without a token gets 401 with a Bearer challenge naming resource_metadata',
+    level: 'MUST',
+    source: AUTHZ(
+      'protected-resource-metadata-discovery-requirements',
+      'Authorization §Protected Resource Metadata Discovery',
+    ),
+    fix: 'answer a request without a token with HTTP 401 and WWW-Authenticate: Bearer resource_metadata="<metadata URL>"',
+  },
+  'auth.no-redirect': {
+    title: 'the MCP URL answers without a redirect',
+    level: 'HOUSE',
+    source: AUTHZ(
+      'authorization-flow-steps',
+      'Authorization §Authorization Flow (hosted connectors do not follow redirects)',
+    ),
+    fix: 'serve the MCP endpoint at the exact URL clients are given (no trailing-slash or http→https 3xx)',
+  },
+  'auth.resource-metadata': {
+    title: 'protected resource metadata is served (from the challenge or the path-aware well-known URL)',
+    level: 'MUST',
+    source: AUTHZ('authorization-server-location', 'Authorization §Authorization Server Location (RFC 9728)'),
+    fix: 'serve { resource, authorization_servers } at /.well-known/oauth-protected-resource<MCP path> and name it in the challenge',
+  },
+  'auth.resource-metadata-root': {
+    title: 'protected resource metadata is also served at the root well-known URL',
+    level: 'HOUSE',
+    source: AUTHZ(
+      'authorization-server-location',
+      'Authorization §Authorization Server Location (connectors probe both URLs)',
+    ),
+    fix: 'serve the same document at /.well-known/oauth-protected-resource as well',
+  },
+  'auth.audience': {
+    title: 'the metadata names the MCP URL as its resource (the token audience)',
+    level: 'MUST',
+    source: AUTHZ(
+      'token-audience-binding-and-validation',
+      'Authorization §Token Audience Binding and Validation (RFC 8707)',
+    ),
+    fix: 'make resource the public URL clients use (MCP_PUBLIC_URL plus the path), and accept tokens with that aud',
+  },
+  'auth.as-metadata': {
+    title: 'the authorisation server publishes its metadata (RFC 8414 or OpenID discovery)',
+    level: 'MUST',
+    source: AUTHZ(
+      'authorization-server-metadata-discovery',
+      'Authorization §Authorization Server Metadata Discovery',
+    ),
+    fix: 'point authorization_servers at an issuer whose /.well-known/oauth-authorization-server or openid-configuration answers',
+  },
+  'auth.pkce-s256': {
+    title: 'the authorisation server supports PKCE S256',
+    level: 'MUST',
+    source: AUTHZ('authorization-code-protection', 'Authorization §Authorization Code Protection (PKCE)'),
+    fix: 'enable PKCE with S256 and list it in code_challenge_methods_supported',
+  },
+  'auth.client-registration': {
+    title: 'a connector can get a client id (dynamic registration, twice, or Client ID Metadata Documents)',
+    level: 'SHOULD',
+    source: AUTHZ('client-registration-approaches', 'Authorization §Client Registration Approaches'),
+    fix: 'enable RFC 7591 registration (registering the same client twice must work) or client_id_metadata_document_supported',
   },
   ...DISCOVERY_CHECKS,
 } as const satisfies Record<string, CheckInfo>;

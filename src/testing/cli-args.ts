@@ -4,6 +4,7 @@
  * any stored token are the caller's business.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { ClientAnswersError, loadClientAnswers, parseCapabilityList } from './client-answers.ts';
 import type { ConnectOptions, Target, WireChoice } from './targets.ts';
 
 /** A usage mistake: the commands print it with their help and exit 2. */
@@ -22,6 +23,8 @@ export const TARGET_OPTIONS = {
   'token-file': { type: 'string' },
   'call-timeout': { type: 'string' },
   'request-timeout': { type: 'string' },
+  'client-capabilities': { type: 'string' },
+  'client-answers': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -37,7 +40,11 @@ Options:
                              (default for URLs: the token stored by mcp-toolkit login)
   --token-file FILE          where mcp-toolkit login stored tokens
   --call-timeout SECONDS     longest wait for one tool call (default 30)
-  --request-timeout SECONDS  longest wait for any other request (default 10)`;
+  --request-timeout SECONDS  longest wait for any other request (default 10)
+  --client-capabilities LIST declare and answer sampling,elicitation,roots (any of them), so
+                             tools offered only to such clients are listed and called
+  --client-answers FILE      the canned answers, as JSON: { "sampling": { "text", "model" },
+                             "elicitation": { "action", "content" }, "roots": [{ "uri", "name" }] }`;
 
 export interface ParsedTargetArgs<V> {
   target: Target;
@@ -119,6 +126,13 @@ export function parseTargetArgs<O extends ParseArgsConfig['options']>(
   const call = seconds('call-timeout', values['call-timeout'] as string | undefined);
   const request = seconds('request-timeout', values['request-timeout'] as string | undefined);
   if (call !== undefined) connect.callTimeoutMs = call;
+  if (typeof values['client-capabilities'] === 'string') {
+    try {
+      connect.clientCapabilities = parseCapabilityList(values['client-capabilities']);
+    } catch (err) {
+      throw new UsageError(`--client-capabilities: ${(err as Error).message}`);
+    }
+  }
   if (request !== undefined) connect.requestTimeoutMs = request;
   return {
     target,
@@ -138,4 +152,19 @@ export function positiveInt(flag: string, raw: unknown, fallback: number): numbe
   if (!Number.isInteger(n) || n < 1)
     throw new UsageError(`--${flag} expects a positive integer, got "${String(raw)}"`);
   return n;
+}
+
+/** Reads `--client-answers FILE` into the connection options; a bad file is a usage mistake. */
+export async function withClientAnswers(parsed: {
+  values: Record<string, unknown>;
+  connect: ConnectOptions;
+}): Promise<void> {
+  const file = parsed.values['client-answers'];
+  if (typeof file !== 'string') return;
+  try {
+    parsed.connect.clientAnswers = await loadClientAnswers(file);
+  } catch (err) {
+    if (err instanceof ClientAnswersError) throw new UsageError(`--client-answers: ${err.message}`);
+    throw err;
+  }
 }

@@ -5,9 +5,15 @@
  */
 import { ErrorCode } from '../protocol/errors.ts';
 import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
-import type { Recorder } from './conformance-recorder.ts';
+import { listSome, type Recorder } from './conformance-recorder.ts';
 import { compileSchema, validateValue } from './json-schema.ts';
 import { describeAnswer, type ProbeClient } from './probe-client.ts';
+import {
+  describeFinding,
+  PORTABILITY_CLIENTS,
+  type PortabilityRule,
+  toolPortability,
+} from './schema-portability.ts';
 import { generateInputs } from './schema-values.ts';
 
 /** SEP-986 (2025-11-25): 1-128 characters of A-Z a-z 0-9 _ - . */
@@ -119,6 +125,7 @@ export async function checkTools(
     }
   });
   rec.expect('tools.schemas-valid', invalid);
+  checkPortability(rec, tools);
 
   const unknown = await c.callTool(
     `mcp-toolkit-no-such-tool-${Date.now().toString(36)}`,
@@ -132,7 +139,52 @@ export async function checkTools(
       : [`got ${describeAnswer(unknown)}; an unknown tool is a protocol error (Tools § Error Handling)`],
   );
   await checkStructuredContent(c, rec, tools);
+  await checkRequiredTasks(c, rec, tools);
   return tools;
+}
+
+/** Whether a tool says it must run as a task (2025-11-25 `execution.taskSupport: "required"`). */
+export function requiresTask(tool: JsonObject): boolean {
+  return isObject(tool.execution) && tool.execution.taskSupport === 'required';
+}
+
+/**
+ * Calls each tool that requires a task without one: a conformant server refuses with -32601
+ * before running anything (so this is the one call `check` makes to a tool that is not
+ * annotated read-only).
+ */
+async function checkRequiredTasks(c: ProbeClient, rec: Recorder, tools: JsonObject[]): Promise<void> {
+  const required = tools.filter((t) => typeof t.name === 'string' && requiresTask(t));
+  if (required.length === 0) {
+    rec.notRun('tasks.required-without-task', 'no tool has execution.taskSupport "required"');
+    return;
+  }
+  const problems: string[] = [];
+  for (const t of required.slice(0, MAX_STRUCTURED_CALLS)) {
+    const answer = await c.callTool(t.name as string, safeArguments(t) ?? {}, {
+      timeoutMs: c.requestTimeoutMs,
+    });
+    if (answer.kind !== 'error' || answer.error.code !== ErrorCode.MethodNotFound)
+      problems.push(`${t.name} called without a task got ${describeAnswer(answer)}`);
+  }
+  rec.expect('tasks.required-without-task', problems, required.map((t) => t.name).join(', '));
+}
+
+/** One house-rule check per construct clients drop or reject, listing the tools and the clients. */
+function checkPortability(rec: Recorder, tools: JsonObject[]): void {
+  // Per rule, one entry per tool (`"t": inputSchema (root): ..., outputSchema (root): ...`).
+  const byRule = new Map<PortabilityRule, string[]>();
+  tools.forEach((t, i) => {
+    const mine = new Map<PortabilityRule, string[]>();
+    for (const f of toolPortability(t)) mine.set(f.rule, [...(mine.get(f.rule) ?? []), describeFinding(f)]);
+    for (const [rule, where] of mine)
+      byRule.set(rule, [...(byRule.get(rule) ?? []), `${label(t, i)} ${where.join(', ')}`]);
+  });
+  for (const rule of Object.keys(PORTABILITY_CLIENTS) as PortabilityRule[]) {
+    const found = byRule.get(rule) ?? [];
+    if (found.length === 0) rec.pass(`portability.${rule}`);
+    else rec.fail(`portability.${rule}`, `${listSome(found)}\naffects: ${PORTABILITY_CLIENTS[rule]}`);
+  }
 }
 
 /**

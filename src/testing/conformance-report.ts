@@ -19,6 +19,7 @@ import {
   checkStdout,
 } from './conformance-protocol.ts';
 import { type ConformanceCheck, Recorder } from './conformance-recorder.ts';
+import { checkUtilities } from './conformance-utilities.ts';
 import { endpointUrl, openLink } from './connect.ts';
 import { cardFacts, checkApps, checkServerCardAndCatalog } from './discovery-checks.ts';
 import { HttpLink } from './http-link.ts';
@@ -80,6 +81,7 @@ async function runFeatures(c: ProbeClient, rec: Recorder, capabilities: JsonObje
   await checkTools(c, rec, isObject(capabilities.tools));
   if (isObject(capabilities.resources)) await checkResources(c, rec);
   if (isObject(capabilities.prompts)) await checkPrompts(c, rec);
+  await checkUtilities(c, rec, capabilities);
 }
 
 /** Why nothing could be judged, with what to do about a refusal (401/403 and its challenge). */
@@ -103,7 +105,7 @@ export function connectionProblem(c: ProbeClient, targetUrl: string | undefined)
 /** The checks that apply to a transport, in catalogue order (for the not-run list). */
 function applicable(transport: ConformanceReport['transport'], wires: readonly Wire[]): CheckId[] {
   return (Object.keys(CHECKS) as CheckId[]).filter((id) => {
-    if (id === 'connection') return false;
+    if (id === 'connection' || id.startsWith('auth.')) return false;
     if (id.startsWith('http.') || id === 'lifecycle.pre-initialize') return transport === 'http';
     if (id.startsWith('stdio.')) return transport === 'stdio';
     // Optional features: a server that never answered said nothing about views or a card.

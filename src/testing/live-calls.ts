@@ -65,12 +65,17 @@ export function expectToolResult(
   }
   // The test client declares no sampling, elicitation or roots: a tool that needs them cannot be judged.
   if (answer.kind === 'error' && answer.error.code === ErrorCode.MissingRequiredClientCapability) {
-    return { skipped: `needs a client capability this test client does not offer: ${answer.error.message}` };
+    return {
+      skipped: `needs a client capability this test client does not offer: ${answer.error.message} (declare it with --client-capabilities)`,
+    };
   }
   if (answer.kind !== 'result') fail(`${call}: expected a result, got ${describeAnswer(answer)}`, 'MUST');
   const result = answer.result;
   if (result.resultType === 'input_required') {
-    return { skipped: 'asks the client for input (input_required), which this test client does not provide' };
+    return {
+      skipped:
+        'asks the client for input (input_required) this test client does not answer (declare it with --client-capabilities)',
+    };
   }
   if (!Array.isArray(result.content)) fail(`${call}: the result has no content array`, 'MUST');
   if (result.isError === true) {

@@ -77,6 +77,16 @@ export const LIVE_CHECKS = {
     source: TOOLS('tool', 'Tools §Tool (some clients reject properties without type)'),
     fix: 'give every property a type (or enum/const, or typed anyOf branches)',
   },
+  'test.schema-portability': {
+    title: 'the tool schemas use what major clients accept',
+    level: 'HOUSE',
+    source: {
+      spec: 'basic',
+      anchor: 'json-schema-usage',
+      label: 'Base Protocol §JSON Schema Usage (portability across clients)',
+    },
+    fix: 'one type per property, no anyOf/oneOf/$ref/$schema, strict-mode formats only (each finding names the clients)',
+  },
   'test.example': {
     title: 'declared examples are valid and succeed',
     level: 'HOUSE',

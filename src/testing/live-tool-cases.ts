@@ -3,11 +3,14 @@
  * types, example calls, schema-generated calls, strict-mode checks, and invalid-input probes.
  */
 import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
+import { requiresTask } from './conformance-features.ts';
 import { validateValue } from './json-schema.ts';
 import { expectRefusal, expectToolResult, fail } from './live-calls.ts';
 import type { LiveCase, LiveTestOptions } from './live-plan.ts';
 import type { ProbeClient } from './probe-client.ts';
 import { invalidTypes, missingDescriptions, propertiesOf, requiredOf } from './schema-fields.ts';
+import { describeFinding, PORTABILITY_CLIENTS, toolPortability } from './schema-portability.ts';
+import { outOfRange } from './schema-probes.ts';
 import { generateInputs, isTyped, wrongValue } from './schema-values.ts';
 
 const DEFAULT_MAX_CALLS = 50;
@@ -35,7 +38,13 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
   const hasProps = Object.keys(props).length > 0;
   // Only tools that declare themselves read-only are called unless writes are allowed: a test
   // pointed at a staging or production server must not write there.
-  const callSkip = writeSkip(tool, options);
+  // A tool that requires a task is called only as a task, which the kit does not create; the
+  // check tasks.required-without-task judges its refusal of a plain call.
+  const callSkip =
+    writeSkip(tool, options) ??
+    (requiresTask(tool)
+      ? 'not called: execution.taskSupport is "required" and the kit does not run tasks (check judges its refusal of a plain call)'
+      : undefined);
   const cases: LiveCase[] = [];
   const withSkip = (c: LiveCase, skip: string | undefined): LiveCase => (skip ? { ...c, skip } : c);
 
@@ -61,6 +70,21 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
       },
     );
   }
+
+  const portability = toolPortability(tool);
+  cases.push({
+    name: `test_${name}_schema_portability`,
+    check: 'test.schema-portability',
+    run: async () => {
+      if (portability.length === 0) return {};
+      const rules = [...new Set(portability.map((f) => f.rule))];
+      fail(
+        `constructs some clients drop or reject: ${portability.map(describeFinding).join('; ')} (affects ${rules
+          .map((r) => PORTABILITY_CLIENTS[r])
+          .join('; ')})`,
+      );
+    },
+  });
 
   const examples = Array.isArray(schema.examples) ? (schema.examples as unknown[]) : [];
   examples.forEach((example, n) => {
@@ -140,47 +164,43 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
   }
 
   const required = requiredOf(schema);
+  const base = generated.ok
+    ? generated.cases[0]?.args
+    : (examples.find((e) => isObject(e) && validateValue(schema, e).length === 0) as JsonObject | undefined);
+  const probeSkip = callSkip ?? (base === undefined ? 'no valid input to start from' : undefined);
+  const mode = options.invalidInput ?? 'either';
+  const probe = (caseName: string, args: () => JsonObject): LiveCase =>
+    withSkip(
+      {
+        name: caseName,
+        check: 'test.invalid-input',
+        run: async () => {
+          const sent = args();
+          return expectRefusal(tool, sent, await client.callTool(name, sent), mode);
+        },
+      },
+      probeSkip,
+    );
   if (required.some((f) => props[f] !== undefined && isTyped(props[f], schema))) {
-    const base = generated.ok
-      ? generated.cases[0]?.args
-      : (examples.find((e) => isObject(e) && validateValue(schema, e).length === 0) as
-          | JsonObject
-          | undefined);
-    const probeSkip = callSkip ?? (base === undefined ? 'no valid input to start from' : undefined);
-    const mode = options.invalidInput ?? 'either';
     for (const field of required) {
       cases.push(
-        withSkip(
-          {
-            name: `test_${name}_missing_${field}`,
-            check: 'test.invalid-input',
-            run: async () => {
-              const args: JsonObject = { ...base };
-              delete args[field];
-              return expectRefusal(tool, args, await client.callTool(name, args), mode);
-            },
-          },
-          probeSkip,
-        ),
+        probe(`test_${name}_missing_${field}`, () => {
+          const args: JsonObject = { ...base };
+          delete args[field];
+          return args;
+        }),
       );
     }
     for (const field of Object.keys(props)) {
       const wrong = wrongValue(schema, field);
-      if (wrong === undefined) continue;
-      cases.push(
-        withSkip(
-          {
-            name: `test_${name}_wrong_type_${field}`,
-            check: 'test.invalid-input',
-            run: async () => {
-              const args: JsonObject = { ...base, [field]: wrong.value };
-              return expectRefusal(tool, args, await client.callTool(name, args), mode);
-            },
-          },
-          probeSkip,
-        ),
-      );
+      if (wrong !== undefined)
+        cases.push(probe(`test_${name}_wrong_type_${field}`, () => ({ ...base, [field]: wrong.value })));
     }
+  }
+  // Just outside the declared bounds: a server that checks only types accepts these.
+  for (const field of Object.keys(props)) {
+    for (const out of outOfRange(schema, field, options.fuzz === true))
+      cases.push(probe(`test_${name}_invalid_${field}_${out.kind}`, () => ({ ...base, [field]: out.value })));
   }
   return cases;
 }

@@ -10,6 +10,13 @@ import { LATEST_2025, VERSION_2026 } from '../protocol/versions.ts';
 import { META } from '../protocol/wire.ts';
 import { PACKAGE_VERSION } from '../server.ts';
 import { type Answer, describeAnswer, type RpcError } from './answer.ts';
+import {
+  answerFor,
+  type ClientAnswers,
+  type ClientCapability,
+  capabilitiesObject,
+  DEFAULT_ANSWERS,
+} from './client-answers.ts';
 import type { Link, LinkSendOptions, LinkSendResult } from './link.ts';
 import {
   type ConnectOptions,
@@ -51,6 +58,9 @@ const NAMED: Record<string, 'name' | 'uri'> = {
   'resources/read': 'uri',
 };
 
+/** Input rounds a 2026 call may take before the kit stops answering. */
+const MAX_INPUT_ROUNDS = 8;
+
 function key(id: unknown): string {
   return `${typeof id}:${String(id)}`;
 }
@@ -62,6 +72,9 @@ export class ProbeClient {
   readonly callTimeoutMs: number;
   readonly notificationWaitMs: number;
   readonly startupTimeoutMs: number;
+  /** What the kit declares and answers for (sampling, elicitation, roots). */
+  readonly clientCapabilities: readonly ClientCapability[];
+  readonly clientAnswers: ClientAnswers;
   /** The wire requests go on by default, once connected. */
   wire: Wire | undefined;
   /** The negotiated 2025 version (after initialize). */
@@ -93,6 +106,8 @@ export class ProbeClient {
     this.callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     this.notificationWaitMs = options.notificationWaitMs ?? DEFAULT_NOTIFICATION_WAIT_MS;
     this.startupTimeoutMs = options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
+    this.clientCapabilities = options.clientCapabilities ?? [];
+    this.clientAnswers = options.clientAnswers ?? DEFAULT_ANSWERS;
     link.onMessage = (m) => this.#receive(m);
     link.onClose = (reason) => {
       for (const [k, p] of this.#pending) {
@@ -158,17 +173,20 @@ export class ProbeClient {
     }
   }
 
-  /** This client offers no sampling, elicitation or roots: answer ping, refuse the rest. */
+  /** Answers ping, and sampling, elicitation and roots when declared (canned answers); refuses the rest. */
   async #answerServerRequest(request: JsonObject): Promise<void> {
+    const method = String(request.method);
+    const result =
+      method === 'ping' ? {} : answerFor(method, request.params, this.clientCapabilities, this.clientAnswers);
     const reply =
-      request.method === 'ping'
-        ? { jsonrpc: '2.0', id: request.id, result: {} }
+      result !== undefined
+        ? { jsonrpc: '2.0', id: request.id, result }
         : {
             jsonrpc: '2.0',
             id: request.id,
             error: {
               code: ErrorCode.MethodNotFound,
-              message: `mcp-toolkit test client does not support ${String(request.method)}`,
+              message: `mcp-toolkit test client does not support ${method} (declare it with --client-capabilities)`,
             },
           };
     try {
@@ -178,11 +196,16 @@ export class ProbeClient {
     }
   }
 
+  /** The client capabilities declared in initialize and in every 2026 envelope. */
+  capabilities(): JsonObject {
+    return capabilitiesObject(this.clientCapabilities);
+  }
+
   /** 2026: the `_meta` envelope (protocol version and client capabilities; clientInfo optional). */
   envelope(params: JsonObject | undefined): JsonObject {
     const meta = isObject(params?._meta) ? { ...params._meta } : {};
     meta[META.protocolVersion] ??= VERSION_2026;
-    meta[META.clientCapabilities] ??= {};
+    meta[META.clientCapabilities] ??= this.capabilities();
     meta[META.clientInfo] ??= CLIENT_INFO;
     return { ...params, _meta: meta };
   }
@@ -389,7 +412,7 @@ export class ProbeClient {
   async initialize(protocolVersion: string = LATEST_2025): Promise<Answer> {
     const answer = await this.request(
       'initialize',
-      { protocolVersion, capabilities: {}, clientInfo: CLIENT_INFO },
+      { protocolVersion, capabilities: this.capabilities(), clientInfo: CLIENT_INFO },
       { wire: '2025', envelope: false },
     );
     this.lastHandshake = answer;
@@ -409,15 +432,31 @@ export class ProbeClient {
     return answer;
   }
 
-  /** Calls a tool on the current wire with the per-call timeout. */
-  callTool(name: string, args: unknown, options: { timeoutMs?: number } = {}): Promise<Answer> {
-    return this.request(
-      'tools/call',
-      { name, arguments: args as JsonObject },
-      {
-        timeoutMs: options.timeoutMs ?? this.callTimeoutMs,
-      },
-    );
+  /**
+   * Calls a tool on the current wire with the per-call timeout. On 2026, an input-required result
+   * whose every request this client can answer is retried with the answers (SEP-2322), up to a
+   * few rounds; what it cannot answer is returned as it came.
+   */
+  async callTool(name: string, args: unknown, options: { timeoutMs?: number } = {}): Promise<Answer> {
+    const params: JsonObject = { name, arguments: args as JsonObject };
+    const timeoutMs = options.timeoutMs ?? this.callTimeoutMs;
+    let answer = await this.request('tools/call', params, { timeoutMs });
+    for (let round = 0; round < MAX_INPUT_ROUNDS; round++) {
+      if (answer.kind !== 'result' || answer.result.resultType !== 'input_required') return answer;
+      const requests = isObject(answer.result.inputRequests) ? answer.result.inputRequests : {};
+      const responses: JsonObject = {};
+      for (const [k, r] of Object.entries(requests)) {
+        const got = isObject(r)
+          ? answerFor(String(r.method), r.params, this.clientCapabilities, this.clientAnswers)
+          : undefined;
+        if (got === undefined) return answer;
+        responses[k] = got;
+      }
+      const retry: JsonObject = { ...params, inputResponses: responses };
+      if (answer.result.requestState !== undefined) retry.requestState = answer.result.requestState;
+      answer = await this.request('tools/call', retry, { timeoutMs });
+    }
+    return answer;
   }
 
   /** Every page of a list method; stops at a repeated cursor, an error, or 100 pages. */

@@ -6,7 +6,9 @@
  */
 import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
 import { compileSchema, validateValue } from './json-schema.ts';
+import { alternatives, mergeSchemas } from './schema-branches.ts';
 import { propertiesOf, requiredOf, resolveRef } from './schema-fields.ts';
+import { patternSamples } from './schema-pattern.ts';
 
 /** Plain strings: ASCII, Chinese, Turkish, emoji, quotes, SQL and HTML injection. */
 export const STRING_VALUES: readonly string[] = [
@@ -82,6 +84,24 @@ function numberCandidates(s: JsonObject, integer: boolean, fuzz: boolean): unkno
   return out;
 }
 
+/** Strings at the length bounds (`minLength`, `maxLength`), the long one only when it is modest or fuzzing. */
+function lengthValues(s: JsonObject, fuzz: boolean): string[] {
+  const out: string[] = [];
+  if (typeof s.minLength === 'number' && s.minLength > 0) out.push('x'.repeat(s.minLength));
+  if (typeof s.maxLength === 'number' && (s.maxLength <= 1_000 || fuzz)) out.push('x'.repeat(s.maxLength));
+  return out;
+}
+
+function unique(values: unknown[]): unknown[] {
+  const seen = new Set<string>();
+  return values.filter((v) => {
+    const k = JSON.stringify(v) ?? 'undefined';
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
 /** Candidate values for one property, simplest first (not yet checked against the schema). */
 export function candidates(prop: JsonObject, root: JsonObject, depth = 0, fuzz = false): unknown[] {
   const s = resolveRef(prop, root);
@@ -89,17 +109,24 @@ export function candidates(prop: JsonObject, root: JsonObject, depth = 0, fuzz =
   if (Array.isArray(s.enum)) return [...s.enum];
   const branches = Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : undefined;
   if (branches && depth < MAX_DEPTH) {
-    const nonNull = branches.filter((b) => isObject(b) && b.type !== 'null') as JsonObject[];
-    const first = nonNull[0] ?? (branches[0] as JsonObject | undefined);
-    if (first) return candidates(first, root, depth + 1, fuzz);
+    // Every branch in turn, non-null first: the validator keeps what the union (oneOf: exactly one) accepts.
+    const ordered = [
+      ...branches.filter((b) => isObject(b) && b.type !== 'null'),
+      ...branches.filter((b) => isObject(b) && b.type === 'null'),
+    ] as JsonObject[];
+    const own = withoutUnion(s);
+    return unique(ordered.flatMap((b) => candidates(mergeSchemas(own, b), root, depth + 1, fuzz)));
   }
+  if ((Array.isArray(s.allOf) || isObject(s.if)) && depth < MAX_DEPTH && s.type !== 'object')
+    return unique(alternatives(s, root).flatMap((a) => candidates(a, root, depth + 1, fuzz)));
   const types = Array.isArray(s.type) ? s.type : [s.type];
   const type = types.find((t) => t !== 'null') ?? types[0];
   switch (type) {
     case 'string': {
       const format = typeof s.format === 'string' ? s.format : undefined;
       const table = format ? (FORMAT_VALUES[format] ?? STRING_VALUES) : STRING_VALUES;
-      return [...table, ...(fuzz ? FUZZ_STRINGS : [])];
+      const pattern = typeof s.pattern === 'string' ? patternSamples(s.pattern) : [];
+      return unique([...pattern, ...table, ...lengthValues(s, fuzz), ...(fuzz ? FUZZ_STRINGS : [])]);
     }
     case 'integer':
       return numberCandidates(s, true, fuzz);
@@ -113,24 +140,55 @@ export function candidates(prop: JsonObject, root: JsonObject, depth = 0, fuzz =
       const items = isObject(s.items) ? s.items : {};
       const item = depth < MAX_DEPTH ? basicValue(items, root, depth + 1) : undefined;
       const minItems = typeof s.minItems === 'number' ? s.minItems : 0;
-      const basic = item === undefined ? [] : Array.from({ length: minItems }, () => item.value);
-      const out: unknown[] = [basic];
-      if (item !== undefined && minItems === 0) out.push([item.value]);
+      const maxItems = typeof s.maxItems === 'number' ? s.maxItems : undefined;
+      if (item === undefined) return minItems === 0 ? [[]] : [];
+      const of = (n: number) => Array.from({ length: n }, () => item.value);
+      const out: unknown[] = [of(minItems)];
+      if (minItems === 0) out.push(of(1));
+      // The upper bound, when it is small enough to send.
+      if (maxItems !== undefined && maxItems > Math.max(minItems, 1) && maxItems <= 100)
+        out.push(of(maxItems));
       return out;
     }
     case 'object': {
-      if (depth >= MAX_DEPTH) return [{}];
-      const obj: JsonObject = {};
-      for (const name of requiredOf(s)) {
-        const v = basicValue(propertiesOf(s)[name] ?? {}, root, depth + 1);
-        if (v !== undefined) obj[name] = v.value;
-      }
-      return [obj];
+      const obj = depth < MAX_DEPTH ? basicObject(s, root, depth) : undefined;
+      return [obj ?? {}];
     }
     default:
       // No type: anything goes; start with a plain string.
       return ['hello', 0, true];
   }
+}
+
+function withoutUnion(s: JsonObject): JsonObject {
+  const { anyOf: _a, oneOf: _b, ...rest } = s;
+  return rest;
+}
+
+/**
+ * The simplest object the schema accepts: every required property at its simplest value, for the
+ * first alternative (allOf merged, a union or conditional branch picked) that the schema accepts.
+ */
+export function basicObject(schema: JsonObject, root: JsonObject, depth = 0): JsonObject | undefined {
+  let first: JsonObject | undefined;
+  for (const alt of alternatives(schema, root)) {
+    const obj = requiredValues(alt, root, depth);
+    if (obj === undefined) continue;
+    first ??= obj;
+    if (fieldAccepts(schema, root, obj)) return obj;
+  }
+  return first;
+}
+
+/** Every required property of `schema` at its simplest value; undefined when one has no value. */
+function requiredValues(schema: JsonObject, root: JsonObject, depth: number): JsonObject | undefined {
+  const obj: JsonObject = {};
+  for (const name of requiredOf(schema)) {
+    const v = basicValue(propertiesOf(schema)[name] ?? {}, root, depth + 1);
+    if (v === undefined) return undefined;
+    obj[name] = v.value;
+  }
+  return obj;
 }
 
 /** The simplest value the property's schema accepts, or undefined when none of ours does. */
@@ -140,7 +198,7 @@ export function basicValue(prop: JsonObject, root: JsonObject, depth = 0): { val
 }
 
 export interface GeneratedCase {
-  /** What varies, e.g. `basic` or `name="👋🌍🚀✨"`. */
+  /** What varies, e.g. `basic`, `name="👋🌍🚀✨"` or `note.text="it's"`. */
   label: string;
   args: JsonObject;
 }
@@ -152,9 +210,74 @@ function short(value: unknown): string {
   return text.length > 40 ? `${text.slice(0, 37)}…` : text;
 }
 
+type Segment = string | number;
+
+interface FieldPath {
+  path: Segment[];
+  prop: JsonObject;
+}
+
+/** Nested objects and array items are varied down to this depth. */
+const MAX_VARIED_DEPTH = 3;
+
+/** Every property to vary, depth-first: a field, then the fields inside it (objects, array items). */
+function fieldPaths(schema: JsonObject, root: JsonObject, prefix: Segment[] = []): FieldPath[] {
+  const out: FieldPath[] = [];
+  for (const [name, prop] of Object.entries(propertiesOf(schema))) {
+    const path = [...prefix, name];
+    out.push({ path, prop });
+    if (path.length >= MAX_VARIED_DEPTH) continue;
+    const s = resolveRef(prop, root);
+    if (isObject(s.properties)) out.push(...fieldPaths(alternatives(s, root)[0] ?? s, root, path));
+    else if (isObject(s.items)) {
+      const items = resolveRef(s.items, root);
+      if (isObject(items.properties)) out.push(...fieldPaths(items, root, [...path, 0]));
+    }
+  }
+  return out;
+}
+
+function pathLabel(path: readonly Segment[]): string {
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
+}
+
+/** `base` with `value` at `path`; missing containers on the way get their simplest valid value. */
+function setAt(
+  base: JsonObject,
+  path: readonly Segment[],
+  value: unknown,
+  schema: JsonObject,
+  root: JsonObject,
+) {
+  const out = structuredClone(base);
+  let container: JsonObject | unknown[] = out;
+  let node: JsonObject = schema;
+  for (let i = 0; i < path.length - 1; i++) {
+    const seg = path[i] as Segment;
+    const child = resolveRef(
+      typeof seg === 'number' ? (isObject(node.items) ? node.items : {}) : (propertiesOf(node)[seg] ?? {}),
+      root,
+    );
+    const holder = container as Record<Segment, unknown>;
+    if (typeof holder[seg] !== 'object' || holder[seg] === null) {
+      holder[seg] = typeof path[i + 1] === 'number' ? [] : (basicObject(child, root) ?? {});
+    }
+    const next = holder[seg] as JsonObject | unknown[];
+    if (Array.isArray(next) && next.length === 0 && typeof path[i + 1] === 'number') {
+      const items = isObject(child.items) ? child.items : {};
+      next.push(basicObject(resolveRef(items, root), root) ?? {});
+    }
+    container = next;
+    node = child;
+  }
+  (container as Record<Segment, unknown>)[path[path.length - 1] as Segment] = value;
+  return out;
+}
+
 /**
- * The schema-driven calls: case 0 is every required field at its simplest valid value; then
- * one field at a time (required or optional) takes each value of its table, the others held.
+ * The schema-driven calls: case 0 is every required field at its simplest valid value (for the
+ * first branch of a union or conditional that validates); then one field at a time, nested
+ * fields and array items included, takes each value of its table, the others held.
  */
 export function generateInputs(
   inputSchema: unknown,
@@ -164,28 +287,37 @@ export function generateInputs(
   const compiled = compileSchema(inputSchema);
   if (!compiled.ok)
     return { ok: false, problem: `the inputSchema is not a valid JSON Schema: ${compiled.error}` };
-  const props = propertiesOf(inputSchema);
-  const basic: JsonObject = {};
-  for (const name of requiredOf(inputSchema)) {
-    const v = basicValue(props[name] ?? {}, inputSchema);
-    if (v === undefined)
-      return { ok: false, problem: `no generated value satisfies the schema of "${name}"` };
-    basic[name] = v.value;
+  let basic: JsonObject | undefined;
+  let shape: JsonObject = inputSchema;
+  let problem: string | undefined;
+  for (const alt of alternatives(inputSchema, inputSchema)) {
+    const props = propertiesOf(alt);
+    const missing = requiredOf(alt).find((name) => basicValue(props[name] ?? {}, inputSchema) === undefined);
+    if (missing !== undefined) {
+      problem ??= `no generated value satisfies the schema of "${missing}"`;
+      continue;
+    }
+    const candidate = requiredValues(alt, inputSchema, -1) as JsonObject;
+    const issues = compiled.validate(candidate);
+    if (issues.length === 0) {
+      basic = candidate;
+      shape = alt;
+      break;
+    }
+    problem ??= `the simplest input ${short(candidate)} is invalid: ${issues.join('; ')}`;
   }
-  const issues = compiled.validate(basic);
-  if (issues.length > 0)
-    return { ok: false, problem: `the simplest input ${short(basic)} is invalid: ${issues.join('; ')}` };
+  if (basic === undefined) return { ok: false, problem: problem ?? 'no input satisfies the schema' };
   const max = options.max ?? Number.POSITIVE_INFINITY;
   const cases: GeneratedCase[] = [{ label: 'basic', args: basic }];
   const seen = new Set([JSON.stringify(basic)]);
-  for (const [name, prop] of Object.entries(props)) {
-    for (const value of candidates(prop, inputSchema, 0, options.fuzz === true)) {
+  for (const { path, prop } of fieldPaths(shape, inputSchema)) {
+    for (const value of candidates(prop, inputSchema, path.length - 1, options.fuzz === true)) {
       if (cases.length >= max) return { ok: true, cases };
-      const args = { ...basic, [name]: value };
+      const args = setAt(basic, path, value, shape, inputSchema);
       const text = JSON.stringify(args);
       if (seen.has(text) || compiled.validate(args).length > 0) continue;
       seen.add(text);
-      cases.push({ label: `${name}=${short(value)}`, args });
+      cases.push({ label: `${pathLabel(path)}=${short(value)}`, args });
     }
   }
   return { ok: true, cases };

@@ -5,6 +5,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import type { McpServer } from '../server.ts';
+import type { ClientAnswers, ClientCapability } from './client-answers.ts';
 
 /** A stdio server the kit spawns: `-- <command> [args...]` on the command line. */
 export interface CommandTarget {
@@ -57,6 +58,13 @@ export interface ConnectOptions {
   notificationWaitMs?: number;
   /** Longest wait for the first answer of a stdio server (it may still be starting). Default 30 000. */
   startupTimeoutMs?: number;
+  /**
+   * Client capabilities the kit declares and answers for (`--client-capabilities`): tools a
+   * server offers only to such clients get listed and called. Default none.
+   */
+  clientCapabilities?: readonly ClientCapability[];
+  /** The canned answers to sampling, elicitation and roots requests (`--client-answers FILE`). */
+  clientAnswers?: ClientAnswers;
 }
 
 function isMcpServer(value: unknown): value is McpServer {

@@ -93,9 +93,31 @@ const EXPECTED: Record<Exclude<DefectName, HttpOnly>, Expected> = {
   },
   'invalid-example': { test: ['test_add_numbers_example_0'] },
   'example-fails': { test: ['test_set_mode_example_0'] },
-  'accepts-invalid-input': { test: [/^test_\w+_(missing|wrong_type)_\w+$/] },
+  'accepts-invalid-input': { test: [/^test_\w+_(missing|wrong_type|invalid)_\w+$/] },
   'no-examples': { test: ['test_schedule_note_has_examples'], live: { strict: true } },
   'no-output-schema': { test: ['test_set_mode_has_output_schema'], live: { strict: true } },
+  'type-union': { check: ['portability.type-union'], test: ['test_get_greeting_schema_portability'] },
+  'property-union': { check: ['portability.union'], test: ['test_get_greeting_schema_portability'] },
+  'schema-ref': { check: ['portability.ref'], test: ['test_schedule_note_schema_portability'] },
+  'dollar-schema': {
+    check: ['portability.dollar-schema'],
+    test: ['test_get_greeting_schema_portability'],
+  },
+  'untyped-property': {
+    check: ['portability.untyped-property'],
+    test: ['test_set_mode_schema_portability'],
+  },
+  'unportable-format': { check: ['portability.format'], test: ['test_schedule_note_schema_portability'] },
+  'boolean-schema': {
+    check: ['portability.boolean-schema'],
+    test: ['test_add_numbers_schema_portability'],
+  },
+  'task-required-served': { check: ['tasks.required-without-task'] },
+  'task-required-refused': {},
+  'ping-error': { check: ['utilities.ping'] },
+  'set-level-fails': { check: ['logging.set-level'] },
+  'completion-malformed': { check: ['completions.complete'] },
+  'subscribe-fails': { check: ['resources.subscribe'] },
   'resource-unreadable': { check: ['resources.read'] },
   'resource-list-malformed': { check: ['resources.list'] },
   'prompt-list-malformed': { check: ['prompts.list'] },
@@ -147,12 +169,15 @@ describe('broken fixture servers', { concurrency: 4 }, () => {
     assert.deepEqual([...strict.failed.keys()], []);
     assert.ok(strict.names.includes('test_get_greeting_has_examples'));
     assert.ok(strict.names.includes('test_schedule_note_wrong_type_to'));
+    // Just outside the declared range: a = -1001 and 1001 for minimum -1000, maximum 1000.
+    for (const n of ['test_add_numbers_invalid_a_below_minimum', 'test_add_numbers_invalid_a_above_maximum'])
+      assert.ok(strict.verdicts.get(n)?.status === 'pass', n);
     // It answers invalid input with -32602, so insisting on isError results fails every probe.
     const asResult = await runPlan(await fixtureStreams('none'), { invalidInput: 'result' });
     const failed = [...asResult.failed.keys()];
     assert.ok(failed.length > 5);
     assert.ok(
-      failed.every((n) => /_(missing|wrong_type)_/.test(n)),
+      failed.every((n) => /_(missing|wrong_type|invalid)_/.test(n)),
       failed.join(', '),
     );
   });
@@ -217,7 +242,7 @@ describe('broken fixture servers', { concurrency: 4 }, () => {
       /^ {4}rule: JSON-RPC 2\.0 §5\.1 Error object: https:\/\/www\.jsonrpc\.org\/specification#error_object$/m,
     );
     assert.match(text, /2026-07-28\/basic\/transports#streamable-http$/m);
-    assert.match(text, /^\d+ passed, 2 failed, 0 warnings, 0 not run$/m);
+    assert.match(text, /^\d+ passed, 2 failed, 0 warnings, 1 not run$/m);
     // Generated tests: a house rule warns, a MUST fails, strict fails both.
     const live = await runPlan(await fixtureStreams('missing-field-description'));
     const field = live.verdicts.get('test_schedule_note_input_schema_field_descriptions');
@@ -238,6 +263,20 @@ describe('broken fixture servers', { concurrency: 4 }, () => {
     );
     // An example is a house rule, but a result that breaks its outputSchema breaks a MUST.
     assert.deepEqual([example?.check, example?.level, example?.status], ['test.example', 'MUST', 'fail']);
+  });
+
+  test('a tool that requires a task: its refusal of a plain call passes; the live tests do not call it', async () => {
+    const report = await conformanceReport(await fixtureStreams('task-required-refused'), FAST);
+    const c = report.checks.find((x) => x.id === 'tasks.required-without-task');
+    assert.deepEqual([c?.status, c?.reason], ['pass', 'research']);
+    const served = await conformanceReport(await fixtureStreams('task-required-served'), FAST);
+    assert.match(
+      served.checks.find((x) => x.id === 'tasks.required-without-task')?.reason ?? '',
+      /research called without a task got an isError result/,
+    );
+    const run = await runPlan(await fixtureStreams('task-required-served'));
+    assert.match(run.skipped.get('test_research_schema_0') ?? '', /taskSupport is "required"/);
+    assert.match(run.skipped.get('test_research_missing_topic') ?? '', /taskSupport is "required"/);
   });
 
   test('for a remote target the hint warns instead of suggesting --allow-writes', () => {

@@ -129,22 +129,34 @@ describe('the conformance plugin', {
   });
   after(() => client.close());
 
-  test('passes check', async () => {
+  test('passes check; the verbatim 2020-12 tool draws the portability warnings', async () => {
     const report = await conformanceReport(client.server, FAST);
     assert.equal(report.ok, true, formatReport(report));
+    assert.deepEqual(
+      report.checks.filter((c) => c.status === 'warn').map((c) => c.id),
+      ['portability.union', 'portability.ref', 'portability.dollar-schema', 'portability.untyped-property'],
+    );
+    assert.match(
+      report.checks.find((c) => c.id === 'portability.dollar-schema')?.reason ?? '',
+      /"json_schema_2020_12_tool" inputSchema \(root\): \$schema .*\naffects: Gemini/,
+    );
   });
 
   test('its deliberately odd tools are the findings of test', async () => {
     const run = await runPlan(client.server);
-    // The verbatim 2020-12 schema: no descriptions, and a conditional schema no value table satisfies.
-    // slow_compute works for up to 60 s: called as a plain call (the kit does not call tools as
-    // tasks), its longer generated values outlast the call timeout.
+    // The verbatim 2020-12 schema: no descriptions, and constructs some clients reject ($schema,
+    // $defs/$ref, a root allOf). slow_compute works for up to 60 s: called as a plain call (the
+    // kit does not call tools as tasks), its longer generated values outlast the call timeout.
     assert.deepEqual([...run.failed.keys()].sort(), [
       'test_json_schema_2020_12_tool_input_schema_field_descriptions',
+      'test_json_schema_2020_12_tool_schema_portability',
       'test_slow_compute_schema_1',
       'test_slow_compute_schema_2',
     ]);
-    assert.match(run.skipped.get('test_json_schema_2020_12_tool_schema_0') ?? '', /no input generated/);
+    assert.equal(run.verdicts.get('test_json_schema_2020_12_tool_schema_portability')?.status, 'warn');
+    // Its conditional (if/then/else, anyOf inside allOf) is satisfied by picking a branch.
+    assert.equal(run.verdicts.get('test_json_schema_2020_12_tool_schema_0')?.status, 'pass');
+    assert.ok(run.names.includes('test_json_schema_2020_12_tool_schema_3'));
     // Tools that need sampling or elicitation cannot be judged by a client that offers neither.
     assert.match(run.skipped.get('test_test_sampling_schema_0') ?? '', /client capability/);
     assert.match(run.skipped.get('test_test_elicitation_schema_0') ?? '', /client capability/);

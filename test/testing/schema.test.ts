@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { compileSchema, dialectOf, validateValue } from '../../src/testing/json-schema.ts';
 import { invalidTypes, missingDescriptions, walkProperties } from '../../src/testing/schema-fields.ts';
+import { patternSamples } from '../../src/testing/schema-pattern.ts';
+import { outOfRange } from '../../src/testing/schema-probes.ts';
 import {
   FORMAT_VALUES,
   generateInputs,
@@ -157,14 +159,148 @@ describe('generated inputs', () => {
     );
   });
 
-  test('a schema no table value satisfies yields a reason, not an invalid call', () => {
+  test('a schema no generated value satisfies yields a reason, not an invalid call', () => {
     const g = generateInputs({
       type: 'object',
-      properties: { code: { type: 'string', pattern: '^[A-Z]{3}$' } },
+      properties: { code: { type: 'string', pattern: '^a$', minLength: 5 } },
       required: ['code'],
     });
     assert.equal(g.ok, false);
     assert.match(g.ok ? '' : g.problem, /"code"/);
+  });
+
+  test('a required string with a pattern gets values that match it, the same on every run', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        code: { type: 'string', pattern: '^[A-Z]{3}-\\d{2,4}$' },
+        slug: { type: 'string', pattern: '^(draft|final)_[a-z0-9]+$', maxLength: 12 },
+      },
+      required: ['code', 'slug'],
+    };
+    const g = generateInputs(schema);
+    assert.ok(g.ok, g.ok ? '' : g.problem);
+    assert.deepEqual(g.cases[0]?.args, { code: 'AAA-00', slug: 'draft_0' });
+    const codes = g.cases.filter((c) => c.label.startsWith('code=')).map((c) => c.args.code);
+    assert.ok(codes.length >= 1, JSON.stringify(g.cases));
+    for (const c of g.cases) assert.deepEqual(validateValue(schema, c.args), [], c.label);
+    assert.deepEqual(generateInputs(schema), g);
+    assert.deepEqual(patternSamples('^x{2}$'), ['xx']);
+    assert.deepEqual(patternSamples('(unclosed'), []);
+  });
+
+  test('nested fields vary one at a time, array items included', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        note: {
+          type: 'object',
+          properties: {
+            text: { type: 'string' },
+            tags: { type: 'array', items: { type: 'object', properties: { label: { type: 'string' } } } },
+          },
+          required: ['text'],
+        },
+      },
+      required: ['note'],
+    };
+    const g = generateInputs(schema);
+    assert.ok(g.ok);
+    const labels = g.cases.map((c) => c.label);
+    assert.ok(labels.includes('note.text="你好，世界"'), labels.join('\n'));
+    assert.ok(labels.includes(`note.tags[0].label=${JSON.stringify("it's")}`), labels.join('\n'));
+    const tagged = g.cases.find((c) => c.label === 'note.tags[0].label="hello"');
+    assert.deepEqual(tagged?.args, { note: { text: 'hello', tags: [{ label: 'hello' }] } });
+  });
+
+  test('length and item bounds are sent; huge lengths only with fuzz', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        s: { type: 'string', minLength: 6, maxLength: 9 },
+        list: { type: 'array', items: { type: 'integer' }, minItems: 1, maxItems: 3 },
+        big: { type: 'string', maxLength: 5000 },
+      },
+    };
+    const g = generateInputs(schema);
+    assert.ok(g.ok);
+    const values = (k: string) => g.cases.filter((c) => c.label.startsWith(`${k}=`)).map((c) => c.args[k]);
+    assert.ok(
+      values('s').includes('xxxxxx') && values('s').includes('xxxxxxxxx'),
+      JSON.stringify(values('s')),
+    );
+    assert.deepEqual(values('list'), [[0], [0, 0, 0]]);
+    assert.ok(!values('big').some((v) => typeof v === 'string' && v.length === 5000));
+    const fuzzed = generateInputs(schema, { fuzz: true });
+    assert.ok(fuzzed.ok && fuzzed.cases.some((c) => (c.args.big as string | undefined)?.length === 5000));
+  });
+
+  test('if/then/else and oneOf: a branch is picked, and every case validates', () => {
+    const conditional = {
+      type: 'object',
+      properties: {
+        contactMethod: { type: 'string', enum: ['phone', 'email'] },
+        phone: { type: 'string' },
+        email: { type: 'string', format: 'email' },
+      },
+      allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+      if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+      // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword (if/then/else); never awaited.
+      then: { required: ['phone'] },
+      else: { required: ['email'] },
+      additionalProperties: false,
+    };
+    const g = generateInputs(conditional);
+    assert.ok(g.ok, g.ok ? '' : g.problem);
+    assert.deepEqual(g.cases[0]?.args, { phone: 'hello', contactMethod: 'phone' });
+    for (const c of g.cases) assert.deepEqual(validateValue(conditional, c.args), [], c.label);
+    const union = {
+      type: 'object',
+      properties: {
+        target: {
+          oneOf: [
+            { type: 'object', properties: { id: { type: 'integer', minimum: 1 } }, required: ['id'] },
+            { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+          ],
+        },
+      },
+      required: ['target'],
+    };
+    const u = generateInputs(union);
+    assert.ok(u.ok, u.ok ? '' : u.problem);
+    assert.deepEqual(u.cases[0]?.args, { target: { id: 1 } });
+  });
+
+  test('out-of-range probes sit just outside each bound and break the field schema', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        n: { type: 'integer', minimum: 1, maximum: 5 },
+        x: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1 },
+        s: { type: 'string', minLength: 2, maxLength: 4 },
+        p: { type: 'string', pattern: '^[a-z]+$' },
+        list: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 2 },
+        free: { type: 'string' },
+      },
+    };
+    assert.deepEqual(outOfRange(schema, 'n'), [
+      { kind: 'below_minimum', value: 0 },
+      { kind: 'above_maximum', value: 6 },
+    ]);
+    assert.deepEqual(outOfRange(schema, 'x'), [
+      { kind: 'below_minimum', value: 0 },
+      { kind: 'above_maximum', value: 1 },
+    ]);
+    assert.deepEqual(outOfRange(schema, 's'), [
+      { kind: 'too_short', value: 'x' },
+      { kind: 'too_long', value: 'xxxxx' },
+    ]);
+    assert.deepEqual(outOfRange(schema, 'p'), [{ kind: 'pattern_mismatch', value: '' }]);
+    assert.deepEqual(outOfRange(schema, 'list'), [
+      { kind: 'too_few_items', value: [] },
+      { kind: 'too_many_items', value: ['hello', 'hello', 'hello'] },
+    ]);
+    assert.deepEqual(outOfRange(schema, 'free'), []);
   });
 
   test('caps the number of cases', () => {

