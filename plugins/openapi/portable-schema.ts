@@ -168,7 +168,39 @@ function convertObject(
     const inferred = inferType(out);
     if (inferred !== undefined) out.type = inferred;
   }
+  if (options.direction === 'input') portableInput(out);
   return out;
+}
+
+/**
+ * The formats that every major client accepts in a tool's input (OpenAI's strict mode is the
+ * narrowest); another format, such as OpenAPI's `int64`, moves into the description, where
+ * the model still reads it.
+ */
+const INPUT_FORMATS: ReadonlySet<string> = new Set([
+  'date-time',
+  'time',
+  'date',
+  'duration',
+  'email',
+  'hostname',
+  'ipv4',
+  'ipv6',
+  'uuid',
+]);
+
+/**
+ * A format outside INPUT_FORMATS becomes a note in the description: validators ignore such
+ * formats and strict clients refuse them. A nullable type (`['string', 'null']`) stays: its
+ * `null` can mean something to the API (clear the field, in a PUT), which leaving the
+ * argument out would not; `mcp-toolkit check` reports it as a portability warning.
+ */
+function portableInput(out: JsonSchema): void {
+  if (typeof out.format === 'string' && !INPUT_FORMATS.has(out.format)) {
+    const note = `(${out.format})`;
+    out.description = typeof out.description === 'string' ? `${out.description} ${note}` : note;
+    delete out.format;
+  }
 }
 
 /** 3.0's `exclusiveMinimum: true` beside `minimum` is 2020-12's numeric `exclusiveMinimum`. */

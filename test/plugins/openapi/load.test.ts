@@ -45,10 +45,14 @@ function doc(paths: Record<string, unknown>, components: Record<string, unknown>
   return { openapi: version, info: { title: 't', version: '1' }, components, paths };
 }
 
+/** The plugin's own refusal: start-up wraps it in one naming the plugin, with it as the cause. */
 async function refusal(env: Record<string, string>): Promise<ToolkitError> {
   const err = await rejection(start(env));
   assert.ok(err instanceof ToolkitError, String(err));
-  return err;
+  assert.match(err.message, /^Plugin "openapi" failed in register\(\): /);
+  const cause = (err as Error & { cause?: unknown }).cause;
+  assert.ok(cause instanceof ToolkitError, String(cause));
+  return cause;
 }
 
 describe('documents that load', () => {
@@ -269,9 +273,17 @@ describe('documents that refuse to start', () => {
     const code = await proc.exited;
     clearTimeout(timer);
     assert.equal(code, 2, proc.stderr());
+    // stderr is not a terminal here, so the failure is a JSON log line.
+    const line = proc
+      .stderr()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg: string; code?: string })
+      .find((l) => l.msg.startsWith('cannot start:'));
+    assert.ok(line, proc.stderr());
     assert.match(
-      proc.stderr(),
-      /cannot start:\nMCP_OPENAPI_SPEC has a broken \$ref: .*used by operation GET \/y \(getY\)/,
+      line.msg,
+      /^cannot start:\nPlugin "openapi" failed in register\(\): MCP_OPENAPI_SPEC has a broken \$ref: .*used by operation GET \/y \(getY\)/,
     );
   });
 });
