@@ -145,7 +145,8 @@ describe('DNS-rebinding protection (loopback bind)', () => {
 
 describe('headers', () => {
   test('an Accept that allows neither JSON nor SSE is 406', async () => {
-    expectError(await post(t.app, INIT, { accept: 'text/html' }), 406, ErrorCode.NotAcceptable, null);
+    // The body has been read by then: the refusal echoes the request's id.
+    expectError(await post(t.app, INIT, { accept: 'text/html' }), 406, ErrorCode.NotAcceptable, 1);
   });
 
   test('an unsupported MCP-Protocol-Version on a 2025-wire request is 400, echoing the id', async () => {

@@ -25,7 +25,9 @@ test('the type fixtures compile, every @ts-expect-error included', () => {
 test('the public entry point exports the API and nothing internal', async () => {
   const api = await import('@mcp-toolkit/server');
   assert.deepEqual(Object.keys(api).sort(), [
+    'APP_MIME_TYPE',
     'ERRORS_META_KEY',
+    'ERROR_META_KEY',
     'ErrorCode',
     'InternalCode',
     'LATEST_2025',
@@ -33,7 +35,9 @@ test('the public entry point exports the API and nothing internal', async () => 
     'SUPPORTED_VERSIONS',
     'ToolError',
     'ToolkitError',
+    'UI_EXTENSION',
     'VERSION_2026',
+    'defineApp',
     'definePlugin',
     'definePrompt',
     'defineResource',
