@@ -87,6 +87,12 @@ export const LIVE_CHECKS = {
     },
     fix: 'one type per property, no anyOf/oneOf/$ref/$schema, strict-mode formats only (each finding names the clients)',
   },
+  'test.declared-errors': {
+    title: "a tool's declared errors are well-formed",
+    level: 'HOUSE',
+    source: TOOLS('error-handling', 'Tools §Error Handling (declared errors, as mcp-toolkit publishes them)'),
+    fix: 'declare errors under _meta["io.github.mcp-toolkit/errors"] as { snake_case_code: { retryable: boolean, hint?: string } }',
+  },
   'test.example': {
     title: 'declared examples are valid and succeed',
     level: 'HOUSE',

@@ -4,6 +4,7 @@
  */
 import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
 import { requiresTask } from './conformance-features.ts';
+import { declaredErrorProblems, ERRORS_META_KEY } from './declared-errors.ts';
 import { validateValue } from './json-schema.ts';
 import { expectRefusal, expectToolResult, fail } from './live-calls.ts';
 import type { LiveCase, LiveTestOptions } from './live-plan.ts';
@@ -85,6 +86,19 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
       );
     },
   });
+
+  const declared = isObject(tool._meta) ? tool._meta[ERRORS_META_KEY] : undefined;
+  if (declared !== undefined) {
+    cases.push({
+      name: `test_${name}_declared_errors`,
+      check: 'test.declared-errors',
+      run: async () => {
+        const problems = declaredErrorProblems(declared);
+        if (problems.length > 0) fail(`declared errors: ${problems.join('; ')}`);
+        return {};
+      },
+    });
+  }
 
   const examples = Array.isArray(schema.examples) ? (schema.examples as unknown[]) : [];
   examples.forEach((example, n) => {
