@@ -32,7 +32,8 @@ const HOLD_MS = 1_500;
  * Statuses of refusals made before the body is read as messages (auth, media types, sizes,
  * headers, overload): their one error may carry id null whatever the body held.
  */
-const WHOLE_REFUSALS = new Set([401, 403, 406, 413, 415, 429, 431, 503]);
+// 400 and 404 refuse a POST whose session is missing or unknown, whatever the body holds.
+const WHOLE_REFUSALS = new Set([400, 401, 403, 404, 406, 413, 415, 429, 431, 503]);
 const PARSE_ERROR = -32700;
 const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 const META_VERSION = 'io.modelcontextprotocol/protocolVersion';

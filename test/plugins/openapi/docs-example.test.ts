@@ -31,7 +31,7 @@ before(async () => {
   assert.ok(block?.[1], 'the example is a ts code block');
   // The example imports as a file in plugins/<name>/ would; here it lives in a temp folder.
   const code = block[1]
-    .replace("from '../../src/index.ts'", `from '${SRC_INDEX.href}'`)
+    .replace("from '@mcp-toolkit/server'", `from '${SRC_INDEX.href}'`)
     .replace("from 'zod'", `from '${import.meta.resolve('zod')}'`);
   file = path.join(os.tmpdir(), `mcp-weather-example-${process.pid}.ts`);
   await writeFile(file, code);
