@@ -13,7 +13,8 @@ test('what the server publishes for a declaring tool is well-formed', async () =
   const client = await TestClient.start({ plugins: [productionPlugin] });
   try {
     const find = (await client.listTools()).find((t) => t.name === 'find');
-    const declared = (find?._meta as Record<string, unknown>)[ERRORS_META_KEY];
+    assert.ok(find, 'the find tool is listed');
+    const declared = (find._meta as Record<string, unknown>)[ERRORS_META_KEY];
     assert.deepEqual(declaredErrorProblems(declared), []);
   } finally {
     await client.close();
