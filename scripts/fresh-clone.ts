@@ -55,8 +55,8 @@ function fail(what: string): never {
   process.exit(1);
 }
 
-function run(command: string, args: string[], timeout: number): void {
-  const result = spawnSync(command, args, { cwd: clone, env, stdio: 'inherit', timeout });
+function run(command: string, args: string[], timeout: number, cwd = clone): void {
+  const result = spawnSync(command, args, { cwd, env, stdio: 'inherit', timeout });
   if (result.error) fail(`${command} ${args.join(' ')}: ${result.error.message}`);
   if (result.status !== 0) fail(`${command} ${args.join(' ')} exited with ${result.status ?? result.signal}`);
 }
@@ -117,7 +117,8 @@ if (values.copy) {
     }
   }
 } else {
-  run('git', ['clone', '--quiet', ROOT, clone], INSTALL_TIMEOUT_MS);
+  // From the empty folder: the clone's own folder does not exist yet.
+  run('git', ['clone', '--quiet', ROOT, clone], INSTALL_TIMEOUT_MS, empty);
 }
 if (values['link-modules']) {
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(clone, 'node_modules'), 'dir');
