@@ -6,6 +6,10 @@
  */
 
 export type { Logger } from 'pino';
+export { ErrorCode, InternalCode, ProtocolError, ToolkitError } from './base/errors.ts';
+export type { JsonObject, RequestId } from './base/jsonrpc.ts';
+export type { ClientCapabilities, Implementation } from './base/spec-types.ts';
+export type { HttpRequestInfo, Identity, LogLevel, Wire } from './base/types.ts';
 export type {
   DoctorCheck,
   PluginApp,
@@ -15,10 +19,7 @@ export type {
   SettingsSchema,
 } from './plugin.ts';
 export { definePlugin, settingEnvName } from './plugin.ts';
-export { ErrorCode, InternalCode, ProtocolError, ToolkitError } from './protocol/errors.ts';
-export type { JsonObject, RequestId } from './protocol/jsonrpc.ts';
 export type { Middleware, MiddlewareCall, MiddlewareHook, MiddlewareNext } from './protocol/middleware.ts';
-export type { ClientCapabilities, Implementation } from './protocol/spec-types.ts';
 export { LATEST_2025, SUPPORTED_VERSIONS, VERSION_2026 } from './protocol/versions.ts';
 export type { AppCsp, AppPermission, AppSpec, ToolUi, ToolVisibility } from './registry/apps.ts';
 export { APP_MIME_TYPE, defineApp, UI_EXTENSION } from './registry/apps.ts';
@@ -40,12 +41,9 @@ export type {
   DeclaredToolError,
   GetPromptResult,
   HandlerContext,
-  HttpRequestInfo,
-  Identity,
   InputRequest,
   InputRequired,
   JsonSchema,
-  LogLevel,
   PromptArgumentSpec,
   PromptHandler,
   PromptMessage,
@@ -66,6 +64,5 @@ export type {
   ToolSchema,
   ToolSpec,
   VisibilityRule,
-  Wire,
 } from './registry/types.ts';
 export { redactArgs } from './telemetry/redaction.ts';

@@ -7,9 +7,9 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { z } from 'zod';
+import { InternalCode, ToolkitError } from './base/errors.ts';
 import { type PluginDefinition, settingEnvName } from './plugin.ts';
 import { pluginImportError } from './plugin-errors.ts';
-import { InternalCode, ToolkitError } from './protocol/errors.ts';
 import type { LoadedPlugin } from './server.ts';
 
 export const PLUGINS_DIR = fileURLToPath(new URL('../plugins/', import.meta.url));

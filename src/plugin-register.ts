@@ -3,9 +3,10 @@
  * register() that throws is reported with the plugin's name and the line in its code, and a
  * tool, resource, template or prompt registered twice names both plugins that registered it.
  */
+
+import { InternalCode, ToolkitError } from './base/errors.ts';
 import type { PluginApp, PluginDefinition } from './plugin.ts';
 import { pluginRegisterError } from './plugin-errors.ts';
-import { InternalCode, ToolkitError } from './protocol/errors.ts';
 import type { Definition } from './registry/define.ts';
 import type { Registry } from './registry/registry.ts';
 

@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { InternalCode, ToolkitError } from './protocol/errors.ts';
+import { InternalCode, ToolkitError } from './base/errors.ts';
 import type { Middleware } from './protocol/middleware.ts';
 import type { Definition } from './registry/define.ts';
 import type { ListKind } from './registry/registry.ts';

@@ -6,10 +6,10 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Authenticator } from './auth/types.ts';
+import { InternalCode, ToolkitError } from './base/errors.ts';
 import { parseSettings, requireReplicaSettings, SETTING_NAMES, type Settings } from './config/settings.ts';
 import { describeUnknownSetting, unknownSettings } from './config/unknown-settings.ts';
 import { loadPlugins, pluginSettingNames } from './plugin-loader.ts';
-import { InternalCode, ToolkitError } from './protocol/errors.ts';
 import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.ts';
 import type { ScaleOut } from './scale/scale-out.ts';
 import { createServer, type McpServer, PACKAGE_VERSION } from './server.ts';

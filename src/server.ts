@@ -5,13 +5,13 @@
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Authenticator } from './auth/types.ts';
+import { InternalCode, ToolkitError } from './base/errors.ts';
+import { type JsonObject, notification } from './base/jsonrpc.ts';
 import type { Settings } from './config/settings.ts';
 import { composeInstructions, type PluginApp, type PluginDefinition } from './plugin.ts';
 import { ownedRegistry, registerPlugin } from './plugin-register.ts';
 import { Dispatcher, type DispatcherOptions } from './protocol/dispatcher.ts';
-import { InternalCode, ToolkitError } from './protocol/errors.ts';
 import { Hub } from './protocol/hub.ts';
-import { type JsonObject, notification } from './protocol/jsonrpc.ts';
 import type { CallGuard } from './protocol/methods.ts';
 import { checkMiddleware, type Middleware } from './protocol/middleware.ts';
 import type { RequestContext } from './protocol/request-context.ts';

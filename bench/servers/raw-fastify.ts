@@ -7,7 +7,7 @@
  * Usage: `node bench/servers/raw-fastify.ts [--port N]`.
  */
 import Fastify from 'fastify';
-import { ErrorCode } from '../../src/protocol/errors.ts';
+import { ErrorCode } from '../../src/base/errors.ts';
 import { announce, portArg } from './port-arg.ts';
 
 interface Body {

@@ -12,8 +12,8 @@
  * byte by byte against a right one (and whether a key is valid, the answer says anyway).
  */
 import { hash, timingSafeEqual } from 'node:crypto';
-import { InternalCode, ToolkitError } from '../protocol/errors.ts';
-import type { Identity } from '../registry/types.ts';
+import { InternalCode, ToolkitError } from '../base/errors.ts';
+import type { Identity } from '../base/types.ts';
 import { AuthError, bearerChallenge } from './errors.ts';
 import { readBearerToken, singleHeader } from './headers.ts';
 import type { ApiKey, Authenticator, AuthRequest } from './types.ts';

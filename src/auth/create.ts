@@ -2,7 +2,7 @@
  * Settings → authenticator: the one place `MCP_AUTH` is read. Cross-field rules a zod shape
  * cannot express (oauth needs an issuer, api_key needs keys) are checked here, at start-up.
  */
-import { InternalCode, ToolkitError } from '../protocol/errors.ts';
+import { InternalCode, ToolkitError } from '../base/errors.ts';
 import { createApiKeyAuthenticator } from './api-key.ts';
 import { createOAuthAuthenticator } from './oauth.ts';
 import { type AuthSettings, RECOMMENDED_API_KEY_LENGTH } from './settings.ts';

@@ -4,7 +4,7 @@
  * `Unauthorized`/`Forbidden` and the HTTP status as data); the HTTP edge additionally copies
  * `challenge` into the `WWW-Authenticate` header (RFC 6750 §3, RFC 9728 §5.1).
  */
-import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
+import { ErrorCode, ProtocolError } from '../base/errors.ts';
 
 /** RFC 6750 §3.1 error codes used in challenges. */
 export type BearerErrorCode = 'invalid_request' | 'invalid_token' | 'insufficient_scope';

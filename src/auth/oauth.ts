@@ -13,8 +13,8 @@
 
 import type { JWTPayload } from 'jose';
 import { createRemoteJWKSet, customFetch, errors as joseErrors, jwtVerify } from 'jose';
-import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../protocol/errors.ts';
-import type { Identity } from '../registry/types.ts';
+import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../base/errors.ts';
+import type { Identity } from '../base/types.ts';
 import { DEFAULT_ALGORITHMS, isAsymmetricAlgorithm } from './algorithms.ts';
 import { discoverAuthorizationServer, isSecureUrl } from './discovery.ts';
 import { AuthError, bearerChallenge } from './errors.ts';

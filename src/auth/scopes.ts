@@ -4,7 +4,7 @@
  * `error="insufficient_scope"` and the needed `scope` in the challenge (RFC 6750 §3.1), so an
  * MCP client can step up by asking for them (MCP authorization, "Scope Challenge Handling").
  */
-import type { Identity } from '../registry/types.ts';
+import type { Identity } from '../base/types.ts';
 import { AuthError, bearerChallenge } from './errors.ts';
 
 /** Scopes of a verified token: the `scope` claim (space-separated, RFC 9068 §2.2.3) or `scp` (array or string). */

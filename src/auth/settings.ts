@@ -1,6 +1,6 @@
 /** The `MCP_*` settings of this area, merged into the one settings schema (src/config/settings.ts). */
 import { z } from 'zod';
-import { envEnum, envInt, envList } from '../config/env-types.ts';
+import { envEnum, envInt, envList } from '../base/env.ts';
 import { ASYMMETRIC_ALGORITHMS, DEFAULT_ALGORITHMS, isAsymmetricAlgorithm } from './algorithms.ts';
 import type { ApiKey } from './types.ts';
 

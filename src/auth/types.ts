@@ -2,7 +2,7 @@
  * The contract every auth mode implements, so the HTTP edge (and a future verifier) stays
  * ignorant of how a caller is recognised. One shared test suite runs against each.
  */
-import type { Identity } from '../registry/types.ts';
+import type { Identity } from '../base/types.ts';
 
 export type { Identity };
 

@@ -2,7 +2,7 @@
  * The `mcp-toolkit` command line: a thin layer over serve() and the test kit.
  * `process.env` is read here (and in src/config/), nowhere else.
  */
-import { InternalCode, ToolkitError } from '../protocol/errors.ts';
+import { InternalCode, ToolkitError } from '../base/errors.ts';
 import { PACKAGE_VERSION } from '../server.ts';
 import { CliUsageError, COMMANDS_HELP, parseCommand, USAGE } from './usage.ts';
 

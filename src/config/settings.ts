@@ -5,13 +5,13 @@
  */
 import { z } from 'zod';
 import { authSettingsShape } from '../auth/settings.ts';
+import { envEnum, envInt, envList, envString, envText, envTrustProxy } from '../base/env.ts';
+import { InternalCode, ToolkitError } from '../base/errors.ts';
 import { discoverySettingsShape } from '../discovery/settings.ts';
-import { InternalCode, ToolkitError } from '../protocol/errors.ts';
 import { rateLimitSettingsShape } from '../ratelimit/settings.ts';
 import { skillSettingsShape } from '../skills/settings.ts';
 import { taskSettingsShape } from '../tasks/settings.ts';
 import { telemetrySettingsShape } from '../telemetry/settings.ts';
-import { envEnum, envInt, envList, envString, envText, envTrustProxy } from './env-types.ts';
 
 const HTTP_PATH = z
   .string()

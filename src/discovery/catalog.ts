@@ -5,7 +5,7 @@
  * `/.well-known/ai-catalog.json`, whose entries are the same minus displayName. We serve both,
  * built here from the same description.
  */
-import type { JsonObject } from '../protocol/jsonrpc.ts';
+import type { JsonObject } from '../base/jsonrpc.ts';
 import { cardName, SERVER_CARD_MEDIA_TYPE } from './server-card.ts';
 import type { ServerDescription } from './server-description.ts';
 

@@ -6,7 +6,7 @@
  * draft leaves primitives to the protocol's list methods, so ours travel in `_meta` under
  * our own key, only where the auth mode allows (see ServerDescription.listed).
  */
-import type { JsonObject } from '../protocol/jsonrpc.ts';
+import type { JsonObject } from '../base/jsonrpc.ts';
 import type { ServerDescription } from './server-description.ts';
 
 export const SERVER_CARD_MEDIA_TYPE = 'application/mcp-server-card+json';

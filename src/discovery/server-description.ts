@@ -6,7 +6,7 @@
  * connected client sees.
  */
 import { resourceUrls } from '../auth/resource-metadata.ts';
-import type { JsonObject } from '../protocol/jsonrpc.ts';
+import type { JsonObject } from '../base/jsonrpc.ts';
 import { isAppOnlySpec } from '../registry/apps.ts';
 import { isRestricted, type Restrictable } from '../registry/visibility.ts';
 import type { McpServer } from '../server.ts';

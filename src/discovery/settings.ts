@@ -1,6 +1,6 @@
 /** The `MCP_*` settings of what people and hosts see before they connect: card, catalog, landing page. */
 import { z } from 'zod';
-import { envBool, envText } from '../config/env-types.ts';
+import { envBool, envText } from '../base/env.ts';
 
 export const discoverySettingsShape = {
   MCP_SERVER_DESCRIPTION: envText('An MCP server built with mcp-toolkit.')

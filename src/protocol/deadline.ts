@@ -4,7 +4,7 @@
  * handler stops. Any other abort (cancellation, client gone) rejects at once the same way.
  * This runs on every call, so it uses one timer and one hook field, no listeners.
  */
-import { InternalCode, ToolkitError } from './errors.ts';
+import { InternalCode, ToolkitError } from '../base/errors.ts';
 
 /** What a deadline needs from the request (RequestContext). */
 export interface Abortable {

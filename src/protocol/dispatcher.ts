@@ -5,17 +5,7 @@
  * HTTP status codes leave as data on the reply.
  */
 import type { Logger } from 'pino';
-import { toolFailure } from '../registry/call-tool.ts';
-import type { Registry } from '../registry/registry.ts';
-import { ALL_VISIBLE, type Visibility } from '../registry/visibility.ts';
-import type { SkillCatalog } from '../skills/catalog.ts';
-import type { TaskEngine } from '../tasks/engine.ts';
-import { TASK_CAPABILITIES_2025, TASK_EXTENSION_2026 } from '../tasks/methods.ts';
-import { ErrorCode, ProtocolError } from './errors.ts';
-import type { Exchange, Reply, RequestObserver } from './exchange.ts';
-import type { Hub } from './hub.ts';
-import { InflightRequests } from './inflight.ts';
-import { scanJson } from './json-limits.ts';
+import { ErrorCode, ProtocolError } from '../base/errors.ts';
 import {
   type Classified,
   classify,
@@ -25,7 +15,19 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
   success,
-} from './jsonrpc.ts';
+} from '../base/jsonrpc.ts';
+import { Refusal } from '../base/refusals.ts';
+import type { ClientCapabilities, Implementation } from '../base/spec-types.ts';
+import { toolFailure } from '../registry/call-tool.ts';
+import type { Registry } from '../registry/registry.ts';
+import { ALL_VISIBLE, type Visibility } from '../registry/visibility.ts';
+import type { SkillCatalog } from '../skills/catalog.ts';
+import type { TaskEngine } from '../tasks/engine.ts';
+import { TASK_CAPABILITIES_2025, TASK_EXTENSION_2026 } from '../tasks/methods.ts';
+import type { Exchange, Reply, RequestObserver } from './exchange.ts';
+import type { Hub } from './hub.ts';
+import { InflightRequests } from './inflight.ts';
+import { scanJson } from './json-limits.ts';
 import { METHODS, type MethodDeps, type MethodHandler } from './methods.ts';
 import {
   hooksFor,
@@ -36,7 +38,6 @@ import {
 } from './middleware.ts';
 import { RequestContext } from './request-context.ts';
 import type { SessionStore } from './session.ts';
-import type { ClientCapabilities, Implementation } from './spec-types.ts';
 import type { StateCodec } from './state-codec.ts';
 import { allowsBatches, negotiateVersion, SUPPORTED_VERSIONS, VERSION_2026 } from './versions.ts';
 import {
@@ -413,9 +414,7 @@ export class Dispatcher {
     }
     const session = ex.session ?? (await this.#o.sessions.create());
     if (!session) {
-      throw new ProtocolError(ErrorCode.TooManySessions, 'Too many open sessions: try again later', {
-        httpStatus: 503,
-      });
+      throw Refusal.tooManySessions();
     }
     session.protocolVersion = negotiateVersion(params.protocolVersion);
     session.clientCapabilities = isObject(params.capabilities)

@@ -2,12 +2,12 @@
  * What passes between a transport and the dispatcher: the Exchange a transport describes a
  * message with, the Reply it gets back, and the observer hook that sees every request.
  */
-import type { HttpRequestInfo, Identity } from '../registry/types.ts';
-import { ErrorCode, ProtocolError } from './errors.ts';
+
+import { ErrorCode, ProtocolError } from '../base/errors.ts';
+import type { JsonObject, JsonRpcResponse } from '../base/jsonrpc.ts';
+import type { Headers, HttpRequestInfo, Identity } from '../base/types.ts';
 import type { OutboundChannel } from './hub.ts';
-import type { JsonObject, JsonRpcResponse } from './jsonrpc.ts';
 import type { Session } from './session.ts';
-import type { Headers } from './wire.ts';
 
 /** What a transport tells the dispatcher about one inbound message or batch. */
 export interface Exchange {

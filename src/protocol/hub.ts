@@ -6,9 +6,10 @@
  * In memory here; with several replicas an optional relay (Redis pub/sub, src/scale/) carries
  * what no local party takes to the other replicas, and `receive` takes what they relay.
  */
+
+import { ErrorCode, InternalCode, ToolkitError } from '../base/errors.ts';
+import type { JsonObject, JsonRpcMessage, JsonRpcResponse, RequestId } from '../base/jsonrpc.ts';
 import type { ListKind } from '../registry/registry.ts';
-import { ErrorCode, InternalCode, ToolkitError } from './errors.ts';
-import type { JsonObject, JsonRpcMessage, JsonRpcResponse, RequestId } from './jsonrpc.ts';
 import type { Session } from './session.ts';
 
 /** A transport's way of sending messages to one client stream. */

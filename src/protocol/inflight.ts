@@ -7,7 +7,7 @@
  * hashes are already known, where one key built from session and id would be a new string to
  * hash on every call. Quiet sessions' maps are dropped once they outnumber the busy ones.
  */
-import type { RequestId } from './jsonrpc.ts';
+import type { RequestId } from '../base/jsonrpc.ts';
 
 const MIN_SWEEP = 1024;
 

@@ -8,10 +8,11 @@
  * - 2026: the round ends with an input-required result carrying sealed `requestState`; the
  *   client's retry (with `inputResponses`) re-runs the handler.
  */
+
+import { ErrorCode, ProtocolError } from '../base/errors.ts';
+import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import type { InputRequest, InputRequired } from '../registry/types.ts';
-import { ErrorCode, ProtocolError } from './errors.ts';
 import type { Hub } from './hub.ts';
-import { isObject, type JsonObject } from './jsonrpc.ts';
 import { isInputRequired, type RequestContext } from './request-context.ts';
 import type { StateCodec } from './state-codec.ts';
 

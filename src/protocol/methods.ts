@@ -4,23 +4,24 @@
  * (resultType, caching fields, status codes) are the dispatcher's business.
  */
 
+import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../base/errors.ts';
+import { isObject, type JsonObject } from '../base/jsonrpc.ts';
+import { isLogLevel, LOG_LEVELS } from '../base/types.ts';
 import { clientSupportsApps, isAppOnlySpec } from '../registry/apps.ts';
 import { checkArguments, shapeToolResult, toolFailure } from '../registry/call-tool.ts';
 import type { ToolDefinition } from '../registry/define.ts';
 import type { Registry } from '../registry/registry.ts';
 import { type ListingKind, paginate } from '../registry/registry.ts';
-import type { Completer, LogLevel, PromptMessage } from '../registry/types.ts';
+import type { Completer, PromptMessage } from '../registry/types.ts';
 import type { Restrictable, Visibility } from '../registry/visibility.ts';
 import type { SkillCatalog } from '../skills/catalog.ts';
 import { SKILL_METHODS } from '../skills/methods.ts';
 import type { TaskEngine } from '../tasks/engine.ts';
 import { callAsTask, listenableTasks, runsAsTask, TASK_METHODS } from '../tasks/methods.ts';
 import { withDeadline } from './deadline.ts';
-import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from './errors.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { ClientAnswerError, type Hub, type ListenFilter } from './hub.ts';
 import { type InputDeps, runWithInput } from './input.ts';
-import { isObject, type JsonObject } from './jsonrpc.ts';
 import type { RequestContext } from './request-context.ts';
 import type { SessionStore } from './session.ts';
 import { META } from './wire.ts';
@@ -263,24 +264,13 @@ const completionComplete: MethodHandler = async (params, ctx, deps) => {
   };
 };
 
-const LEVELS = new Set<LogLevel>([
-  'debug',
-  'info',
-  'notice',
-  'warning',
-  'error',
-  'critical',
-  'alert',
-  'emergency',
-]);
-
 const loggingSetLevel: MethodHandler = async (params, ctx, deps) => {
   const level = params?.level;
-  if (typeof level !== 'string' || !LEVELS.has(level as LogLevel)) {
-    throw new ProtocolError(ErrorCode.InvalidParams, `params.level must be one of ${[...LEVELS].join(', ')}`);
+  if (!isLogLevel(level)) {
+    throw new ProtocolError(ErrorCode.InvalidParams, `params.level must be one of ${LOG_LEVELS.join(', ')}`);
   }
   if (ctx.session) {
-    ctx.session.logLevel = level as LogLevel;
+    ctx.session.logLevel = level;
     await deps.sessions.save(ctx.session);
   }
   return {};

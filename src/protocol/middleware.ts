@@ -6,8 +6,9 @@
  * span. A hook may read the call, change `call.params` (a tool's `arguments`, say) before
  * `next()`, answer without calling `next()`, throw, or change what `next()` returned.
  */
+
+import type { JsonObject } from '../base/jsonrpc.ts';
 import type { HandlerContext, ToolAnnotations } from '../registry/types.ts';
-import type { JsonObject } from './jsonrpc.ts';
 
 /** One call as middleware sees it. `params` may be replaced or changed before `next()`. */
 export interface MiddlewareCall {

@@ -5,33 +5,20 @@
  */
 import { type Span, trace } from '@opentelemetry/api';
 import type { Logger } from 'pino';
+import type { JsonObject, JsonRpcMessage, RequestId } from '../base/jsonrpc.ts';
+import type { ClientCapabilities, Implementation } from '../base/spec-types.ts';
+import {
+  type HttpRequestInfo,
+  type Identity,
+  type LogLevel,
+  logLevelRank,
+  type Wire,
+} from '../base/types.ts';
 import { ToolError } from '../registry/tool-errors.ts';
-import type {
-  HandlerContext,
-  HttpRequestInfo,
-  Identity,
-  InputRequest,
-  InputRequired,
-  JsonSchema,
-  LogLevel,
-  Wire,
-} from '../registry/types.ts';
+import type { HandlerContext, InputRequest, InputRequired, JsonSchema } from '../registry/types.ts';
 import { logFieldsOf, NOOP_SPAN } from '../telemetry/trace-context.ts';
 import type { OutboundChannel } from './hub.ts';
-import type { JsonObject, JsonRpcMessage, RequestId } from './jsonrpc.ts';
 import type { Session } from './session.ts';
-import type { ClientCapabilities, Implementation } from './spec-types.ts';
-
-const LEVEL_RANK: Record<LogLevel, number> = {
-  debug: 0,
-  info: 1,
-  notice: 2,
-  warning: 3,
-  error: 4,
-  critical: 5,
-  alert: 6,
-  emergency: 7,
-};
 
 /** Sends a message related to this request; the dispatcher supplies it per transport. */
 export type RequestSink = (message: JsonRpcMessage) => void;
@@ -186,7 +173,7 @@ export class RequestContext implements HandlerContext {
     // 2025: the session's level; before any logging/setLevel every message goes out.
     const threshold = this.wire === '2026' ? this.#logThreshold : this.session?.logLevel;
     if (threshold === undefined) return this.wire === '2025';
-    return LEVEL_RANK[level] >= LEVEL_RANK[threshold];
+    return logLevelRank(level) >= logLevelRank(threshold);
   }
 
   askInput(requests: Record<string, InputRequest>, state?: unknown): InputRequired {

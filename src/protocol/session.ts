@@ -4,8 +4,8 @@
  * (Redis, for replicas) can replace the in-memory one without touching the dispatcher.
  */
 import { randomUUID } from 'node:crypto';
-import type { LogLevel } from '../registry/types.ts';
-import type { ClientCapabilities, Implementation } from './spec-types.ts';
+import type { ClientCapabilities, Implementation } from '../base/spec-types.ts';
+import type { LogLevel } from '../base/types.ts';
 
 export interface Session {
   readonly id: string;

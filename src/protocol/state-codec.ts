@@ -5,7 +5,7 @@
  * expired state is rejected with -32602.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { ErrorCode, ProtocolError } from './errors.ts';
+import { ErrorCode, ProtocolError } from '../base/errors.ts';
 
 export interface StateCodec {
   seal(state: unknown, bind: string): string;

@@ -3,10 +3,10 @@
  * routing headers). Rules: fixture-contract.md §1 and §3.3; order as in the official SDK.
  */
 
-import type { LogLevel } from '../registry/types.ts';
-import { ErrorCode, ProtocolError } from './errors.ts';
-import { isObject, type JsonObject, type JsonRpcRequest } from './jsonrpc.ts';
-import type { ClientCapabilities, Implementation } from './spec-types.ts';
+import { ErrorCode, ProtocolError } from '../base/errors.ts';
+import { isObject, type JsonObject, type JsonRpcRequest } from '../base/jsonrpc.ts';
+import type { ClientCapabilities, Implementation } from '../base/spec-types.ts';
+import { type Headers, isLogLevel, type LogLevel } from '../base/types.ts';
 import { isModernVersion, VERSION_2026 } from './versions.ts';
 
 export const META = {
@@ -17,9 +17,6 @@ export const META = {
   serverInfo: 'io.modelcontextprotocol/serverInfo',
   subscriptionId: 'io.modelcontextprotocol/subscriptionId',
 } as const;
-
-/** Lower-case header names to values, as Node's http module gives them. */
-export type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
 export function header(headers: Headers | undefined, name: string): string | undefined {
   const v = headers?.[name];
@@ -53,8 +50,6 @@ export interface Envelope {
   clientInfo: Implementation | undefined;
   logLevel: LogLevel | undefined;
 }
-
-const LOG_LEVELS = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 
 /** Steps 1-3 of the ladder: the envelope is complete, agrees with the header, names a version we speak. */
 export function readEnvelope(req: JsonRpcRequest, headers: Headers | undefined, http: boolean): Envelope {
@@ -97,7 +92,7 @@ export function readEnvelope(req: JsonRpcRequest, headers: Headers | undefined, 
     protocolVersion: version,
     clientCapabilities: caps as ClientCapabilities,
     clientInfo: isObject(info) ? (info as Implementation) : undefined,
-    logLevel: typeof level === 'string' && LOG_LEVELS.has(level) ? (level as LogLevel) : undefined,
+    logLevel: isLogLevel(level) ? level : undefined,
   };
 }
 

@@ -5,7 +5,7 @@
  * them (all or nothing). The memory store runs these functions; the Redis store's Lua script
  * (redis-store.ts) repeats the same formulas, and the contract suite runs both.
  */
-import { InternalCode, type InternalCodeValue, ToolkitError } from '../protocol/errors.ts';
+import { InternalCode, type InternalCodeValue, ToolkitError } from '../base/errors.ts';
 
 const MIN_RPS = 0.001;
 const MAX_RPS = 1_000_000;

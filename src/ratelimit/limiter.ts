@@ -7,7 +7,7 @@
  * degradation, `closed` refuses them.
  */
 import type { Redis } from 'ioredis';
-import { InternalCode, ToolkitError } from '../protocol/errors.ts';
+import { InternalCode, ToolkitError } from '../base/errors.ts';
 import { type Bucket, bucketOf, type RateLimit } from './bucket.ts';
 import { createMemoryBuckets, type MemoryBuckets } from './memory-store.ts';
 import { createRedisBuckets, DEFAULT_KEY_PREFIX } from './redis-store.ts';

@@ -1,6 +1,6 @@
 /** The `MCP_*` settings of this area, merged into the one settings schema (src/config/settings.ts). */
 import { z } from 'zod';
-import { envEnum, envInt, envString } from '../config/env-types.ts';
+import { envEnum, envInt, envString } from '../base/env.ts';
 
 /** A redis:// or rediss:// URL; blank means "unset" (buckets stay in process memory). */
 const REDIS_URL = envString().pipe(

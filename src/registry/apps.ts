@@ -6,9 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { InternalCode, ToolkitError } from '../protocol/errors.ts';
-import type { JsonObject } from '../protocol/jsonrpc.ts';
-import type { ClientCapabilities } from '../protocol/spec-types.ts';
+import { InternalCode, ToolkitError } from '../base/errors.ts';
+import type { JsonObject } from '../base/jsonrpc.ts';
+import type { ClientCapabilities } from '../base/spec-types.ts';
 import { defineResource, type ResourceDefinition, type ToolDefinition } from './define.ts';
 import type { Registry } from './registry.ts';
 import type { ResourceSpec } from './types.ts';

@@ -3,8 +3,8 @@
  * schema, the handler run under the request's signal with a deadline, the result validated
  * against the output schema and shaped into content blocks plus `structuredContent`.
  */
-import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../protocol/errors.ts';
-import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
+import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../base/errors.ts';
+import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import { invalidArgsAsToolError } from '../protocol/versions.ts';
 import type { ToolDefinition } from './define.ts';
 import { ToolError, toolErrorResult } from './tool-errors.ts';

@@ -3,8 +3,8 @@
  * definition at once (a bad one fails at start-up, not on the first call), computes what
  * clients see exactly once, and returns plain frozen data the registry can hold.
  */
-import { InternalCode, ToolkitError } from '../protocol/errors.ts';
-import type { JsonObject } from '../protocol/jsonrpc.ts';
+import { InternalCode, ToolkitError } from '../base/errors.ts';
+import type { JsonObject } from '../base/jsonrpc.ts';
 import { toolUiMeta } from './apps.ts';
 import { type CompiledSchema, compileJsonSchema, compileSchema, EMPTY_OBJECT_SCHEMA } from './schema.ts';
 import { checkDeclaredErrors, ERRORS_META_KEY, errorsMeta, errorsSentence } from './tool-errors.ts';

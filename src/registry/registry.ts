@@ -3,8 +3,8 @@
  * registration order (stable list order, as 2026 clients expect), with change events that
  * become `list_changed` notifications.
  */
-import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../protocol/errors.ts';
-import type { JsonObject } from '../protocol/jsonrpc.ts';
+import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../base/errors.ts';
+import type { JsonObject } from '../base/jsonrpc.ts';
 import { isAppOnly } from './apps.ts';
 import type {
   Definition,

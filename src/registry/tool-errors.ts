@@ -8,7 +8,7 @@
  * against the tool's output schema even on an `isError` result, and refuses the answer when
  * the schema has no room for `error`.
  */
-import type { JsonObject } from '../protocol/jsonrpc.ts';
+import type { JsonObject } from '../base/jsonrpc.ts';
 import type { DeclaredToolError, ToolSpec } from './types.ts';
 
 /** The `_meta` key under which a tool publishes its declared errors. */

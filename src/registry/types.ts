@@ -6,7 +6,7 @@
 import type { Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import type { JsonObject, RequestId } from '../protocol/jsonrpc.ts';
+import type { JsonObject, RequestId } from '../base/jsonrpc.ts';
 import type {
   CallToolResult,
   ClientCapabilities,
@@ -16,7 +16,8 @@ import type {
   PromptMessage,
   ReadResourceResult,
   ToolAnnotations,
-} from '../protocol/spec-types.ts';
+} from '../base/spec-types.ts';
+import type { HttpRequestInfo, Identity, LogLevel, Wire } from '../base/types.ts';
 import type { ToolUi } from './apps.ts';
 
 export type {
@@ -30,22 +31,6 @@ export type {
 
 /** A raw JSON Schema object, published verbatim and validated with a real JSON Schema validator. */
 export type JsonSchema = { [key: string]: unknown };
-
-/** Who is calling: filled by the auth layer (API key id or token subject), absent when auth is off. */
-export interface Identity {
-  /** Stable client id: the API key's id, or the token's client id / subject. */
-  clientId: string;
-  subject?: string;
-  scopes: readonly string[];
-  /** Verified token claims, when the identity comes from an OAuth token. */
-  claims?: JsonObject;
-}
-
-/** The protocol generation a request arrived on. */
-export type Wire = '2025' | '2026';
-
-/** Log levels of `notifications/message` (RFC 5424 names, as the spec uses them). */
-export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
 
 /** A request the server asks the client to answer (elicitation, sampling or roots). */
 export interface InputRequest {
@@ -130,15 +115,6 @@ export interface HandlerContext {
    * path and headers, with credentials (`Authorization`, `Cookie`, `X-API-Key`, ...) removed.
    */
   readonly http: HttpRequestInfo | undefined;
-}
-
-/** What a handler may see of the HTTP request: never its credentials. */
-export interface HttpRequestInfo {
-  readonly method: string;
-  /** The URL path, without the query string. */
-  readonly path: string;
-  /** Lower-case names; `Authorization`, `Cookie`, `X-API-Key` and secret-looking names removed. */
-  readonly headers: Readonly<Record<string, string>>;
 }
 
 /** A failure a tool declares it can have (`errors` on the tool), by code. */

@@ -3,7 +3,7 @@
  * percent-decoded) and `{+var}` (reserved expansion: may span `/`). Matching is anchored and
  * compiled once per template.
  */
-import { InternalCode, ToolkitError } from '../protocol/errors.ts';
+import { InternalCode, ToolkitError } from '../base/errors.ts';
 
 export interface UriTemplate {
   readonly source: string;

@@ -4,7 +4,9 @@
  * item is hidden by its `scopes` (when the caller's token lacks one, and scope hiding is on)
  * or by its `visible(identity)` rule. Without auth (no identity) everything is visible.
  */
-import type { Identity, VisibilityRule } from './types.ts';
+
+import type { Identity } from '../base/types.ts';
+import type { VisibilityRule } from './types.ts';
 
 /** What visibility reads of a tool, resource, template or prompt spec. */
 export interface Restrictable {

@@ -9,8 +9,9 @@
  * At most once: a message published while Redis is away, or while a replica is
  * reconnecting, is lost (docs/deployment.md, "Scaling out" lists what that means).
  */
+
+import { isObject } from '../base/jsonrpc.ts';
 import type { Hub, HubRelay, RelayedEvent } from '../protocol/hub.ts';
-import { isObject } from '../protocol/jsonrpc.ts';
 import type { PubSub } from './pubsub.ts';
 
 export interface HubRelayOptions {

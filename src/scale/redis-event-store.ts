@@ -11,7 +11,7 @@
  * the stream's channel; a poll every `pollMs` covers a wake-up lost to a Redis hiccup.
  */
 import type { Redis } from 'ioredis';
-import type { JsonRpcMessage } from '../protocol/jsonrpc.ts';
+import type { JsonRpcMessage } from '../base/jsonrpc.ts';
 import type { EventStore, StoredEvent } from '../transports/http/event-store.ts';
 import type { PubSub } from './pubsub.ts';
 import { replyValues } from './replies.ts';

@@ -11,12 +11,14 @@
  * Every command fails fast while Redis is away (the client has no offline queue), and the
  * store answers with a 503 ProtocolError (-32039, Retry-After) rather than hang a request.
  */
+
 import type { Redis } from 'ioredis';
+import { Refusal } from '../base/refusals.ts';
+import type { ClientCapabilities, Implementation } from '../base/spec-types.ts';
+import type { LogLevel } from '../base/types.ts';
 import { newSession, type Session, type SessionStore } from '../protocol/session.ts';
-import type { ClientCapabilities, Implementation } from '../protocol/spec-types.ts';
-import type { LogLevel } from '../registry/types.ts';
 import { replyValues } from './replies.ts';
-import { recorded, type StoreHealth, storeUnavailable } from './store-health.ts';
+import { recorded, type StoreHealth } from './store-health.ts';
 
 export interface RedisSessionStoreOptions {
   redis: Redis;
@@ -86,7 +88,7 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
 
   /** Runs a store operation; a Redis failure becomes the 503 the client sees. */
   const guarded = <T>(run: () => Promise<T>): Promise<T> =>
-    recorded(health, run, () => storeUnavailable('the session store'));
+    recorded(health, run, () => Refusal.storeUnavailable('the session store'));
 
   return {
     create() {

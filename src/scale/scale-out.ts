@@ -6,8 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { ErrorCode } from '../base/errors.ts';
 import type { Settings } from '../config/settings.ts';
-import { ErrorCode } from '../protocol/errors.ts';
 import { Hub } from '../protocol/hub.ts';
 import type { SessionStore } from '../protocol/session.ts';
 import type { SharedState, TaskBackend } from '../server.ts';

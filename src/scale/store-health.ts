@@ -1,27 +1,10 @@
 /**
- * How reachable the shared Redis is, as the scale-out pieces see it, and the error a request
- * gets while it is not. Connection state alone misses a hung server (the socket stays open
- * and commands time out), so failed and successful commands count too.
+ * How reachable the shared Redis is, as the scale-out pieces see it (a request meanwhile gets
+ * `Refusal.storeUnavailable`, src/base/refusals.ts). Connection state alone misses a hung
+ * server (the socket stays open and commands time out), so failed and successful commands
+ * count too.
  */
 import type { Redis } from 'ioredis';
-import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
-
-/** Seconds a client should wait before retrying while Redis is away (RFC 9110 §10.2.3). */
-const RETRY_AFTER_S = '1';
-
-/**
- * The answer while the shared store cannot be reached: 503 with -32039 and Retry-After.
- *
- * @example
- * throw storeUnavailable('the session store');
- */
-export function storeUnavailable(what: string): ProtocolError {
-  return new ProtocolError(
-    ErrorCode.ServiceUnavailable,
-    `Service unavailable: ${what} (Redis) cannot be reached; retry shortly`,
-    { httpStatus: 503, httpHeaders: { 'retry-after': RETRY_AFTER_S } },
-  );
-}
 
 /**
  * Runs one store operation and tells `health` how it went; the error is rethrown, or mapped

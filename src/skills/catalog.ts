@@ -13,8 +13,8 @@
 import { createHash } from 'node:crypto';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { InternalCode, ToolkitError } from '../protocol/errors.ts';
-import type { JsonObject } from '../protocol/jsonrpc.ts';
+import { InternalCode, ToolkitError } from '../base/errors.ts';
+import type { JsonObject } from '../base/jsonrpc.ts';
 import { type Frontmatter, readFrontmatter } from './frontmatter.ts';
 import { mimeTypeOf } from './mime.ts';
 import { isInside, readInside } from './safe-read.ts';

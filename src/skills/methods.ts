@@ -5,8 +5,8 @@
  * anything that is not a directory resource). The dispatcher adds `ttlMs`/`cacheScope` to
  * the first two on 2026, as for the other cacheable results.
  */
-import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
-import type { JsonObject } from '../protocol/jsonrpc.ts';
+import { ErrorCode, ProtocolError } from '../base/errors.ts';
+import type { JsonObject } from '../base/jsonrpc.ts';
 import type { MethodDeps, MethodHandler } from '../protocol/methods.ts';
 import type { RequestContext } from '../protocol/request-context.ts';
 import { paginate } from '../registry/registry.ts';

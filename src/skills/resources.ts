@@ -7,7 +7,7 @@
  */
 
 import { createHash } from 'node:crypto';
-import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
+import { ErrorCode, ProtocolError } from '../base/errors.ts';
 import type { Definition } from '../registry/define.ts';
 import { defineResource, defineResourceTemplate } from '../registry/define.ts';
 import type { SkillCatalog } from './catalog.ts';

@@ -17,7 +17,7 @@
 import { constants } from 'node:fs';
 import { open, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { InternalCode, ToolkitError } from '../protocol/errors.ts';
+import { InternalCode, ToolkitError } from '../base/errors.ts';
 
 /** Whether `real` is `root` or lies beneath it (both real paths). */
 export function isInside(root: string, real: string): boolean {

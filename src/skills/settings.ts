@@ -1,5 +1,5 @@
 /** The `MCP_*` settings of skills, merged into the one settings schema (src/config/settings.ts). */
-import { envString } from '../config/env-types.ts';
+import { envString } from '../base/env.ts';
 
 export const skillSettingsShape = {
   MCP_SKILLS_DIR: envString().describe(

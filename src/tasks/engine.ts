@@ -14,11 +14,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { ErrorCode, ProtocolError } from '../base/errors.ts';
+import type { JsonObject, JsonRpcMessage } from '../base/jsonrpc.ts';
 import { withDeadline } from '../protocol/deadline.ts';
-import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
 import type { Hub, OutboundChannel } from '../protocol/hub.ts';
 import { wellFormedResponses } from '../protocol/input.ts';
-import type { JsonObject, JsonRpcMessage } from '../protocol/jsonrpc.ts';
 import { isInputRequired, type RequestContext } from '../protocol/request-context.ts';
 import type { SessionStore } from '../protocol/session.ts';
 import { shapeToolResult } from '../registry/call-tool.ts';

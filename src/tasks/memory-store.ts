@@ -4,7 +4,7 @@
  * copied in and out, so a caller holding one never sees a later change through it; the same
  * contract as the Redis store, where every read is a fresh parse.
  */
-import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
+import { ErrorCode, ProtocolError } from '../base/errors.ts';
 import type { TaskBus, TaskEvent, TaskRecord, TaskStore } from './types.ts';
 
 export interface MemoryTaskStoreOptions {

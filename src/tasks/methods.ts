@@ -11,9 +11,9 @@
  * requests), `tasks/list` and `tasks/cancel`; a tool that requires a task, called without
  * one, is -32601.
  */
-import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
+import { ErrorCode, ProtocolError } from '../base/errors.ts';
+import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import { runWithInput } from '../protocol/input.ts';
-import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
 import type { MethodDeps, MethodHandler } from '../protocol/methods.ts';
 import type { RequestContext } from '../protocol/request-context.ts';
 import type { ToolDefinition } from '../registry/define.ts';

@@ -3,7 +3,7 @@
  * error included), a JSON-RPC error (`failed`), or an input round (`input_required`), and
  * the abort reasons that end a handler early.
  */
-import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../protocol/errors.ts';
+import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../base/errors.ts';
 import { checkCapabilities } from '../protocol/input.ts';
 import { toolFailure } from '../registry/call-tool.ts';
 import type { ToolDefinition } from '../registry/define.ts';

@@ -6,7 +6,7 @@
  * that created it, or every unauthenticated 2026 caller (whose only secret is the unguessable
  * task id). Anyone else gets the answer an unknown task id gets.
  */
-import type { Identity } from '../registry/types.ts';
+import type { Identity } from '../base/types.ts';
 
 export function ownerOf(caller: { identity: Identity | undefined; sessionId: string | undefined }): string {
   const identity = caller.identity;

@@ -13,10 +13,12 @@
  * Every command fails fast while Redis is away; the store then answers with the 503
  * ProtocolError (-32039, Retry-After) requests get from the other shared stores.
  */
+
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { Refusal } from '../base/refusals.ts';
 import { replyValues } from '../scale/replies.ts';
-import { recorded, type StoreHealth, storeUnavailable } from '../scale/store-health.ts';
+import { recorded, type StoreHealth } from '../scale/store-health.ts';
 import { decodeOffset, encodeOffset } from './memory-store.ts';
 import type { TaskRecord, TaskStore } from './types.ts';
 
@@ -62,7 +64,7 @@ export function createRedisTaskStore(options: RedisTaskStoreOptions): TaskStore 
   const keyOf = (taskId: string) => `${prefix}task:${taskId}`;
   const indexOf = (owner: string) => `${prefix}tasks:${createHash('sha256').update(owner).digest('hex')}`;
   const guarded = <T>(run: () => Promise<T>): Promise<T> =>
-    recorded(health, run, () => storeUnavailable('the task store'));
+    recorded(health, run, () => Refusal.storeUnavailable('the task store'));
   /** Milliseconds the record has left; at least 1 so a write never makes a key immortal. */
   const remaining = (r: TaskRecord) => Math.max(1, r.createdAt + r.ttlMs - now());
 

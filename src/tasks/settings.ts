@@ -1,5 +1,5 @@
 /** The `MCP_*` settings of tasks, merged into the one settings schema (src/config/settings.ts). */
-import { envInt } from '../config/env-types.ts';
+import { envInt } from '../base/env.ts';
 
 export const taskSettingsShape = {
   MCP_TASK_TTL_MS: envInt(3_600_000, 1000, 604_800_000).describe(

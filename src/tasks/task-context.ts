@@ -9,12 +9,12 @@
  *   a progress message also becomes the `statusMessage`.
  */
 import type { Logger } from 'pino';
+import type { JsonObject } from '../base/jsonrpc.ts';
+import type { ClientCapabilities } from '../base/spec-types.ts';
+import type { Identity } from '../base/types.ts';
 import type { OutboundChannel } from '../protocol/hub.ts';
-import type { JsonObject } from '../protocol/jsonrpc.ts';
 import { RequestContext } from '../protocol/request-context.ts';
 import type { Session } from '../protocol/session.ts';
-import type { ClientCapabilities } from '../protocol/spec-types.ts';
-import type { Identity } from '../registry/types.ts';
 import type { TaskRecord } from './types.ts';
 
 export class TaskContext extends RequestContext {

@@ -3,8 +3,9 @@
  * store and the Redis store hold the same thing and any replica can pick a task up. The
  * shapes clients see (2026 `DetailedTask`, 2025 `Task`) are derived from it in wire-shapes.ts.
  */
-import type { JsonObject, RequestId } from '../protocol/jsonrpc.ts';
-import type { Identity, InputRequest, Wire } from '../registry/types.ts';
+import type { JsonObject, RequestId } from '../base/jsonrpc.ts';
+import type { Identity, Wire } from '../base/types.ts';
+import type { InputRequest } from '../registry/types.ts';
 
 /** The statuses of both generations (SEP-2663 and SEP-1686 agree on them). */
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';

@@ -6,7 +6,7 @@
  * - 2025-11-25 (SEP-1686): `Task` with `ttl`/`pollInterval`; `CreateTaskResult` wraps it as
  *   `{ task }`; the result is fetched with `tasks/result`.
  */
-import type { JsonObject } from '../protocol/jsonrpc.ts';
+import type { JsonObject } from '../base/jsonrpc.ts';
 import type { TaskRecord } from './types.ts';
 
 /** `_meta` key tying a message to a task (SEP-1686; kept off 2026 inlined results, SEP-2663). */

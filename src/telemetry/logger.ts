@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import { isatty } from 'node:tty';
 import { type DestinationStream, type LevelWithSilent, type Logger, pino } from 'pino';
-import { InternalCode, ToolkitError } from '../protocol/errors.ts';
+import { InternalCode, ToolkitError } from '../base/errors.ts';
 import { REDACT_PATHS, REDACTED, redactArgs, redactSecrets } from './redaction.ts';
 import type { TraceLogFields } from './trace-context.ts';
 

@@ -14,8 +14,8 @@
  * `OTEL_EXPORTER_OTLP_TRACES_*`, wins over the generic `OTEL_EXPORTER_OTLP_*`).
  */
 import { z } from 'zod';
+import { InternalCode, ToolkitError } from '../base/errors.ts';
 import { describeIssues, type Settings } from '../config/settings.ts';
-import { InternalCode, ToolkitError } from '../protocol/errors.ts';
 
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
 export type SamplerName =

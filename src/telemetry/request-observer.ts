@@ -5,9 +5,9 @@
  */
 import { context } from '@opentelemetry/api';
 import type { Logger } from 'pino';
-import { ProtocolError, ToolkitError } from '../protocol/errors.ts';
+import { ProtocolError, ToolkitError } from '../base/errors.ts';
+import type { JsonObject } from '../base/jsonrpc.ts';
 import type { ObservedRequest, RequestObserver, RequestOutcomeInfo } from '../protocol/exchange.ts';
-import type { JsonObject } from '../protocol/jsonrpc.ts';
 import { type RequestOutcome, requestLogLine } from './logger.ts';
 import { Attr } from './semconv.ts';
 import { NOOP_REQUEST_SPAN, type RequestSpan, type SpanOutcome, type Telemetry } from './tracing.ts';

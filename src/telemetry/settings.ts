@@ -1,6 +1,6 @@
 /** The `MCP_*` settings of this area, merged into the one settings schema (src/config/settings.ts). */
 import { z } from 'zod';
-import { envBool, envString } from '../config/env-types.ts';
+import { envBool, envString } from '../base/env.ts';
 
 const URL_ERROR = 'expected an http(s) base URL such as http://127.0.0.1:4318';
 

@@ -1,5 +1,5 @@
 /** How a request to a server ended, and the short texts failure messages are made of. */
-import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
+import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 
 export interface RpcError {
   code: number;

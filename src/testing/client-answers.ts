@@ -9,7 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
+import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import { basicObject } from './schema-values.ts';
 
 export const CLIENT_CAPABILITIES = ['sampling', 'elicitation', 'roots'] as const;

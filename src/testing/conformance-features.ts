@@ -3,8 +3,8 @@
  * unknown tool, structuredContent), resources and prompts when the server declares them.
  * Rules: MCP 2025-11-25 "Tools", "Resources", "Prompts" and "Pagination".
  */
-import { ErrorCode } from '../protocol/errors.ts';
-import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
+import { ErrorCode } from '../base/errors.ts';
+import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import { listSome, type Recorder } from './conformance-recorder.ts';
 import { compileSchema, validateValue } from './json-schema.ts';
 import { describeAnswer, type ProbeClient } from './probe-client.ts';

@@ -5,7 +5,7 @@
  * routing headers. They run on a session of their own, opened and ended here, so the rest of
  * the report never sees a session these probes spoiled.
  */
-import { ErrorCode } from '../protocol/errors.ts';
+import { ErrorCode } from '../base/errors.ts';
 import { LATEST_2025, VERSION_2026 } from '../protocol/versions.ts';
 import { META } from '../protocol/wire.ts';
 import type { Recorder } from './conformance-recorder.ts';

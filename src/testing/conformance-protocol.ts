@@ -4,8 +4,8 @@
  * 2026 stateless wire, and the envelope of every response seen during the run.
  * Rules: MCP 2025-11-25 "Lifecycle" and "Transports", JSON-RPC 2.0 §4-5, fixture-contract.md §3.
  */
-import { ErrorCode } from '../protocol/errors.ts';
-import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
+import { ErrorCode } from '../base/errors.ts';
+import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import { VERSION_2026, VERSIONS_2025 } from '../protocol/versions.ts';
 import { META } from '../protocol/wire.ts';
 import type { Recorder } from './conformance-recorder.ts';

@@ -3,7 +3,7 @@
  * their one client tolerates the failure, run against any server (in-process, a stdio
  * command, a URL) and printed as a checklist with a total.
  */
-import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
+import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import { VERSION_2026 } from '../protocol/versions.ts';
 import { CHECKS, type CheckId } from './check-catalog.ts';
 import { closingLine } from './cli-report.ts';

@@ -5,7 +5,7 @@
  * variable), and resources/subscribe with unsubscribe (`resources.subscribe`). Rules: MCP
  * 2025-11-25 "Ping", "Logging", "Completion" and "Resources §Subscriptions".
  */
-import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
+import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import type { Recorder } from './conformance-recorder.ts';
 import { describeAnswer, type ProbeClient } from './probe-client.ts';
 

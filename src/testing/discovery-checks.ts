@@ -5,10 +5,11 @@
  * for a URL target, its server card and catalogs (SEP-2127 draft). A server with none of
  * them gets no apps checks and card checks that did not run, never failures: all of it is optional.
  */
+
+import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import { checkCatalog, checkServerCard } from '../discovery/card-check.ts';
 import { serverCardUrl } from '../discovery/catalog.ts';
 import { SERVER_CARD_MEDIA_TYPE } from '../discovery/server-card.ts';
-import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
 import { APP_MIME_TYPE, UI_EXTENSION } from '../registry/apps.ts';
 import { describeAnswer } from './answer.ts';
 import type { Recorder } from './conformance-recorder.ts';

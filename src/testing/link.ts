@@ -7,7 +7,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { ErrorCode } from '../protocol/errors.ts';
+import { ErrorCode } from '../base/errors.ts';
 import type { McpServer } from '../server.ts';
 import { type Connection, createConnection } from '../transports/connection.ts';
 

@@ -4,8 +4,8 @@
  * `outputSchema`, and the right answer to invalid input. A failure is a LiveTestFailure whose
  * message says what was sent and what came back.
  */
-import { ErrorCode } from '../protocol/errors.ts';
-import { isObject, type JsonObject, type RequestId } from '../protocol/jsonrpc.ts';
+import { ErrorCode } from '../base/errors.ts';
+import { isObject, type JsonObject, type RequestId } from '../base/jsonrpc.ts';
 import type { Level } from './check-catalog.ts';
 import { validateValue } from './json-schema.ts';
 import { type Answer, describeAnswer, toolText } from './probe-client.ts';

@@ -4,8 +4,8 @@
  * throws a LiveTestFailure or returns notes and warnings; live-tests.ts turns them into node
  * test-runner tests, and the kit's own tests run them directly.
  */
-import { ErrorCode } from '../protocol/errors.ts';
-import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
+import { ErrorCode } from '../base/errors.ts';
+import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import { TOOL_NAME } from './conformance-features.ts';
 import { ConnectError, connect, endpointUrl } from './connect.ts';
 import { probeEndpoint } from './http-link.ts';

@@ -2,7 +2,7 @@
  * The per-tool generated tests, named as pytest-mcp-tools names them: field descriptions and
  * types, example calls, schema-generated calls, strict-mode checks, and invalid-input probes.
  */
-import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
+import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import { requiresTask } from './conformance-features.ts';
 import { declaredErrorProblems, ERRORS_META_KEY } from './declared-errors.ts';
 import { validateValue } from './json-schema.ts';

@@ -4,8 +4,8 @@
  * record of everything the server sent, so the conformance checks can look back at every
  * response (jsonrpc version, id echo, result xor error) after the fact.
  */
-import { ErrorCode } from '../protocol/errors.ts';
-import { isObject, type JsonObject, type RequestId } from '../protocol/jsonrpc.ts';
+import { ErrorCode } from '../base/errors.ts';
+import { isObject, type JsonObject, type RequestId } from '../base/jsonrpc.ts';
 import { LATEST_2025, VERSION_2026 } from '../protocol/versions.ts';
 import { META } from '../protocol/wire.ts';
 import { PACKAGE_VERSION } from '../server.ts';

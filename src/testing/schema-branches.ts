@@ -5,7 +5,7 @@
  * first that the real schema accepts, so a conditional or a union no longer stops generation.
  * The merge is deliberately shallow: it only has to propose values; the validator judges them.
  */
-import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
+import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import { resolveRef } from './schema-fields.ts';
 
 /** Cap on alternatives per schema: branches multiply (two unions of 4 are 16). */

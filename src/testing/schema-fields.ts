@@ -3,7 +3,7 @@
  * `items`, `anyOf`/`oneOf`/`allOf` branches, local `$ref`s), for the field checks: every
  * property described, every property typed with a JSON Schema type.
  */
-import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
+import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 
 export const JSON_TYPES: ReadonlySet<string> = new Set([
   'string',

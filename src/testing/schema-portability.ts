@@ -6,7 +6,7 @@
  * does not understand (Cursor drops anyOf/oneOf). These are house rules: portability, not
  * conformance.
  */
-import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
+import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 
 export type PortabilityRule =
   | 'type-union'

@@ -5,7 +5,7 @@
  * A server that checks only types (or gets a bound off by one) accepts them. Each value is
  * checked to break the field's schema before it becomes a probe.
  */
-import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
+import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import { propertiesOf, resolveRef } from './schema-fields.ts';
 import { basicValue, fieldAccepts } from './schema-values.ts';
 

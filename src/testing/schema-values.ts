@@ -4,7 +4,7 @@
  * before it is sent: a value the schema forbids (too long, outside a pattern) is dropped, so a
  * generated call is always a call the server must accept.
  */
-import { isObject, type JsonObject } from '../protocol/jsonrpc.ts';
+import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import { compileSchema, validateValue } from './json-schema.ts';
 import { alternatives, mergeSchemas } from './schema-branches.ts';
 import { propertiesOf, requiredOf, resolveRef } from './schema-fields.ts';

@@ -4,15 +4,15 @@
  * directions, so anything unserialisable fails in a test rather than against a client.
  */
 import pino from 'pino';
+import { ErrorCode } from '../base/errors.ts';
+import type { JsonObject, JsonRpcMessage, JsonRpcResponse, RequestId } from '../base/jsonrpc.ts';
+import type { ClientCapabilities } from '../base/spec-types.ts';
+import type { Identity } from '../base/types.ts';
 import { parseSettings } from '../config/settings.ts';
 import type { PluginDefinition } from '../plugin.ts';
 import { loadPlugins, parsePluginSettings } from '../plugin-loader.ts';
-import { ErrorCode } from '../protocol/errors.ts';
-import type { JsonObject, JsonRpcMessage, JsonRpcResponse, RequestId } from '../protocol/jsonrpc.ts';
-import type { ClientCapabilities } from '../protocol/spec-types.ts';
 import { LATEST_2025, VERSION_2026 } from '../protocol/versions.ts';
 import { META } from '../protocol/wire.ts';
-import type { Identity } from '../registry/types.ts';
 import { createServer, type LoadedPlugin, type McpServer } from '../server.ts';
 import { type Connection, createConnection } from '../transports/connection.ts';
 

@@ -5,11 +5,11 @@
  * 2026-wire messages on the same stream are classified one by one and need no session.
  */
 
+import type { JsonRpcMessage } from '../base/jsonrpc.ts';
+import type { Identity } from '../base/types.ts';
 import { ClientPresence } from '../protocol/exchange.ts';
 import type { OutboundChannel } from '../protocol/hub.ts';
-import type { JsonRpcMessage } from '../protocol/jsonrpc.ts';
 import { newSession } from '../protocol/session.ts';
-import type { Identity } from '../registry/types.ts';
 import type { McpServer } from '../server.ts';
 
 export interface Connection {

@@ -5,8 +5,8 @@
  * stream goes on; stdin EOF ends the connection once pending answers are written.
  */
 import type { Readable, Writable } from 'node:stream';
-import { ErrorCode, ProtocolError } from '../protocol/errors.ts';
-import { encodeMessage, errorResponse, type JsonRpcMessage, logEncodeFailure } from '../protocol/jsonrpc.ts';
+import { encodeMessage, errorResponse, type JsonRpcMessage, logEncodeFailure } from '../base/jsonrpc.ts';
+import { Refusal } from '../base/refusals.ts';
 import type { McpServer } from '../server.ts';
 import { createConnection } from './connection.ts';
 
@@ -63,28 +63,14 @@ export function serveStdio(server: McpServer, options: StdioOptions): StdioHandl
 
   let buffer = '';
   let discarding = false;
-  const tooLarge = () =>
-    send(
-      errorResponse(
-        null,
-        new ProtocolError(
-          ErrorCode.PayloadTooLarge,
-          `Message too large: a line may hold at most ${max} bytes`,
-        ),
-      ),
-    );
+  const tooLarge = () => send(errorResponse(null, Refusal.lineTooLarge(max)));
   const handleLine = (line: string) => {
     if (line.trim() === '') return;
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch {
-      send(
-        errorResponse(
-          null,
-          new ProtocolError(ErrorCode.ParseError, 'Parse error: the line is not valid JSON'),
-        ),
-      );
+      send(errorResponse(null, Refusal.lineParseError()));
       return;
     }
     void connection.receive(value);

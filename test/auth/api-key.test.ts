@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createApiKeyAuthenticator } from '../../src/auth/api-key.ts';
-import { InternalCode, ToolkitError } from '../../src/protocol/errors.ts';
+import { InternalCode, ToolkitError } from '../../src/base/errors.ts';
 import { authenticatorContract, refusal } from './contract.ts';
 
 const KEYS = [

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AuthError } from '../../src/auth/errors.ts';
 import type { Authenticator, AuthRequest } from '../../src/auth/types.ts';
-import { ErrorCode } from '../../src/protocol/errors.ts';
+import { ErrorCode } from '../../src/base/errors.ts';
 
 export interface ContractSetup {
   authenticator: Authenticator;

@@ -18,8 +18,8 @@ import {
   resourceUrls,
 } from '../../src/auth/resource-metadata.ts';
 import type { Authenticator } from '../../src/auth/types.ts';
+import { ProtocolError } from '../../src/base/errors.ts';
 import { getStoredToken, login } from '../../src/cli/login.ts';
-import { ProtocolError } from '../../src/protocol/errors.ts';
 import { browse, startOidcProvider, type TestAuthServer } from '../helpers/oidc-provider.ts';
 
 const SCOPES = ['mcp:read', 'mcp:write'];

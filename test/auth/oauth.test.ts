@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { exportSPKI, SignJWT } from 'jose';
 import { createOAuthAuthenticator, type OAuthAuthenticatorOptions } from '../../src/auth/oauth.ts';
-import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../../src/protocol/errors.ts';
+import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../../src/base/errors.ts';
 import { authenticatorContract, refusal } from './contract.ts';
 import { type IssuedKey, startTokenIssuer, type TokenIssuer } from './token-issuer.ts';
 

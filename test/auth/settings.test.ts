@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { z } from 'zod';
 import { authWarnings, createAuthenticator } from '../../src/auth/create.ts';
 import { type AuthSettings, authSettingsShape } from '../../src/auth/settings.ts';
-import { InternalCode, ToolkitError } from '../../src/protocol/errors.ts';
+import { InternalCode, ToolkitError } from '../../src/base/errors.ts';
 
 const schema = z.object(authSettingsShape);
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { ErrorCode, InternalCode } from '../../src/protocol/errors.ts';
+import { ErrorCode, InternalCode } from '../../src/base/errors.ts';
 
 const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
 
@@ -31,7 +31,7 @@ test('no numeric -32xxx code is written inline in the engine or plugins outside 
       const rel = `${dir}${entry.name}`;
       if (entry.isDirectory()) {
         if (rel !== 'src/testing' && rel !== 'src/cli') walk(`${rel}/`);
-      } else if (rel.endsWith('.ts') && rel !== 'src/protocol/errors.ts') {
+      } else if (rel.endsWith('.ts') && rel !== 'src/base/errors.ts') {
         readFileSync(new URL(rel, root), 'utf8')
           .split('\n')
           .forEach((line, i) => {

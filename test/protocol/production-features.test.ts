@@ -7,6 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { z } from 'zod';
+import { ErrorCode } from '../../src/base/errors.ts';
+import type { JsonObject } from '../../src/base/jsonrpc.ts';
 import {
   definePlugin,
   defineTool,
@@ -14,8 +16,6 @@ import {
   ERRORS_META_KEY,
   type Middleware,
 } from '../../src/index.ts';
-import { ErrorCode } from '../../src/protocol/errors.ts';
-import type { JsonObject } from '../../src/protocol/jsonrpc.ts';
 import { TestClient, TestClientError } from '../../src/testing/test-client.ts';
 import { echoPlugin } from '../fixtures/echo-plugin.ts';
 import { productionPlugin } from '../fixtures/production-plugin.ts';

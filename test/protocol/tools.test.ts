@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { z } from 'zod';
+import { ErrorCode } from '../../src/base/errors.ts';
 import { definePlugin, defineTool } from '../../src/index.ts';
-import { ErrorCode } from '../../src/protocol/errors.ts';
 import type { TestClientError } from '../../src/testing/test-client.ts';
 import echoPlugin from '../fixtures/echo-plugin.ts';
 import { startClient } from '../helpers/client.ts';

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
+import { ErrorCode } from '../../src/base/errors.ts';
 import { parseSettings } from '../../src/config/settings.ts';
 import { parsePluginSettings } from '../../src/plugin-loader.ts';
-import { ErrorCode } from '../../src/protocol/errors.ts';
 import type { Exchange } from '../../src/protocol/exchange.ts';
 import { createServer, type McpServer } from '../../src/server.ts';
 import echoPlugin from '../fixtures/echo-plugin.ts';

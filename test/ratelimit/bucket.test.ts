@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { InternalCode, ToolkitError } from '../../src/protocol/errors.ts';
+import { InternalCode, ToolkitError } from '../../src/base/errors.ts';
 import { bucketOf, defaultBurst, fits, refilled, waitMs, whole } from '../../src/ratelimit/bucket.ts';
 
 describe('bucketOf', () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { z } from 'zod';
+import { InternalCode, ToolkitError } from '../../src/base/errors.ts';
 import { definePrompt, defineResource, defineResourceTemplate, defineTool } from '../../src/index.ts';
-import { InternalCode, ToolkitError } from '../../src/protocol/errors.ts';
 import { Registry } from '../../src/registry/registry.ts';
 import { compileTemplate } from '../../src/registry/uri-template.ts';
 

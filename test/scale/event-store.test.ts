@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Redis } from 'ioredis';
-import type { JsonRpcMessage } from '../../src/protocol/jsonrpc.ts';
+import type { JsonRpcMessage } from '../../src/base/jsonrpc.ts';
 import { createRedisClient } from '../../src/ratelimit/redis-client.ts';
 import { createPubSub, createSubscriberClient, type PubSub } from '../../src/scale/pubsub.ts';
 import { createRedisEventStore } from '../../src/scale/redis-event-store.ts';

@@ -11,7 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ErrorCode } from '../../src/protocol/errors.ts';
+import { ErrorCode } from '../../src/base/errors.ts';
 import { post2026, type SseEvent, SseReader } from '../conformance/http-fixture.ts';
 import { callTool2026, openSession, post, rpcError, V2025, V2026 } from '../e2e/batteries/helpers.ts';
 import { type Cluster, readyz, startCluster, until } from './cluster.ts';

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ErrorCode } from '../../src/protocol/errors.ts';
+import { ErrorCode } from '../../src/base/errors.ts';
 import { callTool2026, rpcError } from '../e2e/batteries/helpers.ts';
 import { type Cluster, startCluster } from './cluster.ts';
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Redis } from 'ioredis';
-import { ErrorCode, ProtocolError } from '../../src/protocol/errors.ts';
+import { ErrorCode, ProtocolError } from '../../src/base/errors.ts';
 import { createMemorySessionStore, type SessionStore } from '../../src/protocol/session.ts';
 import { createRedisClient } from '../../src/ratelimit/redis-client.ts';
 import { createRedisSessionStore } from '../../src/scale/redis-session-store.ts';

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
+import { InternalCode, ToolkitError } from '../../src/base/errors.ts';
 import { parseSettings, requireReplicaSettings } from '../../src/config/settings.ts';
-import { InternalCode, ToolkitError } from '../../src/protocol/errors.ts';
 import { CLI, childEnv, REPO_ROOT } from '../helpers/spawn-server.ts';
 
 test('requireReplicaSettings: MCP_STATE_SECRET is required once MCP_REDIS_URL is set', () => {

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { InternalCode, ToolkitError } from '../../src/protocol/errors.ts';
+import { InternalCode, ToolkitError } from '../../src/base/errors.ts';
 import { createLogger, type LoggerOptions, requestLogLine } from '../../src/telemetry/logger.ts';
 
 /** An in-memory destination: every chunk pino writes, as text. */

@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { InternalCode, ToolkitError } from '../../src/base/errors.ts';
 import { parseSettings } from '../../src/config/settings.ts';
-import { InternalCode, ToolkitError } from '../../src/protocol/errors.ts';
 import { parseTracingConfig } from '../../src/telemetry/otel-settings.ts';
 
 const resolve = (env: Record<string, string>) => parseTracingConfig(env, parseSettings(env), '9.9.9');

@@ -9,6 +9,7 @@ import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { type Span, trace } from '@opentelemetry/api';
 import { z } from 'zod';
+import type { JsonRpcMessage } from '../../src/base/jsonrpc.ts';
 import { parseSettings } from '../../src/config/settings.ts';
 import {
   definePlugin,
@@ -18,7 +19,6 @@ import {
   defineTool,
   type HandlerContext,
 } from '../../src/index.ts';
-import type { JsonRpcMessage } from '../../src/protocol/jsonrpc.ts';
 import { createServer } from '../../src/server.ts';
 import { createLogger } from '../../src/telemetry/logger.ts';
 import { parseTracingConfig } from '../../src/telemetry/otel-settings.ts';

@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { context, propagation, trace } from '@opentelemetry/api';
-import { ErrorCode, InternalCode } from '../../src/protocol/errors.ts';
+import { ErrorCode, InternalCode } from '../../src/base/errors.ts';
 import { parseTracingConfig } from '../../src/telemetry/otel-settings.ts';
 import { createTelemetry, NOOP_TELEMETRY, type Telemetry } from '../../src/telemetry/tracing.ts';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp-receiver.ts';

@@ -8,7 +8,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import type { JsonObject } from '../../src/protocol/jsonrpc.ts';
+import type { JsonObject } from '../../src/base/jsonrpc.ts';
 import {
   PORTABILITY_CLIENTS,
   portabilityFindings,

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { ErrorCode } from '../../src/protocol/errors.ts';
+import { ErrorCode } from '../../src/base/errors.ts';
 import {
   type SpawnedHttpServer,
   type StdioPeer,

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ErrorCode } from '../../src/protocol/errors.ts';
+import { ErrorCode } from '../../src/base/errors.ts';
 import {
   buildTestApp,
   expectError,

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ErrorCode } from '../../src/protocol/errors.ts';
+import { ErrorCode } from '../../src/base/errors.ts';
 import { type SpawnedProcess, type StdioPeer, spawnCli, spawnStdioServer } from '../helpers/spawn-server.ts';
 import { assertValidServerMessage } from '../helpers/spec-schema.ts';
 

@@ -4,7 +4,7 @@
  * -32700 for bad JSON, not Fastify's own error shape).
  */
 import type { FastifyInstance } from 'fastify';
-import { ErrorCode } from '../../protocol/errors.ts';
+import { Refusal } from '../../base/refusals.ts';
 import { scanJson } from '../../protocol/json-limits.ts';
 import type { McpServer } from '../../server.ts';
 import { sendError } from './send-error.ts';
@@ -31,20 +31,10 @@ export function installBodyHandling(app: FastifyInstance, server: McpServer, max
 
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, _req, reply) => {
     if (err.code === 'MCP_UNSUPPORTED_MEDIA' || err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return sendError(
-        reply,
-        415,
-        ErrorCode.UnsupportedMediaType,
-        'Unsupported Content-Type: send application/json',
-      );
+      return sendError(reply, Refusal.unsupportedMediaType());
     }
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.statusCode === 413) {
-      return sendError(
-        reply,
-        413,
-        ErrorCode.PayloadTooLarge,
-        `Request body too large: at most ${maxBody} bytes (MCP_MAX_BODY_BYTES)`,
-      );
+      return sendError(reply, Refusal.bodyTooLarge(maxBody));
     }
     if (
       err instanceof SyntaxError ||
@@ -53,13 +43,11 @@ export function installBodyHandling(app: FastifyInstance, server: McpServer, max
     ) {
       return sendError(
         reply,
-        400,
-        ErrorCode.ParseError,
-        `Parse error: ${err.code === 'MCP_POISON' ? err.message : 'the body is not valid JSON'}`,
+        Refusal.bodyParseError(err.code === 'MCP_POISON' ? err.message : 'the body is not valid JSON'),
       );
     }
     server.logger.error({ err }, 'http error');
-    return sendError(reply, 500, ErrorCode.InternalError, 'Internal error: see the server logs');
+    return sendError(reply, Refusal.internal());
   });
 }
 

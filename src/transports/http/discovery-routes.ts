@@ -7,6 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { JsonObject } from '../../base/jsonrpc.ts';
+import { Refusal } from '../../base/refusals.ts';
 import type { Settings } from '../../config/settings.ts';
 import {
   AI_CATALOG_MEDIA_TYPE,
@@ -17,8 +19,6 @@ import {
 import { LANDING_PAGE_CSP, renderLandingPage } from '../../discovery/landing-page.ts';
 import { buildServerCard, SERVER_CARD_MEDIA_TYPE } from '../../discovery/server-card.ts';
 import { describeServer, type ServerDescription } from '../../discovery/server-description.ts';
-import { ErrorCode } from '../../protocol/errors.ts';
-import type { JsonObject } from '../../protocol/jsonrpc.ts';
 import { rateLimitError } from '../../ratelimit/errors.ts';
 import { clientKey } from '../../ratelimit/limiter.ts';
 import type { McpServer } from '../../server.ts';
@@ -127,12 +127,7 @@ export async function discoveryRoutes(app: FastifyInstance, options: DiscoveryRo
 
   app.addHook('onRequest', (req, reply, done) => {
     if (!guard.hostAllowed(req.headers.host)) {
-      sendError(
-        reply,
-        403,
-        ErrorCode.HostNotAllowed,
-        `Host not allowed: ${req.headers.host ?? '(none)'}; add it to MCP_ALLOWED_HOSTS`,
-      );
+      sendError(reply, Refusal.hostNotAllowed(req.headers.host));
       return;
     }
     if (!limiter || limiter.burst <= 0 || req.method === 'OPTIONS') return done();

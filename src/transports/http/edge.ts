@@ -7,11 +7,12 @@
  * caller's trace, a count and a log line.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ErrorCode, ProtocolError } from '../../protocol/errors.ts';
-import { errorResponse, isObject } from '../../protocol/jsonrpc.ts';
+import { ErrorCode, ProtocolError } from '../../base/errors.ts';
+import { errorResponse, isObject } from '../../base/jsonrpc.ts';
+import { Refusal } from '../../base/refusals.ts';
+import type { Identity } from '../../base/types.ts';
 import { rateLimitError } from '../../ratelimit/errors.ts';
 import { clientKey } from '../../ratelimit/limiter.ts';
-import type { Identity } from '../../registry/types.ts';
 import type { McpServer } from '../../server.ts';
 import { requestLogLine } from '../../telemetry/logger.ts';
 
@@ -172,9 +173,7 @@ export function installEdge(app: FastifyInstance, server: McpServer): void {
   if (auth) {
     const unavailable = (err: unknown) => {
       server.logger.error({ err }, 'authentication failed unexpectedly');
-      return new ProtocolError(ErrorCode.ServiceUnavailable, 'Authentication is unavailable; retry shortly', {
-        httpStatus: 503,
-      });
+      return Refusal.authUnavailable();
     };
     app.addHook('onRequest', (req, reply, done) => {
       auth

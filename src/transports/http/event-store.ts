@@ -4,7 +4,7 @@
  * `Last-Event-ID` receives the rest of that stream. In memory here; a shared store (Redis
  * Streams, for replicas) implements the same interface.
  */
-import type { JsonRpcMessage } from '../../protocol/jsonrpc.ts';
+import type { JsonRpcMessage } from '../../base/jsonrpc.ts';
 
 export interface StoredEvent {
   id: string;

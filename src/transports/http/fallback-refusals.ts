@@ -8,33 +8,28 @@
  */
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { ErrorCode, ProtocolError } from '../../protocol/errors.ts';
-import { encodeMessage, errorResponse } from '../../protocol/jsonrpc.ts';
+import type { ProtocolError } from '../../base/errors.ts';
+import { encodeMessage, errorResponse } from '../../base/jsonrpc.ts';
+import { Refusal } from '../../base/refusals.ts';
 import type { McpServer } from '../../server.ts';
 import { requestLogLine } from '../../telemetry/logger.ts';
 import { refuse } from './edge.ts';
 
-const CLIENT_ERRORS: Record<string, { status: number; reason: string; code: number; message: string }> = {
+/** Node's error codes to our refusal, the status line's reason phrase and `error.type`. */
+const CLIENT_ERRORS: Record<string, { refusal: () => ProtocolError; phrase: string; reason: string }> = {
   HPE_HEADER_OVERFLOW: {
-    status: 431,
-    reason: 'Request Header Fields Too Large',
-    code: ErrorCode.HeadersTooLarge,
-    message: 'Request headers too large: at most 16 KB in all; send fewer or shorter headers',
+    refusal: Refusal.headersTooLarge,
+    phrase: 'Request Header Fields Too Large',
+    reason: 'headers_too_large',
   },
   ERR_HTTP_REQUEST_TIMEOUT: {
-    status: 408,
-    reason: 'Request Timeout',
-    code: ErrorCode.RequestTimeout,
-    message: 'Request timeout: the request did not arrive in time; send it again',
+    refusal: Refusal.requestTimeout,
+    phrase: 'Request Timeout',
+    reason: 'request_timeout',
   },
 };
 
-const BAD_REQUEST = {
-  status: 400,
-  reason: 'Bad Request',
-  code: ErrorCode.BadRequest,
-  message: 'Bad request: the HTTP request could not be parsed',
-};
+const BAD_REQUEST = { refusal: Refusal.badHttpRequest, phrase: 'Bad Request', reason: 'bad_request' };
 
 /**
  * Fastify's `clientErrorHandler`: answers on the raw socket, since no request object exists
@@ -50,20 +45,21 @@ export function clientErrorHandler(
       return;
     }
     const known = (err.code && CLIENT_ERRORS[err.code]) || BAD_REQUEST;
+    const refusal = known.refusal();
+    const status = refusal.httpStatus ?? 400;
     // No request could be parsed: the span has no method (HTTP semantic conventions: `_OTHER`).
     const trace = server.telemetry.recordRefusal({
       httpMethod: '_OTHER',
-      status: known.status,
-      reason:
-        known.status === 431 ? 'headers_too_large' : known.status === 408 ? 'request_timeout' : 'bad_request',
-      message: known.message,
+      status,
+      reason: known.reason,
+      message: refusal.message,
       address: socket.remoteAddress,
       port: socket.remotePort,
     });
     requestLogLine(server.logger, { method: 'HTTP', outcome: 'refused', durationMs: 0, trace });
-    const body = encodeMessage(errorResponse(null, new ProtocolError(known.code, known.message))) ?? '';
+    const body = encodeMessage(errorResponse(null, refusal)) ?? '';
     socket.end(
-      `HTTP/1.1 ${known.status} ${known.reason}\r\n` +
+      `HTTP/1.1 ${status} ${known.phrase}\r\n` +
         'content-type: application/json\r\n' +
         `content-length: ${Buffer.byteLength(body)}\r\n` +
         'connection: close\r\n\r\n' +
@@ -86,31 +82,9 @@ export function installFallbackRefusals(app: FastifyInstance, server: McpServer,
   app.addHook('onRequest', (req, reply, done) => {
     if (!closing) return done();
     reply.header('connection', 'close');
-    refuse(
-      server,
-      req,
-      reply,
-      new ProtocolError(
-        ErrorCode.ServiceUnavailable,
-        'Service unavailable: the server is shutting down; retry on another replica',
-        {
-          httpStatus: 503,
-        },
-      ),
-    );
+    refuse(server, req, reply, Refusal.shuttingDown());
   });
   app.setNotFoundHandler((req, reply) =>
-    refuse(
-      server,
-      req,
-      reply,
-      new ProtocolError(
-        ErrorCode.NotFound,
-        `Not found: ${req.method} ${req.url.split('?')[0]}; the MCP endpoint is ${mcpPath}`,
-        {
-          httpStatus: 404,
-        },
-      ),
-    ),
+    refuse(server, req, reply, Refusal.notFound(req.method, req.url.split('?')[0] ?? '', mcpPath)),
   );
 }

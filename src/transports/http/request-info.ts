@@ -5,7 +5,7 @@
  * handlers never look, and the transport creates one per request.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { HttpRequestInfo } from '../../registry/types.ts';
+import type { HttpRequestInfo } from '../../base/types.ts';
 
 /** Credential headers by whole name, and names that end like a secret (`X-Amz-Security-Token`). */
 const SECRET_HEADER =

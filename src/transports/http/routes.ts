@@ -5,17 +5,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Settings } from '../../config/settings.ts';
-import { ErrorCode, ProtocolError } from '../../protocol/errors.ts';
-import { ClientPresence, type Exchange } from '../../protocol/exchange.ts';
-import type { OutboundChannel } from '../../protocol/hub.ts';
+import { ProtocolError } from '../../base/errors.ts';
 import {
   encodeMessage,
   isObject,
   type JsonRpcMessage,
   type JsonRpcRequest,
   logEncodeFailure,
-} from '../../protocol/jsonrpc.ts';
+} from '../../base/jsonrpc.ts';
+import { Refusal } from '../../base/refusals.ts';
+import type { Settings } from '../../config/settings.ts';
+import { ClientPresence, type Exchange } from '../../protocol/exchange.ts';
+import type { OutboundChannel } from '../../protocol/hub.ts';
 import type { Session } from '../../protocol/session.ts';
 import { SUPPORTED_VERSIONS } from '../../protocol/versions.ts';
 import { header, isModernRequest } from '../../protocol/wire.ts';
@@ -40,8 +41,7 @@ export interface McpRoutesOptions {
  */
 function sendStoreError(reply: FastifyReply, err: unknown, id: unknown = null) {
   if (!(err instanceof ProtocolError) || err.httpStatus === undefined) throw err;
-  if (err.httpHeaders) reply.headers(err.httpHeaders);
-  return sendError(reply, err.httpStatus, err.code, err.message, id);
+  return sendError(reply, err, id);
 }
 
 function accepts(req: FastifyRequest, type: string): boolean {
@@ -95,30 +95,15 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
 
   app.addHook('onRequest', async (req, reply) => {
     if (!guard.hostAllowed(req.headers.host)) {
-      return sendError(
-        reply,
-        403,
-        ErrorCode.HostNotAllowed,
-        `Host not allowed: ${req.headers.host ?? '(none)'}; add it to MCP_ALLOWED_HOSTS`,
-      );
+      return sendError(reply, Refusal.hostNotAllowed(req.headers.host));
     }
     if (!guard.originAllowed(req.headers.origin)) {
-      return sendError(
-        reply,
-        403,
-        ErrorCode.OriginNotAllowed,
-        `Origin not allowed: ${req.headers.origin}; add it to MCP_ALLOWED_ORIGINS`,
-      );
+      return sendError(reply, Refusal.originNotAllowed(req.headers.origin));
     }
     if (req.method === 'POST') {
       const length = Number(req.headers['content-length'] ?? 0);
       if (length > maxBody) {
-        return sendError(
-          reply,
-          413,
-          ErrorCode.PayloadTooLarge,
-          `Request body too large: at most ${maxBody} bytes (MCP_MAX_BODY_BYTES)`,
-        );
+        return sendError(reply, Refusal.bodyTooLarge(maxBody));
       }
     }
   });
@@ -135,13 +120,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
   ): Promise<Session | undefined> => {
     const sid = header(req.headers, 'mcp-session-id');
     if (!sid) {
-      sendError(
-        reply,
-        400,
-        ErrorCode.BadRequest,
-        'Bad request: the Mcp-Session-Id header is required (send initialize first)',
-        id,
-      );
+      sendError(reply, Refusal.sessionRequired(), id);
       return undefined;
     }
     let session: Session | undefined;
@@ -152,13 +131,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
       return undefined;
     }
     if (!session) {
-      sendError(
-        reply,
-        404,
-        ErrorCode.SessionNotFound,
-        'Session not found: it expired or was deleted; initialize a new one',
-        id,
-      );
+      sendError(reply, Refusal.sessionNotFound(), id);
       return undefined;
     }
     return session;
@@ -170,12 +143,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
   app.post(path, async (req, reply) => {
     const body = req.body;
     if (body === undefined) {
-      return sendError(
-        reply,
-        415,
-        ErrorCode.UnsupportedMediaType,
-        'Unsupported Content-Type: send application/json',
-      );
+      return sendError(reply, Refusal.unsupportedMediaType());
     }
     const single = !Array.isArray(body) && isObject(body) ? body : undefined;
     const isRequest = single !== undefined && typeof single.method === 'string' && 'id' in single;
@@ -184,37 +152,19 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
     // none (2025-11-25 transports, "Sending Messages to the Server").
     const firstId = isRequest ? single?.id : null;
     if (!accepts(req, 'application/json') && !accepts(req, 'text/event-stream')) {
-      return sendError(
-        reply,
-        406,
-        ErrorCode.NotAcceptable,
-        'Not acceptable: the Accept header must allow application/json and text/event-stream',
-        firstId,
-      );
+      return sendError(reply, Refusal.notAcceptable(), firstId);
     }
     // A listen stream is nothing but SSE: held open on a JSON-only client it could never
     // deliver anything, so it is refused at once.
     if (modern && single?.method === 'subscriptions/listen' && !accepts(req, 'text/event-stream')) {
-      return sendError(
-        reply,
-        406,
-        ErrorCode.NotAcceptable,
-        'Not acceptable: subscriptions/listen answers with an event stream; accept text/event-stream',
-        firstId,
-      );
+      return sendError(reply, Refusal.listenNeedsEventStream(), firstId);
     }
 
     let session: Session | undefined;
     if (!modern && !(isRequest && single?.method === 'initialize')) {
       const pv = header(req.headers, 'mcp-protocol-version');
       if (pv !== undefined && !SUPPORTED_VERSIONS.includes(pv)) {
-        return sendError(
-          reply,
-          400,
-          ErrorCode.BadRequest,
-          `Unsupported MCP-Protocol-Version: ${pv} (supported: ${SUPPORTED_VERSIONS.join(', ')})`,
-          firstId,
-        );
+        return sendError(reply, Refusal.unsupportedProtocolVersion(pv, SUPPORTED_VERSIONS), firstId);
       }
       session = await sessionFor(req, reply, firstId);
       if (!session) return reply;
@@ -285,12 +235,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
 
   app.get(path, async (req, reply) => {
     if (!accepts(req, 'text/event-stream')) {
-      return sendError(
-        reply,
-        406,
-        ErrorCode.NotAcceptable,
-        'Not acceptable: a GET stream needs Accept: text/event-stream',
-      );
+      return sendError(reply, Refusal.streamNeedsEventStream());
     }
     const session = await sessionFor(req, reply);
     if (!session) return reply;
@@ -380,8 +325,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
     method: settings.MCP_CORS_ORIGINS.length > 0 ? ['PUT', 'PATCH'] : ['PUT', 'PATCH', 'OPTIONS'],
     url: path,
     handler: async (_req, reply) => {
-      reply.header('allow', 'GET, POST, DELETE');
-      return sendError(reply, 405, ErrorCode.MethodNotAllowed, 'Method not allowed: use POST, GET or DELETE');
+      return sendError(reply, Refusal.methodNotAllowed());
     },
   });
 }

@@ -1,19 +1,14 @@
 /** The JSON-RPC error answer of the HTTP transport (edge refusals, session and envelope errors). */
 import type { FastifyReply } from 'fastify';
-import { ProtocolError } from '../../protocol/errors.ts';
-import { errorResponse } from '../../protocol/jsonrpc.ts';
+import type { ProtocolError } from '../../base/errors.ts';
+import { errorResponse } from '../../base/jsonrpc.ts';
 
-/** Sends a JSON-RPC error body with an HTTP status (edge refusals, envelope errors). */
-export function sendError(
-  reply: FastifyReply,
-  status: number,
-  code: number,
-  message: string,
-  id: unknown = null,
-) {
-  const body = errorResponse(
-    typeof id === 'string' || typeof id === 'number' ? id : null,
-    new ProtocolError(code, message),
-  );
-  return reply.code(status).header('content-type', 'application/json').send(JSON.stringify(body));
+/** Sends a refusal (src/base/refusals.ts) as a JSON-RPC error body with its HTTP status and headers. */
+export function sendError(reply: FastifyReply, err: ProtocolError, id: unknown = null) {
+  const body = errorResponse(typeof id === 'string' || typeof id === 'number' ? id : null, err);
+  for (const [k, v] of Object.entries(err.httpHeaders ?? {})) reply.header(k, v);
+  return reply
+    .code(err.httpStatus ?? 400)
+    .header('content-type', 'application/json')
+    .send(JSON.stringify(body));
 }

@@ -4,13 +4,13 @@
  * GET with `Last-Event-ID` can attach a new connection and receive the rest.
  */
 import type { ServerResponse } from 'node:http';
-import type { OutboundChannel } from '../../protocol/hub.ts';
 import {
   type EncodeFailure,
   encodeMessage,
   type JsonRpcMessage,
   logEncodeFailure,
-} from '../../protocol/jsonrpc.ts';
+} from '../../base/jsonrpc.ts';
+import type { OutboundChannel } from '../../protocol/hub.ts';
 import type { EventStore, StoredEvent } from './event-store.ts';
 
 export const SSE_HEADERS = {

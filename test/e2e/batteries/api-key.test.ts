@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { ErrorCode } from '../../../src/protocol/errors.ts';
+import { ErrorCode } from '../../../src/base/errors.ts';
 import { type SpawnedHttpServer, spawnHttpServer } from '../../helpers/spawn-server.ts';
 import {
   BATTERIES_PLUGIN,

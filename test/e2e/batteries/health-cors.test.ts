@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { ErrorCode } from '../../../src/protocol/errors.ts';
+import { ErrorCode } from '../../../src/base/errors.ts';
 import { ECHO_PLUGIN, type InProcessServer, post, rpcError, startServer, V2025 } from './helpers.ts';
 
 const KEY = `cors-${randomBytes(16).toString('hex')}`;

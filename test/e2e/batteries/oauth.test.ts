@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { exportSPKI, SignJWT } from 'jose';
-import { ErrorCode } from '../../../src/protocol/errors.ts';
+import { ErrorCode } from '../../../src/base/errors.ts';
 import { type IssuedKey, startTokenIssuer, type TokenIssuer } from '../../auth/token-issuer.ts';
 import {
   BATTERIES_PLUGIN,

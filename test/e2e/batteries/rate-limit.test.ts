@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { ErrorCode } from '../../../src/protocol/errors.ts';
+import { ErrorCode } from '../../../src/base/errors.ts';
 import {
   BATTERIES_PLUGIN,
   callTool2026,

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode } from '../../../src/protocol/errors.ts';
+import { ErrorCode } from '../../../src/base/errors.ts';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../../helpers/otlp-receiver.ts';
 import { type SpawnedHttpServer, spawnHttpServer } from '../../helpers/spawn-server.ts';
 import { connectSdk, ECHO_PLUGIN, logLines, post, rpcError, textOf, until } from './helpers.ts';

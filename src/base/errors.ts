@@ -2,7 +2,8 @@
  * The two error families (after the official SDK v2): protocol errors travel on the wire
  * with a numeric JSON-RPC code; internal errors carry a stable string code and never do.
  * Every code is defined here and nowhere else, and documented in docs/errors.md
- * (test/protocol/errors-doc.test.ts fails when one is missing).
+ * (test/docs/errors-doc.test.ts fails when one is missing); the refusals built from them,
+ * with their HTTP statuses, are in refusals.ts.
  */
 
 /** JSON-RPC and MCP error codes. Edge codes (-32000 to -32099) are ours; see docs/errors.md. */
