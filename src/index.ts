@@ -10,6 +10,7 @@ export { ErrorCode, InternalCode, ProtocolError, ToolkitError } from './base/err
 export type { JsonObject, RequestId } from './base/jsonrpc.ts';
 export type { ClientCapabilities, Implementation } from './base/spec-types.ts';
 export type { HttpRequestInfo, Identity, LogLevel, Wire } from './base/types.ts';
+export { LATEST_2025, SUPPORTED_VERSIONS, VERSION_2026 } from './base/versions.ts';
 export type {
   DoctorCheck,
   PluginApp,
@@ -20,7 +21,6 @@ export type {
 } from './plugin.ts';
 export { definePlugin, settingEnvName } from './plugin.ts';
 export type { Middleware, MiddlewareCall, MiddlewareHook, MiddlewareNext } from './protocol/middleware.ts';
-export { LATEST_2025, SUPPORTED_VERSIONS, VERSION_2026 } from './protocol/versions.ts';
 export type { AppCsp, AppPermission, AppSpec, ToolUi, ToolVisibility } from './registry/apps.ts';
 export { APP_MIME_TYPE, defineApp, UI_EXTENSION } from './registry/apps.ts';
 export type {

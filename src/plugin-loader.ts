@@ -8,9 +8,9 @@ import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { z } from 'zod';
 import { InternalCode, ToolkitError } from './base/errors.ts';
+import type { LoadedPlugin } from './plugin.ts';
 import { type PluginDefinition, settingEnvName } from './plugin.ts';
 import { pluginImportError } from './plugin-errors.ts';
-import type { LoadedPlugin } from './server.ts';
 
 export const PLUGINS_DIR = fileURLToPath(new URL('../plugins/', import.meta.url));
 

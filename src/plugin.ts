@@ -64,6 +64,12 @@ export interface PluginDefinition<S extends object = Record<string, unknown>> {
   devWatch?(settings: S): readonly string[];
 }
 
+/** A plugin as `MCP_PLUGINS` loaded it: its definition and its parsed settings. */
+export interface LoadedPlugin {
+  definition: PluginDefinition<Record<string, unknown>>;
+  settings: Record<string, unknown>;
+}
+
 /** What `definePlugin` takes: `register` and `doctor` get the settings typed from the schema. */
 export interface PluginSpec<Schema extends SettingsSchema | undefined> {
   /** Lower-case letters, digits and `-`, starting with a letter (at most 40); its settings are `MCP_<NAME>_*`. */

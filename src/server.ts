@@ -8,7 +8,8 @@ import type { Authenticator } from './auth/types.ts';
 import { InternalCode, ToolkitError } from './base/errors.ts';
 import { type JsonObject, notification } from './base/jsonrpc.ts';
 import type { Settings } from './config/settings.ts';
-import { composeInstructions, type PluginApp, type PluginDefinition } from './plugin.ts';
+import { describeServer } from './discovery/server-description.ts';
+import { composeInstructions, type LoadedPlugin, type PluginApp } from './plugin.ts';
 import { ownedRegistry, registerPlugin } from './plugin-register.ts';
 import { Dispatcher, type DispatcherOptions } from './protocol/dispatcher.ts';
 import { Hub } from './protocol/hub.ts';
@@ -19,26 +20,24 @@ import { createMemorySessionStore, type SessionStore } from './protocol/session.
 import { createStateCodec, type StateCodec } from './protocol/state-codec.ts';
 import { rateLimitError } from './ratelimit/errors.ts';
 import { clientKey, type RateLimiter } from './ratelimit/limiter.ts';
+import { createReadiness } from './readiness.ts';
 import { appsExtension, checkAppLinks } from './registry/apps.ts';
 import { type ListKind, Registry } from './registry/registry.ts';
 import { createVisibility, type Visibility } from './registry/visibility.ts';
 import { loadSkillCatalog, type SkillCatalog } from './skills/catalog.ts';
-import { SKILLS_EXTENSION } from './skills/methods.ts';
+import { skillMethods } from './skills/methods.ts';
 import { skillResources } from './skills/resources.ts';
 import { TaskEngine } from './tasks/engine.ts';
 import { createLocalTaskBus, createMemoryTaskStore } from './tasks/memory-store.ts';
-import type { ReplicaLiveness, TaskBus, TaskStore } from './tasks/types.ts';
+import { taskLane, taskMethods } from './tasks/methods.ts';
+import type { TaskBackend } from './tasks/types.ts';
 import { NOOP_TELEMETRY, type Telemetry } from './telemetry/tracing.ts';
+import type { ConnectionDeps, HttpDeps } from './transports/deps.ts';
 import type { EventStore } from './transports/http/event-store.ts';
 
 export const PACKAGE_VERSION: string = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
-
-export interface LoadedPlugin {
-  definition: PluginDefinition<Record<string, unknown>>;
-  settings: Record<string, unknown>;
-}
 
 /**
  * State shared with other replicas (src/scale/, `MCP_REDIS_URL`) beyond the session store
@@ -50,18 +49,11 @@ export interface SharedState {
   health(): { ok: boolean; detail?: string };
 }
 
-/** Where tasks live and how replicas hear of them: memory on one replica, Redis across several. */
-export interface TaskBackend {
-  readonly store: TaskStore;
-  readonly bus: TaskBus;
-  readonly liveness?: ReplicaLiveness;
-  /** Clock for task timestamps (tests pass a fake one, with the store's). */
-  readonly now?: () => number;
-  /** Releases what the backend holds; absent when its owner (the scale-out) does that. */
-  close?(): Promise<void>;
-}
-
-export interface McpServer {
+/**
+ * One assembled server. It is what every transport takes: it has each part their seams ask for
+ * (src/transports/deps.ts), and the test kit drives it in-process.
+ */
+export interface McpServer extends HttpDeps, ConnectionDeps {
   readonly settings: Settings;
   readonly registry: Registry;
   readonly dispatcher: Dispatcher;
@@ -74,8 +66,8 @@ export interface McpServer {
   readonly telemetry: Telemetry;
   /** What initialize and server/discover send as `instructions` (composeInstructions). */
   readonly instructions: string | undefined;
-  /** Shared with other replicas; undefined on a single replica. */
-  readonly shared: SharedState | undefined;
+  /** The SSE event store shared with other replicas; undefined on a single replica. */
+  readonly eventStore: EventStore | undefined;
   /** Long-running tools as tasks. */
   readonly tasks: TaskEngine;
   /** Tells subscribed sessions that a resource changed. */
@@ -261,7 +253,7 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     logger,
     serverInfo: { name: settings.MCP_SERVER_NAME, version: PACKAGE_VERSION },
     instructions,
-    extensions: extensionsOf(appsExtension(registry), skills ? SKILLS_EXTENSION : undefined),
+    extensions: appsExtension(registry),
     toolTimeoutMs: settings.MCP_TOOL_TIMEOUT_MS,
     inputTimeoutMs: settings.MCP_INPUT_TIMEOUT_MS,
     pageSize: settings.MCP_PAGE_SIZE,
@@ -272,11 +264,11 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     heartbeatMs: settings.MCP_PROGRESS_HEARTBEAT_MS,
     middleware,
     observe: options.observe,
-    tasks,
-    skills,
+    methodSets: [taskMethods(tasks), skillMethods(skills)],
+    tasks: taskLane(tasks),
   });
 
-  return {
+  const server: McpServer = {
     settings,
     registry,
     dispatcher,
@@ -288,7 +280,15 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     limiter: options.limiter,
     telemetry: options.telemetry ?? NOOP_TELEMETRY,
     instructions,
-    shared: options.shared,
+    eventStore: options.shared?.eventStore,
+    readiness: createReadiness({
+      limiter: options.limiter,
+      shared: options.shared,
+      auth: options.auth,
+      plugins: options.plugins,
+    }),
+    toolScopes: () => registry.toolListing().flatMap((t) => registry.tool(String(t.name))?.spec.scopes ?? []),
+    describe: (baseUrl) => describeServer(server, baseUrl),
     tasks,
     notifyResourceUpdated,
     async close() {
@@ -297,6 +297,7 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
       await sessions.close();
     },
   };
+  return server;
 }
 
 function memoryTaskBackend(): TaskBackend {
@@ -310,10 +311,4 @@ function memoryTaskBackend(): TaskBackend {
       await bus.close();
     },
   };
-}
-
-/** The `capabilities.extensions` entries of the parts that declare one; undefined when none does. */
-function extensionsOf(...entries: (JsonObject | undefined)[]): JsonObject | undefined {
-  const merged: JsonObject = Object.assign({}, ...entries.filter((e) => e !== undefined));
-  return Object.keys(merged).length > 0 ? merged : undefined;
 }

@@ -1,6 +1,6 @@
 /**
  * zod building blocks for environment variables: every value arrives as a string, and a
- * bad one must produce a message that says what the variable accepts.
+ * bad one must produce a message that says what the variable accepts, never a secret's value.
  */
 import { z } from 'zod';
 
@@ -89,4 +89,25 @@ export function envTrustProxy() {
         .map((s) => s.trim())
         .filter((s) => s !== '');
     });
+}
+
+/** Formats zod issues as `MCP_X="value" is invalid: expected ...` lines. */
+export function describeIssues(error: z.ZodError, env: Readonly<Record<string, string | undefined>>): string {
+  return error.issues
+    .map((issue) => {
+      const name = String(issue.path[0] ?? '(settings)');
+      const value = env[name];
+      return `${name}=${JSON.stringify(maskSecret(name, value) ?? '')} is invalid: ${issue.message}`;
+    })
+    .join('\n');
+}
+
+/** Masks values that must never be printed (doctor, logs): secrets, keys, and URL passwords. */
+export function maskSecret(name: string, value: unknown): unknown {
+  if (value === undefined || value === '') return value;
+  if (/SECRET|KEYS?$|_KEY_|TOKEN|PASSWORD/.test(name)) return '••••••';
+  if (typeof value === 'string' && /^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:[^/@\s]*@/i.test(value)) {
+    return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/:@\s]*):[^/@\s]*@/i, '$1:••••••@');
+  }
+  return value;
 }

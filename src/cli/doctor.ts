@@ -10,18 +10,13 @@ import { authWarnings, createAuthenticator } from '../auth/create.ts';
 import { type AuthorizationServerMetadata, discoverAuthorizationServer } from '../auth/discovery.ts';
 import { resourceUrls } from '../auth/resource-metadata.ts';
 import type { Authenticator } from '../auth/types.ts';
-import {
-  maskSecret,
-  parseSettings,
-  requireReplicaSettings,
-  SETTING_NAMES,
-  type Settings,
-} from '../config/settings.ts';
+import { maskSecret } from '../base/env.ts';
+import { parseSettings, requireReplicaSettings, SETTING_NAMES, type Settings } from '../config/settings.ts';
 import { describeUnknownSetting, unknownSettings } from '../config/unknown-settings.ts';
-import { settingEnvName } from '../plugin.ts';
+import { type LoadedPlugin, settingEnvName } from '../plugin.ts';
 import { importPlugin, parsePluginSettings, pluginSettingNames } from '../plugin-loader.ts';
 import { createRedisClient } from '../ratelimit/redis-client.ts';
-import { createServer, type LoadedPlugin, PACKAGE_VERSION } from '../server.ts';
+import { createServer, PACKAGE_VERSION } from '../server.ts';
 import {
   OTEL_ENV_NAMES,
   type OtlpTarget,

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { authSettingsShape } from '../auth/settings.ts';
-import { envEnum, envInt, envList, envString, envText, envTrustProxy } from '../base/env.ts';
+import { describeIssues, envEnum, envInt, envList, envString, envText, envTrustProxy } from '../base/env.ts';
 import { InternalCode, ToolkitError } from '../base/errors.ts';
 import { discoverySettingsShape } from '../discovery/settings.ts';
 import { rateLimitSettingsShape } from '../ratelimit/settings.ts';
@@ -108,17 +108,6 @@ export type SettingName = keyof z.input<typeof settingsSchema>;
 /** The names of every core setting, for docs and manifest checks. */
 export const SETTING_NAMES = Object.keys(settingsSchema.shape) as SettingName[];
 
-/** Formats zod issues as `MCP_X="value" is invalid: expected ...` lines. */
-export function describeIssues(error: z.ZodError, env: Readonly<Record<string, string | undefined>>): string {
-  return error.issues
-    .map((issue) => {
-      const name = String(issue.path[0] ?? '(settings)');
-      const value = env[name];
-      return `${name}=${JSON.stringify(maskSecret(name, value) ?? '')} is invalid: ${issue.message}`;
-    })
-    .join('\n');
-}
-
 /**
  * Parses the core settings from an environment; throws a ToolkitError (InvalidSetting)
  * whose message names each bad variable, its value and what it accepts.
@@ -148,14 +137,4 @@ export function requireReplicaSettings(settings: Settings): void {
         'seals 2026-wire requestState; set the same random value on every replica (e.g. `openssl rand -hex 32`)',
     );
   }
-}
-
-/** Masks values that must never be printed (doctor, logs): secrets, keys, and URL passwords. */
-export function maskSecret(name: string, value: unknown): unknown {
-  if (value === undefined || value === '') return value;
-  if (/SECRET|KEYS?$|_KEY_|TOKEN|PASSWORD/.test(name)) return '••••••';
-  if (typeof value === 'string' && /^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:[^/@\s]*@/i.test(value)) {
-    return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/:@\s]*):[^/@\s]*@/i, '$1:••••••@');
-  }
-  return value;
 }

@@ -8,8 +8,8 @@
 import { resourceUrls } from '../auth/resource-metadata.ts';
 import type { JsonObject } from '../base/jsonrpc.ts';
 import { isAppOnlySpec } from '../registry/apps.ts';
+import type { Registry } from '../registry/registry.ts';
 import { isRestricted, type Restrictable } from '../registry/visibility.ts';
-import type { McpServer } from '../server.ts';
 
 export type AuthMode = 'none' | 'api_key' | 'oauth';
 
@@ -43,13 +43,29 @@ export interface ServerDescription {
   readonly prompts?: readonly JsonObject[];
 }
 
+/** What a description is built from: the parsed settings it reads, the dispatcher, the registry. */
+export interface DescribableServer {
+  readonly settings: {
+    readonly MCP_HTTP_PATH: string;
+    readonly MCP_AUTH: AuthMode;
+    readonly MCP_OAUTH_ISSUER?: string | undefined;
+    readonly MCP_PUBLIC_CARD: boolean;
+    readonly MCP_SERVER_DESCRIPTION: string;
+  };
+  readonly dispatcher: {
+    discovery(): JsonObject;
+    readonly serverInfo: { readonly name: string; readonly version: string; readonly title?: string };
+  };
+  readonly registry: Pick<Registry, 'listingWhere'>;
+}
+
 /**
  * Describes the server as it is now (the registry may change at run time).
  *
  * @example
  * describeServer(server, 'https://files.example.com').endpoint; // 'https://files.example.com/mcp'
  */
-export function describeServer(server: McpServer, baseUrl: string): ServerDescription {
+export function describeServer(server: DescribableServer, baseUrl: string): ServerDescription {
   const { settings, dispatcher, registry } = server;
   const urls = resourceUrls({ publicUrl: baseUrl, mcpPath: settings.MCP_HTTP_PATH });
   const discovery = dispatcher.discovery();

@@ -18,17 +18,21 @@ import {
 } from '../base/jsonrpc.ts';
 import { Refusal } from '../base/refusals.ts';
 import type { ClientCapabilities, Implementation } from '../base/spec-types.ts';
+import { allowsBatches, negotiateVersion, SUPPORTED_VERSIONS, VERSION_2026 } from '../base/versions.ts';
 import { toolFailure } from '../registry/call-tool.ts';
 import type { Registry } from '../registry/registry.ts';
 import { ALL_VISIBLE, type Visibility } from '../registry/visibility.ts';
-import type { SkillCatalog } from '../skills/catalog.ts';
-import type { TaskEngine } from '../tasks/engine.ts';
-import { TASK_CAPABILITIES_2025, TASK_EXTENSION_2026 } from '../tasks/methods.ts';
 import type { Exchange, Reply, RequestObserver } from './exchange.ts';
 import type { Hub } from './hub.ts';
 import { InflightRequests } from './inflight.ts';
 import { scanJson } from './json-limits.ts';
-import { METHODS, type MethodDeps, type MethodHandler } from './methods.ts';
+import {
+  CORE_METHODS,
+  type MethodDeps,
+  type MethodHandler,
+  type MethodSet,
+  type TaskLane,
+} from './methods.ts';
 import {
   hooksFor,
   type Middleware,
@@ -39,7 +43,6 @@ import {
 import { RequestContext } from './request-context.ts';
 import type { SessionStore } from './session.ts';
 import type { StateCodec } from './state-codec.ts';
-import { allowsBatches, negotiateVersion, SUPPORTED_VERSIONS, VERSION_2026 } from './versions.ts';
 import {
   checkParamHeaders,
   checkRoutingHeaders,
@@ -74,10 +77,10 @@ export interface DispatcherOptions {
   middleware?: readonly Middleware[];
   /** Observes every request's outcome (logs, spans, metrics); must not throw. */
   observe?: RequestObserver;
-  /** Runs task-enabled tools as tasks and serves tasks/* (src/tasks/). */
-  tasks?: TaskEngine;
-  /** The skills served (src/skills/). */
-  skills?: SkillCatalog;
+  /** Methods the extensions add (tasks, skills), with what the server declares for them. */
+  methodSets?: readonly MethodSet[];
+  /** Runs task-enabled tools as tasks (src/tasks/). */
+  tasks?: TaskLane;
 }
 
 /** The abort reason of a request the client cancelled with notifications/cancelled. */
@@ -123,6 +126,10 @@ export class Dispatcher {
   readonly #o: DispatcherOptions;
   readonly #deps: MethodDeps;
   readonly #capabilities: JsonObject;
+  /** The core methods and the extensions' (a Map: see CORE_METHODS). */
+  readonly #methods: ReadonlyMap<string, MethodHandler>;
+  /** Capabilities 2025-wire clients get from a revision on (core tasks on 2025-11-25). */
+  readonly #capabilities2025: readonly { readonly since: string; readonly capabilities: JsonObject }[];
   /** In-flight 2025 requests by session and id, for notifications/cancelled. */
   readonly #inflight = new InflightRequests<RequestContext>();
   /** Middleware hooks by method, outermost first; empty without middleware (nothing to pay). */
@@ -141,9 +148,13 @@ export class Dispatcher {
       throw new RangeError('Dispatcher: maxBatch, pageSize, toolTimeoutMs and maxJsonDepth must be positive');
     }
     this.#o = options;
-    this.#capabilities = options.extensions
-      ? Object.freeze({ ...SERVER_CAPABILITIES, extensions: options.extensions })
+    const sets = options.methodSets ?? [];
+    this.#methods = new Map([...CORE_METHODS, ...sets.flatMap((set) => Object.entries(set.methods))]);
+    const extensions = merged(options.extensions, ...sets.map((set) => set.extensions));
+    this.#capabilities = extensions
+      ? Object.freeze({ ...SERVER_CAPABILITIES, extensions })
       : SERVER_CAPABILITIES;
+    this.#capabilities2025 = sets.flatMap((set) => (set.capabilities2025 ? [set.capabilities2025] : []));
     this.#deps = {
       registry: options.registry,
       hub: options.hub,
@@ -156,18 +167,15 @@ export class Dispatcher {
       visible: options.visible ?? ALL_VISIBLE,
       heartbeatMs: options.heartbeatMs ?? 0,
       tasks: options.tasks,
-      skills: options.skills,
     };
-    // The tasks extension is the 2026 lane; 2025-11-25 has core tasks (capabilities.tasks).
-    this.#capabilities2026 = options.tasks
-      ? Object.freeze({
-          ...SERVER_CAPABILITIES,
-          extensions: { ...TASK_EXTENSION_2026, ...options.extensions },
-        })
+    // Some extensions exist on 2026 only (the tasks extension; 2025-11-25 has core tasks).
+    const only2026 = merged(...sets.map((set) => set.extensions2026));
+    this.#capabilities2026 = only2026
+      ? Object.freeze({ ...SERVER_CAPABILITIES, extensions: { ...only2026, ...extensions } })
       : this.#capabilities;
     const middleware = options.middleware ?? [];
     if (middleware.length > 0) {
-      for (const method of METHODS.keys()) {
+      for (const method of this.#methods.keys()) {
         const hooks = hooksFor(middleware, method);
         if (hooks.length > 0) this.#hooks.set(method, hooks);
       }
@@ -373,7 +381,7 @@ export class Dispatcher {
         `Method not found: ${req.method} (protocol ${VERSION_2026} only)`,
       );
     }
-    const handler = METHODS.get(req.method);
+    const handler = this.#methods.get(req.method);
     if (!handler) throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${req.method}`);
     const ctx = new RequestContext({
       requestId: req.id,
@@ -425,14 +433,20 @@ export class Dispatcher {
     await this.#o.sessions.save(session);
     const result: JsonObject = {
       protocolVersion: session.protocolVersion,
-      capabilities:
-        this.#o.tasks && session.protocolVersion >= '2025-11-25'
-          ? { ...this.#capabilities, ...TASK_CAPABILITIES_2025 }
-          : this.#capabilities,
+      capabilities: this.#capabilitiesFor(session.protocolVersion),
       serverInfo: this.#o.serverInfo,
     };
     if (this.#o.instructions) result.instructions = this.#o.instructions;
     return { body: success(req.id, result), session };
+  }
+
+  /** initialize's capabilities for the negotiated revision. */
+  #capabilitiesFor(version: string): JsonObject {
+    let capabilities = this.#capabilities;
+    for (const extra of this.#capabilities2025) {
+      if (version >= extra.since) capabilities = { ...capabilities, ...extra.capabilities };
+    }
+    return capabilities;
   }
 
   // ---- 2026 wire ------------------------------------------------------------------------
@@ -440,7 +454,7 @@ export class Dispatcher {
   async #modern(req: JsonRpcRequest, ex: Exchange): Promise<Reply> {
     const http = ex.transport === 'http';
     const envelope = readEnvelope(req, ex.headers, http);
-    const handler = req.method === 'server/discover' ? undefined : METHODS.get(req.method);
+    const handler = req.method === 'server/discover' ? undefined : this.#methods.get(req.method);
     if (req.method !== 'server/discover' && (!handler || ONLY_2025.has(req.method))) {
       throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${req.method}`, {
         httpStatus: 404,
@@ -535,4 +549,10 @@ export class Dispatcher {
       presence?.untrack(ctx);
     }
   }
+}
+
+/** The entries of several `capabilities.extensions` objects in one; undefined when there are none. */
+function merged(...parts: (JsonObject | undefined)[]): JsonObject | undefined {
+  const out: JsonObject = Object.assign({}, ...parts.filter((p) => p !== undefined));
+  return Object.keys(out).length > 0 ? out : undefined;
 }

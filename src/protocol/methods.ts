@@ -14,10 +14,6 @@ import type { Registry } from '../registry/registry.ts';
 import { type ListingKind, paginate } from '../registry/registry.ts';
 import type { Completer, PromptMessage } from '../registry/types.ts';
 import type { Restrictable, Visibility } from '../registry/visibility.ts';
-import type { SkillCatalog } from '../skills/catalog.ts';
-import { SKILL_METHODS } from '../skills/methods.ts';
-import type { TaskEngine } from '../tasks/engine.ts';
-import { callAsTask, listenableTasks, runsAsTask, TASK_METHODS } from '../tasks/methods.ts';
 import { withDeadline } from './deadline.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { ClientAnswerError, type Hub, type ListenFilter } from './hub.ts';
@@ -38,10 +34,45 @@ export interface MethodDeps extends InputDeps {
   visible: Visibility;
   /** Checks before a handler runs (per-item scopes, per-tool limits); throws to refuse. */
   guard?: CallGuard;
-  /** Long-running tools as tasks (src/tasks/); absent: every call is a plain call. */
-  tasks?: TaskEngine;
-  /** The skills served (MCP_SKILLS_DIR, src/skills/); absent: skills/* are -32601. */
-  skills?: SkillCatalog;
+  /** Long-running tools as tasks (src/tasks/ provides it); absent: every call is a plain call. */
+  tasks?: TaskLane;
+}
+
+/**
+ * What `tools/call` and `subscriptions/listen` need of the tasks extension. Declared here and
+ * implemented in src/tasks/ (which the server assembly wires in), so the protocol layer does
+ * not depend on the task engine.
+ */
+export interface TaskLane {
+  /**
+   * Whether this call runs as a task. Throws when the tool runs only as a task and the request
+   * cannot take one.
+   */
+  runsAsTask(def: ToolDefinition, params: JsonObject | undefined, ctx: RequestContext): boolean;
+  /** Creates the task (after the tool's `beforeTask` step) and answers with its handle. */
+  start(
+    def: ToolDefinition,
+    args: unknown,
+    params: JsonObject | undefined,
+    ctx: RequestContext,
+    deps: MethodDeps,
+  ): Promise<JsonObject>;
+  /** Of the `taskIds` a listen stream asks for, those it may follow (the caller's own). */
+  listenable(requested: unknown, ctx: RequestContext): Promise<string[]>;
+}
+
+/**
+ * Methods an extension adds to the method table (src/tasks/, src/skills/), with what the
+ * server declares for them; the server assembly hands them to the dispatcher.
+ */
+export interface MethodSet {
+  readonly methods: Readonly<Record<string, MethodHandler>>;
+  /** `capabilities.extensions` entries declared on both wires. */
+  readonly extensions?: JsonObject;
+  /** `capabilities.extensions` entries declared on the 2026 wire only. */
+  readonly extensions2026?: JsonObject;
+  /** Top-level capabilities declared to 2025-wire clients on `since` or a later revision. */
+  readonly capabilities2025?: { readonly since: string; readonly capabilities: JsonObject };
 }
 
 /**
@@ -100,7 +131,7 @@ const toolsCall: MethodHandler = async (params, ctx, deps) => {
   if (!def || !deps.visible(def.spec, ctx.identity)) {
     throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { data: { name } });
   }
-  const asTask = runsAsTask(def, params, ctx, deps);
+  const asTask = deps.tasks?.runsAsTask(def, params, ctx) === true;
   const args = params?.arguments;
   if (args !== undefined && !isObject(args)) {
     throw new ProtocolError(ErrorCode.InvalidParams, 'params.arguments must be an object');
@@ -110,7 +141,9 @@ const toolsCall: MethodHandler = async (params, ctx, deps) => {
   if (deps.guard) await deps.guard.tool(def, ctx);
   // A task answers at once with its handle: nothing to keep alive.
   if (asTask)
-    return callAsTask(def, checked.value, params, ctx, deps).catch((err) => toolCallFailure(def, ctx, err));
+    return (deps.tasks as TaskLane)
+      .start(def, checked.value, params, ctx, deps)
+      .catch((err) => toolCallFailure(def, ctx, err));
   const timeoutMs = def.spec.timeoutMs ?? deps.toolTimeoutMs;
   const stopHeartbeat = startHeartbeat(ctx, def.spec.heartbeatMs ?? deps.heartbeatMs);
   try {
@@ -303,7 +336,8 @@ const subscriptionsListen: MethodHandler = async (params, ctx, deps) => {
       (u): u is string => typeof u === 'string',
     );
   }
-  if (requested.taskIds !== undefined) filter.taskIds = await listenableTasks(requested.taskIds, ctx, deps);
+  if (requested.taskIds !== undefined)
+    filter.taskIds = deps.tasks ? await deps.tasks.listenable(requested.taskIds, ctx) : [];
   const channel = ctx.channel;
   if (!channel)
     throw new ProtocolError(ErrorCode.InternalError, 'This transport cannot hold a listen stream');
@@ -349,10 +383,11 @@ const list =
   };
 
 /**
- * The method table, a Map so that only the names it holds are served: a plain object would
- * also answer `constructor`, `toString` or `__proto__` through Object.prototype.
+ * The core method table, a Map so that only the names it holds are served: a plain object
+ * would also answer `constructor`, `toString` or `__proto__` through Object.prototype. The
+ * dispatcher adds the extensions' MethodSets to its own copy.
  */
-export const METHODS: ReadonlyMap<string, MethodHandler> = new Map<string, MethodHandler>([
+export const CORE_METHODS: ReadonlyMap<string, MethodHandler> = new Map<string, MethodHandler>([
   ['tools/list', list('tools', 'tools')],
   ['tools/call', toolsCall],
   ['resources/list', list('resources', 'resources')],
@@ -365,6 +400,4 @@ export const METHODS: ReadonlyMap<string, MethodHandler> = new Map<string, Metho
   ['completion/complete', completionComplete],
   ['logging/setLevel', loggingSetLevel],
   ['subscriptions/listen', subscriptionsListen],
-  ...Object.entries(TASK_METHODS),
-  ...Object.entries(SKILL_METHODS),
 ]);

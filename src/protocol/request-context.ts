@@ -7,6 +7,7 @@ import { type Span, trace } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { JsonObject, JsonRpcMessage, RequestId } from '../base/jsonrpc.ts';
 import type { ClientCapabilities, Implementation } from '../base/spec-types.ts';
+import { logFieldsOf, NOOP_SPAN } from '../base/trace-context.ts';
 import {
   type HttpRequestInfo,
   type Identity,
@@ -16,7 +17,6 @@ import {
 } from '../base/types.ts';
 import { ToolError } from '../registry/tool-errors.ts';
 import type { HandlerContext, InputRequest, InputRequired, JsonSchema } from '../registry/types.ts';
-import { logFieldsOf, NOOP_SPAN } from '../telemetry/trace-context.ts';
 import type { OutboundChannel } from './hub.ts';
 import type { Session } from './session.ts';
 

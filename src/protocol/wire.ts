@@ -7,7 +7,7 @@ import { ErrorCode, ProtocolError } from '../base/errors.ts';
 import { isObject, type JsonObject, type JsonRpcRequest } from '../base/jsonrpc.ts';
 import type { ClientCapabilities, Implementation } from '../base/spec-types.ts';
 import { type Headers, isLogLevel, type LogLevel } from '../base/types.ts';
-import { isModernVersion, VERSION_2026 } from './versions.ts';
+import { isModernVersion, VERSION_2026 } from '../base/versions.ts';
 
 export const META = {
   protocolVersion: 'io.modelcontextprotocol/protocolVersion',

@@ -5,7 +5,7 @@
  */
 import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../base/errors.ts';
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
-import { invalidArgsAsToolError } from '../protocol/versions.ts';
+import { invalidArgsAsToolError } from '../base/versions.ts';
 import type { ToolDefinition } from './define.ts';
 import { ToolError, toolErrorResult } from './tool-errors.ts';
 import type { ContentBlock } from './types.ts';

@@ -10,13 +10,14 @@ import { ErrorCode } from '../base/errors.ts';
 import type { Settings } from '../config/settings.ts';
 import { Hub } from '../protocol/hub.ts';
 import type { SessionStore } from '../protocol/session.ts';
-import type { SharedState, TaskBackend } from '../server.ts';
-import { createRedisLiveness, createRedisTaskBus } from '../tasks/redis-bus.ts';
-import { createRedisTaskStore } from '../tasks/redis-store.ts';
+import type { SharedState } from '../server.ts';
+import type { TaskBackend } from '../tasks/types.ts';
 import { createHubRelay } from './hub-relay.ts';
 import { createPubSub, createSubscriberClient } from './pubsub.ts';
 import { createRedisEventStore } from './redis-event-store.ts';
 import { createRedisSessionStore } from './redis-session-store.ts';
+import { createRedisLiveness, createRedisTaskBus } from './redis-task-bus.ts';
+import { createRedisTaskStore } from './redis-task-store.ts';
 import { createStoreHealth } from './store-health.ts';
 
 /** The two levels the scale-out logs at; a pino logger fits. */

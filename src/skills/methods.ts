@@ -7,7 +7,7 @@
  */
 import { ErrorCode, ProtocolError } from '../base/errors.ts';
 import type { JsonObject } from '../base/jsonrpc.ts';
-import type { MethodDeps, MethodHandler } from '../protocol/methods.ts';
+import type { MethodHandler, MethodSet } from '../protocol/methods.ts';
 import type { RequestContext } from '../protocol/request-context.ts';
 import { paginate } from '../registry/registry.ts';
 import type { SkillCatalog } from './catalog.ts';
@@ -15,12 +15,12 @@ import type { SkillCatalog } from './catalog.ts';
 export const SKILLS_EXTENSION_ID = 'io.modelcontextprotocol/skills';
 
 /** What the server declares under `capabilities.extensions` when it serves skills (settings inline, SEP-2133). */
-export const SKILLS_EXTENSION: JsonObject = Object.freeze({
+const SKILLS_EXTENSION: JsonObject = Object.freeze({
   [SKILLS_EXTENSION_ID]: { directoryRead: true },
 });
 
-function catalogFor(ctx: RequestContext, deps: MethodDeps, method: string): SkillCatalog {
-  if (deps.skills) return deps.skills;
+function catalogFor(ctx: RequestContext, catalog: SkillCatalog | undefined, method: string): SkillCatalog {
+  if (catalog) return catalog;
   throw new ProtocolError(
     ErrorCode.MethodNotFound,
     `Method not found: ${method} (this server serves no skills)`,
@@ -38,8 +38,14 @@ function uriParam(params: JsonObject | undefined): string {
   return uri;
 }
 
-const skillsList: MethodHandler = async (params, ctx, deps) => {
-  const catalog = catalogFor(ctx, deps, 'skills/list');
+/** A skills method, with the catalog it serves (undefined: no MCP_SKILLS_DIR). */
+type SkillMethod = (
+  skills: SkillCatalog | undefined,
+  ...args: Parameters<MethodHandler>
+) => Promise<JsonObject>;
+
+const skillsList: SkillMethod = async (skills, params, ctx, deps) => {
+  const catalog = catalogFor(ctx, skills, 'skills/list');
   const page = paginate(
     catalog.skills.map((s) => s.entry),
     params?.cursor,
@@ -50,8 +56,8 @@ const skillsList: MethodHandler = async (params, ctx, deps) => {
   return result;
 };
 
-const skillsGet: MethodHandler = async (params, ctx, deps) => {
-  const catalog = catalogFor(ctx, deps, 'skills/get');
+const skillsGet: SkillMethod = async (skills, params, ctx) => {
+  const catalog = catalogFor(ctx, skills, 'skills/get');
   const uri = uriParam(params);
   const skill = catalog.skill(uri);
   if (!skill) {
@@ -60,8 +66,8 @@ const skillsGet: MethodHandler = async (params, ctx, deps) => {
   return { skill: skill.entry };
 };
 
-const directoryRead: MethodHandler = async (params, ctx, deps) => {
-  const catalog = catalogFor(ctx, deps, 'resources/directory/read');
+const directoryRead: SkillMethod = async (skills, params, ctx, deps) => {
+  const catalog = catalogFor(ctx, skills, 'resources/directory/read');
   const uri = uriParam(params);
   const children = catalog.directory(uri);
   if (!children) {
@@ -76,8 +82,24 @@ const directoryRead: MethodHandler = async (params, ctx, deps) => {
   return result;
 };
 
-export const SKILL_METHODS: Readonly<Record<string, MethodHandler>> = {
+const SKILL_METHODS: Readonly<Record<string, SkillMethod>> = {
   'skills/list': skillsList,
   'skills/get': skillsGet,
   'resources/directory/read': directoryRead,
 };
+
+/**
+ * The skills methods around a catalog. Without one they are still routed, and answer that
+ * this server serves no skills (-32601; 404 on the 2026 wire); only with one is the extension
+ * declared.
+ *
+ * @example
+ * new Dispatcher({ ...options, methodSets: [skillMethods(await loadSkillCatalog(dir, logger))] });
+ */
+export function skillMethods(catalog: SkillCatalog | undefined): MethodSet {
+  const methods: Record<string, MethodHandler> = {};
+  for (const [name, method] of Object.entries(SKILL_METHODS)) {
+    methods[name] = (params, ctx, deps) => method(catalog, params, ctx, deps);
+  }
+  return catalog ? { methods, extensions: SKILLS_EXTENSION } : { methods };
+}

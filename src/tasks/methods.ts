@@ -1,6 +1,7 @@
 /**
- * The tasks surface on both wires, as method handlers the dispatcher routes to, plus the
- * `tools/call` hook that decides whether a call becomes a task.
+ * The tasks surface on both wires, as a MethodSet the dispatcher routes to, plus the
+ * TaskLane through which `tools/call` decides whether a call becomes a task (both declared in
+ * src/protocol/methods.ts, built here around one TaskEngine by the server assembly).
  *
  * 2026-07-28, extension `io.modelcontextprotocol/tasks` (SEP-2663): the server creates a task
  * for a task-enabled tool whenever the request declares the extension; `tasks/get`,
@@ -14,7 +15,7 @@
 import { ErrorCode, ProtocolError } from '../base/errors.ts';
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import { runWithInput } from '../protocol/input.ts';
-import type { MethodDeps, MethodHandler } from '../protocol/methods.ts';
+import type { MethodDeps, MethodHandler, MethodSet, TaskLane } from '../protocol/methods.ts';
 import type { RequestContext } from '../protocol/request-context.ts';
 import type { ToolDefinition } from '../registry/define.ts';
 import type { TaskEngine } from './engine.ts';
@@ -32,10 +33,10 @@ import {
 const CORE_TASKS_VERSION = '2025-11-25';
 
 /** What the server declares: `capabilities.tasks` on 2025-11-25, the extension on 2026. */
-export const TASK_CAPABILITIES_2025: JsonObject = Object.freeze({
+const TASK_CAPABILITIES_2025: JsonObject = Object.freeze({
   tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
 });
-export const TASK_EXTENSION_2026: JsonObject = Object.freeze({ [TASKS_EXTENSION]: {} });
+const TASK_EXTENSION_2026: JsonObject = Object.freeze({ [TASKS_EXTENSION]: {} });
 
 /** Whether a request's capabilities declare the tasks extension (per request, SEP-2575). */
 export function declaresTasks(capabilities: unknown): boolean {
@@ -56,14 +57,9 @@ export function missingTasksExtension(what: string): ProtocolError {
  * Whether this `tools/call` runs as a task. Throws when the tool runs only as a task and the
  * request cannot take one: -32021 on 2026, -32601 on 2025 (SEP-1686 tool-level negotiation).
  */
-export function runsAsTask(
-  def: ToolDefinition,
-  params: JsonObject | undefined,
-  ctx: RequestContext,
-  deps: MethodDeps,
-): boolean {
+function runsAsTask(def: ToolDefinition, params: JsonObject | undefined, ctx: RequestContext): boolean {
   const support = def.spec.task;
-  if (support === undefined || deps.tasks === undefined) return false;
+  if (support === undefined) return false;
   if (ctx.wire === '2026') {
     if (declaresTasks(ctx.clientCapabilities)) return true;
     if (support === 'required') throw missingTasksExtension(`Tool ${def.name} runs only as a task, which`);
@@ -90,14 +86,14 @@ function requestedTtl(task: unknown): number | undefined {
  * MRTR rounds, SEP-2663: resolved before the task exists), then creates the task and answers
  * with the handle.
  */
-export async function callAsTask(
+async function callAsTask(
+  engine: TaskEngine,
   def: ToolDefinition,
   args: unknown,
   params: JsonObject | undefined,
   ctx: RequestContext,
   deps: MethodDeps,
 ): Promise<JsonObject> {
-  const engine = deps.tasks as TaskEngine;
   let seed: Pick<TaskRecord, 'answers' | 'state'> | undefined;
   const before = def.spec.beforeTask;
   if (before) {
@@ -110,8 +106,8 @@ export async function callAsTask(
   return ctx.wire === '2026' ? created2026(record) : created2025(record);
 }
 
-/** The engine, once the request may use the tasks surface on its wire. */
-function engineFor(ctx: RequestContext, deps: MethodDeps, method: string): TaskEngine {
+/** Throws unless the request may use the tasks surface on its wire. */
+function checkSurface(ctx: RequestContext, method: string): void {
   if (ctx.wire === '2026') {
     if (!declaresTasks(ctx.clientCapabilities)) throw missingTasksExtension(method);
   } else if (ctx.protocolVersion < CORE_TASKS_VERSION || method === 'tasks/update') {
@@ -120,17 +116,24 @@ function engineFor(ctx: RequestContext, deps: MethodDeps, method: string): TaskE
       `Method not found: ${method} (not on protocol ${ctx.protocolVersion})`,
     );
   }
-  if (!deps.tasks) throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
-  return deps.tasks;
 }
 
-const tasksGet: MethodHandler = async (params, ctx, deps) => {
-  const record = await engineFor(ctx, deps, 'tasks/get').owned(params?.taskId, ctx);
+/** A tasks method, with the engine it serves. */
+type TaskMethod = (
+  engine: TaskEngine,
+  params: JsonObject | undefined,
+  ctx: RequestContext,
+  deps: MethodDeps,
+) => Promise<JsonObject>;
+
+const tasksGet: TaskMethod = async (engine, params, ctx) => {
+  checkSurface(ctx, 'tasks/get');
+  const record = await engine.owned(params?.taskId, ctx);
   return ctx.wire === '2026' ? detailed2026(record) : task2025(record);
 };
 
-const tasksUpdate: MethodHandler = async (params, ctx, deps) => {
-  const engine = engineFor(ctx, deps, 'tasks/update');
+const tasksUpdate: TaskMethod = async (engine, params, ctx) => {
+  checkSurface(ctx, 'tasks/update');
   const record = await engine.owned(params?.taskId, ctx);
   if (!isObject(params?.inputResponses)) {
     throw new ProtocolError(
@@ -143,8 +146,8 @@ const tasksUpdate: MethodHandler = async (params, ctx, deps) => {
   return {};
 };
 
-const tasksCancel: MethodHandler = async (params, ctx, deps) => {
-  const engine = engineFor(ctx, deps, 'tasks/cancel');
+const tasksCancel: TaskMethod = async (engine, params, ctx) => {
+  checkSurface(ctx, 'tasks/cancel');
   const { record, changed } = await engine.cancel(String(params?.taskId ?? ''), ctx);
   // SEP-2663: an empty acknowledgement, idempotent on terminal tasks.
   if (ctx.wire === '2026') return {};
@@ -157,12 +160,13 @@ const tasksCancel: MethodHandler = async (params, ctx, deps) => {
   return task2025(record);
 };
 
-const tasksList: MethodHandler = async (params, ctx, deps) => {
+const tasksList: TaskMethod = async (engine, params, ctx, deps) => {
   const cursor = params?.cursor;
   if (cursor !== undefined && typeof cursor !== 'string') {
     throw new ProtocolError(ErrorCode.InvalidParams, 'params.cursor must be a string');
   }
-  const page = await engineFor(ctx, deps, 'tasks/list').list(ctx, cursor, deps.pageSize);
+  checkSurface(ctx, 'tasks/list');
+  const page = await engine.list(ctx, cursor, deps.pageSize);
   const result: JsonObject = { tasks: page.tasks.map(task2025) };
   if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
   return result;
@@ -173,8 +177,8 @@ const tasksList: MethodHandler = async (params, ctx, deps) => {
  * returned. While the task waits for input, its requests go to the client on this request's
  * stream (tagged with the task) and the answers resume it.
  */
-const tasksResult: MethodHandler = async (params, ctx, deps) => {
-  const engine = engineFor(ctx, deps, 'tasks/result');
+const tasksResult: TaskMethod = async (engine, params, ctx, deps) => {
+  checkSurface(ctx, 'tasks/result');
   for (;;) {
     const record = await engine.owned(params?.taskId, ctx);
     const { taskId } = record;
@@ -230,22 +234,49 @@ async function deliverInput(engine: TaskEngine, record: TaskRecord, ctx: Request
  * The `taskIds` of a `subscriptions/listen` request that the stream will follow: the caller's
  * own tasks among them. SEP-2663: asking without the extension is -32021.
  */
-export async function listenableTasks(
+async function listenableTasks(
+  engine: TaskEngine,
   requested: unknown,
   ctx: RequestContext,
-  deps: MethodDeps,
 ): Promise<string[]> {
   if (!declaresTasks(ctx.clientCapabilities)) throw missingTasksExtension('Task status notifications');
   if (!Array.isArray(requested) || !requested.every((id) => typeof id === 'string')) {
     throw new ProtocolError(ErrorCode.InvalidParams, 'notifications.taskIds must be an array of task ids');
   }
-  return deps.tasks ? deps.tasks.ownedAmong(requested, ctx) : [];
+  return engine.ownedAmong(requested, ctx);
 }
 
-export const TASK_METHODS: Readonly<Record<string, MethodHandler>> = {
+const TASK_METHODS: Readonly<Record<string, TaskMethod>> = {
   'tasks/get': tasksGet,
   'tasks/update': tasksUpdate,
   'tasks/cancel': tasksCancel,
   'tasks/result': tasksResult,
   'tasks/list': tasksList,
 };
+
+/**
+ * The tasks methods around one engine, and what the server declares for them.
+ *
+ * @example
+ * new Dispatcher({ ...options, methodSets: [taskMethods(engine)], tasks: taskLane(engine) });
+ */
+export function taskMethods(engine: TaskEngine): MethodSet {
+  const methods: Record<string, MethodHandler> = {};
+  for (const [name, method] of Object.entries(TASK_METHODS)) {
+    methods[name] = (params, ctx, deps) => method(engine, params, ctx, deps);
+  }
+  return {
+    methods,
+    extensions2026: TASK_EXTENSION_2026,
+    capabilities2025: { since: CORE_TASKS_VERSION, capabilities: TASK_CAPABILITIES_2025 },
+  };
+}
+
+/** How `tools/call` and `subscriptions/listen` reach the engine. */
+export function taskLane(engine: TaskEngine): TaskLane {
+  return {
+    runsAsTask,
+    start: (def, args, params, ctx, deps) => callAsTask(engine, def, args, params, ctx, deps),
+    listenable: (requested, ctx) => listenableTasks(engine, requested, ctx),
+  };
+}

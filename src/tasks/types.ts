@@ -103,5 +103,16 @@ export interface ReplicaLiveness {
   close(): Promise<void>;
 }
 
+/** Where tasks live and how replicas hear of them: memory on one replica, Redis across several. */
+export interface TaskBackend {
+  readonly store: TaskStore;
+  readonly bus: TaskBus;
+  readonly liveness?: ReplicaLiveness;
+  /** Clock for task timestamps (tests pass a fake one, with the store's). */
+  readonly now?: () => number;
+  /** Releases what the backend holds; absent when its owner (the scale-out) does that. */
+  close?(): Promise<void>;
+}
+
 /** An input request as a task stores it (the type the handler built). */
 export type { InputRequest };

@@ -8,8 +8,8 @@ import { createRequire } from 'node:module';
 import { isatty } from 'node:tty';
 import { type DestinationStream, type LevelWithSilent, type Logger, pino } from 'pino';
 import { InternalCode, ToolkitError } from '../base/errors.ts';
+import type { TraceLogFields } from '../base/trace-context.ts';
 import { REDACT_PATHS, REDACTED, redactArgs, redactSecrets } from './redaction.ts';
-import type { TraceLogFields } from './trace-context.ts';
 
 export type LogFormat = 'auto' | 'json' | 'pretty';
 

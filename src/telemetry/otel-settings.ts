@@ -14,8 +14,8 @@
  * `OTEL_EXPORTER_OTLP_TRACES_*`, wins over the generic `OTEL_EXPORTER_OTLP_*`).
  */
 import { z } from 'zod';
+import { describeIssues } from '../base/env.ts';
 import { InternalCode, ToolkitError } from '../base/errors.ts';
-import { describeIssues, type Settings } from '../config/settings.ts';
 
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
 export type SamplerName =
@@ -35,6 +35,14 @@ export interface OtlpTarget {
   readonly headers: Readonly<Record<string, string>>;
   readonly compression: 'gzip' | 'none';
   readonly timeoutMs: number;
+}
+
+/** The parsed `MCP_*` settings tracing reads (src/config/settings.ts gives them). */
+export interface TracingSettings {
+  readonly MCP_OTEL_ENDPOINT?: string | undefined;
+  readonly MCP_OTEL_SERVICE_NAME?: string | undefined;
+  readonly MCP_OTEL_SAMPLE_RATIO?: number | undefined;
+  readonly MCP_SERVER_NAME: string;
 }
 
 /** Everything tracing and metrics need, resolved from MCP_OTEL_* and OTEL_* variables. */
@@ -292,10 +300,7 @@ function target(
  */
 export function parseTracingConfig(
   env: Readonly<Record<string, string | undefined>>,
-  settings: Pick<
-    Settings,
-    'MCP_OTEL_ENDPOINT' | 'MCP_OTEL_SERVICE_NAME' | 'MCP_OTEL_SAMPLE_RATIO' | 'MCP_SERVER_NAME'
-  >,
+  settings: TracingSettings,
   serviceVersion: string,
 ): TracingConfig {
   const picked: Record<string, string | undefined> = {};

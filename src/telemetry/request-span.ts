@@ -21,6 +21,7 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
+import { logFieldsOf, type TraceLogFields } from '../base/trace-context.ts';
 import type { OwnedSdk } from './sdk-pipeline.ts';
 import {
   Attr,
@@ -31,7 +32,6 @@ import {
   Metric,
   spanName,
 } from './semconv.ts';
-import { logFieldsOf, type TraceLogFields } from './trace-context.ts';
 import type { RequestSpan, SpanOutcome, Telemetry } from './tracing.ts';
 
 const SCOPE = 'mcp-toolkit';

@@ -11,13 +11,13 @@
  * call is a no-op.
  */
 import { type Context, ROOT_CONTEXT, type Span, trace } from '@opentelemetry/api';
+import { NOOP_SPAN, type TraceLogFields } from '../base/trace-context.ts';
 import type { TracingConfig } from './otel-settings.ts';
 import type { RefusalInfo, RequestSpanInfo, SessionInfo } from './request-span.ts';
 import type { ExportErrorHandler } from './sdk-pipeline.ts';
-import { NOOP_SPAN, type TraceLogFields } from './trace-context.ts';
 
+export { NOOP_SPAN, type TraceLogFields } from '../base/trace-context.ts';
 export type { RefusalInfo, RequestSpanInfo, SessionInfo } from './request-span.ts';
-export { NOOP_SPAN, type TraceLogFields } from './trace-context.ts';
 
 /** How a request ended. */
 export interface SpanOutcome {

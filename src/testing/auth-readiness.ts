@@ -11,7 +11,7 @@
 import { discoveryUrls } from '../auth/discovery.ts';
 import { RESOURCE_METADATA_WELL_KNOWN, resourceMetadataUrl } from '../auth/resource-metadata.ts';
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
-import { LATEST_2025 } from '../protocol/versions.ts';
+import { LATEST_2025 } from '../base/versions.ts';
 import { PACKAGE_VERSION } from '../server.ts';
 import type { CheckId } from './check-catalog.ts';
 import { type ConformanceCheck, Recorder } from './conformance-recorder.ts';

@@ -4,7 +4,7 @@
  * command, a URL) and printed as a checklist with a total.
  */
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
-import { VERSION_2026 } from '../protocol/versions.ts';
+import { VERSION_2026 } from '../base/versions.ts';
 import { CHECKS, type CheckId } from './check-catalog.ts';
 import { closingLine } from './cli-report.ts';
 import { checkPrompts, checkResources, checkTools } from './conformance-features.ts';

@@ -6,7 +6,7 @@
  */
 import { ErrorCode } from '../base/errors.ts';
 import { isObject, type JsonObject, type RequestId } from '../base/jsonrpc.ts';
-import { LATEST_2025, VERSION_2026 } from '../protocol/versions.ts';
+import { LATEST_2025, VERSION_2026 } from '../base/versions.ts';
 import { META } from '../protocol/wire.ts';
 import { PACKAGE_VERSION } from '../server.ts';
 import { type Answer, describeAnswer, type RpcError } from './answer.ts';

@@ -8,12 +8,12 @@ import { ErrorCode } from '../base/errors.ts';
 import type { JsonObject, JsonRpcMessage, JsonRpcResponse, RequestId } from '../base/jsonrpc.ts';
 import type { ClientCapabilities } from '../base/spec-types.ts';
 import type { Identity } from '../base/types.ts';
+import { LATEST_2025, VERSION_2026 } from '../base/versions.ts';
 import { parseSettings } from '../config/settings.ts';
-import type { PluginDefinition } from '../plugin.ts';
+import type { LoadedPlugin, PluginDefinition } from '../plugin.ts';
 import { loadPlugins, parsePluginSettings } from '../plugin-loader.ts';
-import { LATEST_2025, VERSION_2026 } from '../protocol/versions.ts';
 import { META } from '../protocol/wire.ts';
-import { createServer, type LoadedPlugin, type McpServer } from '../server.ts';
+import { createServer, type McpServer } from '../server.ts';
 import { type Connection, createConnection } from '../transports/connection.ts';
 
 /** A JSON-RPC error answered by the server. */

@@ -10,7 +10,7 @@ import type { Identity } from '../base/types.ts';
 import { ClientPresence } from '../protocol/exchange.ts';
 import type { OutboundChannel } from '../protocol/hub.ts';
 import { newSession } from '../protocol/session.ts';
-import type { McpServer } from '../server.ts';
+import type { ConnectionDeps } from './deps.ts';
 
 export interface Connection {
   /** Handles one parsed message or batch; replies go to `send`. */
@@ -24,7 +24,7 @@ export interface Connection {
 }
 
 export function createConnection(
-  server: McpServer,
+  server: ConnectionDeps,
   send: (message: JsonRpcMessage | JsonRpcMessage[]) => void,
   options: { identity?: Identity; transport?: 'stdio' | 'http' } = {},
 ): Connection {

@@ -7,8 +7,8 @@
 import type { Readable, Writable } from 'node:stream';
 import { encodeMessage, errorResponse, type JsonRpcMessage, logEncodeFailure } from '../base/jsonrpc.ts';
 import { Refusal } from '../base/refusals.ts';
-import type { McpServer } from '../server.ts';
 import { createConnection } from './connection.ts';
+import type { ConnectionDeps } from './deps.ts';
 
 export interface StdioOptions {
   input?: Readable;
@@ -40,7 +40,7 @@ export function guardProcessStdout(): (chunk: string) => boolean {
   return realWrite;
 }
 
-export function serveStdio(server: McpServer, options: StdioOptions): StdioHandle {
+export function serveStdio(server: ConnectionDeps, options: StdioOptions): StdioHandle {
   const input = options.input ?? process.stdin;
   let write: (chunk: string) => boolean;
   if (options.write) {

@@ -3,8 +3,9 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { renderSettingsTable } from '../../scripts/settings-table.ts';
+import { maskSecret } from '../../src/base/env.ts';
 import { InternalCode, ToolkitError } from '../../src/base/errors.ts';
-import { maskSecret, parseSettings, SETTING_NAMES } from '../../src/config/settings.ts';
+import { parseSettings, SETTING_NAMES } from '../../src/config/settings.ts';
 
 test('defaults: stdio, 127.0.0.1:8000/mcp, the filesystem plugin; the result is frozen', () => {
   const s = parseSettings({});

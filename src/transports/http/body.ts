@@ -6,10 +6,10 @@
 import type { FastifyInstance } from 'fastify';
 import { Refusal } from '../../base/refusals.ts';
 import { scanJson } from '../../protocol/json-limits.ts';
-import type { McpServer } from '../../server.ts';
+import type { HttpDeps } from '../deps.ts';
 import { sendError } from './send-error.ts';
 
-export function installBodyHandling(app: FastifyInstance, server: McpServer, maxBody: number): void {
+export function installBodyHandling(app: FastifyInstance, server: HttpDeps, maxBody: number): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     'application/json',

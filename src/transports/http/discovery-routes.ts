@@ -18,16 +18,16 @@ import {
 } from '../../discovery/catalog.ts';
 import { LANDING_PAGE_CSP, renderLandingPage } from '../../discovery/landing-page.ts';
 import { buildServerCard, SERVER_CARD_MEDIA_TYPE } from '../../discovery/server-card.ts';
-import { describeServer, type ServerDescription } from '../../discovery/server-description.ts';
+import type { ServerDescription } from '../../discovery/server-description.ts';
 import { rateLimitError } from '../../ratelimit/errors.ts';
 import { clientKey } from '../../ratelimit/limiter.ts';
-import type { McpServer } from '../../server.ts';
+import type { HttpDeps } from '../deps.ts';
 import { refuse } from './edge.ts';
 import { createHostGuard } from './guards.ts';
 import { sendError } from './send-error.ts';
 
 export interface DiscoveryRoutesOptions {
-  server: McpServer;
+  server: HttpDeps;
   settings: Settings;
 }
 
@@ -141,8 +141,7 @@ export async function discoveryRoutes(app: FastifyInstance, options: DiscoveryRo
     );
   });
 
-  const describe = (req: FastifyRequest): ServerDescription =>
-    describeServer(server, requestBaseUrl(req, settings));
+  const describe = (req: FastifyRequest): ServerDescription => server.describe(requestBaseUrl(req, settings));
 
   const cardPath = new URL(serverCardUrl(`http://x${settings.MCP_HTTP_PATH}`)).pathname;
   const documents: {

@@ -13,8 +13,8 @@ import { Refusal } from '../../base/refusals.ts';
 import type { Identity } from '../../base/types.ts';
 import { rateLimitError } from '../../ratelimit/errors.ts';
 import { clientKey } from '../../ratelimit/limiter.ts';
-import type { McpServer } from '../../server.ts';
 import { requestLogLine } from '../../telemetry/logger.ts';
+import type { HttpDeps } from '../deps.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -62,7 +62,7 @@ function errorOf(payload: unknown): { code?: number; message?: string } {
 
 /** Records a refusal the edge sends: its span (in the caller's trace), count and log line. */
 function recordEdgeRefusal(
-  server: McpServer,
+  server: HttpDeps,
   req: FastifyRequest,
   reply: FastifyReply,
   status: number,
@@ -95,7 +95,7 @@ function recordEdgeRefusal(
 
 /** The onSend side: refusals sent with `sendError` (Host, Origin, 413, 415) and the dispatcher's. */
 function recordSentRefusal(
-  server: McpServer,
+  server: HttpDeps,
   req: FastifyRequest,
   reply: FastifyReply,
   payload: unknown,
@@ -115,7 +115,7 @@ function recordSentRefusal(
 
 /** Sends a refusal as a JSON-RPC error with its status and headers, and records it. */
 export function refuse(
-  server: McpServer,
+  server: HttpDeps,
   req: FastifyRequest,
   reply: FastifyReply,
   err: ProtocolError,
@@ -150,7 +150,7 @@ function costOf(body: unknown): number {
   return isRequest(body) ? 1 : 0;
 }
 
-export function installEdge(app: FastifyInstance, server: McpServer): void {
+export function installEdge(app: FastifyInstance, server: HttpDeps): void {
   app.decorateRequest('mcpIdentity', undefined);
   app.decorateRequest('mcpDispatched', false);
   // Every refusal of this scope passes here when it is sent, whoever refused it (the Host and

@@ -11,8 +11,8 @@ import type { FastifyInstance } from 'fastify';
 import type { ProtocolError } from '../../base/errors.ts';
 import { encodeMessage, errorResponse } from '../../base/jsonrpc.ts';
 import { Refusal } from '../../base/refusals.ts';
-import type { McpServer } from '../../server.ts';
 import { requestLogLine } from '../../telemetry/logger.ts';
+import type { HttpDeps } from '../deps.ts';
 import { refuse } from './edge.ts';
 
 /** Node's error codes to our refusal, the status line's reason phrase and `error.type`. */
@@ -36,7 +36,7 @@ const BAD_REQUEST = { refusal: Refusal.badHttpRequest, phrase: 'Bad Request', re
  * for a request Node could not parse.
  */
 export function clientErrorHandler(
-  server: McpServer,
+  server: HttpDeps,
 ): (err: Error & { code?: string }, socket: Socket) => void {
   return (err, socket) => {
     // A connection the client reset has nobody left to answer.
@@ -73,7 +73,7 @@ export function clientErrorHandler(
  * for requests that arrive once shutdown has begun. Registered at the root, before anything
  * else, so the 503 also covers the probes (a load balancer then stops sending here).
  */
-export function installFallbackRefusals(app: FastifyInstance, server: McpServer, mcpPath: string): void {
+export function installFallbackRefusals(app: FastifyInstance, server: HttpDeps, mcpPath: string): void {
   let closing = false;
   app.addHook('preClose', (done) => {
     closing = true;

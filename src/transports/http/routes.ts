@@ -14,13 +14,13 @@ import {
   logEncodeFailure,
 } from '../../base/jsonrpc.ts';
 import { Refusal } from '../../base/refusals.ts';
+import { SUPPORTED_VERSIONS } from '../../base/versions.ts';
 import type { Settings } from '../../config/settings.ts';
 import { ClientPresence, type Exchange } from '../../protocol/exchange.ts';
 import type { OutboundChannel } from '../../protocol/hub.ts';
 import type { Session } from '../../protocol/session.ts';
-import { SUPPORTED_VERSIONS } from '../../protocol/versions.ts';
 import { header, isModernRequest } from '../../protocol/wire.ts';
-import type { McpServer } from '../../server.ts';
+import type { HttpDeps } from '../deps.ts';
 import { installBodyHandling } from './body.ts';
 import { installEdge } from './edge.ts';
 import { createMemoryEventStore, type EventStore } from './event-store.ts';
@@ -30,7 +30,7 @@ import { sendError } from './send-error.ts';
 import { followStored, replayFinished, SseStream } from './sse.ts';
 
 export interface McpRoutesOptions {
-  server: McpServer;
+  server: HttpDeps;
   settings: Settings;
   eventStore?: EventStore;
 }
@@ -79,7 +79,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
   const guard = createHostGuard(settings);
   const store =
     options.eventStore ??
-    server.shared?.eventStore ??
+    server.eventStore ??
     createMemoryEventStore({ retention: settings.MCP_EVENT_RETENTION });
   /** Live POST streams by id, so a GET with Last-Event-ID can re-attach. */
   const live = new Map<string, { stream: SseStream; sessionId: string }>();

@@ -12,7 +12,7 @@ import {
   resourceUrls,
 } from '../../auth/resource-metadata.ts';
 import type { Settings } from '../../config/settings.ts';
-import type { McpServer } from '../../server.ts';
+import type { CheckResult, HttpDeps } from '../deps.ts';
 import { discoveryRoutes } from './discovery-routes.ts';
 import { clientErrorHandler, installFallbackRefusals } from './fallback-refusals.ts';
 import { mcpRoutes } from './routes.ts';
@@ -35,62 +35,18 @@ export function publicBaseUrl(settings: Settings, port = settings.MCP_HTTP_PORT)
 
 export interface Readiness {
   ready: boolean;
-  checks: Record<string, { ok: boolean; detail?: string }>;
+  checks: Record<string, CheckResult>;
 }
 
-/** What /readyz reports: the plugins' checks, the rate-limit store, the shared state (Redis), the OAuth issuer's keys, shutdown. */
-export async function readiness(server: McpServer, closing: boolean): Promise<Readiness> {
-  const checks: Readiness['checks'] = {};
+/** What /readyz reports: the server's checks (wired where it is assembled), and shutdown. */
+export async function readiness(server: HttpDeps, closing: boolean): Promise<Readiness> {
+  const checks: Record<string, CheckResult> = {};
   if (closing) checks.shutdown = { ok: false, detail: 'shutting down' };
-  if (server.limiter) {
-    const h = server.limiter.health();
-    checks.rateLimit = h.degraded ? { ok: h.ok, detail: h.degraded } : { ok: h.ok };
-  }
-  if (server.shared) checks.sharedState = server.shared.health();
-  if (server.auth) {
-    try {
-      await server.auth.ready();
-      checks.auth = { ok: true };
-    } catch (err) {
-      checks.auth = { ok: false, detail: (err as Error).message };
-    }
-  }
-  for (const [name, check] of Object.entries(await pluginChecks(server))) checks[name] = check;
+  Object.assign(checks, await server.readiness());
   return { ready: Object.values(checks).every((c) => c.ok), checks };
 }
 
-/** How long a plugin's doctor result answers /readyz before its checks run again. */
-const PLUGIN_CHECK_TTL_MS = 10_000;
-const pluginCheckCache = new WeakMap<McpServer, { at: number; checks: Readiness['checks'] }>();
-
-/**
- * Each plugin's own `doctor` checks (the filesystem root still there and writable, say), run
- * at most every 10 s so a busy probe does not turn into a disk or network load.
- */
-async function pluginChecks(server: McpServer): Promise<Readiness['checks']> {
-  const cached = pluginCheckCache.get(server);
-  if (cached && Date.now() - cached.at < PLUGIN_CHECK_TTL_MS) return cached.checks;
-  const checks: Readiness['checks'] = {};
-  for (const { definition, settings } of server.plugins) {
-    if (!definition.doctor) continue;
-    try {
-      const failed = (await definition.doctor(settings)).filter((c) => !c.ok);
-      checks[`plugin:${definition.name}`] =
-        failed.length === 0
-          ? { ok: true }
-          : {
-              ok: false,
-              detail: failed.map((c) => (c.detail ? `${c.name}: ${c.detail}` : c.name)).join('; '),
-            };
-    } catch (err) {
-      checks[`plugin:${definition.name}`] = { ok: false, detail: (err as Error).message };
-    }
-  }
-  pluginCheckCache.set(server, { at: Date.now(), checks });
-  return checks;
-}
-
-export async function buildHttpApp(server: McpServer, settings: Settings): Promise<FastifyInstance> {
+export async function buildHttpApp(server: HttpDeps, settings: Settings): Promise<FastifyInstance> {
   const app = Fastify({
     logger: false,
     bodyLimit: settings.MCP_MAX_BODY_BYTES,
@@ -139,13 +95,10 @@ export async function buildHttpApp(server: McpServer, settings: Settings): Promi
       mcpPath: settings.MCP_HTTP_PATH,
       audience: settings.MCP_OAUTH_AUDIENCE,
     });
-    const toolScopes = server.registry
-      .toolListing()
-      .flatMap((t) => server.registry.tool(String(t.name))?.spec.scopes ?? []);
     const document = protectedResourceMetadata({
       resource: urls.resource,
       authorizationServers: [settings.MCP_OAUTH_ISSUER],
-      scopesSupported: [...new Set([...settings.MCP_OAUTH_SCOPES, ...toolScopes])],
+      scopesSupported: [...new Set([...settings.MCP_OAUTH_SCOPES, ...server.toolScopes()])],
     });
     app.get(resourceMetadataPath(settings.MCP_HTTP_PATH), async () => document);
     // Hosted connectors probe the root well-known URL too (RFC 9728 §3.1 allows either); one endpoint, one document.
@@ -157,7 +110,7 @@ export async function buildHttpApp(server: McpServer, settings: Settings): Promi
   return app;
 }
 
-export async function startHttp(server: McpServer, settings: Settings): Promise<HttpHandle> {
+export async function startHttp(server: HttpDeps, settings: Settings): Promise<HttpHandle> {
   const app = await buildHttpApp(server, settings);
   await app.listen({ host: settings.MCP_HTTP_HOST, port: settings.MCP_HTTP_PORT });
   const address = app.server.address();

@@ -17,10 +17,10 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { Refusal } from '../base/refusals.ts';
-import { replyValues } from '../scale/replies.ts';
-import { recorded, type StoreHealth } from '../scale/store-health.ts';
-import { decodeOffset, encodeOffset } from './memory-store.ts';
-import type { TaskRecord, TaskStore } from './types.ts';
+import { decodeOffset, encodeOffset } from '../tasks/memory-store.ts';
+import type { TaskRecord, TaskStore } from '../tasks/types.ts';
+import { replyValues } from './replies.ts';
+import { recorded, type StoreHealth } from './store-health.ts';
 
 export interface RedisTaskStoreOptions {
   redis: Redis;

@@ -13,8 +13,8 @@
  * finish, and is marked `failed` by the first replica that reads it.
  */
 import type { Redis } from 'ioredis';
-import type { PubSub } from '../scale/pubsub.ts';
-import type { ReplicaLiveness, TaskBus, TaskEvent } from './types.ts';
+import type { ReplicaLiveness, TaskBus, TaskEvent } from '../tasks/types.ts';
+import type { PubSub } from './pubsub.ts';
 
 export interface BusLogger {
   warn(obj: object, msg: string): void;
