@@ -6,14 +6,14 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Authenticator } from './auth/types.ts';
 import { InternalCode, ToolkitError } from './base/errors.ts';
-import { type JsonObject, notification } from './base/jsonrpc.ts';
+import { notification } from './base/jsonrpc.ts';
 import type { Settings } from './config/settings.ts';
 import { describeServer } from './discovery/server-description.ts';
 import { composeInstructions, type LoadedPlugin, type PluginApp } from './plugin.ts';
 import { ownedRegistry, registerPlugin } from './plugin-register.ts';
 import { Dispatcher, type DispatcherOptions } from './protocol/dispatcher.ts';
 import { Hub } from './protocol/hub.ts';
-import type { CallGuard } from './protocol/methods.ts';
+import { createInputRounds } from './protocol/input.ts';
 import { checkMiddleware, type Middleware } from './protocol/middleware.ts';
 import type { RequestContext } from './protocol/request-context.ts';
 import { createMemorySessionStore, type SessionStore } from './protocol/session.ts';
@@ -22,6 +22,7 @@ import { rateLimitError } from './ratelimit/errors.ts';
 import { clientKey, type RateLimiter } from './ratelimit/limiter.ts';
 import { createReadiness } from './readiness.ts';
 import { appsExtension, checkAppLinks } from './registry/apps.ts';
+import { type CallContext, Caller, type CallGuard } from './registry/call.ts';
 import { type ListKind, Registry } from './registry/registry.ts';
 import { createVisibility, type Visibility } from './registry/visibility.ts';
 import { loadSkillCatalog, type SkillCatalog } from './skills/catalog.ts';
@@ -102,7 +103,7 @@ export interface CreateServerOptions {
  */
 function callGuard(auth: Authenticator | undefined, limiter: RateLimiter | undefined): CallGuard | undefined {
   if (!auth && !limiter) return undefined;
-  const checkScopes = (scopes: readonly string[] | undefined, ctx: RequestContext) => {
+  const checkScopes = (scopes: readonly string[] | undefined, ctx: CallContext) => {
     if (auth && ctx.identity && scopes && scopes.length > 0) auth.checkScopes(ctx.identity, scopes);
   };
   return {
@@ -232,7 +233,15 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
   checkAppLinks(registry);
   const instructions = composeInstructions(settings.MCP_SERVER_INSTRUCTIONS, options.plugins);
   const taskBackend: TaskBackend = options.tasks ?? memoryTaskBackend();
+  // The one call wrapper: the guard, the deadlines and the input rounds, given once here.
+  const caller = new Caller<RequestContext>({
+    guard: callGuard(options.auth, options.limiter),
+    input: createInputRounds({ hub, codec, inputTimeoutMs: settings.MCP_INPUT_TIMEOUT_MS }),
+    toolTimeoutMs: settings.MCP_TOOL_TIMEOUT_MS,
+    heartbeatMs: settings.MCP_PROGRESS_HEARTBEAT_MS,
+  });
   const tasks = new TaskEngine({
+    caller,
     registry,
     hub,
     sessions,
@@ -249,19 +258,16 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     registry,
     sessions,
     hub,
-    codec,
     logger,
     serverInfo: { name: settings.MCP_SERVER_NAME, version: PACKAGE_VERSION },
     instructions,
     extensions: appsExtension(registry),
-    toolTimeoutMs: settings.MCP_TOOL_TIMEOUT_MS,
+    caller,
     inputTimeoutMs: settings.MCP_INPUT_TIMEOUT_MS,
     pageSize: settings.MCP_PAGE_SIZE,
     maxBatch: settings.MCP_MAX_BATCH,
     maxJsonDepth: settings.MCP_MAX_JSON_DEPTH,
-    guard: callGuard(options.auth, options.limiter),
     visible: visibility(options.auth, settings),
-    heartbeatMs: settings.MCP_PROGRESS_HEARTBEAT_MS,
     middleware,
     observe: options.observe,
     methodSets: [taskMethods(tasks), skillMethods(skills)],

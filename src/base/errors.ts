@@ -105,3 +105,19 @@ export class ToolkitError extends Error {
     this.code = code;
   }
 }
+
+/**
+ * The client answered a server-to-client request with a JSON-RPC error (it refused, or does
+ * not support it). Not a ProtocolError: the call behind it decides what that means (a tool
+ * reports it as an isError result, so the model sees the refusal).
+ */
+export class ClientAnswerError extends Error {
+  readonly code: number;
+  constructor(method: string, error: { code?: number; message?: string }) {
+    super(
+      `the client answered ${method} with an error: ${error.message ?? 'no message'} (${error.code ?? '?'})`,
+    );
+    this.name = 'ClientAnswerError';
+    this.code = error.code ?? ErrorCode.InternalError;
+  }
+}

@@ -19,8 +19,8 @@ import {
 import { Refusal } from '../base/refusals.ts';
 import type { ClientCapabilities, Implementation } from '../base/spec-types.ts';
 import { allowsBatches, negotiateVersion, SUPPORTED_VERSIONS, VERSION_2026 } from '../base/versions.ts';
-import { toolFailure } from '../registry/call-tool.ts';
 import type { Registry } from '../registry/registry.ts';
+import { toolFailure } from '../registry/results.ts';
 import { ALL_VISIBLE, type Visibility } from '../registry/visibility.ts';
 import type { Exchange, Reply, RequestObserver } from './exchange.ts';
 import type { Hub } from './hub.ts';
@@ -42,7 +42,6 @@ import {
 } from './middleware.ts';
 import { RequestContext } from './request-context.ts';
 import type { SessionStore } from './session.ts';
-import type { StateCodec } from './state-codec.ts';
 import {
   checkParamHeaders,
   checkRoutingHeaders,
@@ -56,23 +55,21 @@ export interface DispatcherOptions {
   registry: Registry;
   sessions: SessionStore;
   hub: Hub;
-  codec: StateCodec;
   logger: Logger;
   serverInfo: { name: string; version: string; title?: string };
   instructions?: string;
   /** `capabilities.extensions` to advertise on both wires (e.g. MCP Apps), beside SERVER_CAPABILITIES. */
   extensions?: JsonObject;
-  toolTimeoutMs: number;
+  /** The call wrapper, with the guard and the deadlines (src/registry/call.ts). */
+  caller: MethodDeps['caller'];
+  /** How long a 2025-wire server-to-client request waits for its answer. */
   inputTimeoutMs: number;
   pageSize: number;
   maxBatch: number;
   /** Deepest nesting of objects and arrays a message may have (MCP_MAX_JSON_DEPTH). */
   maxJsonDepth: number;
-  guard?: MethodDeps['guard'];
   /** Who may see and use what (default: everything visible). */
   visible?: Visibility;
-  /** MCP_PROGRESS_HEARTBEAT_MS (default 0: off). */
-  heartbeatMs?: number;
   /** Middleware from the plugins' `app.use`, in registration order. */
   middleware?: readonly Middleware[];
   /** Observes every request's outcome (logs, spans, metrics); must not throw. */
@@ -139,13 +136,8 @@ export class Dispatcher {
   readonly #capabilities2026: JsonObject;
 
   constructor(options: DispatcherOptions) {
-    if (
-      !(options.maxBatch > 0) ||
-      !(options.pageSize > 0) ||
-      !(options.toolTimeoutMs > 0) ||
-      !(options.maxJsonDepth > 0)
-    ) {
-      throw new RangeError('Dispatcher: maxBatch, pageSize, toolTimeoutMs and maxJsonDepth must be positive');
+    if (!(options.maxBatch > 0) || !(options.pageSize > 0) || !(options.maxJsonDepth > 0)) {
+      throw new RangeError('Dispatcher: maxBatch, pageSize and maxJsonDepth must be positive');
     }
     this.#o = options;
     const sets = options.methodSets ?? [];
@@ -159,13 +151,10 @@ export class Dispatcher {
       registry: options.registry,
       hub: options.hub,
       sessions: options.sessions,
-      codec: options.codec,
+      caller: options.caller,
       inputTimeoutMs: options.inputTimeoutMs,
-      toolTimeoutMs: options.toolTimeoutMs,
       pageSize: options.pageSize,
-      guard: options.guard,
       visible: options.visible ?? ALL_VISIBLE,
-      heartbeatMs: options.heartbeatMs ?? 0,
       tasks: options.tasks,
     };
     // Some extensions exist on 2026 only (the tasks extension; 2025-11-25 has core tasks).

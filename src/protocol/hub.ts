@@ -7,7 +7,7 @@
  * what no local party takes to the other replicas, and `receive` takes what they relay.
  */
 
-import { ErrorCode, InternalCode, ToolkitError } from '../base/errors.ts';
+import { ClientAnswerError, InternalCode, ToolkitError } from '../base/errors.ts';
 import type { JsonObject, JsonRpcMessage, JsonRpcResponse, RequestId } from '../base/jsonrpc.ts';
 import type { ListKind } from '../registry/registry.ts';
 import type { Session } from './session.ts';
@@ -74,22 +74,6 @@ interface Pending {
   method: string;
   resolve(result: JsonObject): void;
   reject(error: Error): void;
-}
-
-/**
- * The client answered a server-to-client request with a JSON-RPC error (it refused, or does
- * not support it). Not a ProtocolError: the call behind it decides what that means (a tool
- * reports it as an isError result, so the model sees the refusal).
- */
-export class ClientAnswerError extends Error {
-  readonly code: number;
-  constructor(method: string, error: { code?: number; message?: string }) {
-    super(
-      `the client answered ${method} with an error: ${error.message ?? 'no message'} (${error.code ?? '?'})`,
-    );
-    this.name = 'ClientAnswerError';
-    this.code = error.code ?? ErrorCode.InternalError;
-  }
 }
 
 export class Hub {

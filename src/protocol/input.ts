@@ -11,9 +11,11 @@
 
 import { ErrorCode, ProtocolError } from '../base/errors.ts';
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
+import type { InputRounds } from '../registry/call.ts';
+import { isInputRequired } from '../registry/results.ts';
 import type { InputRequest, InputRequired } from '../registry/types.ts';
 import type { Hub } from './hub.ts';
-import { isInputRequired, type RequestContext } from './request-context.ts';
+import type { RequestContext } from './request-context.ts';
 import type { StateCodec } from './state-codec.ts';
 
 const CAPABILITY_OF: Record<InputRequest['method'], 'elicitation' | 'sampling' | 'roots'> = {
@@ -136,4 +138,14 @@ export async function runWithInput<T>(
     ctx.inputResponses = byKey;
     ctx.requestState = out.state;
   }
+}
+
+/**
+ * The input rounds the call wrapper (src/registry/call.ts) runs handlers in.
+ *
+ * @example
+ * new Caller({ input: createInputRounds({ hub, codec, inputTimeoutMs: 300_000 }), toolTimeoutMs: 60_000 });
+ */
+export function createInputRounds(deps: InputDeps): InputRounds<RequestContext> {
+  return { run: (ctx, params, attempt) => runWithInput(ctx, params, deps, attempt) };
 }

@@ -4,36 +4,31 @@
  * (resultType, caching fields, status codes) are the dispatcher's business.
  */
 
-import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../base/errors.ts';
+import { ErrorCode, ProtocolError } from '../base/errors.ts';
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import { isLogLevel, LOG_LEVELS } from '../base/types.ts';
 import { clientSupportsApps, isAppOnlySpec } from '../registry/apps.ts';
-import { checkArguments, shapeToolResult, toolFailure } from '../registry/call-tool.ts';
+import type { Caller } from '../registry/call.ts';
 import type { ToolDefinition } from '../registry/define.ts';
-import type { Registry } from '../registry/registry.ts';
-import { type ListingKind, paginate } from '../registry/registry.ts';
-import type { Completer, PromptMessage } from '../registry/types.ts';
-import type { Restrictable, Visibility } from '../registry/visibility.ts';
-import { withDeadline } from './deadline.ts';
-import { startHeartbeat } from './heartbeat.ts';
-import { ClientAnswerError, type Hub, type ListenFilter } from './hub.ts';
-import { type InputDeps, runWithInput } from './input.ts';
+import { type ListingKind, paginate, type Registry } from '../registry/registry.ts';
+import type { Completer } from '../registry/types.ts';
+import type { Visibility } from '../registry/visibility.ts';
+import type { Hub, ListenFilter } from './hub.ts';
 import type { RequestContext } from './request-context.ts';
 import type { SessionStore } from './session.ts';
 import { META } from './wire.ts';
 
-export interface MethodDeps extends InputDeps {
+export interface MethodDeps {
   registry: Registry;
   hub: Hub;
   sessions: SessionStore;
-  toolTimeoutMs: number;
-  /** MCP_PROGRESS_HEARTBEAT_MS: 0 is off. */
-  heartbeatMs: number;
+  /** The call wrapper: every tool, resource, prompt and completion handler runs through it. */
+  caller: Caller<RequestContext>;
+  /** How long a 2025-wire server-to-client request waits for its answer (tasks/result). */
+  inputTimeoutMs: number;
   pageSize: number;
   /** Whether the caller may see and use an item (per-item scopes and visibility rules). */
   visible: Visibility;
-  /** Checks before a handler runs (per-item scopes, per-tool limits); throws to refuse. */
-  guard?: CallGuard;
   /** Long-running tools as tasks (src/tasks/ provides it); absent: every call is a plain call. */
   tasks?: TaskLane;
 }
@@ -75,18 +70,6 @@ export interface MethodSet {
   readonly capabilities2025?: { readonly since: string; readonly capabilities: JsonObject };
 }
 
-/**
- * What is checked before a handler runs, beyond visibility: the caller's scopes for the item
- * (403 `insufficient_scope`, so a client can step up) and a tool's own rate limit. Built once
- * where the server is assembled, from its authenticator and limiter.
- */
-export interface CallGuard {
-  readonly name: string;
-  tool(def: ToolDefinition, ctx: RequestContext): void | Promise<void>;
-  /** A resource, template or prompt about to be read or got. */
-  item(spec: Restrictable, ctx: RequestContext): void;
-}
-
 export type MethodHandler = (
   params: JsonObject | undefined,
   ctx: RequestContext,
@@ -107,23 +90,6 @@ function listResult(key: string, page: { items: JsonObject[]; nextCursor?: strin
   return result;
 }
 
-/** Maps a handler failure: protocol errors pass through, timeouts and cancellations get a clear text. */
-function rethrowHandlerError(err: unknown, what: string): never {
-  if (err instanceof ProtocolError) throw err;
-  if (err instanceof ClientAnswerError)
-    throw new ProtocolError(ErrorCode.InternalError, `${what}: ${err.message}`);
-  if (err instanceof ToolkitError && err.code === InternalCode.OutputInvalid) {
-    throw new ProtocolError(ErrorCode.InternalError, err.message);
-  }
-  if (
-    err instanceof ToolkitError &&
-    (err.code === InternalCode.Timeout || err.code === InternalCode.Cancelled)
-  ) {
-    throw new ProtocolError(ErrorCode.InternalError, `${what} ${err.message}`);
-  }
-  throw err;
-}
-
 const toolsCall: MethodHandler = async (params, ctx, deps) => {
   const name = requireString(params, 'name');
   const def = deps.registry.tool(name);
@@ -131,54 +97,15 @@ const toolsCall: MethodHandler = async (params, ctx, deps) => {
   if (!def || !deps.visible(def.spec, ctx.identity)) {
     throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { data: { name } });
   }
-  const asTask = deps.tasks?.runsAsTask(def, params, ctx) === true;
-  const args = params?.arguments;
-  if (args !== undefined && !isObject(args)) {
-    throw new ProtocolError(ErrorCode.InvalidParams, 'params.arguments must be an object');
-  }
-  const checked = checkArguments(def, args, ctx.protocolVersion);
-  if (!checked.ok) return checked.result;
-  if (deps.guard) await deps.guard.tool(def, ctx);
-  // A task answers at once with its handle: nothing to keep alive.
-  if (asTask)
-    return (deps.tasks as TaskLane)
-      .start(def, checked.value, params, ctx, deps)
-      .catch((err) => toolCallFailure(def, ctx, err));
-  const timeoutMs = def.spec.timeoutMs ?? deps.toolTimeoutMs;
-  const stopHeartbeat = startHeartbeat(ctx, def.spec.heartbeatMs ?? deps.heartbeatMs);
-  try {
-    const out = await runWithInput(ctx, params, deps, () =>
-      withDeadline(ctx, timeoutMs, () => def.handler(checked.value, ctx)),
-    );
-    return 'inputRequired' in out ? out.inputRequired : shapeToolResult(def, out.value);
-  } catch (err) {
-    return toolCallFailure(def, ctx, err);
-  } finally {
-    stopHeartbeat?.();
-  }
-};
-
-/** A tools/call that threw: protocol errors pass through, anything else is a tool error the model sees. */
-function toolCallFailure(def: ToolDefinition, ctx: RequestContext, err: unknown): JsonObject {
-  if (err instanceof ProtocolError) throw err;
-  if (err instanceof ToolkitError && err.code === InternalCode.OutputInvalid) {
-    ctx.logger.error({ err }, 'tool output does not match its outputSchema');
-    throw new ProtocolError(ErrorCode.InternalError, err.message);
-  }
-  return toolFailure(def, err);
-}
-
-function shapeContents(uri: string, mimeType: unknown, value: unknown): JsonObject[] {
-  const base: JsonObject = { uri };
-  if (typeof mimeType === 'string') base.mimeType = mimeType;
-  if (typeof value === 'string') return [{ ...base, text: value }];
-  if (Array.isArray(value)) return value as JsonObject[];
-  if (isObject(value) && ('text' in value || 'blob' in value)) return [{ ...base, ...value }];
-  throw new ToolkitError(
-    InternalCode.OutputInvalid,
-    `Resource ${uri}: a reader must return text, { blob } or contents`,
+  const tasks = deps.tasks;
+  const asTask = tasks?.runsAsTask(def, params, ctx) === true;
+  return deps.caller.tool(
+    def,
+    params,
+    ctx,
+    asTask ? (args) => (tasks as TaskLane).start(def, args, params, ctx, deps) : undefined,
   );
-}
+};
 
 const resourcesRead: MethodHandler = async (params, ctx, deps) => {
   const uri = requireString(params, 'uri');
@@ -186,33 +113,11 @@ const resourcesRead: MethodHandler = async (params, ctx, deps) => {
   const direct = found && deps.visible(found.spec, ctx.identity) ? found : undefined;
   const match = direct || found ? undefined : deps.registry.matchTemplate(uri);
   const matched = match && deps.visible(match.def.spec, ctx.identity) ? match : undefined;
-  if (!direct && !matched) {
-    // SEP-2164: not found is -32602 with the URI in data (never an empty contents array).
-    throw new ProtocolError(ErrorCode.InvalidParams, `Resource not found: ${uri}`, { data: { uri } });
-  }
-  deps.guard?.item(direct ? direct.spec : (matched as NonNullable<typeof matched>).def.spec, ctx);
-  const mimeType = direct ? direct.listing.mimeType : matched?.def.listing.mimeType;
-  try {
-    const out = await runWithInput(ctx, params, deps, () =>
-      withDeadline(ctx, deps.toolTimeoutMs, async () =>
-        direct ? direct.read(uri, ctx) : matched!.def.read(uri, matched!.variables, ctx),
-      ),
-    );
-    if ('inputRequired' in out) return out.inputRequired;
-    return { contents: shapeContents(uri, mimeType, out.value) };
-  } catch (err) {
-    return rethrowHandlerError(err, `Reading ${uri}`);
-  }
+  if (direct) return deps.caller.resource({ def: direct }, uri, params, ctx);
+  if (matched) return deps.caller.resource(matched, uri, params, ctx);
+  // SEP-2164: not found is -32602 with the URI in data (never an empty contents array).
+  throw new ProtocolError(ErrorCode.InvalidParams, `Resource not found: ${uri}`, { data: { uri } });
 };
-
-function shapePrompt(value: unknown, description: string): JsonObject {
-  if (typeof value === 'string') {
-    return { description, messages: [{ role: 'user', content: { type: 'text', text: value } }] };
-  }
-  if (Array.isArray(value)) return { description, messages: value as PromptMessage[] };
-  if (isObject(value) && Array.isArray(value.messages)) return value;
-  throw new ToolkitError(InternalCode.OutputInvalid, 'A prompt must return text, messages or { messages }');
-}
 
 const promptsGet: MethodHandler = async (params, ctx, deps) => {
   const name = requireString(params, 'name');
@@ -220,32 +125,7 @@ const promptsGet: MethodHandler = async (params, ctx, deps) => {
   if (!def || !deps.visible(def.spec, ctx.identity)) {
     throw new ProtocolError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`, { data: { name } });
   }
-  deps.guard?.item(def.spec, ctx);
-  const raw = params?.arguments ?? {};
-  if (!isObject(raw)) throw new ProtocolError(ErrorCode.InvalidParams, 'params.arguments must be an object');
-  const args: Record<string, string> = {};
-  for (const [k, v] of Object.entries(raw)) {
-    if (typeof v !== 'string')
-      throw new ProtocolError(ErrorCode.InvalidParams, `Prompt argument "${k}" must be a string`);
-    args[k] = v;
-  }
-  const missing = (def.spec.arguments ?? [])
-    .filter((a) => a.required && args[a.name] === undefined)
-    .map((a) => a.name);
-  if (missing.length > 0) {
-    throw new ProtocolError(
-      ErrorCode.InvalidParams,
-      `Prompt ${name} is missing required arguments: ${missing.join(', ')}`,
-    );
-  }
-  try {
-    const out = await runWithInput(ctx, params, deps, () =>
-      withDeadline(ctx, deps.toolTimeoutMs, async () => def.get(args, ctx)),
-    );
-    return 'inputRequired' in out ? out.inputRequired : shapePrompt(out.value, def.spec.description);
-  } catch (err) {
-    return rethrowHandlerError(err, `Prompt ${name}`);
-  }
+  return deps.caller.prompt(def, params, ctx);
 };
 
 const MAX_COMPLETIONS = 100;
@@ -281,12 +161,7 @@ const completionComplete: MethodHandler = async (params, ctx, deps) => {
   const context =
     isObject(params?.context) && isObject(params.context.arguments) ? params.context.arguments : {};
   const values = completer
-    ? await withDeadline(ctx, deps.toolTimeoutMs, async () =>
-        completer(argument.value as string, {
-          arguments: context as Record<string, string>,
-          ctx,
-        }),
-      )
+    ? await deps.caller.complete(completer, argument.value, context as Record<string, string>, ctx)
     : [];
   return {
     completion: {

@@ -196,9 +196,3 @@ export class RequestContext implements HandlerContext {
     return new ToolError(code, { data, message });
   }
 }
-
-export function isInputRequired(value: unknown): value is InputRequired {
-  return (
-    typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'input_required'
-  );
-}

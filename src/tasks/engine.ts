@@ -16,12 +16,11 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ErrorCode, ProtocolError } from '../base/errors.ts';
 import type { JsonObject, JsonRpcMessage } from '../base/jsonrpc.ts';
-import { withDeadline } from '../protocol/deadline.ts';
 import type { Hub, OutboundChannel } from '../protocol/hub.ts';
 import { wellFormedResponses } from '../protocol/input.ts';
-import { isInputRequired, type RequestContext } from '../protocol/request-context.ts';
+import type { RequestContext } from '../protocol/request-context.ts';
 import type { SessionStore } from '../protocol/session.ts';
-import { shapeToolResult } from '../registry/call-tool.ts';
+import type { Caller } from '../registry/call.ts';
 import type { ToolDefinition } from '../registry/define.ts';
 import type { Registry } from '../registry/registry.ts';
 import {
@@ -46,6 +45,8 @@ import { detailed2026, task2025, withRelatedTask } from './wire-shapes.ts';
 
 export interface TaskEngineOptions {
   registry: Registry;
+  /** The call wrapper: a task's rounds run through it, as a plain call's handler does. */
+  caller: Caller<RequestContext>;
   hub: Hub;
   sessions: SessionStore;
   store: TaskStore;
@@ -281,12 +282,11 @@ export class TaskEngine {
     if (this.#closed) ctx.abort(new ServerStopping());
     let outcome: Outcome;
     try {
-      const value = await withDeadline(ctx, def.spec.timeoutMs ?? record.ttlMs, () =>
-        def.handler(record.args, ctx),
-      );
-      outcome = isInputRequired(value)
-        ? inputRoundOf(ctx, record, value)
-        : { status: 'completed', result: shapeToolResult(def, value) };
+      const round = await this.#o.caller.taskRound(def, record.args, ctx, def.spec.timeoutMs ?? record.ttlMs);
+      outcome =
+        'input' in round
+          ? inputRoundOf(ctx, record, round.input)
+          : { status: 'completed', result: round.result };
     } catch (err) {
       // A cancellation has already recorded the task's status.
       if (ctx.abortReason instanceof TaskCancelled) return;

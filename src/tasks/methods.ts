@@ -14,7 +14,6 @@
  */
 import { ErrorCode, ProtocolError } from '../base/errors.ts';
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
-import { runWithInput } from '../protocol/input.ts';
 import type { MethodDeps, MethodHandler, MethodSet, TaskLane } from '../protocol/methods.ts';
 import type { RequestContext } from '../protocol/request-context.ts';
 import type { ToolDefinition } from '../registry/define.ts';
@@ -95,10 +94,9 @@ async function callAsTask(
   deps: MethodDeps,
 ): Promise<JsonObject> {
   let seed: Pick<TaskRecord, 'answers' | 'state'> | undefined;
-  const before = def.spec.beforeTask;
-  if (before) {
-    const out = await runWithInput(ctx, params, deps, async () => (await before(args, ctx)) ?? undefined);
-    if ('inputRequired' in out) return out.inputRequired;
+  if (def.spec.beforeTask) {
+    const asked = await deps.caller.beforeTask(def, args, params, ctx);
+    if (asked) return asked;
     seed = { answers: ctx.inputResponses as TaskRecord['answers'], state: ctx.requestState };
   }
   const ttlMs = ctx.wire === '2025' ? requestedTtl(params?.task) : undefined;

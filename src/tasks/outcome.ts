@@ -5,8 +5,8 @@
  */
 import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../base/errors.ts';
 import { checkCapabilities } from '../protocol/input.ts';
-import { toolFailure } from '../registry/call-tool.ts';
 import type { ToolDefinition } from '../registry/define.ts';
+import { toolFailure } from '../registry/results.ts';
 import type { InputRequired } from '../registry/types.ts';
 import type { TaskContext } from './task-context.ts';
 import type { TaskRecord } from './types.ts';

@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ProtocolError } from '../../src/base/errors.ts';
-import { withDeadline } from '../../src/protocol/deadline.ts';
 import { ClientPresence } from '../../src/protocol/exchange.ts';
 import { InflightRequests } from '../../src/protocol/inflight.ts';
 import { RequestContext } from '../../src/protocol/request-context.ts';
+import { withDeadline } from '../../src/registry/deadline.ts';
 
 function request(): { abort(reason: unknown): void; reasons: unknown[] } {
   const reasons: unknown[] = [];

@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Redis } from 'ioredis';
-import { ErrorCode } from '../../src/base/errors.ts';
+import { ClientAnswerError, ErrorCode } from '../../src/base/errors.ts';
 import type { JsonRpcMessage } from '../../src/base/jsonrpc.ts';
-import { type Announcement, ClientAnswerError, Hub, type OutboundChannel } from '../../src/protocol/hub.ts';
+import { type Announcement, Hub, type OutboundChannel } from '../../src/protocol/hub.ts';
 import { createRedisClient } from '../../src/ratelimit/redis-client.ts';
 import { createHubRelay } from '../../src/scale/hub-relay.ts';
 import { createPubSub, createSubscriberClient, type PubSub } from '../../src/scale/pubsub.ts';

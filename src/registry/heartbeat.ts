@@ -8,7 +8,17 @@
  * utilities/progress), so a heartbeat repeats the last value plus a millionth: invisible in
  * any rounded display, and below the handler's next step.
  */
-import type { RequestContext } from './request-context.ts';
+import type { JsonObject } from '../base/jsonrpc.ts';
+
+/** What a heartbeat needs of the call (the request context). */
+export interface Beating {
+  readonly meta: JsonObject;
+  readonly aborted: boolean;
+  /** When progress was last sent (ms since the epoch), and its value. */
+  readonly lastProgressAt: number;
+  readonly lastProgress: number;
+  progress(progress: number, total?: number, message?: string): Promise<void>;
+}
 
 const STEP = 1e-6;
 const MESSAGE = 'still working';
@@ -21,7 +31,7 @@ const MESSAGE = 'still working';
  * const stop = startHeartbeat(ctx, 5000);
  * try { return await handler(); } finally { stop?.(); }
  */
-export function startHeartbeat(ctx: RequestContext, everyMs: number): (() => void) | undefined {
+export function startHeartbeat(ctx: Beating, everyMs: number): (() => void) | undefined {
   if (!(everyMs > 0) || ctx.meta.progressToken === undefined) return undefined;
   let since = Date.now();
   const timer = setInterval(() => {

@@ -1,14 +1,15 @@
 /**
- * The call wrapper, where a tool call becomes safe: arguments validated against the input
- * schema, the handler run under the request's signal with a deadline, the result validated
- * against the output schema and shaped into content blocks plus `structuredContent`.
+ * What the call wrapper (call.ts) checks and shapes: a tool's arguments against its input
+ * schema, what a handler returned into a CallToolResult (checked against the output schema),
+ * resource contents and prompt messages, and a thrown error into the `isError` result the
+ * model sees.
  */
 import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../base/errors.ts';
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import { invalidArgsAsToolError } from '../base/versions.ts';
 import type { ToolDefinition } from './define.ts';
 import { ToolError, toolErrorResult } from './tool-errors.ts';
-import type { ContentBlock } from './types.ts';
+import type { ContentBlock, InputRequired, PromptMessage } from './types.ts';
 
 /** A tool failure the model should see: `isError: true` with `ErrorName: message` (DESIGN.md). */
 export function toolError(message: string): JsonObject {
@@ -81,4 +82,34 @@ export function describeThrown(err: unknown): string {
     return `Timeout: the tool ${err.message}`;
   if (err instanceof Error) return `${err.name}: ${err.message}`;
   return `Error: ${String(err)}`;
+}
+
+/** What a resource reader returned, as `contents` (text, `{ blob }`, or contents as they are). */
+export function shapeContents(uri: string, mimeType: unknown, value: unknown): JsonObject[] {
+  const base: JsonObject = { uri };
+  if (typeof mimeType === 'string') base.mimeType = mimeType;
+  if (typeof value === 'string') return [{ ...base, text: value }];
+  if (Array.isArray(value)) return value as JsonObject[];
+  if (isObject(value) && ('text' in value || 'blob' in value)) return [{ ...base, ...value }];
+  throw new ToolkitError(
+    InternalCode.OutputInvalid,
+    `Resource ${uri}: a reader must return text, { blob } or contents`,
+  );
+}
+
+/** What a prompt returned, as a GetPromptResult (text, messages, or a full result). */
+export function shapePrompt(value: unknown, description: string): JsonObject {
+  if (typeof value === 'string') {
+    return { description, messages: [{ role: 'user', content: { type: 'text', text: value } }] };
+  }
+  if (Array.isArray(value)) return { description, messages: value as PromptMessage[] };
+  if (isObject(value) && Array.isArray(value.messages)) return value;
+  throw new ToolkitError(InternalCode.OutputInvalid, 'A prompt must return text, messages or { messages }');
+}
+
+/** True for what `ctx.askInput(...)` returns: the handler ended its round asking for input. */
+export function isInputRequired(value: unknown): value is InputRequired {
+  return (
+    typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'input_required'
+  );
 }

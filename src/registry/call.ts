@@ -1,0 +1,261 @@
+/**
+ * The call wrapper, where a call becomes safe (DESIGN.md: "the registry is where a tool call
+ * becomes safe"). `Caller` owns a tool, resource or prompt call from the resolved definition to
+ * the shaped result: arguments validated, the guard (scopes, per-tool limits) consulted, the
+ * handler run under the request's signal with a deadline (and progress heartbeats), its input
+ * rounds run, its result checked and shaped, and what it throws mapped (a tool's failure
+ * becomes an `isError` result the model sees; a broken output schema, a timeout or a
+ * cancellation a -32603). The method handlers resolve the target and call it; nothing else
+ * runs a handler (the task engine runs a task's rounds through `taskRound`).
+ *
+ * The request's server span is active around the whole request (the dispatcher runs it in the
+ * span's context), so the handler runs inside it and `ctx.span` is that span.
+ *
+ * The registry declares what it needs of the layer above: the request context (`CallContext`)
+ * and the input rounds (`InputRounds`, src/protocol/input.ts implements them on both wires).
+ */
+import { ClientAnswerError, ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../base/errors.ts';
+import { isObject, type JsonObject } from '../base/jsonrpc.ts';
+import { type Abortable, withDeadline } from './deadline.ts';
+import type {
+  PromptDefinition,
+  ResourceDefinition,
+  ResourceTemplateDefinition,
+  ToolDefinition,
+} from './define.ts';
+import { type Beating, startHeartbeat } from './heartbeat.ts';
+import {
+  checkArguments,
+  isInputRequired,
+  shapeContents,
+  shapePrompt,
+  shapeToolResult,
+  toolFailure,
+} from './results.ts';
+import type { Completer, HandlerContext, InputRequired, ResourceReturn } from './types.ts';
+import type { Restrictable } from './visibility.ts';
+
+/** What the wrapper needs of a request: the handler's context plus its abort and progress state. */
+export interface CallContext extends HandlerContext, Abortable, Beating {
+  /** The client's network address (HTTP), for per-client limits of anonymous callers. */
+  readonly address: string | undefined;
+}
+
+/**
+ * What is checked before a handler runs, beyond visibility: the caller's scopes for the item
+ * (403 `insufficient_scope`, so a client can step up) and a tool's own rate limit. Built once
+ * where the server is assembled, from its authenticator and limiter; throws to refuse.
+ */
+export interface CallGuard {
+  readonly name: string;
+  tool(def: ToolDefinition, ctx: CallContext): void | Promise<void>;
+  /** A resource, template or prompt about to be read or got. */
+  item(spec: Restrictable, ctx: CallContext): void;
+}
+
+/** The outcome of input rounds: the handler's final value, or (2026) the input-required result to send. */
+export type RoundsOutcome<T> = { value: T } | { inputRequired: JsonObject };
+
+/**
+ * Runs `attempt` until it returns something other than an input round: on the 2025 wire by
+ * asking the client itself and running it again, on 2026 by ending the request with an
+ * input-required result. Provided by the protocol layer (src/protocol/input.ts).
+ */
+export interface InputRounds<C extends CallContext> {
+  run<T>(
+    ctx: C,
+    params: JsonObject | undefined,
+    attempt: () => Promise<T | InputRequired>,
+  ): Promise<RoundsOutcome<T>>;
+}
+
+/** What a `resources/read` reads: a resource, or the template that matched the URI with its variables. */
+export type ResourceTarget =
+  | { readonly def: ResourceDefinition }
+  | { readonly def: ResourceTemplateDefinition; readonly variables: Readonly<Record<string, string>> };
+
+/** Creates a tool call's task instead of running its handler (src/tasks/), with the validated arguments. */
+export type TaskStart = (args: unknown) => Promise<JsonObject>;
+
+/** One round of a task's handler: the shaped result, or the input it asks for. */
+export type TaskRound = { result: JsonObject } | { input: InputRequired };
+
+export interface CallerOptions<C extends CallContext> {
+  /** Scopes and per-tool limits (absent: nothing beyond visibility is checked). */
+  guard?: CallGuard | undefined;
+  input: InputRounds<C>;
+  /** MCP_TOOL_TIMEOUT_MS: the deadline of every handler, unless a tool sets its own. */
+  toolTimeoutMs: number;
+  /** MCP_PROGRESS_HEARTBEAT_MS: 0 is off; a tool may set its own. */
+  heartbeatMs?: number;
+}
+
+/**
+ * @example
+ * const caller = new Caller({ guard, input: createInputRounds({ hub, codec, inputTimeoutMs }), toolTimeoutMs: 60_000 });
+ * const result = await caller.tool(def, params, ctx);
+ */
+export class Caller<C extends CallContext> {
+  readonly #guard: CallGuard | undefined;
+  readonly #input: InputRounds<C>;
+  readonly #timeoutMs: number;
+  readonly #heartbeatMs: number;
+
+  constructor(options: CallerOptions<C>) {
+    if (!(options.toolTimeoutMs > 0)) throw new RangeError('Caller: toolTimeoutMs must be positive');
+    this.#guard = options.guard;
+    this.#input = options.input;
+    this.#timeoutMs = options.toolTimeoutMs;
+    this.#heartbeatMs = options.heartbeatMs ?? 0;
+  }
+
+  /**
+   * A `tools/call` of a visible tool: arguments validated (-32602 up to 2025-06-18, an
+   * `isError` result from 2025-11-25, SEP-1303), the guard, then the handler in input rounds
+   * under its deadline; or, with `startTask`, the task created in its place.
+   */
+  async tool(
+    def: ToolDefinition,
+    params: JsonObject | undefined,
+    ctx: C,
+    startTask?: TaskStart,
+  ): Promise<JsonObject> {
+    const args = params?.arguments;
+    if (args !== undefined && !isObject(args)) {
+      throw new ProtocolError(ErrorCode.InvalidParams, 'params.arguments must be an object');
+    }
+    const checked = checkArguments(def, args, ctx.protocolVersion);
+    if (!checked.ok) return checked.result;
+    if (this.#guard) await this.#guard.tool(def, ctx);
+    // A task answers at once with its handle: nothing to keep alive.
+    if (startTask) return startTask(checked.value).catch((err) => toolCallFailure(def, ctx, err));
+    const timeoutMs = def.spec.timeoutMs ?? this.#timeoutMs;
+    const stopHeartbeat = startHeartbeat(ctx, def.spec.heartbeatMs ?? this.#heartbeatMs);
+    try {
+      const out = await this.#input.run(ctx, params, () =>
+        withDeadline(ctx, timeoutMs, () => def.handler(checked.value, ctx)),
+      );
+      return 'inputRequired' in out ? out.inputRequired : shapeToolResult(def, out.value);
+    } catch (err) {
+      return toolCallFailure(def, ctx, err);
+    } finally {
+      stopHeartbeat?.();
+    }
+  }
+
+  /** A `resources/read` of a visible resource or template match: the guard, the reader, the contents. */
+  async resource(
+    target: ResourceTarget,
+    uri: string,
+    params: JsonObject | undefined,
+    ctx: C,
+  ): Promise<JsonObject> {
+    const { def } = target;
+    this.#guard?.item(def.spec, ctx);
+    const read = async (): Promise<ResourceReturn> =>
+      'variables' in target ? target.def.read(uri, target.variables, ctx) : target.def.read(uri, ctx);
+    try {
+      const out = await this.#input.run(ctx, params, () => withDeadline(ctx, this.#timeoutMs, read));
+      if ('inputRequired' in out) return out.inputRequired;
+      return { contents: shapeContents(uri, def.listing.mimeType, out.value) };
+    } catch (err) {
+      return rethrowHandlerError(err, `Reading ${uri}`);
+    }
+  }
+
+  /** A `prompts/get` of a visible prompt: the guard, its arguments checked (strings, required ones present), the messages. */
+  async prompt(def: PromptDefinition, params: JsonObject | undefined, ctx: C): Promise<JsonObject> {
+    this.#guard?.item(def.spec, ctx);
+    const raw = params?.arguments ?? {};
+    if (!isObject(raw))
+      throw new ProtocolError(ErrorCode.InvalidParams, 'params.arguments must be an object');
+    const args: Record<string, string> = {};
+    for (const [k, v] of Object.entries(raw)) {
+      if (typeof v !== 'string')
+        throw new ProtocolError(ErrorCode.InvalidParams, `Prompt argument "${k}" must be a string`);
+      args[k] = v;
+    }
+    const missing = (def.spec.arguments ?? [])
+      .filter((a) => a.required && args[a.name] === undefined)
+      .map((a) => a.name);
+    if (missing.length > 0) {
+      throw new ProtocolError(
+        ErrorCode.InvalidParams,
+        `Prompt ${def.name} is missing required arguments: ${missing.join(', ')}`,
+      );
+    }
+    try {
+      const out = await this.#input.run(ctx, params, () =>
+        withDeadline(ctx, this.#timeoutMs, async () => def.get(args, ctx)),
+      );
+      return 'inputRequired' in out ? out.inputRequired : shapePrompt(out.value, def.spec.description);
+    } catch (err) {
+      return rethrowHandlerError(err, `Prompt ${def.name}`);
+    }
+  }
+
+  /** A completer's candidates, under the deadline. */
+  complete(
+    completer: Completer,
+    value: string,
+    context: Readonly<Record<string, string>>,
+    ctx: C,
+  ): Promise<string[]> {
+    return withDeadline(ctx, this.#timeoutMs, async () => completer(value, { arguments: context, ctx }));
+  }
+
+  /**
+   * A task tool's `beforeTask` step, on the call itself before the task exists (its input
+   * rounds are ordinary rounds, SEP-2663): the input-required result to send when it asks, else
+   * undefined (the answers so far are then in `ctx.inputResponses` and `ctx.requestState`).
+   */
+  async beforeTask(
+    def: ToolDefinition,
+    args: unknown,
+    params: JsonObject | undefined,
+    ctx: C,
+  ): Promise<JsonObject | undefined> {
+    const before = def.spec.beforeTask;
+    if (!before) return undefined;
+    const out = await this.#input.run(ctx, params, async () => (await before(args, ctx)) ?? undefined);
+    return 'inputRequired' in out ? out.inputRequired : undefined;
+  }
+
+  /**
+   * One round of a task's handler, detached from the request that created it: under the
+   * task's deadline, the result shaped, or the input the handler asks for (the task then waits
+   * in `input_required`). The guard ran when the task was created; what the handler throws is
+   * the task engine's to record.
+   */
+  async taskRound(def: ToolDefinition, args: unknown, ctx: C, timeoutMs: number): Promise<TaskRound> {
+    const value = await withDeadline(ctx, timeoutMs, () => def.handler(args, ctx));
+    return isInputRequired(value) ? { input: value } : { result: shapeToolResult(def, value) };
+  }
+}
+
+/** A tools/call that threw: protocol errors pass through, anything else is a tool error the model sees. */
+function toolCallFailure(def: ToolDefinition, ctx: HandlerContext, err: unknown): JsonObject {
+  if (err instanceof ProtocolError) throw err;
+  if (err instanceof ToolkitError && err.code === InternalCode.OutputInvalid) {
+    ctx.logger.error({ err }, 'tool output does not match its outputSchema');
+    throw new ProtocolError(ErrorCode.InternalError, err.message);
+  }
+  return toolFailure(def, err);
+}
+
+/** A resource or prompt that threw: protocol errors pass through, timeouts and cancellations get a clear text. */
+function rethrowHandlerError(err: unknown, what: string): never {
+  if (err instanceof ProtocolError) throw err;
+  if (err instanceof ClientAnswerError)
+    throw new ProtocolError(ErrorCode.InternalError, `${what}: ${err.message}`);
+  if (err instanceof ToolkitError && err.code === InternalCode.OutputInvalid) {
+    throw new ProtocolError(ErrorCode.InternalError, err.message);
+  }
+  if (
+    err instanceof ToolkitError &&
+    (err.code === InternalCode.Timeout || err.code === InternalCode.Cancelled)
+  ) {
+    throw new ProtocolError(ErrorCode.InternalError, `${what} ${err.message}`);
+  }
+  throw err;
+}
