@@ -10,6 +10,7 @@ import type { Readable, Writable } from 'node:stream';
 import { ErrorCode } from '../base/errors.ts';
 import type { McpServer } from '../server.ts';
 import { type Connection, createConnection } from '../transports/connection.ts';
+import { createLineReader } from '../transports/line-reader.ts';
 
 export interface LinkSendOptions {
   /** HTTP: extra request headers (protocol version, routing headers). */
@@ -79,36 +80,23 @@ export class StreamLink extends BaseLink implements Link {
   readonly transport = 'stdio' as const;
   readonly junk: string[] = [];
   protected readonly toServer: Writable;
-  #buffer = '';
+  readonly #reader = createLineReader({ onLine: (line) => this.#onLine(line) });
 
   constructor(toServer: Writable, fromServer: Readable) {
     super();
     this.toServer = toServer;
     fromServer.setEncoding('utf8');
-    fromServer.on('data', (chunk: string) => this.#onData(chunk));
+    fromServer.on('data', (chunk: string) => this.#reader.push(chunk));
     fromServer.on('end', () => this.flushPartialLine());
     // EPIPE when the server died first: reported through its exit instead.
     toServer.on('error', () => {});
   }
 
-  #onData(chunk: string): void {
-    this.#buffer += chunk;
-    let nl = this.#buffer.indexOf('\n');
-    while (nl !== -1) {
-      const line = this.#buffer.slice(0, nl).replace(/\r$/, '');
-      this.#buffer = this.#buffer.slice(nl + 1);
-      this.#onLine(line);
-      nl = this.#buffer.indexOf('\n');
-    }
-  }
-
   protected flushPartialLine(): void {
-    if (this.#buffer.trim() !== '') this.#onLine(this.#buffer);
-    this.#buffer = '';
+    this.#reader.end();
   }
 
   #onLine(line: string): void {
-    if (line.trim() === '') return;
     let value: unknown;
     try {
       value = JSON.parse(line);

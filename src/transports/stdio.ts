@@ -9,6 +9,7 @@ import { encodeMessage, errorResponse, type JsonRpcMessage, logEncodeFailure } f
 import { Refusal } from '../base/refusals.ts';
 import { createConnection } from './connection.ts';
 import type { ConnectionDeps } from './deps.ts';
+import { createLineReader } from './line-reader.ts';
 
 export interface StdioOptions {
   input?: Readable;
@@ -61,52 +62,27 @@ export function serveStdio(server: ConnectionDeps, options: StdioOptions): Stdio
   const connection = createConnection(server, send);
   const max = options.maxLineBytes;
 
-  let buffer = '';
-  let discarding = false;
   const tooLarge = () => send(errorResponse(null, Refusal.lineTooLarge(max)));
-  const handleLine = (line: string) => {
-    if (line.trim() === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      send(errorResponse(null, Refusal.lineParseError()));
-      return;
-    }
-    void connection.receive(value);
-  };
-
-  input.setEncoding('utf8');
-  input.on('data', (chunk: string) => {
-    let start = 0;
-    for (let nl = chunk.indexOf('\n', start); nl !== -1; nl = chunk.indexOf('\n', start)) {
-      const piece = chunk.slice(start, nl);
-      start = nl + 1;
-      if (discarding) {
-        discarding = false;
-        buffer = '';
-        continue;
+  const reader = createLineReader({
+    maxLineBytes: max,
+    onOversize: tooLarge,
+    onLine(line) {
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        send(errorResponse(null, Refusal.lineParseError()));
+        return;
       }
-      const line = buffer + piece;
-      buffer = '';
-      // A UTF-16 code unit is at most 3 UTF-8 bytes: most lines need no byte count.
-      if (line.length * 3 > max && Buffer.byteLength(line) > max) tooLarge();
-      else handleLine(line.endsWith('\r') ? line.slice(0, -1) : line);
-    }
-    if (discarding) return;
-    buffer += chunk.slice(start);
-    if (buffer.length * 3 > max && Buffer.byteLength(buffer) > max) {
-      // Too long: answer once, drop the rest of this line, and carry on with the next one.
-      buffer = '';
-      discarding = true;
-      tooLarge();
-    }
+      void connection.receive(value);
+    },
   });
+  input.setEncoding('utf8');
+  input.on('data', (chunk: string) => reader.push(chunk));
 
   const closed = new Promise<void>((resolve) => {
     input.on('end', () => {
-      if (!discarding && buffer.trim() !== '') handleLine(buffer);
-      buffer = '';
+      reader.end();
       connection.clientGone();
       void connection.drain().then(() => {
         connection.close();

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { Refusal } from '../../base/refusals.ts';
 import { scanJson } from '../../protocol/json-limits.ts';
 import type { HttpDeps } from '../deps.ts';
-import { sendError } from './send-error.ts';
+import { refuse } from './refuse.ts';
 
 export function installBodyHandling(app: FastifyInstance, server: HttpDeps, maxBody: number): void {
   app.removeAllContentTypeParsers();
@@ -29,25 +29,28 @@ export function installBodyHandling(app: FastifyInstance, server: HttpDeps, maxB
     );
   });
 
-  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, _req, reply) => {
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
     if (err.code === 'MCP_UNSUPPORTED_MEDIA' || err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return sendError(reply, Refusal.unsupportedMediaType());
+      return refuse(server, req, reply, Refusal.unsupportedMediaType(), null);
     }
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.statusCode === 413) {
-      return sendError(reply, Refusal.bodyTooLarge(maxBody));
+      return refuse(server, req, reply, Refusal.bodyTooLarge(maxBody), null);
     }
     if (
       err instanceof SyntaxError ||
       err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
       err.code === 'MCP_POISON'
     ) {
-      return sendError(
+      return refuse(
+        server,
+        req,
         reply,
         Refusal.bodyParseError(err.code === 'MCP_POISON' ? err.message : 'the body is not valid JSON'),
+        null,
       );
     }
     server.logger.error({ err }, 'http error');
-    return sendError(reply, Refusal.internal());
+    return refuse(server, req, reply, Refusal.internal(), null);
   });
 }
 

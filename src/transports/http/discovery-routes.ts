@@ -22,9 +22,8 @@ import type { ServerDescription } from '../../discovery/server-description.ts';
 import { rateLimitError } from '../../ratelimit/errors.ts';
 import { clientKey } from '../../ratelimit/limiter.ts';
 import type { HttpDeps } from '../deps.ts';
-import { refuse } from './edge.ts';
 import { createHostGuard } from './guards.ts';
-import { sendError } from './send-error.ts';
+import { refuse } from './refuse.ts';
 
 export interface DiscoveryRoutesOptions {
   server: HttpDeps;
@@ -127,7 +126,7 @@ export async function discoveryRoutes(app: FastifyInstance, options: DiscoveryRo
 
   app.addHook('onRequest', (req, reply, done) => {
     if (!guard.hostAllowed(req.headers.host)) {
-      sendError(reply, Refusal.hostNotAllowed(req.headers.host));
+      refuse(server, req, reply, Refusal.hostNotAllowed(req.headers.host), null);
       return;
     }
     if (!limiter || limiter.burst <= 0 || req.method === 'OPTIONS') return done();

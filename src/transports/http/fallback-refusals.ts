@@ -13,7 +13,7 @@ import { encodeMessage, errorResponse } from '../../base/jsonrpc.ts';
 import { Refusal } from '../../base/refusals.ts';
 import { requestLogLine } from '../../telemetry/logger.ts';
 import type { HttpDeps } from '../deps.ts';
-import { refuse } from './edge.ts';
+import { refuse } from './refuse.ts';
 
 /** Node's error codes to our refusal, the status line's reason phrase and `error.type`. */
 const CLIENT_ERRORS: Record<string, { refusal: () => ProtocolError; phrase: string; reason: string }> = {

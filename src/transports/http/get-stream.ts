@@ -1,0 +1,94 @@
+/**
+ * GET on the MCP endpoint: a 2025-wire session's standalone SSE stream (list changes, resource
+ * updates, server-to-client requests no call owns), and resumption with Last-Event-ID of a
+ * stream that dropped, whether a POST's reply stream (live here, finished, or live on another
+ * replica through a shared store) or a standalone one (MCP 2025-11-25 "Resumability").
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { Refusal } from '../../base/refusals.ts';
+import { header } from '../../protocol/wire.ts';
+import type { EventStore } from './event-store.ts';
+import { refuse } from './refuse.ts';
+import { accepts, type RouteState, refuseStoreError, sessionFor, streamHeaders } from './route-state.ts';
+import { followStored, replayFinished, SseStream } from './sse.ts';
+
+/** How long a dropped standalone stream stays attached, for a reconnect to resume it. */
+const STANDALONE_GRACE_MS = 60_000;
+
+export function installGetStream(app: FastifyInstance, state: RouteState): void {
+  const { deps, settings, store, live, standalone } = state;
+  app.get(settings.MCP_HTTP_PATH, async (req, reply) => {
+    if (!accepts(req, 'text/event-stream')) {
+      return refuse(deps, req, reply, Refusal.streamNeedsEventStream());
+    }
+    const session = await sessionFor(state, req, reply);
+    if (!session) return reply;
+    const lastEventId = header(req.headers, 'last-event-id');
+    let streamId: string | undefined;
+    try {
+      streamId = lastEventId ? await store.streamOf(lastEventId) : undefined;
+    } catch (err) {
+      return refuseStoreError(state, req, reply, err);
+    }
+    // Resuming a standalone stream: what it missed, then a fresh standalone stream.
+    let replay: Awaited<ReturnType<EventStore['after']>> | undefined;
+    const previous = streamId ? standalone.get(streamId) : undefined;
+    if (lastEventId && previous?.sessionId === session.id) {
+      previous.retire();
+      try {
+        replay = await store.after(lastEventId);
+      } catch (err) {
+        return refuseStoreError(state, req, reply, err);
+      }
+    }
+    reply.hijack();
+    if (lastEventId && streamId && replay === undefined) {
+      const entry = live.get(streamId);
+      const follow = store.follow?.bind(store);
+      if (entry && entry.sessionId === session.id) {
+        await entry.stream.resume(reply.raw, lastEventId, streamHeaders(session.id));
+      } else if (follow) {
+        // A shared store: the stream may still be live on another replica.
+        await followStored(reply.raw, follow, lastEventId, {
+          headers: streamHeaders(session.id),
+          keepAliveMs: settings.MCP_SSE_KEEPALIVE_MS,
+        });
+      } else {
+        await replayFinished(reply.raw, store, lastEventId, streamHeaders(session.id));
+      }
+      return reply;
+    }
+    // Standalone events are stored too, so the priming event's id lets a client resume
+    // (2025-11-25 SSE resumability) and get the notifications it missed.
+    const resumable = session.protocolVersion >= '2025-11-25';
+    const stream = new SseStream(reply.raw, {
+      streamId: randomUUID(),
+      store: resumable ? store : undefined,
+      keepAliveMs: settings.MCP_SSE_KEEPALIVE_MS,
+      primeRetryMs: resumable ? settings.MCP_SSE_RETRY_MS : undefined,
+      headers: streamHeaders(session.id),
+      replay,
+      logger: deps.logger,
+    });
+    const detach = deps.hub.attachSession(session.id, stream);
+    if (!resumable) {
+      reply.raw.on('close', detach);
+      return reply;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const retire = () => {
+      clearTimeout(timer);
+      detach();
+      standalone.delete(stream.streamId);
+      // Ends the connection if it is still open (DELETE) and lets the store forget the stream.
+      void stream.finish().catch(() => {});
+    };
+    standalone.set(stream.streamId, { sessionId: session.id, retire });
+    reply.raw.on('close', () => {
+      timer = setTimeout(retire, STANDALONE_GRACE_MS);
+      timer.unref();
+    });
+    return reply;
+  });
+}

@@ -1,0 +1,80 @@
+/**
+ * What the MCP routes (POST, GET stream, DELETE) share: the parts of the server they use, the
+ * event store behind SSE resumption, the live streams a reconnect can re-attach to, and the
+ * session lookup every 2025-wire route starts with.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ProtocolError } from '../../base/errors.ts';
+import { Refusal } from '../../base/refusals.ts';
+import type { Settings } from '../../config/settings.ts';
+import type { Session } from '../../protocol/session.ts';
+import { header } from '../../protocol/wire.ts';
+import type { HttpDeps } from '../deps.ts';
+import type { EventStore } from './event-store.ts';
+import { refuse } from './refuse.ts';
+import type { SseStream } from './sse.ts';
+
+export interface RouteState {
+  readonly deps: HttpDeps;
+  readonly settings: Settings;
+  readonly store: EventStore;
+  /** Live POST streams by id, so a GET with Last-Event-ID can re-attach. */
+  readonly live: Map<string, { stream: SseStream; sessionId: string }>;
+  /**
+   * Standalone GET streams by id. A dropped one stays attached (its events go on into the
+   * store) for a grace period, so a reconnect with Last-Event-ID gets what it missed.
+   */
+  readonly standalone: Map<string, { sessionId: string; retire: () => void }>;
+}
+
+/** Whether the Accept header allows `type` (no header, or an empty one, allows anything). */
+export function accepts(req: FastifyRequest, type: string): boolean {
+  const accept = req.headers.accept;
+  if (accept === undefined || accept === '') return true;
+  return accept.includes(type) || accept.includes('*/*');
+}
+
+export function streamHeaders(sessionId: string | undefined): Record<string, string> {
+  return sessionId ? { 'mcp-session-id': sessionId } : {};
+}
+
+/**
+ * A shared store that cannot be reached answers with its own ProtocolError (503 and
+ * Retry-After, src/scale/); anything else is a bug and goes to the error handler.
+ */
+export function refuseStoreError(
+  state: RouteState,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  err: unknown,
+  id?: unknown,
+): FastifyReply {
+  if (!(err instanceof ProtocolError) || err.httpStatus === undefined) throw err;
+  return refuse(state.deps, req, reply, err, id);
+}
+
+/** The request's 2025-wire session; undefined once the refusal (400, 404, 503) has been sent. */
+export async function sessionFor(
+  state: RouteState,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  id?: unknown,
+): Promise<Session | undefined> {
+  const sid = header(req.headers, 'mcp-session-id');
+  if (!sid) {
+    refuse(state.deps, req, reply, Refusal.sessionRequired(), id);
+    return undefined;
+  }
+  let session: Session | undefined;
+  try {
+    session = await state.deps.sessions.get(sid);
+  } catch (err) {
+    refuseStoreError(state, req, reply, err, id);
+    return undefined;
+  }
+  if (!session) {
+    refuse(state.deps, req, reply, Refusal.sessionNotFound(), id);
+    return undefined;
+  }
+  return session;
+}
