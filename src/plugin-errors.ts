@@ -18,7 +18,7 @@ export interface SourceLocation {
 }
 
 /** `file:///a/b.ts` or `/a/b.ts` → a path relative to `cwd` when it lies inside it. */
-export function displayPath(file: string, cwd: string = process.cwd()): string {
+function displayPath(file: string, cwd: string = process.cwd()): string {
   const path = file.startsWith('file://') ? fileURLToPath(file) : file;
   if (!isAbsolute(path)) return path;
   const rel = relative(cwd, path);
@@ -46,7 +46,7 @@ function frames(stack: string): SourceLocation[] {
  * dependency under node_modules, not the toolkit's own src/ (a `defineTool` that refuses a
  * definition throws from src/registry/, but the line to fix is the plugin's call to it).
  */
-export function firstProjectFrame(err: unknown): SourceLocation | undefined {
+function firstProjectFrame(err: unknown): SourceLocation | undefined {
   const stack = err instanceof Error && typeof err.stack === 'string' ? err.stack : '';
   const all = frames(stack);
   const mine = (f: SourceLocation) => !f.file.includes(`${sep}node_modules${sep}`);
@@ -58,7 +58,7 @@ export function firstProjectFrame(err: unknown): SourceLocation | undefined {
  * `file:line`, the source line and a caret under the column: that is where the file and
  * column come from (the message alone, e.g. "Expression expected", names neither).
  */
-export function syntaxErrorLocation(err: unknown): (SourceLocation & { source: string }) | undefined {
+function syntaxErrorLocation(err: unknown): (SourceLocation & { source: string }) | undefined {
   if (!(err instanceof SyntaxError) || typeof err.stack !== 'string') return undefined;
   const lines = err.stack.split('\n');
   const head = /^(.+):(\d+)$/.exec(lines[0] ?? '');

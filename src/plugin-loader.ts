@@ -6,7 +6,6 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { z } from 'zod';
 import { InternalCode, ToolkitError } from './base/errors.ts';
 import type { LoadedPlugin } from './plugin.ts';
 import { type PluginDefinition, settingEnvName } from './plugin.ts';
@@ -122,6 +121,3 @@ export function pluginSettingNames(plugins: readonly LoadedPlugin[]): string[] {
     Object.keys(definition.settings?.shape ?? {}).map((key) => settingEnvName(definition.name, key)),
   );
 }
-
-/** The zod type of a plugin's settings object, for doctor output. */
-export type PluginSettingsSchema = z.ZodObject<z.ZodRawShape>;

@@ -1,6 +1,8 @@
 /**
- * Assembles one server from settings and plugins: the registry, the dispatcher, the hub,
- * the session store and the state codec. Transports take the result; nothing here listens.
+ * Assembles one server from settings and plugins: the registry, the call wrapper with its
+ * guard (scopes, per-tool limits), the dispatcher with the tasks and skills method sets, the
+ * hub, the session store, the state codec and the readiness checks. The result has every part
+ * the transports ask for (src/transports/deps.ts); nothing here listens.
  */
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';

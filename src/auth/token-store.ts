@@ -28,7 +28,7 @@ interface TokenFile {
 }
 
 /** The key of a server in the file: its URL, normalised (`https://X/mcp/` → `https://x/mcp`). */
-export function tokenKey(serverUrl: string): string {
+function tokenKey(serverUrl: string): string {
   const url = new URL(serverUrl);
   url.hash = '';
   return url.href.replace(/\/+$/, '');

@@ -147,5 +147,3 @@ export const Refusal = Object.freeze({
     ),
   lineParseError: () => refusal(ErrorCode.ParseError, undefined, 'Parse error: the line is not valid JSON'),
 });
-
-export type RefusalName = keyof typeof Refusal;

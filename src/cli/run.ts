@@ -32,7 +32,7 @@ export function jsonLine(level: 'info' | 'fatal', msg: string, fields: Record<st
   return `${JSON.stringify({ level: number, time: Date.now(), pid: process.pid, hostname: hostname(), ...fields, msg })}\n`;
 }
 
-export function inspectorCommand(url: string): string {
+function inspectorCommand(url: string): string {
   return `npx @modelcontextprotocol/inspector --transport http --server-url ${url}`;
 }
 
@@ -69,7 +69,7 @@ export function startupSummary(running: RunningServer, pretty: boolean): string 
  * Reads `run`'s flags; the HTTP-only ones are refused with the stdio transport instead of
  * being ignored (a `--port` that changes nothing is a mistake the user should hear about).
  */
-export function runOverrides(
+function runOverrides(
   args: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
 ): { help: true } | { help: false; cwd: string | undefined; overrides: Record<string, string | undefined> } {

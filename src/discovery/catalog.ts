@@ -20,7 +20,7 @@ export function serverCardUrl(endpoint: string): string {
  * The AI Catalog identifier, `urn:air:{publisher}:mcp:{name}`: the publisher is the
  * endpoint's host, the name the part of the card name after its slash.
  */
-export function catalogIdentifier(d: ServerDescription): string {
+function catalogIdentifier(d: ServerDescription): string {
   const host = new URL(d.endpoint).hostname.replace(/^\[|\]$/g, '');
   const name = cardName(d.endpoint, d.name).split('/')[1] ?? 'server';
   return `urn:air:${host}:mcp:${name}`;

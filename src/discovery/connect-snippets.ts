@@ -16,7 +16,7 @@ export interface ConnectSnippet {
 const KEY_PLACEHOLDER = '<your API key>';
 
 /** A config key for the server: lower-case letters, digits and `-`. */
-export function serverKey(name: string): string {
+function serverKey(name: string): string {
   return (
     name
       .toLowerCase()

@@ -16,16 +16,15 @@ import {
   type JsonRpcResponse,
   success,
 } from '../base/jsonrpc.ts';
-import { Refusal } from '../base/refusals.ts';
-import type { ClientCapabilities, Implementation } from '../base/spec-types.ts';
-import { allowsBatches, negotiateVersion, SUPPORTED_VERSIONS, VERSION_2026 } from '../base/versions.ts';
+import { allowsBatches, SUPPORTED_VERSIONS, VERSION_2026 } from '../base/versions.ts';
 import type { Registry } from '../registry/registry.ts';
-import { toolFailure } from '../registry/results.ts';
 import { ALL_VISIBLE, type Visibility } from '../registry/visibility.ts';
-import type { Exchange, Reply, RequestObserver } from './exchange.ts';
+import { ServerCapabilities } from './capabilities.ts';
+import { type Exchange, observedInfo, type Reply, type RequestObserver } from './exchange.ts';
 import type { Hub } from './hub.ts';
 import { InflightRequests } from './inflight.ts';
-import { scanJson } from './json-limits.ts';
+import { initialize } from './initialize.ts';
+import { scanJson, tooDeep } from './json-limits.ts';
 import {
   CORE_METHODS,
   type MethodDeps,
@@ -33,20 +32,16 @@ import {
   type MethodSet,
   type TaskLane,
 } from './methods.ts';
-import {
-  hooksFor,
-  type Middleware,
-  type MiddlewareCall,
-  type MiddlewareHook,
-  runHooks,
-} from './middleware.ts';
+import { hooksFor, type Middleware, type MiddlewareHook, withMiddleware } from './middleware.ts';
 import { RequestContext } from './request-context.ts';
 import type { SessionStore } from './session.ts';
 import {
   checkParamHeaders,
   checkRoutingHeaders,
+  completeModernResult,
   isModernRequest,
-  META,
+  isOnly2025,
+  isOnly2026,
   metaOf,
   readEnvelope,
 } from './wire.ts';
@@ -58,7 +53,7 @@ export interface DispatcherOptions {
   logger: Logger;
   serverInfo: { name: string; version: string; title?: string };
   instructions?: string;
-  /** `capabilities.extensions` to advertise on both wires (e.g. MCP Apps), beside SERVER_CAPABILITIES. */
+  /** `capabilities.extensions` to advertise on both wires (e.g. MCP Apps), beside the core capabilities (capabilities.ts). */
   extensions?: JsonObject;
   /** The call wrapper, with the guard and the deadlines (src/registry/call.ts). */
   caller: MethodDeps['caller'];
@@ -87,53 +82,17 @@ class ClientCancelled extends ProtocolError {
   }
 }
 
-/** Methods that exist only on one wire (2026 removed the handshake, ping, setLevel and subscribe). */
-const ONLY_2025 = new Set([
-  'initialize',
-  'ping',
-  'logging/setLevel',
-  'resources/subscribe',
-  'resources/unsubscribe',
-  // The 2025-11-25 core tasks methods that SEP-2663 removed.
-  'tasks/result',
-  'tasks/list',
-]);
-const ONLY_2026 = new Set(['server/discover', 'subscriptions/listen']);
-/** 2026 results that carry caching hints (`ttlMs`, `cacheScope`). */
-const CACHEABLE = new Set([
-  'server/discover',
-  'tools/list',
-  'prompts/list',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-  'skills/list',
-  'skills/get',
-]);
-
-export const SERVER_CAPABILITIES = Object.freeze({
-  tools: { listChanged: true },
-  resources: { subscribe: true, listChanged: true },
-  prompts: { listChanged: true },
-  logging: {},
-  completions: {},
-});
-
 export class Dispatcher {
   readonly #o: DispatcherOptions;
   readonly #deps: MethodDeps;
-  readonly #capabilities: JsonObject;
+  readonly #capabilities: ServerCapabilities;
   /** The core methods and the extensions' (a Map: see CORE_METHODS). */
   readonly #methods: ReadonlyMap<string, MethodHandler>;
-  /** Capabilities 2025-wire clients get from a revision on (core tasks on 2025-11-25). */
-  readonly #capabilities2025: readonly { readonly since: string; readonly capabilities: JsonObject }[];
   /** In-flight 2025 requests by session and id, for notifications/cancelled. */
   readonly #inflight = new InflightRequests<RequestContext>();
   /** Middleware hooks by method, outermost first; empty without middleware (nothing to pay). */
   readonly #hooks = new Map<string, readonly MiddlewareHook[]>();
   #active = 0;
-  /** 2026 discover's capabilities, with the extensions this server serves. */
-  readonly #capabilities2026: JsonObject;
 
   constructor(options: DispatcherOptions) {
     if (!(options.maxBatch > 0) || !(options.pageSize > 0) || !(options.maxJsonDepth > 0)) {
@@ -142,11 +101,7 @@ export class Dispatcher {
     this.#o = options;
     const sets = options.methodSets ?? [];
     this.#methods = new Map([...CORE_METHODS, ...sets.flatMap((set) => Object.entries(set.methods))]);
-    const extensions = merged(options.extensions, ...sets.map((set) => set.extensions));
-    this.#capabilities = extensions
-      ? Object.freeze({ ...SERVER_CAPABILITIES, extensions })
-      : SERVER_CAPABILITIES;
-    this.#capabilities2025 = sets.flatMap((set) => (set.capabilities2025 ? [set.capabilities2025] : []));
+    this.#capabilities = new ServerCapabilities(options.extensions, sets);
     this.#deps = {
       registry: options.registry,
       hub: options.hub,
@@ -157,11 +112,6 @@ export class Dispatcher {
       visible: options.visible ?? ALL_VISIBLE,
       tasks: options.tasks,
     };
-    // Some extensions exist on 2026 only (the tasks extension; 2025-11-25 has core tasks).
-    const only2026 = merged(...sets.map((set) => set.extensions2026));
-    this.#capabilities2026 = only2026
-      ? Object.freeze({ ...SERVER_CAPABILITIES, extensions: { ...only2026, ...extensions } })
-      : this.#capabilities;
     const middleware = options.middleware ?? [];
     if (middleware.length > 0) {
       for (const method of this.#methods.keys()) {
@@ -188,7 +138,7 @@ export class Dispatcher {
   discovery(): JsonObject {
     const result: JsonObject = {
       supportedVersions: SUPPORTED_VERSIONS,
-      capabilities: this.#capabilities2026,
+      capabilities: this.#capabilities.modern,
     };
     if (this.#o.instructions) result.instructions = this.#o.instructions;
     return result;
@@ -207,29 +157,6 @@ export class Dispatcher {
   handle(value: unknown, ex: Exchange): Promise<Reply> {
     if (Array.isArray(value)) return this.#handleBatch(value, ex);
     return this.#handleOne(value, ex);
-  }
-
-  #tooDeep(value: unknown): Reply {
-    // Notifications and responses never get an answer, not even an error (JSON-RPC 2.0 §4.1).
-    if (isObject(value) && ('method' in value ? !('id' in value) : 'result' in value || 'error' in value)) {
-      this.#o.logger.warn(
-        { maxJsonDepth: this.#o.maxJsonDepth },
-        'a notification or response nested past MCP_MAX_JSON_DEPTH was dropped',
-      );
-      return {};
-    }
-    const id =
-      isObject(value) && (typeof value.id === 'string' || typeof value.id === 'number') ? value.id : null;
-    return {
-      body: errorResponse(
-        id,
-        new ProtocolError(
-          ErrorCode.InvalidRequest,
-          `Invalid request: the message is nested deeper than ${this.#o.maxJsonDepth} levels (MCP_MAX_JSON_DEPTH)`,
-        ),
-      ),
-      status: 400,
-    };
   }
 
   async #handleBatch(items: unknown[], ex: Exchange): Promise<Reply> {
@@ -258,7 +185,8 @@ export class Dispatcher {
     // At the door, before anything reads, echoes or validates client data (all of which may
     // recurse): a message nested past the limit is refused as a whole. A batch's members are
     // measured one by one, each from its own top.
-    if (scanJson(value, this.#o.maxJsonDepth, false)) return Promise.resolve(this.#tooDeep(value));
+    if (scanJson(value, this.#o.maxJsonDepth, false))
+      return Promise.resolve(tooDeep(value, this.#o.maxJsonDepth, this.#o.logger));
     const c = classify(value);
     if (c.kind === 'request') return this.#request(c.message, ex, inBatch);
     return this.#handleOther(c, ex);
@@ -297,7 +225,7 @@ export class Dispatcher {
     const modern = !inBatch && isModernRequest(req, ex.headers);
     // Every request is observed (span, log line, metrics), refused ones included, and handled
     // inside its span's context (handlers' own spans and instrumented clients are its children).
-    const observed = this.#o.observe?.start(this.#observed(req, ex, modern));
+    const observed = this.#o.observe?.start(observedInfo(req, ex, modern, this.#o.registry));
     const handle = modern ? this.#modern : this.#legacy;
     try {
       const reply = await (observed ? observed.run(handle, this, req, ex) : handle.call(this, req, ex));
@@ -308,35 +236,6 @@ export class Dispatcher {
       observed?.end({ error: err instanceof Error ? err : new Error(String(err)) });
       return this.#failure(req, err, modern);
     }
-  }
-
-  #observed(req: JsonRpcRequest, ex: Exchange, modern: boolean): Parameters<RequestObserver['start']>[0] {
-    const params = req.params;
-    const meta = metaOf(params);
-    const declared = meta?.[META.protocolVersion];
-    const name = typeof params?.name === 'string' ? params.name : undefined;
-    return {
-      method: req.method,
-      target: name ?? (params?.uri as string | undefined),
-      // Only a registered tool or prompt may name a span (client-chosen names are unbounded).
-      targetKnown:
-        name !== undefined &&
-        (req.method === 'tools/call'
-          ? this.#o.registry.tool(name) !== undefined
-          : req.method === 'prompts/get' && this.#o.registry.prompt(name) !== undefined),
-      requestId: req.id,
-      wire: modern ? '2026' : '2025',
-      protocolVersion: modern ? String(declared ?? '') : (ex.session?.protocolVersion ?? ''),
-      sessionId: ex.session?.id,
-      identity: ex.identity,
-      transport: ex.transport,
-      meta,
-      headers: ex.headers,
-      address: ex.address,
-      port: ex.port,
-      httpVersion: ex.httpVersion,
-      args: req.method === 'tools/call' ? params?.arguments : undefined,
-    };
   }
 
   #failure(req: JsonRpcRequest, err: unknown, modern: boolean): Reply {
@@ -358,13 +257,16 @@ export class Dispatcher {
   // ---- 2025 wire ------------------------------------------------------------------------
 
   async #legacy(req: JsonRpcRequest, ex: Exchange): Promise<Reply> {
-    if (req.method === 'initialize') return this.#initialize(req, ex);
+    if (req.method === 'initialize') {
+      const { sessions, serverInfo, instructions } = this.#o;
+      return initialize(req, ex, { sessions, capabilities: this.#capabilities, serverInfo, instructions });
+    }
     const session = ex.session;
     if (req.method === 'ping') return { body: success(req.id, {}) };
     if (!session?.initialized) {
       throw new ProtocolError(ErrorCode.InvalidRequest, 'Server not initialized: send initialize first');
     }
-    if (ONLY_2026.has(req.method)) {
+    if (isOnly2026(req.method)) {
       throw new ProtocolError(
         ErrorCode.MethodNotFound,
         `Method not found: ${req.method} (protocol ${VERSION_2026} only)`,
@@ -401,50 +303,13 @@ export class Dispatcher {
     return silent() ? {} : { body: success(req.id, result) };
   }
 
-  async #initialize(req: JsonRpcRequest, ex: Exchange): Promise<Reply> {
-    const params = req.params ?? {};
-    if (ex.session?.initialized) {
-      throw new ProtocolError(
-        ErrorCode.InvalidRequest,
-        'Already initialized: this session has been initialised',
-      );
-    }
-    const session = ex.session ?? (await this.#o.sessions.create());
-    if (!session) {
-      throw Refusal.tooManySessions();
-    }
-    session.protocolVersion = negotiateVersion(params.protocolVersion);
-    session.clientCapabilities = isObject(params.capabilities)
-      ? (params.capabilities as ClientCapabilities)
-      : {};
-    session.clientInfo = isObject(params.clientInfo) ? (params.clientInfo as Implementation) : undefined;
-    session.initialized = true;
-    await this.#o.sessions.save(session);
-    const result: JsonObject = {
-      protocolVersion: session.protocolVersion,
-      capabilities: this.#capabilitiesFor(session.protocolVersion),
-      serverInfo: this.#o.serverInfo,
-    };
-    if (this.#o.instructions) result.instructions = this.#o.instructions;
-    return { body: success(req.id, result), session };
-  }
-
-  /** initialize's capabilities for the negotiated revision. */
-  #capabilitiesFor(version: string): JsonObject {
-    let capabilities = this.#capabilities;
-    for (const extra of this.#capabilities2025) {
-      if (version >= extra.since) capabilities = { ...capabilities, ...extra.capabilities };
-    }
-    return capabilities;
-  }
-
   // ---- 2026 wire ------------------------------------------------------------------------
 
   async #modern(req: JsonRpcRequest, ex: Exchange): Promise<Reply> {
     const http = ex.transport === 'http';
     const envelope = readEnvelope(req, ex.headers, http);
     const handler = req.method === 'server/discover' ? undefined : this.#methods.get(req.method);
-    if (req.method !== 'server/discover' && (!handler || ONLY_2025.has(req.method))) {
+    if (req.method !== 'server/discover' && (!handler || isOnly2025(req.method))) {
       throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${req.method}`, {
         httpStatus: 404,
       });
@@ -478,42 +343,11 @@ export class Dispatcher {
       });
       result = await this.#run(handler, req, ctx, ex, undefined);
     }
-    if (result.resultType === undefined) result.resultType = 'complete';
-    if (CACHEABLE.has(req.method) && result.resultType === 'complete') {
-      result.ttlMs ??= 0;
-      result.cacheScope ??= 'private';
-    }
-    const meta = isObject(result._meta) ? result._meta : {};
-    result._meta = { ...meta, [META.serverInfo]: this.#o.serverInfo };
+    completeModernResult(req.method, result, this.#o.serverInfo);
     return { body: success(req.id, result) };
   }
 
   // ---- shared ---------------------------------------------------------------------------
-
-  /** Runs a handler inside its middleware; what a hook throws is mapped as a handler's would be. */
-  async #withMiddleware(
-    hooks: readonly MiddlewareHook[],
-    handler: MethodHandler,
-    req: JsonRpcRequest,
-    ctx: RequestContext,
-  ): Promise<JsonObject> {
-    const def = req.method === 'tools/call' ? this.#o.registry.tool(String(req.params?.name)) : undefined;
-    const call: MiddlewareCall = {
-      method: req.method,
-      params: { ...req.params },
-      ctx,
-      tool: def && { name: def.name, annotations: def.spec.annotations },
-    };
-    try {
-      return await runHooks(hooks, call, (params) => handler(params, ctx, this.#deps));
-    } catch (err) {
-      // tools/call: a failure the model should see, as when the tool itself throws.
-      if (req.method === 'tools/call' && !(err instanceof ProtocolError)) {
-        return toolFailure(this.#o.registry.tool(String(call.params.name)), err);
-      }
-      throw err;
-    }
-  }
 
   async #run(
     handler: MethodHandler,
@@ -531,17 +365,13 @@ export class Dispatcher {
     try {
       const hooks = this.#hooks.get(req.method);
       if (hooks === undefined) return await handler(req.params, ctx, this.#deps);
-      return await this.#withMiddleware(hooks, handler, req, ctx);
+      return await withMiddleware(hooks, req, ctx, this.#o.registry, (params) =>
+        handler(params, ctx, this.#deps),
+      );
     } finally {
       this.#active--;
       if (scope !== undefined) this.#inflight.delete(scope, req.id);
       presence?.untrack(ctx);
     }
   }
-}
-
-/** The entries of several `capabilities.extensions` objects in one; undefined when there are none. */
-function merged(...parts: (JsonObject | undefined)[]): JsonObject | undefined {
-  const out: JsonObject = Object.assign({}, ...parts.filter((p) => p !== undefined));
-  return Object.keys(out).length > 0 ? out : undefined;
 }

@@ -126,10 +126,6 @@ export class Hub {
     return [...this.#sessionChannels.keys()];
   }
 
-  hasSessionStream(sessionId: string): boolean {
-    return this.#sessionChannels.has(sessionId);
-  }
-
   /**
    * Sends to one session's standalone streams. With no stream here it goes to the other
    * replicas when there are any (true: handed on); false when nobody can take it.

@@ -77,7 +77,7 @@ export function wellFormedResponses(value: unknown): Record<string, JsonObject> 
  * Runs `attempt` until it returns something other than an input round.
  * On 2026 returns either the final value or the input-required result object.
  */
-export async function runWithInput<T>(
+async function runWithInput<T>(
   ctx: RequestContext,
   params: JsonObject | undefined,
   deps: InputDeps,

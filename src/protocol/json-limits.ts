@@ -4,6 +4,11 @@
  * and the scan itself cannot overflow the stack, however deep the value is.
  */
 
+import type { Logger } from 'pino';
+import { ErrorCode, ProtocolError } from '../base/errors.ts';
+import { errorResponse, isObject } from '../base/jsonrpc.ts';
+import type { Reply } from './exchange.ts';
+
 /** What `scanJson` found: nesting past the limit, or a key refused by prototype-poisoning protection. */
 export type JsonProblem = { readonly kind: 'depth' } | { readonly kind: 'poison'; readonly key: string };
 
@@ -52,4 +57,28 @@ function isPoisonKey(key: string, child: unknown): boolean {
   return (
     key === 'constructor' && typeof child === 'object' && child !== null && Object.hasOwn(child, 'prototype')
   );
+}
+
+/**
+ * The answer to a message nested past the limit: -32600 (HTTP 400) for a request, with its id
+ * when it has one; nothing for a notification or a response, which never get an answer, not
+ * even an error (JSON-RPC 2.0 §4.1), so that is only logged.
+ */
+export function tooDeep(value: unknown, maxJsonDepth: number, logger: Logger): Reply {
+  if (isObject(value) && ('method' in value ? !('id' in value) : 'result' in value || 'error' in value)) {
+    logger.warn({ maxJsonDepth }, 'a notification or response nested past MCP_MAX_JSON_DEPTH was dropped');
+    return {};
+  }
+  const id =
+    isObject(value) && (typeof value.id === 'string' || typeof value.id === 'number') ? value.id : null;
+  return {
+    body: errorResponse(
+      id,
+      new ProtocolError(
+        ErrorCode.InvalidRequest,
+        `Invalid request: the message is nested deeper than ${maxJsonDepth} levels (MCP_MAX_JSON_DEPTH)`,
+      ),
+    ),
+    status: 400,
+  };
 }

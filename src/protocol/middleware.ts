@@ -7,7 +7,10 @@
  * `next()`, answer without calling `next()`, throw, or change what `next()` returned.
  */
 
-import type { JsonObject } from '../base/jsonrpc.ts';
+import { ProtocolError } from '../base/errors.ts';
+import type { JsonObject, JsonRpcRequest } from '../base/jsonrpc.ts';
+import type { Registry } from '../registry/registry.ts';
+import { toolFailure } from '../registry/results.ts';
 import type { HandlerContext, ToolAnnotations } from '../registry/types.ts';
 
 /** One call as middleware sees it. `params` may be replaced or changed before `next()`. */
@@ -99,7 +102,7 @@ export function hooksFor(chain: readonly Middleware[], method: string): readonly
  * Runs `handler` inside `hooks`. Each hook's `next` runs the next hook (or the handler) with
  * `call.params` as it stands when `next` is called.
  */
-export function runHooks(
+function runHooks(
   hooks: readonly MiddlewareHook[],
   call: MiddlewareCall,
   handler: (params: JsonObject) => Promise<JsonObject>,
@@ -109,4 +112,32 @@ export function runHooks(
     return (hooks[i] as MiddlewareHook)(call, () => step(i + 1));
   };
   return step(0);
+}
+
+/**
+ * Runs a method's handler inside its hooks. What a hook throws on `tools/call` (anything but a
+ * protocol error) becomes the failure the model sees, as when the tool itself throws.
+ */
+export async function withMiddleware(
+  hooks: readonly MiddlewareHook[],
+  req: JsonRpcRequest,
+  ctx: HandlerContext,
+  registry: Pick<Registry, 'tool'>,
+  handler: (params: JsonObject) => Promise<JsonObject>,
+): Promise<JsonObject> {
+  const def = req.method === 'tools/call' ? registry.tool(String(req.params?.name)) : undefined;
+  const call: MiddlewareCall = {
+    method: req.method,
+    params: { ...req.params },
+    ctx,
+    tool: def && { name: def.name, annotations: def.spec.annotations },
+  };
+  try {
+    return await runHooks(hooks, call, handler);
+  } catch (err) {
+    if (req.method === 'tools/call' && !(err instanceof ProtocolError)) {
+      return toolFailure(registry.tool(String(call.params.name)), err);
+    }
+    throw err;
+  }
 }

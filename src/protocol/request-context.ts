@@ -1,6 +1,7 @@
 /**
- * The context of one request: what the handler sees (`HandlerContext`) and what the
- * dispatcher needs to finish it. One object per request with its methods on the prototype,
+ * The context of one request: what the handler sees (`HandlerContext`), what the call wrapper
+ * needs of it (`CallContext`: abort and progress state) and what the dispatcher needs to
+ * finish it. One object per request with its methods on the prototype,
  * so the hot path allocates no closures.
  */
 import { type Span, trace } from '@opentelemetry/api';
@@ -15,15 +16,13 @@ import {
   logLevelRank,
   type Wire,
 } from '../base/types.ts';
+import type { CallContext } from '../registry/call.ts';
 import { ToolError } from '../registry/tool-errors.ts';
-import type { HandlerContext, InputRequest, InputRequired, JsonSchema } from '../registry/types.ts';
+import type { InputRequest, InputRequired, JsonSchema } from '../registry/types.ts';
 import type { OutboundChannel } from './hub.ts';
 import type { Session } from './session.ts';
 
-/** Sends a message related to this request; the dispatcher supplies it per transport. */
-export type RequestSink = (message: JsonRpcMessage) => void;
-
-export class RequestContext implements HandlerContext {
+export class RequestContext implements CallContext {
   readonly requestId: RequestId;
   readonly method: string;
   readonly wire: Wire;
@@ -50,7 +49,7 @@ export class RequestContext implements HandlerContext {
   #aborted = false;
   #abortReason: unknown = undefined;
   /**
-   * The running deadline's hook (deadline.ts), told at once when the request is aborted. A
+   * The running deadline's hook (src/registry/deadline.ts), told at once when the request is aborted. A
    * plain field instead of an EventTarget listener: the deadline of every call sets one.
    */
   onAbort: ((reason: unknown) => void) | undefined = undefined;

@@ -97,7 +97,7 @@ export function readEnvelope(req: JsonRpcRequest, headers: Headers | undefined, 
 }
 
 /** What `Mcp-Name` must carry for the methods that route by name (SEP-2243). */
-export function routingName(method: string, params: JsonObject | undefined): string | undefined {
+function routingName(method: string, params: JsonObject | undefined): string | undefined {
   if (method === 'tools/call' || method === 'prompts/get')
     return typeof params?.name === 'string' ? params.name : '';
   if (method === 'resources/read') return typeof params?.uri === 'string' ? params.uri : '';
@@ -136,7 +136,7 @@ const B64_STRICT = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}
  * Decodes an `Mcp-Param-*` header value: `=?base64?...?=` wraps base64 (strictly checked:
  * alphabet and padding), anything else is literal (SEP-2243).
  */
-export function decodeParamHeader(value: string): string | undefined {
+function decodeParamHeader(value: string): string | undefined {
   const m = B64_WRAPPED.exec(value);
   if (!m) return value;
   const b64 = m[1] as string;
@@ -166,4 +166,51 @@ export function checkParamHeaders(
     if (decoded === undefined) fail('has an invalid base64 value');
     if (decoded !== String(value)) fail(`does not match argument "${p.property}"`);
   }
+}
+
+/** Methods that exist only on one wire (2026 removed the handshake, ping, setLevel and subscribe). */
+const ONLY_2025 = new Set([
+  'initialize',
+  'ping',
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  // The 2025-11-25 core tasks methods that SEP-2663 removed.
+  'tasks/result',
+  'tasks/list',
+]);
+const ONLY_2026 = new Set(['server/discover', 'subscriptions/listen']);
+
+export function isOnly2025(method: string): boolean {
+  return ONLY_2025.has(method);
+}
+
+export function isOnly2026(method: string): boolean {
+  return ONLY_2026.has(method);
+}
+
+/** 2026 results that carry caching hints (`ttlMs`, `cacheScope`). */
+const CACHEABLE = new Set([
+  'server/discover',
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'skills/list',
+  'skills/get',
+]);
+
+/**
+ * Adds what every 2026 result carries: `resultType` (`complete` unless the handler set one),
+ * the caching hints of cacheable results, and the server's identity in `_meta`.
+ */
+export function completeModernResult(method: string, result: JsonObject, serverInfo: JsonObject): void {
+  if (result.resultType === undefined) result.resultType = 'complete';
+  if (CACHEABLE.has(method) && result.resultType === 'complete') {
+    result.ttlMs ??= 0;
+    result.cacheScope ??= 'private';
+  }
+  const meta = isObject(result._meta) ? result._meta : {};
+  result._meta = { ...meta, [META.serverInfo]: serverInfo };
 }

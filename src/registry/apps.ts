@@ -174,7 +174,7 @@ export function defineApp(spec: AppSpec): ResourceDefinition {
 }
 
 /** True when a resource definition is a view. */
-export function isApp(def: ResourceDefinition): boolean {
+function isApp(def: ResourceDefinition): boolean {
   return def.listing.mimeType === APP_MIME_TYPE && def.uri.startsWith('ui://');
 }
 

@@ -12,7 +12,7 @@ import { ToolError, toolErrorResult } from './tool-errors.ts';
 import type { ContentBlock, InputRequired, PromptMessage } from './types.ts';
 
 /** A tool failure the model should see: `isError: true` with `ErrorName: message` (DESIGN.md). */
-export function toolError(message: string): JsonObject {
+function toolError(message: string): JsonObject {
   return { content: [{ type: 'text', text: message }], isError: true };
 }
 
@@ -77,7 +77,7 @@ export function toolFailure(def: ToolDefinition | undefined, err: unknown): Json
 const EMPTY_SPEC: ToolDefinition['spec'] = { name: '', description: '' };
 
 /** Turns a handler's exception into the model-visible `ErrorName: message` text. */
-export function describeThrown(err: unknown): string {
+function describeThrown(err: unknown): string {
   if (err instanceof ToolkitError && err.code === InternalCode.Timeout)
     return `Timeout: the tool ${err.message}`;
   if (err instanceof Error) return `${err.name}: ${err.message}`;

@@ -59,7 +59,7 @@ function zodIssues(error: z.ZodError): string[] {
   return error.issues.map((i) => `${i.path.length === 0 ? '(root)' : i.path.join('.')}: ${i.message}`);
 }
 
-export function isZodSchema(value: unknown): value is z.ZodType {
+function isZodSchema(value: unknown): value is z.ZodType {
   return value instanceof z.ZodType;
 }
 
@@ -75,7 +75,7 @@ export function compileJsonSchema<T>(schema: JsonSchema): CompiledSchema<T> {
 }
 
 /** Converts a zod schema once; `io` picks the input or output view (defaults, transforms). */
-export function compileZod<T>(schema: z.ZodType<T>, io: 'input' | 'output'): CompiledSchema<T> {
+function compileZod<T>(schema: z.ZodType<T>, io: 'input' | 'output'): CompiledSchema<T> {
   const { $schema: _dialect, ...json } = z.toJSONSchema(schema, {
     target: 'draft-2020-12',
     io,

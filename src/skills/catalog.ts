@@ -19,10 +19,10 @@ import { type Frontmatter, readFrontmatter } from './frontmatter.ts';
 import { mimeTypeOf } from './mime.ts';
 import { isInside, readInside } from './safe-read.ts';
 
-export const MAX_FILES_PER_SKILL = 512;
-export const MAX_BYTES_PER_SKILL = 16 * 1024 * 1024;
-export const SKILL_FILE = 'SKILL.md';
-export const DIRECTORY_MIME = 'inode/directory';
+const MAX_FILES_PER_SKILL = 512;
+const MAX_BYTES_PER_SKILL = 16 * 1024 * 1024;
+const SKILL_FILE = 'SKILL.md';
+const DIRECTORY_MIME = 'inode/directory';
 
 export interface SkillFile {
   readonly uri: string;

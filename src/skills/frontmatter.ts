@@ -7,7 +7,7 @@
 import { parse } from 'yaml';
 
 /** Agent Skills naming rules: 1-64 of a-z, 0-9 and `-`, no leading, trailing or double `-`. */
-export const SKILL_NAME = /^(?!.*--)[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$/;
+const SKILL_NAME = /^(?!.*--)[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$/;
 
 const BLOCK = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 

@@ -12,7 +12,7 @@ import type { RequestContext } from '../protocol/request-context.ts';
 import { paginate } from '../registry/registry.ts';
 import type { SkillCatalog } from './catalog.ts';
 
-export const SKILLS_EXTENSION_ID = 'io.modelcontextprotocol/skills';
+const SKILLS_EXTENSION_ID = 'io.modelcontextprotocol/skills';
 
 /** What the server declares under `capabilities.extensions` when it serves skills (settings inline, SEP-2133). */
 const SKILLS_EXTENSION: JsonObject = Object.freeze({

@@ -1,21 +1,6 @@
-/**
- * The task engine: creates tasks, runs their handlers in the background, moves them through
- * their statuses, and answers for them on any replica.
- *
- * A task's handler is the tool's ordinary handler. It runs detached from the request that
- * created it, under its own signal and a deadline (the tool's `timeoutMs`, else the task's
- * TTL). Input rounds work as in a plain call: the handler returns `ctx.askInput(...)`, the
- * task goes to `input_required` with those requests (no handler runs meanwhile), and once
- * every request is answered (`tasks/update` on 2026, the answers to `tasks/result`'s
- * server-to-client requests on 2025) the handler runs again from the top with
- * `ctx.inputResponses` and `ctx.requestState`, on whichever replica took the last answer.
- * Every change is an atomic update of the stored record; a terminal status is final, so a
- * cancellation and a finishing handler cannot both win.
- */
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ErrorCode, ProtocolError } from '../base/errors.ts';
-import type { JsonObject, JsonRpcMessage } from '../base/jsonrpc.ts';
+import type { JsonRpcMessage } from '../base/jsonrpc.ts';
 import type { Hub, OutboundChannel } from '../protocol/hub.ts';
 import { wellFormedResponses } from '../protocol/input.ts';
 import type { RequestContext } from '../protocol/request-context.ts';
@@ -32,6 +17,7 @@ import {
   unknownTask,
 } from './outcome.ts';
 import { ownerOf } from './owner.ts';
+import { cancelled, newRecord, orphaned, settled, withAnswers } from './records.ts';
 import { TaskContext } from './task-context.ts';
 import {
   isTerminal,
@@ -100,29 +86,13 @@ export class TaskEngine {
   ): Promise<TaskRecord> {
     if (this.#closed)
       throw new ProtocolError(ErrorCode.ServiceUnavailable, 'The server is stopping: try again');
-    const now = this.#now();
-    const record: TaskRecord = {
-      taskId: randomUUID(),
-      owner: ownerOf(ctx),
-      wire: ctx.wire,
-      protocolVersion: ctx.protocolVersion,
-      tool: def.name,
-      args,
-      clientCapabilities: ctx.clientCapabilities as JsonObject,
-      meta: ctx.meta,
-      requestId: ctx.requestId,
-      status: 'working',
-      createdAt: now,
-      lastUpdatedAt: now,
+    const record = newRecord(def, args, ctx, {
+      now: this.#now(),
       ttlMs: Math.min(options.ttlMs ?? this.#o.ttlMs, this.#o.ttlMs),
       pollIntervalMs: this.#o.pollIntervalMs,
-      rounds: 0,
       runner: this.self,
-      ...(ctx.sessionId === undefined ? {} : { sessionId: ctx.sessionId }),
-      ...(ctx.identity === undefined ? {} : { identity: ctx.identity }),
-      ...(options.seed?.answers === undefined ? {} : { answers: options.seed.answers }),
-      ...(options.seed?.state === undefined ? {} : { state: options.seed.state }),
-    };
+      seed: options.seed,
+    });
     await this.#o.store.create(record);
     this.#launch(record);
     return record;
@@ -144,33 +114,7 @@ export class TaskEngine {
     const answers = wellFormedResponses(responses) ?? {};
     if (record.status !== 'input_required' || Object.keys(answers).length === 0) return;
     const self = this.self;
-    const res = await this.#o.store.update(taskId, (r) => {
-      if (r.status !== 'input_required' || !r.inputRequests) return undefined;
-      const pending = { ...r.inputRequests };
-      const collected = { ...r.answers };
-      let took = false;
-      for (const [key, answer] of Object.entries(answers)) {
-        if (!(key in pending)) continue;
-        collected[r.inputKeys?.[key] ?? key] = answer;
-        delete pending[key];
-        took = true;
-      }
-      if (!took) return undefined;
-      const next: TaskRecord = {
-        ...r,
-        answers: collected,
-        inputRequests: pending,
-        lastUpdatedAt: this.#now(),
-      };
-      if (Object.keys(pending).length === 0) {
-        next.status = 'working';
-        next.inputRequests = undefined;
-        next.inputKeys = undefined;
-        next.statusMessage = undefined;
-        next.runner = self;
-      }
-      return next;
-    });
+    const res = await this.#o.store.update(taskId, (r) => withAnswers(r, answers, this.#now(), self));
     if (!res?.changed) return;
     this.#announce(res.record);
     if (res.record.status === 'working') this.#launch(res.record);
@@ -183,19 +127,7 @@ export class TaskEngine {
   ): Promise<{ record: TaskRecord; changed: boolean }> {
     const record = await this.owned(taskId, caller);
     if (isTerminal(record.status)) return { record, changed: false };
-    const res = await this.#o.store.update(taskId, (r) =>
-      isTerminal(r.status)
-        ? undefined
-        : {
-            ...r,
-            status: 'cancelled',
-            statusMessage: 'Cancelled at the client’s request',
-            inputRequests: undefined,
-            inputKeys: undefined,
-            runner: undefined,
-            lastUpdatedAt: this.#now(),
-          },
-    );
+    const res = await this.#o.store.update(taskId, (r) => cancelled(r, this.#now()));
     if (!res) throw unknownTask(taskId);
     if (res.changed) {
       this.#running.get(taskId)?.abort(new TaskCancelled());
@@ -308,16 +240,7 @@ export class TaskEngine {
     const { taskId } = record;
     for (let attempt = 0; ; attempt++) {
       const now = this.#now();
-      const apply = (r: TaskRecord): TaskRecord => {
-        const next: TaskRecord = { ...r, ...outcome, runner: undefined, lastUpdatedAt: now };
-        if (outcome.status !== 'input_required') {
-          next.inputRequests = undefined;
-          next.inputKeys = undefined;
-          next.answers = undefined;
-          next.state = undefined;
-        }
-        return next;
-      };
+      const apply = (r: TaskRecord): TaskRecord => settled(r, outcome, now);
       try {
         const res = await this.#o.store.update(taskId, (r) =>
           r.status === 'working' ? apply(r) : undefined,
@@ -362,19 +285,7 @@ export class TaskEngine {
     const runner = record.runner;
     if (record.status !== 'working' || !liveness || !runner || runner === liveness.self) return record;
     if (await liveness.isAlive(runner)) return record;
-    const message = 'The server replica running this task stopped before it finished';
-    const res = await this.#o.store.update(record.taskId, (r) =>
-      r.status === 'working' && r.runner === runner
-        ? {
-            ...r,
-            status: 'failed',
-            error: { code: ErrorCode.InternalError, message },
-            statusMessage: message,
-            runner: undefined,
-            lastUpdatedAt: this.#now(),
-          }
-        : undefined,
-    );
+    const res = await this.#o.store.update(record.taskId, (r) => orphaned(r, runner, this.#now()));
     if (res?.changed) this.#announce(res.record);
     return res?.record ?? record;
   }

@@ -38,13 +38,13 @@ const TASK_CAPABILITIES_2025: JsonObject = Object.freeze({
 const TASK_EXTENSION_2026: JsonObject = Object.freeze({ [TASKS_EXTENSION]: {} });
 
 /** Whether a request's capabilities declare the tasks extension (per request, SEP-2575). */
-export function declaresTasks(capabilities: unknown): boolean {
+function declaresTasks(capabilities: unknown): boolean {
   const extensions = isObject(capabilities) ? capabilities.extensions : undefined;
   return isObject(extensions) && isObject(extensions[TASKS_EXTENSION]);
 }
 
 /** -32021 naming the extension, as SEP-2663 §Capability Negotiation shows it. */
-export function missingTasksExtension(what: string): ProtocolError {
+function missingTasksExtension(what: string): ProtocolError {
   return new ProtocolError(
     ErrorCode.MissingRequiredClientCapability,
     `${what} needs the ${TASKS_EXTENSION} extension: declare it in params._meta["io.modelcontextprotocol/clientCapabilities"].extensions`,

@@ -10,7 +10,7 @@ import type { InputRequest } from '../registry/types.ts';
 /** The statuses of both generations (SEP-2663 and SEP-1686 agree on them). */
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
-export const TERMINAL: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled']);
+const TERMINAL: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled']);
 
 export function isTerminal(status: TaskStatus): boolean {
   return TERMINAL.has(status);
@@ -113,6 +113,3 @@ export interface TaskBackend {
   /** Releases what the backend holds; absent when its owner (the scale-out) does that. */
   close?(): Promise<void>;
 }
-
-/** An input request as a task stores it (the type the handler built). */
-export type { InputRequest };

@@ -10,13 +10,13 @@ import type { JsonObject } from '../base/jsonrpc.ts';
 import type { TaskRecord } from './types.ts';
 
 /** `_meta` key tying a message to a task (SEP-1686; kept off 2026 inlined results, SEP-2663). */
-export const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** SEP-2663 `Task`. */
-export function task2026(r: TaskRecord): JsonObject {
+function task2026(r: TaskRecord): JsonObject {
   const task: JsonObject = {
     taskId: r.taskId,
     status: r.status,

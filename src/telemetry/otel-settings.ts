@@ -192,7 +192,7 @@ const ratio = z
   );
 
 /** The standard variables, as the specification names them. */
-export const otelEnvSchema = z.object({
+const otelEnvSchema = z.object({
   OTEL_SDK_DISABLED: z
     .string()
     .optional()

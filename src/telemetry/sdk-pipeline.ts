@@ -46,7 +46,7 @@ export interface OwnedSdk {
 }
 
 /** The sampler OTEL_TRACES_SAMPLER (or MCP_OTEL_SAMPLE_RATIO) names. */
-export function samplerOf(config: Pick<TracingConfig, 'sampler' | 'samplerRatio'>): Sampler {
+function samplerOf(config: Pick<TracingConfig, 'sampler' | 'samplerRatio'>): Sampler {
   switch (config.sampler) {
     case 'always_on':
       return new AlwaysOnSampler();
@@ -64,7 +64,7 @@ export function samplerOf(config: Pick<TracingConfig, 'sampler' | 'samplerRatio'
 }
 
 /** The propagator OTEL_PROPAGATORS names (default: W3C trace context and baggage). */
-export function propagatorOf(names: readonly PropagatorName[]): TextMapPropagator {
+function propagatorOf(names: readonly PropagatorName[]): TextMapPropagator {
   const all = names.map((name): TextMapPropagator => {
     switch (name) {
       case 'baggage':

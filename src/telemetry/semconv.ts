@@ -45,10 +45,10 @@ export const Metric = {
 export const DURATION_BUCKETS_S = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 
 /** `error.type` of a tool result with `isError: true` (conventions). */
-export const TOOL_ERROR = 'tool_error';
+const TOOL_ERROR = 'tool_error';
 
 /** `error.type`/method value standing for a name outside a known, bounded set. */
-export const OTHER = '_OTHER';
+const OTHER = '_OTHER';
 
 // Names arrive from clients; a span name or attribute must not carry megabytes.
 const MAX_TARGET = 256;

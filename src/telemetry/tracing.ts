@@ -96,7 +96,7 @@ export const NOOP_TELEMETRY: Telemetry = Object.freeze({
  * True when the application registered a TracerProvider (the global one delegates). Duck-typed:
  * the registered proxy may come from another copy of `@opentelemetry/api`.
  */
-export function applicationTracerProvider(): boolean {
+function applicationTracerProvider(): boolean {
   const provider = trace.getTracerProvider() as { getDelegateTracer?: (name: string) => unknown };
   return (
     typeof provider.getDelegateTracer !== 'function' ||

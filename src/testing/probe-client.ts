@@ -6,10 +6,8 @@
  */
 import { ErrorCode } from '../base/errors.ts';
 import { isObject, type JsonObject, type RequestId } from '../base/jsonrpc.ts';
-import { LATEST_2025, VERSION_2026 } from '../base/versions.ts';
-import { META } from '../protocol/wire.ts';
-import { PACKAGE_VERSION } from '../server.ts';
-import { type Answer, describeAnswer, type RpcError } from './answer.ts';
+import { LATEST_2025 } from '../base/versions.ts';
+import { type Answer, describeAnswer } from './answer.ts';
 import {
   answerFor,
   type ClientAnswers,
@@ -18,6 +16,8 @@ import {
   DEFAULT_ANSWERS,
 } from './client-answers.ts';
 import type { Link, LinkSendOptions, LinkSendResult } from './link.ts';
+import { type RecordedResponse, ResponseRecord } from './probe-responses.ts';
+import { CLIENT_INFO, envelopeOf, headerParamsOf, headersFor, type Wire } from './probe-wire.ts';
 import {
   type ConnectOptions,
   DEFAULT_CALL_TIMEOUT_MS,
@@ -30,40 +30,11 @@ import {
 export type { Answer, RpcError } from './answer.ts';
 export { describeAnswer, toolText } from './answer.ts';
 
-export interface RecordedResponse {
-  response: JsonObject;
-  /** The request it answered (undefined when it matched none). */
-  request: JsonObject | undefined;
-  wire: '2025' | '2026';
-}
-
-export type Wire = '2025' | '2026';
-
-interface Pending {
-  request: JsonObject;
-  wire: Wire;
-  resolve: (answer: Answer) => void;
-  /**
-   * A deliberately invalid request: an error with `id: null` answers it too (JSON-RPC 2.0 §5:
-   * the id is null when it could not be read from an invalid request).
-   */
-  nullIdAnswers?: boolean;
-}
-
-const CLIENT_INFO = { name: 'mcp-toolkit-test', version: PACKAGE_VERSION };
-/** Methods whose 2026 requests carry `Mcp-Name` (SEP-2243). */
-const NAMED: Record<string, 'name' | 'uri'> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-};
-
 /** Input rounds a 2026 call may take before the kit stops answering. */
 const MAX_INPUT_ROUNDS = 8;
 
-function key(id: unknown): string {
-  return `${typeof id}:${String(id)}`;
-}
+export type { RecordedResponse } from './probe-responses.ts';
+export type { Wire } from './probe-wire.ts';
 
 export class ProbeClient {
   readonly link: Link;
@@ -83,18 +54,16 @@ export class ProbeClient {
   discoverResult: JsonObject | undefined;
   /** How the last handshake request (initialize or server/discover) ended. */
   lastHandshake: Answer | undefined;
-  readonly responses: RecordedResponse[] = [];
+  readonly #record = new ResponseRecord();
+  readonly responses: RecordedResponse[] = this.#record.responses;
   /** Responses that answered no request in flight: answers to notifications, or stray ids. */
-  readonly unmatched: JsonObject[] = [];
+  readonly unmatched: JsonObject[] = this.#record.unmatched;
   /** Responses whose id matched a request only after conversion (1 answered as "1"). */
-  readonly idMismatches: { sent: RequestId; received: unknown }[] = [];
+  readonly idMismatches: { sent: RequestId; received: unknown }[] = this.#record.idMismatches;
   readonly serverRequests: JsonObject[] = [];
   readonly notifications: JsonObject[] = [];
   /** Tools whose arguments are mirrored into `Mcp-Param-*` headers on 2026 (SEP-2243). */
   readonly headerParams = new Map<string, { property: string; header: string }[]>();
-  readonly #pending = new Map<string, Pending>();
-  /** Requests given up on (timeout): a late answer to one is not a stray id. */
-  readonly #expired = new Set<string>();
   /** No answer seen yet: a stdio server may still be starting. */
   #starting = true;
   #nextId = 0;
@@ -109,12 +78,7 @@ export class ProbeClient {
     this.clientCapabilities = options.clientCapabilities ?? [];
     this.clientAnswers = options.clientAnswers ?? DEFAULT_ANSWERS;
     link.onMessage = (m) => this.#receive(m);
-    link.onClose = (reason) => {
-      for (const [k, p] of this.#pending) {
-        this.#pending.delete(k);
-        p.resolve({ kind: 'closed', reason });
-      }
-    };
+    link.onClose = (reason) => this.#record.closeAll(reason);
   }
 
   nextId(): number {
@@ -131,46 +95,7 @@ export class ProbeClient {
       } else this.notifications.push(message);
       return;
     }
-    let pending = this.#pending.get(key(message.id));
-    let k = key(message.id);
-    if (!pending && message.id !== null && message.id !== undefined) {
-      // Loose match: the server answered the right request with a re-typed id.
-      for (const [pk, p] of this.#pending) {
-        if (String(p.request.id) === String(message.id)) {
-          pending = p;
-          k = pk;
-          this.idMismatches.push({ sent: p.request.id as RequestId, received: message.id });
-          break;
-        }
-      }
-    }
-    if (!pending && message.id === null && isObject(message.error)) {
-      for (const [pk, p] of this.#pending) {
-        if (!p.nullIdAnswers) continue;
-        pending = p;
-        k = pk;
-        break;
-      }
-    }
-    if (!pending && this.#expired.delete(key(message.id))) return;
-    this.responses.push({ response: message, request: pending?.request, wire: pending?.wire ?? '2025' });
-    if (!pending) {
-      this.unmatched.push(message);
-      return;
-    }
-    this.#pending.delete(k);
-    const error = message.error;
-    if (isObject(error) && !('result' in message && isObject(message.result))) {
-      pending.resolve({ kind: 'error', error: error as unknown as RpcError, response: message });
-    } else if (isObject(message.result)) {
-      pending.resolve({ kind: 'result', result: message.result, response: message });
-    } else {
-      pending.resolve({
-        kind: 'error',
-        error: { code: Number.NaN, message: 'malformed response (no result object, no error object)' },
-        response: message,
-      });
-    }
+    this.#record.receive(message);
   }
 
   /** Answers ping, and sampling, elicitation and roots when declared (canned answers); refuses the rest. */
@@ -203,36 +128,15 @@ export class ProbeClient {
 
   /** 2026: the `_meta` envelope (protocol version and client capabilities; clientInfo optional). */
   envelope(params: JsonObject | undefined): JsonObject {
-    const meta = isObject(params?._meta) ? { ...params._meta } : {};
-    meta[META.protocolVersion] ??= VERSION_2026;
-    meta[META.clientCapabilities] ??= this.capabilities();
-    meta[META.clientInfo] ??= CLIENT_INFO;
-    return { ...params, _meta: meta };
+    return envelopeOf(params, this.capabilities());
   }
 
   #headersFor(message: JsonObject, wire: Wire): Record<string, string> {
-    if (this.link.transport !== 'http') return {};
-    if (wire === '2025') return this.protocolVersion ? { 'mcp-protocol-version': this.protocolVersion } : {};
-    const headers: Record<string, string> = { 'mcp-protocol-version': VERSION_2026 };
-    const method = message.method;
-    if (typeof method !== 'string') return headers;
-    headers['mcp-method'] = method;
-    const params = isObject(message.params) ? message.params : undefined;
-    const field = NAMED[method];
-    if (field !== undefined && typeof params?.[field] === 'string')
-      headers['mcp-name'] = params[field] as string;
-    if (method === 'tools/call' && typeof params?.name === 'string') {
-      const args = isObject(params.arguments) ? params.arguments : {};
-      for (const p of this.headerParams.get(params.name) ?? []) {
-        const value = args[p.property];
-        if (value === undefined || value === null) continue;
-        const text = String(value);
-        headers[`mcp-param-${p.header.toLowerCase()}`] = /^[\x20-\x7e]*$/.test(text)
-          ? text
-          : `=?base64?${Buffer.from(text, 'utf8').toString('base64')}?=`;
-      }
-    }
-    return headers;
+    return headersFor(message, wire, {
+      transport: this.link.transport,
+      protocolVersion: this.protocolVersion,
+      headerParams: this.headerParams,
+    });
   }
 
   /**
@@ -270,14 +174,14 @@ export class ProbeClient {
       settle(a);
     };
     if (hasId)
-      this.#pending.set(key(obj.id), {
+      this.#record.expect(obj.id, {
         request: obj,
         wire,
         resolve: finish,
         ...(options.nullIdAnswers ? { nullIdAnswers: true } : {}),
       });
     const timer = setTimeout(() => {
-      if (hasId && this.#pending.delete(key(obj.id))) this.#expired.add(key(obj.id));
+      if (hasId) this.#record.expire(obj.id);
       abort.abort();
       finish({ kind: 'timeout', afterMs: timeoutMs });
       // A call past its deadline is cancelled (Cancellation utility), so a long-running tool stops
@@ -304,7 +208,7 @@ export class ProbeClient {
       sent = await this.link.send(message, sendOptions);
     } catch (err) {
       clearTimeout(timer);
-      if (hasId) this.#pending.delete(key(obj.id));
+      if (hasId) this.#record.forget(obj.id);
       if (abort.signal.aborted) return answered;
       finish({ kind: 'closed', reason: (err as Error).message });
       return answered;
@@ -312,8 +216,7 @@ export class ProbeClient {
     if (sent.status !== undefined) {
       // HTTP: the exchange is over; a request still waiting got no JSON-RPC answer.
       if (!hasId) finish({ kind: 'http', status: sent.status });
-      else if (this.#pending.has(key(obj.id))) {
-        this.#pending.delete(key(obj.id));
+      else if (this.#record.forget(obj.id)) {
         finish({ kind: 'http', status: sent.status, ...(sent.bodyText ? { bodyText: sent.bodyText } : {}) });
       }
       const a = await answered;
@@ -361,13 +264,10 @@ export class ProbeClient {
     const late = await Promise.race([answer, grace]);
     if (late !== undefined) return late;
     // Given up: a late answer is not a stray id.
-    const k = key(message.id);
-    const pending = this.#pending.get(k);
-    if (pending) {
-      this.#pending.delete(k);
-      this.#expired.add(k);
-      pending.resolve({ kind: 'unanswered', reason: 'a ping sent after it was answered, this never was' });
-    }
+    this.#record.expire(message.id, {
+      kind: 'unanswered',
+      reason: 'a ping sent after it was answered, this never was',
+    });
     return answer;
   }
 
@@ -477,7 +377,8 @@ export class ProbeClient {
       if (!Array.isArray(list))
         return { items, pages, problem: `${method} result has no ${field} array`, answer };
       items.push(...(list as JsonObject[]));
-      if (method === 'tools/list') this.#rememberHeaderParams(list);
+      if (method === 'tools/list')
+        for (const [tool, params] of headerParamsOf(list)) this.headerParams.set(tool, params);
       cursor = answer.result.nextCursor;
       if (cursor === undefined || cursor === null) return { items, pages };
       if (typeof cursor !== 'string')
@@ -487,18 +388,6 @@ export class ProbeClient {
       seen.add(cursor);
     }
     return { items, pages: 100, problem: `${method} still had a nextCursor after 100 pages` };
-  }
-
-  /** SEP-2243: arguments annotated `x-mcp-header` travel in `Mcp-Param-*` headers too (2026, HTTP). */
-  #rememberHeaderParams(tools: unknown[]): void {
-    for (const t of tools) {
-      if (!isObject(t) || typeof t.name !== 'string' || !isObject(t.inputSchema)) continue;
-      const props = isObject(t.inputSchema.properties) ? t.inputSchema.properties : {};
-      const params = Object.entries(props)
-        .filter(([, p]) => isObject(p) && typeof p['x-mcp-header'] === 'string')
-        .map(([property, p]) => ({ property, header: (p as JsonObject)['x-mcp-header'] as string }));
-      if (params.length > 0) this.headerParams.set(t.name, params);
-    }
   }
 
   async close(): Promise<void> {

@@ -61,7 +61,7 @@ export function installBodyHandling(app: FastifyInstance, server: HttpDeps, maxB
  * (a body nested 10,000 deep must not overflow the stack). Nesting itself is the
  * dispatcher's limit (MCP_MAX_JSON_DEPTH), so the walk here has none.
  */
-export function parseBody(text: string): unknown {
+function parseBody(text: string): unknown {
   const value: unknown = JSON.parse(text);
   if (text.includes('__proto__') || text.includes('constructor')) {
     const problem = scanJson(value, Number.POSITIVE_INFINITY, true);

@@ -47,7 +47,7 @@ const OPEN_CORS = {
  * X-Forwarded-Host/-Proto behind a trusted proxy). The Host has passed the allow-list when
  * one is on, and a shared cache keys on it, so one host's card is never served for another.
  */
-export function requestBaseUrl(req: FastifyRequest, settings: Settings): string {
+function requestBaseUrl(req: FastifyRequest, settings: Settings): string {
   return settings.MCP_PUBLIC_URL ?? `${req.protocol}://${req.host}`;
 }
 

@@ -29,7 +29,7 @@ export interface EventStore {
   follow?(eventId: string, onEvent: (event: StoredEvent) => void, signal: AbortSignal): Promise<void>;
 }
 
-export function parseEventId(eventId: string): { streamId: string; seq: number } | undefined {
+function parseEventId(eventId: string): { streamId: string; seq: number } | undefined {
   const cut = eventId.lastIndexOf('_');
   if (cut <= 0) return undefined;
   const seq = Number(eventId.slice(cut + 1));

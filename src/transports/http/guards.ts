@@ -7,12 +7,12 @@ import type { Settings } from '../../config/settings.ts';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
-export function isLoopbackBind(host: string): boolean {
+function isLoopbackBind(host: string): boolean {
   return LOOPBACK_HOSTS.has(host) || host.startsWith('127.');
 }
 
 /** `host:port` or `[v6]:port` → the host part, lower-cased. */
-export function hostnameOf(hostHeader: string): string {
+function hostnameOf(hostHeader: string): string {
   const h = hostHeader.trim().toLowerCase();
   if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1);
   const colon = h.indexOf(':');

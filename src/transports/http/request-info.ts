@@ -15,7 +15,7 @@ const SECRET_HEADER =
 const FORWARDED_HEADER = /^(?:forwarded|x-forwarded-.*|x-real-ip)$/i;
 
 /** The header names `ctx.http` never shows. */
-export function hiddenHeader(name: string, trustProxy: boolean): boolean {
+function hiddenHeader(name: string, trustProxy: boolean): boolean {
   return SECRET_HEADER.test(name) || (!trustProxy && FORWARDED_HEADER.test(name));
 }
 

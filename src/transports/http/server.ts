@@ -39,7 +39,7 @@ export interface Readiness {
 }
 
 /** What /readyz reports: the server's checks (wired where it is assembled), and shutdown. */
-export async function readiness(server: HttpDeps, closing: boolean): Promise<Readiness> {
+async function readiness(server: HttpDeps, closing: boolean): Promise<Readiness> {
   const checks: Record<string, CheckResult> = {};
   if (closing) checks.shutdown = { ok: false, detail: 'shutting down' };
   Object.assign(checks, await server.readiness());

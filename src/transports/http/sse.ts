@@ -13,7 +13,7 @@ import {
 import type { OutboundChannel } from '../../protocol/hub.ts';
 import type { EventStore, StoredEvent } from './event-store.ts';
 
-export const SSE_HEADERS = {
+const SSE_HEADERS = {
   'content-type': 'text/event-stream',
   'cache-control': 'no-cache, no-transform',
   connection: 'keep-alive',

@@ -1,0 +1,46 @@
+/**
+ * The 2025-wire handshake (2025-11-25 "Lifecycle"): `initialize` negotiates the version, keeps
+ * the client's capabilities and info on the session (a new one over HTTP, the connection's on
+ * stdio), and answers with the server's capabilities, info and instructions.
+ */
+import { ErrorCode, ProtocolError } from '../base/errors.ts';
+import { isObject, type JsonObject, type JsonRpcRequest, success } from '../base/jsonrpc.ts';
+import { Refusal } from '../base/refusals.ts';
+import type { ClientCapabilities, Implementation } from '../base/spec-types.ts';
+import { negotiateVersion } from '../base/versions.ts';
+import type { ServerCapabilities } from './capabilities.ts';
+import type { Exchange, Reply } from './exchange.ts';
+import type { SessionStore } from './session.ts';
+
+export interface InitializeDeps {
+  readonly sessions: SessionStore;
+  readonly capabilities: ServerCapabilities;
+  readonly serverInfo: JsonObject;
+  readonly instructions: string | undefined;
+}
+
+export async function initialize(req: JsonRpcRequest, ex: Exchange, deps: InitializeDeps): Promise<Reply> {
+  const params = req.params ?? {};
+  if (ex.session?.initialized) {
+    throw new ProtocolError(
+      ErrorCode.InvalidRequest,
+      'Already initialized: this session has been initialised',
+    );
+  }
+  const session = ex.session ?? (await deps.sessions.create());
+  if (!session) throw Refusal.tooManySessions();
+  session.protocolVersion = negotiateVersion(params.protocolVersion);
+  session.clientCapabilities = isObject(params.capabilities)
+    ? (params.capabilities as ClientCapabilities)
+    : {};
+  session.clientInfo = isObject(params.clientInfo) ? (params.clientInfo as Implementation) : undefined;
+  session.initialized = true;
+  await deps.sessions.save(session);
+  const result: JsonObject = {
+    protocolVersion: session.protocolVersion,
+    capabilities: deps.capabilities.for2025(session.protocolVersion),
+    serverInfo: deps.serverInfo,
+  };
+  if (deps.instructions) result.instructions = deps.instructions;
+  return { body: success(req.id, result), session };
+}
