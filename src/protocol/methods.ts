@@ -70,6 +70,13 @@ export interface MethodSet {
   readonly capabilities2025?: { readonly since: string; readonly capabilities: JsonObject };
 }
 
+/**
+ * A method: the request's params and context in, the result object out. The handlers that
+ * hand the call to the call wrapper return its promise as it is (no `async` layer of their
+ * own: each layer costs microtask turns, and more with a tracing context to carry); their
+ * callers (the dispatcher, the middleware chain) run them inside `async` functions, so what
+ * they throw before returning rejects like a rejection.
+ */
 export type MethodHandler = (
   params: JsonObject | undefined,
   ctx: RequestContext,
@@ -90,7 +97,7 @@ function listResult(key: string, page: { items: JsonObject[]; nextCursor?: strin
   return result;
 }
 
-const toolsCall: MethodHandler = async (params, ctx, deps) => {
+const toolsCall: MethodHandler = (params, ctx, deps) => {
   const name = requireString(params, 'name');
   const def = deps.registry.tool(name);
   // A tool the caller may not see answers exactly as one that does not exist.
@@ -107,7 +114,7 @@ const toolsCall: MethodHandler = async (params, ctx, deps) => {
   );
 };
 
-const resourcesRead: MethodHandler = async (params, ctx, deps) => {
+const resourcesRead: MethodHandler = (params, ctx, deps) => {
   const uri = requireString(params, 'uri');
   const found = deps.registry.resource(uri);
   const direct = found && deps.visible(found.spec, ctx.identity) ? found : undefined;
@@ -119,7 +126,7 @@ const resourcesRead: MethodHandler = async (params, ctx, deps) => {
   throw new ProtocolError(ErrorCode.InvalidParams, `Resource not found: ${uri}`, { data: { uri } });
 };
 
-const promptsGet: MethodHandler = async (params, ctx, deps) => {
+const promptsGet: MethodHandler = (params, ctx, deps) => {
   const name = requireString(params, 'name');
   const def = deps.registry.prompt(name);
   if (!def || !deps.visible(def.spec, ctx.identity)) {
