@@ -109,7 +109,7 @@ export function descriptorPathsWork(dir: string): boolean {
  * @example
  * const sandbox = createSandbox(await realpath('./workspace'));
  * const entry = await sandbox.open('notes/today.md');
- * try { console.log(entry.stats.size); } finally { await entry.close(); }
+ * try { logger.info({ size: entry.stats.size }); } finally { await entry.close(); }
  */
 export function createSandbox(rootRealPath: string, options: SandboxOptions = {}): Sandbox {
   if (!path.isAbsolute(rootRealPath)) {
