@@ -1,11 +1,14 @@
 /**
- * JUnit XML for CI, from `check` and `test` alike: one `<testcase>` per check or generated
- * test, its `classname` the check (`tools.unknown-tool`, `test.schema-call`) and its `file`
- * the target (URL or command line), so a CI page groups findings by rule and says what was
- * tested. Failures carry the level, the fix and the rule's address; warnings pass with the
- * finding in `<system-out>`; checks not run are `<skipped>`. The file is rewritten (written
- * beside, then renamed) after every verdict, so a run killed half-way leaves a valid report of
- * what it had judged.
+ * JUnit XML for CI, from `check` and `test` alike, valid against the Jenkins JUnit schema: one
+ * `<testsuite>` named after the target (URL or command line, also its `target` property) and
+ * one `<testcase>` per check or generated test, its `classname` the check
+ * (`tools.unknown-tool`, `test.schema-call`), so a CI page groups findings by rule and says
+ * what was tested. The target is not put in a testcase `file` attribute: the schema has none,
+ * and the CI annotators that read it resolve it as a source path in the repository. Failures
+ * carry the level, the fix and the rule's address; warnings pass with the finding in
+ * `<system-out>`; checks not run are `<skipped>` with the reason as text. The file is
+ * rewritten (written beside, then renamed) after every verdict, so a run killed half-way
+ * leaves a valid report of what it had judged.
  */
 import { renameSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -30,7 +33,7 @@ export interface JUnitCase {
 export interface JUnitSuite {
   /** e.g. `mcp-toolkit check`. */
   name: string;
-  /** The URL or command line: every testcase's `file`. */
+  /** The URL or command line: the suite's name and its `target` property. */
   target: string;
   properties?: Readonly<Record<string, string | undefined>>;
 }
@@ -59,8 +62,8 @@ function detail(c: JUnitCase): string {
   return `${c.reason ?? ''}\n[${c.level}] fix: ${c.fix}\nrule: ${c.source}: ${c.spec}`;
 }
 
-function renderCase(c: JUnitCase, file: string): string {
-  const open = `    <testcase${attr('name', c.name)}${attr('classname', c.classname)}${attr('file', file)}${attr('time', seconds(c.durationMs))}`;
+function renderCase(c: JUnitCase): string {
+  const open = `    <testcase${attr('name', c.name)}${attr('classname', c.classname)}${attr('time', seconds(c.durationMs))}`;
   const body: string[] = [];
   const firstLine = (c.reason ?? 'failed').split('\n')[0] as string;
   if (c.status === 'fail') {
@@ -68,7 +71,7 @@ function renderCase(c: JUnitCase, file: string): string {
       `      <failure${attr('message', firstLine)}${attr('type', c.level)}>${xmlEscape(detail(c))}</failure>`,
     );
   } else if (c.status === 'not-run') {
-    body.push(`      <skipped${attr('message', `not run: ${firstLine}`)}/>`);
+    body.push(`      <skipped>${xmlEscape(`not run: ${firstLine}`)}</skipped>`);
   }
   const out = [...(c.status === 'warn' ? [`WARNING ${detail(c)}`] : []), ...(c.notes ?? [])];
   if (out.length > 0) body.push(`      <system-out>${xmlEscape(out.join('\n'))}</system-out>`);
@@ -80,18 +83,18 @@ export function renderJUnit(suite: JUnitSuite, cases: readonly JUnitCase[], star
   const failures = cases.filter((c) => c.status === 'fail').length;
   const skipped = cases.filter((c) => c.status === 'not-run').length;
   const time = seconds(cases.reduce((sum, c) => sum + (c.durationMs ?? 0), 0));
-  const counts = `${attr('tests', String(cases.length))}${attr('failures', String(failures))}${attr('errors', '0')}${attr('skipped', String(skipped))}${attr('time', time)}`;
+  const counts = `${attr('tests', String(cases.length))}${attr('failures', String(failures))}${attr('errors', '0')}`;
   const props = Object.entries({ target: suite.target, ...suite.properties })
     .filter((e): e is [string, string] => e[1] !== undefined)
     .map(([k, v]) => `      <property${attr('name', k)}${attr('value', v)}/>`);
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites${attr('name', suite.name)}${counts}>`,
-    `  <testsuite${attr('name', `${suite.name}: ${suite.target}`)}${counts}${attr('timestamp', startedAt.toISOString().slice(0, 19))}${attr('hostname', hostname())}>`,
+    `<testsuites${attr('name', suite.name)}${counts}${attr('time', time)}>`,
+    `  <testsuite${attr('name', `${suite.name}: ${suite.target}`)}${counts}${attr('skipped', String(skipped))}${attr('time', time)}${attr('timestamp', startedAt.toISOString().slice(0, 19))}${attr('hostname', hostname())}>`,
     '    <properties>',
     ...props,
     '    </properties>',
-    ...cases.map((c) => renderCase(c, suite.target)),
+    ...cases.map(renderCase),
     '  </testsuite>',
     '</testsuites>',
     '',

@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { runCheck } from '../../src/cli/check.ts';
 import { runTest } from '../../src/cli/test.ts';
 import { FIXTURES, REPO_ROOT, runCli } from './helpers/fixtures.ts';
+import { readJUnit } from './helpers/junit-schema.ts';
 
 function capture() {
   const io = { out: '', err: '' };
@@ -155,7 +156,7 @@ describe('the commands against stdio servers', { concurrency: 3 }, () => {
     assert.match(live.stdout, /# fail 0$/m);
   });
 
-  test('check and test write JUnit as they go: classname the check, file the target, levels and fixes', async () => {
+  test('check and test write JUnit as they go, valid against the Jenkins schema: the suite the target, classname the check, levels and fixes', async () => {
     const checkXml = path.join(dir, 'check.xml');
     const c = await runCli([
       'check',
@@ -173,13 +174,24 @@ describe('the commands against stdio servers', { concurrency: 3 }, () => {
       /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="mcp-toolkit check" tests="\d+" failures="0"/,
     );
     const unknown =
-      /<testcase name="tools\.unknown-tool: [^"]*" classname="tools\.unknown-tool" file="([^"]*)" time="[\d.]+">\n\s*<system-out>WARNING ([^<]*)<\/system-out>/.exec(
+      /<testcase name="tools\.unknown-tool: [^"]*" classname="tools\.unknown-tool" time="[\d.]+">\n\s*<system-out>WARNING ([^<]*)<\/system-out>/.exec(
         xml,
       );
     assert.ok(unknown, xml);
-    assert.equal(unknown[1], target);
-    assert.match(unknown[2] ?? '', /\[SHOULD\] fix: answer tools\/call of a name/);
+    assert.match(unknown[1] ?? '', /\[SHOULD\] fix: answer tools\/call of a name/);
     assert.match(xml, /<property name="protocolVersion" value="2025-11-25"\/>/);
+    const checkSuite = (await readJUnit(xml)).testsuite?.[0];
+    assert.equal(checkSuite?.name, `mcp-toolkit check: ${target}`);
+    assert.deepEqual(
+      checkSuite?.properties?.find((p) => p.name === 'target'),
+      { name: 'target', value: target },
+    );
+    const read = checkSuite?.testcase?.find((c) => c.classname === 'tools.unknown-tool');
+    assert.match(
+      read?.['system-out']?.[0] ?? '',
+      /^WARNING .*\n\[SHOULD\] fix: answer tools\/call of a name/s,
+    );
+    assert.equal(checkSuite?.testcase?.length, checkSuite?.tests);
     // test: a MUST failure with its fix; the runner file and wrappers appear nowhere.
     const testXml = path.join(dir, 'test.xml');
     const t = await runCli([
@@ -194,12 +206,17 @@ describe('the commands against stdio servers', { concurrency: 3 }, () => {
     const txml = await readFile(testXml, 'utf8');
     assert.match(
       txml,
-      /<testcase name="test_invalid_request" classname="test\.invalid-request" file="[^"]+stdio\.ts params-null-dropped" time="[\d.]+">\n\s*<failure message="tools\/call with params: null: expected error -32600 or -32602, got no response \(a ping sent after it was answered, this never was\)" type="MUST">/,
+      /<testcase name="test_invalid_request" classname="test\.invalid-request" time="[\d.]+">\n\s*<failure message="tools\/call with params: null: expected error -32600 or -32602, got no response \(a ping sent after it was answered, this never was\)" type="MUST">/,
     );
     assert.match(
       txml,
-      /<testcase name="test_set_mode_example_0" classname="test\.example"[^>]*>\n\s*<skipped message="not run: not called: annotated readOnlyHint: false/,
+      /<testcase name="test_set_mode_example_0" classname="test\.example"[^>]*>\n\s*<skipped>not run: not called: annotated readOnlyHint: false/,
     );
+    const testSuite = (await readJUnit(txml)).testsuite?.[0];
+    const failed = testSuite?.testcase?.find((c) => c.name === 'test_invalid_request');
+    assert.equal(failed?.failure?.[0]?.type, 'MUST');
+    assert.match(failed?.failure?.[0]?.inner ?? '', /\[MUST\] fix: /);
+    assert.equal(testSuite?.failures, 1);
     assert.doesNotMatch(txml, /live\.test\.mjs|live-tests\.ts|MCP live tests/);
     assert.match(t.stdout, /^\d+ passed, 1 failed, 0 warnings, \d+ not run$/m);
   });
