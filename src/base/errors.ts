@@ -35,6 +35,7 @@ export const ErrorCode = {
   TooManySessions: -32040,
   HeadersTooLarge: -32041,
   NotFound: -32042,
+  TooManyStreams: -32043,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;

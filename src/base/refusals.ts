@@ -103,6 +103,13 @@ export const Refusal = Object.freeze({
       'Session not found: it expired or was deleted; initialize a new one',
     ),
   tooManySessions: () => refusal(ErrorCode.TooManySessions, 503, 'Too many open sessions: try again later'),
+  /** 409 as the official SDK answers a second standalone stream; ours allows `max`. */
+  tooManyStreams: (max: number) =>
+    refusal(
+      ErrorCode.TooManyStreams,
+      409,
+      `Conflict: this session already has ${max} open GET streams (MCP_MAX_STREAMS_PER_SESSION); close one, or resume one with Last-Event-ID`,
+    ),
 
   // ---- limits and availability ----
   /** `what` names whose bucket is empty: `this client`, `tool add`. */

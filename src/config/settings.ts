@@ -75,6 +75,9 @@ export const settingsSchema = z.object({
     'Idle time after which a 2025-wire session expires.',
   ),
   MCP_MAX_SESSIONS: envInt(10_000, 1, 10_000_000).describe('Open 2025-wire sessions allowed at once.'),
+  MCP_MAX_STREAMS_PER_SESSION: envInt(8, 1, 1000).describe(
+    'Open GET (SSE) streams one 2025-wire session may hold on one replica.',
+  ),
   MCP_SSE_KEEPALIVE_MS: envInt(15_000, 1000, 3_600_000).describe(
     'Interval of keep-alive comments on idle SSE streams.',
   ),

@@ -39,6 +39,7 @@ const samples: { [K in keyof typeof Refusal]: () => ProtocolError } = {
   sessionRequired: () => Refusal.sessionRequired(),
   sessionNotFound: () => Refusal.sessionNotFound(),
   tooManySessions: () => Refusal.tooManySessions(),
+  tooManyStreams: () => Refusal.tooManyStreams(8),
   rateLimited: () => Refusal.rateLimited('this client', 1500),
   rateLimitStoreUnavailable: () => Refusal.rateLimitStoreUnavailable(),
   storeUnavailable: () => Refusal.storeUnavailable('the session store'),

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { ErrorCode } from '../../src/base/errors.ts';
 import { defineTool } from '../../src/registry/define.ts';
 import {
   buildTestApp,
@@ -134,5 +135,65 @@ describe('the standalone GET stream', () => {
     );
     assert.equal(events[1]!.data, '');
     assert.ok(events[1]!.id && events[1]!.id !== primingId);
+  });
+});
+
+describe('GET streams per session (MCP_MAX_STREAMS_PER_SESSION)', () => {
+  let capped: TestApp;
+  let cappedUrl: string;
+  before(async () => {
+    capped = await buildTestApp({ MCP_MAX_STREAMS_PER_SESSION: '2' });
+    cappedUrl = await capped.listen();
+  });
+  after(() => capped.close());
+
+  const open = (session: string, lastEventId?: string) => {
+    const controller = new AbortController();
+    controllers.push(controller);
+    const headers: Record<string, string> = {
+      accept: 'text/event-stream',
+      'mcp-session-id': session,
+      'mcp-protocol-version': V2025,
+    };
+    if (lastEventId) headers['last-event-id'] = lastEventId;
+    return { controller, response: fetch(cappedUrl, { headers, signal: controller.signal }) };
+  };
+  const primingId = async (response: Response) => {
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    while (!text.includes('\n\n')) text += (await reader.read()).value ?? '';
+    return parseSse(text)[0]!.id!;
+  };
+
+  test('beyond the limit a GET is 409 -32043; other sessions, a closed stream and a resume free a slot', {
+    timeout: 30_000,
+  }, async () => {
+    const a = await openSession(capped.app);
+    const first = open(a);
+    const firstResponse = await first.response;
+    const second = await open(a).response;
+    assert.deepEqual([firstResponse.status, second.status], [200, 200]);
+    const firstId = await primingId(firstResponse);
+    const third = await open(a).response;
+    assert.equal(third.status, 409);
+    const body = (await third.json()) as { id: unknown; error: { code: number; message: string } };
+    assert.equal(body.id, null);
+    assert.equal(body.error.code, ErrorCode.TooManyStreams);
+    assert.match(body.error.message, /2 open GET streams \(MCP_MAX_STREAMS_PER_SESSION\)/);
+    // The limit is per session.
+    assert.equal((await open(await openSession(capped.app)).response).status, 200);
+    // Resuming the first stream by its event id replaces it, so it is not refused at the limit.
+    const resumed = open(a, firstId);
+    assert.equal((await resumed.response).status, 200);
+    // A stream whose client went away frees its slot once the server sees the socket close.
+    resumed.controller.abort();
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const attempt = await open(a).response;
+      status = attempt.status;
+      if (status !== 200) await attempt.body?.cancel();
+    }
+    assert.equal(status, 200, 'a slot is free again after a stream closed');
   });
 });

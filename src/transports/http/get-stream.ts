@@ -10,7 +10,14 @@ import { Refusal } from '../../base/refusals.ts';
 import { header } from '../../protocol/wire.ts';
 import type { EventStore } from './event-store.ts';
 import { refuse } from './refuse.ts';
-import { accepts, type RouteState, refuseStoreError, sessionFor, streamHeaders } from './route-state.ts';
+import {
+  accepts,
+  holdStream,
+  type RouteState,
+  refuseStoreError,
+  sessionFor,
+  streamHeaders,
+} from './route-state.ts';
 import { followStored, replayFinished, SseStream } from './sse.ts';
 
 /** How long a dropped standalone stream stays attached, for a reconnect to resume it. */
@@ -42,6 +49,13 @@ export function installGetStream(app: FastifyInstance, state: RouteState): void 
         return refuseStoreError(state, req, reply, err);
       }
     }
+    // Counted from here until the socket closes; resuming a standalone stream above has
+    // already let go of the connection it replaces.
+    const release = holdStream(state, session.id);
+    if (!release) {
+      return refuse(deps, req, reply, Refusal.tooManyStreams(settings.MCP_MAX_STREAMS_PER_SESSION));
+    }
+    reply.raw.on('close', release);
     reply.hijack();
     if (lastEventId && streamId && replay === undefined) {
       const entry = live.get(streamId);
@@ -78,6 +92,7 @@ export function installGetStream(app: FastifyInstance, state: RouteState): void 
     }
     let timer: NodeJS.Timeout | undefined;
     const retire = () => {
+      release();
       clearTimeout(timer);
       detach();
       standalone.delete(stream.streamId);

@@ -34,6 +34,7 @@ const REASONS: Readonly<Record<number, string>> = {
   404: 'not_found',
   405: 'method_not_allowed',
   406: 'not_acceptable',
+  409: 'conflict',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
   429: 'rate_limited',

@@ -25,6 +25,26 @@ export interface RouteState {
    * store) for a grace period, so a reconnect with Last-Event-ID gets what it missed.
    */
   readonly standalone: Map<string, { sessionId: string; retire: () => void }>;
+  /** Open GET connections per session id, held to MCP_MAX_STREAMS_PER_SESSION. */
+  readonly openStreams: Map<string, number>;
+}
+
+/**
+ * Counts one GET connection of `sessionId` until the returned release is called (once; later
+ * calls do nothing), or answers undefined when the session holds its limit already.
+ */
+export function holdStream(state: RouteState, sessionId: string): (() => void) | undefined {
+  const open = state.openStreams.get(sessionId) ?? 0;
+  if (open >= state.settings.MCP_MAX_STREAMS_PER_SESSION) return undefined;
+  state.openStreams.set(sessionId, open + 1);
+  let held = true;
+  return () => {
+    if (!held) return;
+    held = false;
+    const left = (state.openStreams.get(sessionId) ?? 1) - 1;
+    if (left > 0) state.openStreams.set(sessionId, left);
+    else state.openStreams.delete(sessionId);
+  };
 }
 
 /** Whether the Accept header allows `type` (no header, or an empty one, allows anything). */

@@ -38,6 +38,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
       createMemoryEventStore({ retention: settings.MCP_EVENT_RETENTION }),
     live: new Map(),
     standalone: new Map(),
+    openStreams: new Map(),
   };
 
   installRefusalRecording(app, deps);
