@@ -275,6 +275,10 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     methodSets: [taskMethods(tasks), skillMethods(skills)],
     tasks: taskLane(tasks),
   });
+  // A view added or removed at run time switches the MCP Apps extension on or off.
+  registry.onChange((kind) => {
+    if (kind === 'resources') dispatcher.setExtensions(appsExtension(registry));
+  });
 
   const server: McpServer = {
     settings,

@@ -85,7 +85,8 @@ class ClientCancelled extends ProtocolError {
 export class Dispatcher {
   readonly #o: DispatcherOptions;
   readonly #deps: MethodDeps;
-  readonly #capabilities: ServerCapabilities;
+  #capabilities: ServerCapabilities;
+  readonly #sets: readonly MethodSet[];
   /** The core methods and the extensions' (a Map: see CORE_METHODS). */
   readonly #methods: ReadonlyMap<string, MethodHandler>;
   /** In-flight 2025 requests by session and id, for notifications/cancelled. */
@@ -101,6 +102,7 @@ export class Dispatcher {
     this.#o = options;
     const sets = options.methodSets ?? [];
     this.#methods = new Map([...CORE_METHODS, ...sets.flatMap((set) => Object.entries(set.methods))]);
+    this.#sets = sets;
     this.#capabilities = new ServerCapabilities(options.extensions, sets);
     this.#deps = {
       registry: options.registry,
@@ -124,6 +126,15 @@ export class Dispatcher {
       ctx?.abort(new ClientCancelled());
       return ctx !== undefined;
     });
+  }
+
+  /**
+   * Replaces the server's own extensions (MCP Apps appears with the first view, also one a
+   * plugin adds after start-up): initialize and `server/discover` answer with them from now on;
+   * a session keeps what it negotiated.
+   */
+  setExtensions(extensions: JsonObject | undefined): void {
+    this.#capabilities = new ServerCapabilities(extensions, this.#sets);
   }
 
   /** `serverInfo` as initialize and the 2026 `_meta` send it. */

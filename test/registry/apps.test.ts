@@ -175,6 +175,33 @@ describe('views (defineApp)', () => {
     await client.close();
   });
 
+  test('a view a plugin adds after start-up switches the extension on for new sessions and discover', async () => {
+    const later = definePlugin({
+      name: 'later',
+      register(app) {
+        app.add(defineTool({ name: 'x', description: 'X' }, async () => 'x'));
+      },
+    });
+    const first = await startClient({ plugins: [later] });
+    const extensionsOf = (caps: unknown) => (caps as { extensions?: Record<string, unknown> }).extensions;
+    assert.equal(extensionsOf(first.initializeResult?.capabilities), undefined);
+    first.server.registry.add(
+      defineApp({ uri: 'ui://later/view', title: 'Later', description: 'Later', html: HTML }),
+    );
+    const second = await startClient({ server: first.server, capabilities: UI_CLIENT });
+    assert.deepEqual(extensionsOf(second.initializeResult?.capabilities), {
+      [UI_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] },
+    });
+    const modern = await startClient({ server: first.server, wire: '2026', capabilities: UI_CLIENT });
+    const discover = await modern.request('server/discover');
+    assert.ok(UI_EXTENSION in (extensionsOf(discover.capabilities) ?? {}), 'server/discover declares it too');
+    first.server.registry.remove('resource', 'ui://later/view');
+    const third = await startClient({ server: first.server });
+    assert.equal(extensionsOf(third.initializeResult?.capabilities), undefined, 'gone with the last view');
+    await Promise.all([third.close(), modern.close(), second.close()]);
+    await first.close();
+  });
+
   test('a view can be read from a file', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'apps-'));
     try {
