@@ -8,6 +8,7 @@
 
 import { JSONRPC, LIFECYCLE, PORTABILITY, TOOLS, TRANSPORTS } from './check-sources.ts';
 import { DISCOVERY_CHECKS } from './discovery-catalog.ts';
+import { TASK_CHECKS } from './task-catalog.ts';
 import { TRANSPORT_CHECKS } from './transport-catalog.ts';
 
 /** MUST fails the run; SHOULD and HOUSE (our own rules, e.g. descriptions) warn unless `--strict`. */
@@ -225,8 +226,9 @@ export const CHECKS = {
       anchor: 'tool-level-negotiation',
       label: 'Tasks §Tool-Level Negotiation (taskSupport "required")',
     },
-    fix: 'answer tools/call of a tool with execution.taskSupport "required" sent without params.task with error -32601, not a result',
+    fix: 'answer tools/call of a tool with execution.taskSupport "required" sent without params.task with error -32601 (2026: without the tasks extension declared, -32021), not a result',
   },
+  ...TASK_CHECKS,
   'resources.list': {
     title: 'resources/list is well-formed',
     level: 'MUST',

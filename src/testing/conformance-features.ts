@@ -15,6 +15,7 @@ import {
   toolPortability,
 } from './schema-portability.ts';
 import { generateInputs } from './schema-values.ts';
+import { taskSupportOf } from './task-call.ts';
 
 /** SEP-986 (2025-11-25): 1-128 characters of A-Z a-z 0-9 _ - . */
 export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -139,35 +140,7 @@ export async function checkTools(
       : [`got ${describeAnswer(unknown)}; an unknown tool is a protocol error (Tools § Error Handling)`],
   );
   await checkStructuredContent(c, rec, tools);
-  await checkRequiredTasks(c, rec, tools);
   return tools;
-}
-
-/** Whether a tool says it must run as a task (2025-11-25 `execution.taskSupport: "required"`). */
-export function requiresTask(tool: JsonObject): boolean {
-  return isObject(tool.execution) && tool.execution.taskSupport === 'required';
-}
-
-/**
- * Calls each tool that requires a task without one: a conformant server refuses with -32601
- * before running anything (so this is the one call `check` makes to a tool that is not
- * annotated read-only).
- */
-async function checkRequiredTasks(c: ProbeClient, rec: Recorder, tools: JsonObject[]): Promise<void> {
-  const required = tools.filter((t) => typeof t.name === 'string' && requiresTask(t));
-  if (required.length === 0) {
-    rec.notRun('tasks.required-without-task', 'no tool has execution.taskSupport "required"');
-    return;
-  }
-  const problems: string[] = [];
-  for (const t of required.slice(0, MAX_STRUCTURED_CALLS)) {
-    const answer = await c.callTool(t.name as string, safeArguments(t) ?? {}, {
-      timeoutMs: c.requestTimeoutMs,
-    });
-    if (answer.kind !== 'error' || answer.error.code !== ErrorCode.MethodNotFound)
-      problems.push(`${t.name} called without a task got ${describeAnswer(answer)}`);
-  }
-  rec.expect('tasks.required-without-task', problems, required.map((t) => t.name).join(', '));
 }
 
 /** One house-rule check per construct clients drop or reject, listing the tools and the clients. */
@@ -199,6 +172,8 @@ async function checkStructuredContent(c: ProbeClient, rec: Recorder, tools: Json
       isObject(t.outputSchema) &&
       isObject(t.annotations) &&
       t.annotations.readOnlyHint === true &&
+      // Run only as a task: judged by tasks.result (conformance-tasks.ts).
+      taskSupportOf(t) !== 'required' &&
       safeArguments(t) !== undefined,
   );
   if (callable.length === 0) {

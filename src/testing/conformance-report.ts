@@ -19,6 +19,7 @@ import {
   checkStdout,
 } from './conformance-protocol.ts';
 import { type ConformanceCheck, Recorder } from './conformance-recorder.ts';
+import { checkTasks } from './conformance-tasks.ts';
 import { checkUtilities } from './conformance-utilities.ts';
 import { endpointUrl, openLink } from './connect.ts';
 import { cardFacts, checkApps, checkServerCardAndCatalog } from './discovery-checks.ts';
@@ -78,7 +79,8 @@ async function run2025(c: ProbeClient, rec: Recorder): Promise<boolean> {
 }
 
 async function runFeatures(c: ProbeClient, rec: Recorder, capabilities: JsonObject): Promise<void> {
-  await checkTools(c, rec, isObject(capabilities.tools));
+  const tools = await checkTools(c, rec, isObject(capabilities.tools));
+  if (tools !== undefined) await checkTasks(c, rec, tools);
   if (isObject(capabilities.resources)) await checkResources(c, rec);
   if (isObject(capabilities.prompts)) await checkPrompts(c, rec);
   await checkUtilities(c, rec, capabilities);

@@ -8,19 +8,23 @@ import { ErrorCode } from '../base/errors.ts';
 import { isObject, type JsonObject, type RequestId } from '../base/jsonrpc.ts';
 import type { Level } from './check-catalog.ts';
 import { validateValue } from './json-schema.ts';
+import type { LiveCheckId } from './live-catalog.ts';
 import { type Answer, describeAnswer, toolText } from './probe-client.ts';
 
 /**
  * A failed generated test: the message is the finding, so the stack is left out. `level`, when
- * set, overrides the level of the test's family (see live-catalog.ts).
+ * set, overrides the level of the test's family (see live-catalog.ts); `check`, the family
+ * itself (a task rule broken during a generated call).
  */
 export class LiveTestFailure extends Error {
   readonly level: Level | undefined;
-  constructor(message: string, level?: Level) {
+  readonly check: LiveCheckId | undefined;
+  constructor(message: string, level?: Level, check?: LiveCheckId) {
     super(message);
     this.name = 'LiveTestFailure';
     this.stack = `${this.name}: ${message}`;
     this.level = level;
+    this.check = check;
   }
 }
 
@@ -32,8 +36,8 @@ export interface CaseOutcome {
   skipped?: string;
 }
 
-export function fail(message: string, level?: Level): never {
-  throw new LiveTestFailure(message, level);
+export function fail(message: string, level?: Level, check?: LiveCheckId): never {
+  throw new LiveTestFailure(message, level, check);
 }
 
 /** `--invalid-input`: the spec moved from -32602 (to 2025-06-18) to an isError result (2025-11-25, SEP-1303). */

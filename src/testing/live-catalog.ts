@@ -5,6 +5,7 @@
  * (an example whose structuredContent breaks the outputSchema breaks a MUST, not a house rule).
  */
 import type { CheckInfo, Source } from './check-catalog.ts';
+import { TASK_CHECKS } from './task-catalog.ts';
 
 const TOOLS = (anchor: string, label: string): Source => ({ spec: 'server/tools', anchor, label });
 const JSONRPC = (anchor: string, label: string): Source => ({
@@ -117,6 +118,10 @@ export const LIVE_CHECKS = {
     source: TOOLS('output-schema', 'Tools §Output Schema'),
     fix: 'declare an outputSchema and return structuredContent',
   },
+  // A tool called as a task: the rules of check's task checks, broken during a generated call.
+  'test.task-create': TASK_CHECKS['tasks.create-result'],
+  'test.task-status': TASK_CHECKS['tasks.status'],
+  'test.task-get': TASK_CHECKS['tasks.get'],
   'test.invalid-input': {
     title: 'invalid arguments are refused',
     level: 'MUST',

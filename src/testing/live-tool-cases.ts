@@ -3,16 +3,18 @@
  * types, example calls, schema-generated calls, strict-mode checks, and invalid-input probes.
  */
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
-import { requiresTask } from './conformance-features.ts';
+import type { Answer } from './answer.ts';
 import { declaredErrorProblems, ERRORS_META_KEY } from './declared-errors.ts';
 import { validateValue } from './json-schema.ts';
-import { expectRefusal, expectToolResult, fail } from './live-calls.ts';
+import { type CaseOutcome, expectRefusal, expectToolResult, fail } from './live-calls.ts';
 import type { LiveCase, LiveTestOptions } from './live-plan.ts';
+import { liveCall } from './live-task.ts';
 import type { ProbeClient } from './probe-client.ts';
 import { invalidTypes, missingDescriptions, propertiesOf, requiredOf } from './schema-fields.ts';
 import { describeFinding, PORTABILITY_CLIENTS, toolPortability } from './schema-portability.ts';
 import { outOfRange } from './schema-probes.ts';
 import { generateInputs, isTyped, wrongValue } from './schema-values.ts';
+import { serverRunsTasks, taskSupportOf } from './task-call.ts';
 
 const DEFAULT_MAX_CALLS = 50;
 
@@ -39,13 +41,17 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
   const hasProps = Object.keys(props).length > 0;
   // Only tools that declare themselves read-only are called unless writes are allowed: a test
   // pointed at a staging or production server must not write there.
-  // A tool that requires a task is called only as a task, which the kit does not create; the
-  // check tasks.required-without-task judges its refusal of a plain call.
+  // A tool that takes a task is called as one when the server runs tasks (live-task.ts); one
+  // that requires a task cannot be called otherwise (check judges its refusal of a plain call).
   const callSkip =
     writeSkip(tool, options) ??
-    (requiresTask(tool)
-      ? 'not called: execution.taskSupport is "required" and the kit does not run tasks (check judges its refusal of a plain call)'
+    (taskSupportOf(tool) === 'required' && !serverRunsTasks(client)
+      ? 'not called: execution.taskSupport is "required" and the server declares no task support on this wire (check judges its refusal of a plain call)'
       : undefined);
+  const judged = async (args: unknown, judge: (answer: Answer) => CaseOutcome): Promise<CaseOutcome> => {
+    const answer = await liveCall(client, tool, args);
+    return 'skipped' in answer ? { skipped: answer.skipped } : judge(answer);
+  };
   const cases: LiveCase[] = [];
   const withSkip = (c: LiveCase, skip: string | undefined): LiveCase => (skip ? { ...c, skip } : c);
 
@@ -113,9 +119,7 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
             const issues = validateValue(schema, example);
             if (issues.length > 0)
               fail(`example ${n} ${JSON.stringify(example)} violates the inputSchema: ${issues.join('; ')}`);
-            return expectToolResult(tool, example, await client.callTool(name, example), {
-              mustSucceed: true,
-            });
+            return judged(example, (a) => expectToolResult(tool, example, a, { mustSucceed: true }));
           },
         },
         callSkip,
@@ -144,9 +148,9 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
             name: `test_${name}_schema_${n}`,
             check: 'test.schema-call',
             run: async () => {
-              const out = expectToolResult(tool, c.args, await client.callTool(name, c.args), {
-                mustSucceed: false,
-              });
+              const out = await judged(c.args, (a) =>
+                expectToolResult(tool, c.args, a, { mustSucceed: false }),
+              );
               return { ...out, notes: [c.label, ...(out.notes ?? [])] };
             },
           },
@@ -190,7 +194,7 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
         check: 'test.invalid-input',
         run: async () => {
           const sent = args();
-          return expectRefusal(tool, sent, await client.callTool(name, sent), mode);
+          return judged(sent, (a) => expectRefusal(tool, sent, a, mode));
         },
       },
       probeSkip,

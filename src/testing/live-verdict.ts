@@ -7,7 +7,7 @@
 import { DEFAULT_REVISION, type Level, sourceUrl } from './check-catalog.ts';
 import type { CheckStatus } from './conformance-recorder.ts';
 import { LiveTestFailure } from './live-calls.ts';
-import { LIVE_CHECKS } from './live-catalog.ts';
+import { LIVE_CHECKS, type LiveCheckId } from './live-catalog.ts';
 import type { LiveCase } from './live-plan.ts';
 
 export interface LiveVerdict {
@@ -29,21 +29,23 @@ export interface LiveVerdict {
   finding: boolean;
 }
 
+function familyInfo(check: LiveCheckId, revision: string | undefined) {
+  const info = LIVE_CHECKS[check];
+  return {
+    check,
+    level: info.level as Level,
+    fix: info.fix,
+    source: info.source.label,
+    spec: sourceUrl(info.source, revision ?? DEFAULT_REVISION),
+  };
+}
+
 /** Runs one case and says what it found; never throws for a finding. */
 export async function runCase(
   c: LiveCase,
   options: { strict?: boolean; revision?: string } = {},
 ): Promise<LiveVerdict> {
-  const info = LIVE_CHECKS[c.check];
-  const base = {
-    name: c.name,
-    check: c.check,
-    level: info.level as Level,
-    fix: info.fix,
-    source: info.source.label,
-    spec: sourceUrl(info.source, options.revision ?? DEFAULT_REVISION),
-    finding: false,
-  };
+  const base = { name: c.name, ...familyInfo(c.check, options.revision), finding: false };
   if (c.skip !== undefined) return { ...base, status: 'not-run', reason: c.skip, notes: [], durationMs: 0 };
   const started = performance.now();
   const took = () => performance.now() - started;
@@ -58,10 +60,13 @@ export async function runCase(
     }
     return { ...base, status: 'pass', notes, durationMs: took() };
   } catch (err) {
-    const level = (err instanceof LiveTestFailure ? err.level : undefined) ?? base.level;
+    // A finding may belong to another family than the case's (a task rule broken mid-call).
+    const family = err instanceof LiveTestFailure ? err.check : undefined;
+    const own = family === undefined ? base : { ...base, ...familyInfo(family, options.revision) };
+    const level = (err instanceof LiveTestFailure ? err.level : undefined) ?? own.level;
     const reason = err instanceof LiveTestFailure ? err.message : `the test itself broke: ${String(err)}`;
     const status = level === 'MUST' || options.strict ? 'fail' : 'warn';
-    return { ...base, level, status, reason, notes: [], durationMs: took(), finding: true };
+    return { ...own, level, status, reason, notes: [], durationMs: took(), finding: true };
   }
 }
 

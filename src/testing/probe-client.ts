@@ -333,12 +333,16 @@ export class ProbeClient {
   }
 
   /**
-   * Calls a tool on the current wire with the per-call timeout. On 2026, an input-required result
-   * whose every request this client can answer is retried with the answers (SEP-2322), up to a
-   * few rounds; what it cannot answer is returned as it came.
+   * Calls a tool on the current wire with the per-call timeout (`extra` params on every round).
+   * On 2026, an input-required result whose every request this client can answer is retried with
+   * the answers (SEP-2322), up to a few rounds; what it cannot answer is returned as it came.
    */
-  async callTool(name: string, args: unknown, options: { timeoutMs?: number } = {}): Promise<Answer> {
-    const params: JsonObject = { name, arguments: args as JsonObject };
+  async callTool(
+    name: string,
+    args: unknown,
+    options: { timeoutMs?: number; extra?: JsonObject } = {},
+  ): Promise<Answer> {
+    const params: JsonObject = { ...options.extra, name, arguments: args as JsonObject };
     const timeoutMs = options.timeoutMs ?? this.callTimeoutMs;
     let answer = await this.request('tools/call', params, { timeoutMs });
     for (let round = 0; round < MAX_INPUT_ROUNDS; round++) {

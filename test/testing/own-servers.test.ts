@@ -142,14 +142,39 @@ describe('the conformance plugin', {
     );
   });
 
+  test('its read-only task tool, called as a task and polled to its end, passes the task checks on both wires', async () => {
+    for (const wire of ['2025', '2026'] as const) {
+      const report = await conformanceReport(client.server, { ...FAST, wire });
+      const tasks = report.checks.filter((c) => c.id.startsWith('tasks.'));
+      assert.deepEqual(
+        tasks.map((c) => [c.id, c.status]),
+        [
+          ['tasks.required-without-task', 'pass'],
+          ['tasks.create-result', 'pass'],
+          ['tasks.status', 'pass'],
+          ['tasks.get', 'pass'],
+          ['tasks.result', 'pass'],
+        ],
+        `${wire}: ${formatReport(report)}`,
+      );
+      assert.equal(tasks.find((c) => c.id === 'tasks.get')?.reason, '1 tasks followed');
+    }
+    // test: slow_compute's quick calls pass as tasks; failing_job (required) runs as one too.
+    const run = await runPlan(client.server, { wire: '2025' });
+    assert.equal(run.verdicts.get('test_slow_compute_schema_0')?.status, 'pass');
+    assert.match(run.verdicts.get('test_failing_job_schema_0')?.notes.join(' ') ?? '', /isError.*disk full/);
+  });
+
   test('its deliberately odd tools are the findings of test', async () => {
     const run = await runPlan(client.server);
     // The verbatim 2020-12 schema: no descriptions, and constructs some clients reject ($schema,
-    // $defs/$ref, a root allOf). slow_compute works for up to 60 s: called as a plain call (the
-    // kit does not call tools as tasks), its longer generated values outlast the call timeout.
+    // $defs/$ref, a root allOf). slow_compute works for up to 60 s: called as a task, its longer
+    // generated values outlast the call timeout (the task is cancelled). protocol_error_job's
+    // task ends failed with a JSON-RPC error, where a valid call should get a result.
     assert.deepEqual([...run.failed.keys()].sort(), [
       'test_json_schema_2020_12_tool_input_schema_field_descriptions',
       'test_json_schema_2020_12_tool_schema_portability',
+      'test_protocol_error_job_schema_0',
       'test_slow_compute_schema_1',
       'test_slow_compute_schema_2',
     ]);
