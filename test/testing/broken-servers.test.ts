@@ -114,6 +114,19 @@ const EXPECTED: Record<Exclude<DefectName, HttpOnly>, Expected> = {
   },
   'task-required-served': { check: ['tasks.required-without-task'] },
   'task-required-refused': {},
+  // The task checks judge the 2025 wire (the fixture declares no tasks extension on 2026).
+  'task-plain-result': { check: ['tasks.create-result'], test: [/^test_research_/], live: { wire: '2025' } },
+  'task-bad-status': {
+    check: ['tasks.status'],
+    test: [/^test_research_schema_\d+$/],
+    live: { wire: '2025' },
+  },
+  'task-get-fails': { check: ['tasks.get'], test: [/^test_research_schema_\d+$/], live: { wire: '2025' } },
+  'task-result-invalid': {
+    check: ['tasks.result'],
+    test: [/^test_research_schema_\d+$/],
+    live: { wire: '2025' },
+  },
   'ping-error': { check: ['utilities.ping'] },
   'set-level-fails': { check: ['logging.set-level'] },
   'completion-malformed': { check: ['completions.complete'] },
@@ -277,6 +290,44 @@ describe('broken fixture servers', { concurrency: 4 }, () => {
     const run = await runPlan(await fixtureStreams('task-required-served'));
     assert.match(run.skipped.get('test_research_schema_0') ?? '', /taskSupport is "required"/);
     assert.match(run.skipped.get('test_research_missing_topic') ?? '', /taskSupport is "required"/);
+  });
+
+  test('a tool that requires a task, on 2025: called as a task and polled to its end; each broken task rule fails under its own id', async () => {
+    const good = await conformanceReport(await fixtureStreams('task-required-refused'), FAST);
+    for (const id of ['tasks.create-result', 'tasks.status', 'tasks.get', 'tasks.result'])
+      assert.equal(good.checks.find((x) => x.id === id)?.status, 'pass', id);
+    const live = await runPlan(await fixtureStreams('task-required-refused'), { wire: '2025' });
+    assert.deepEqual([...live.failed.keys()], []);
+    assert.equal(live.verdicts.get('test_research_schema_0')?.status, 'pass');
+    assert.equal(live.verdicts.get('test_research_missing_topic')?.status, 'pass');
+
+    const cases = [
+      [
+        'task-plain-result',
+        'tasks.create-result',
+        'test.task-create',
+        /got a plain result instead of a CreateTaskResult/,
+      ],
+      ['task-bad-status', 'tasks.status', 'test.task-status', /has status "running", not one of working/],
+      ['task-get-fails', 'tasks.get', 'test.task-get', /tasks\/get for research's task \S+ got error -32602/],
+      ['task-result-invalid', 'tasks.result', 'test.schema-call', /summary.*string|string.*summary/],
+    ] as const;
+    for (const [defect, id, family, reason] of cases) {
+      const report = await conformanceReport(await fixtureStreams(defect), FAST);
+      const c = report.checks.find((x) => x.id === id);
+      assert.deepEqual([c?.status, c?.level], ['fail', 'MUST'], defect);
+      assert.match(c?.reason ?? '', reason, defect);
+      assert.match(
+        c?.spec ?? '',
+        /^https:\/\/modelcontextprotocol\.io\/specification\/2025-11-25\/basic\/utilities\/tasks#/,
+      );
+      assert.ok((c?.fix ?? '').length > 20, defect);
+      const run = await runPlan(await fixtureStreams(defect), { wire: '2025' });
+      const v = run.verdicts.get('test_research_schema_0');
+      assert.deepEqual([v?.check, v?.level, v?.status], [family, 'MUST', 'fail'], defect);
+      assert.match(v?.reason ?? '', reason, defect);
+      if (family !== 'test.schema-call') assert.match(v?.spec ?? '', /basic\/utilities\/tasks#/);
+    }
   });
 
   test('for a remote target the hint warns instead of suggesting --allow-writes', () => {
