@@ -6,7 +6,7 @@
  * on them. The generated tests of `mcp-toolkit test` have their own families in live-catalog.ts.
  */
 
-import { JSONRPC, LIFECYCLE, PORTABILITY, TOOLS, TRANSPORTS } from './check-sources.ts';
+import { JSONRPC, LIFECYCLE, PORTABILITY, TASKS, TOOLS, TRANSPORTS } from './check-sources.ts';
 import { DISCOVERY_CHECKS } from './discovery-catalog.ts';
 import { TASK_CHECKS } from './task-catalog.ts';
 import { TRANSPORT_CHECKS } from './transport-catalog.ts';
@@ -16,8 +16,19 @@ export type Level = 'MUST' | 'SHOULD' | 'HOUSE';
 
 /** Where a rule is written: a page of the MCP specification (per revision) or another document. */
 export type Source =
-  /** `revision`: the rule exists in that revision only (the 2026 wire), whatever was negotiated. */
-  { spec: string; anchor?: string; label: string; revision?: string } | { url: string; label: string };
+  /**
+   * `revision`: the rule exists in that revision only (the 2026 wire), whatever was negotiated.
+   * `elsewhere`: revisions where the rule lives outside the specification (the 2026 tasks are
+   * an extension with its own site), by revision.
+   */
+  | {
+      spec: string;
+      anchor?: string;
+      label: string;
+      revision?: string;
+      elsewhere?: Readonly<Record<string, string>>;
+    }
+  | { url: string; label: string };
 
 export interface CheckInfo {
   /** The line printed in the checklist. */
@@ -221,11 +232,7 @@ export const CHECKS = {
   'tasks.required-without-task': {
     title: 'a tool that requires a task refuses a call without one (-32601)',
     level: 'MUST',
-    source: {
-      spec: 'basic/utilities/tasks',
-      anchor: 'tool-level-negotiation',
-      label: 'Tasks §Tool-Level Negotiation (taskSupport "required")',
-    },
+    source: TASKS('tool-level-negotiation', 'Tasks §Tool-Level Negotiation (taskSupport "required")'),
     fix: 'answer tools/call of a tool with execution.taskSupport "required" sent without params.task with error -32601 (2026: without the tasks extension declared, -32021), not a result',
   },
   ...TASK_CHECKS,
@@ -301,5 +308,7 @@ export const DEFAULT_REVISION = '2025-11-25';
 /** The address of a rule: the specification page of `revision`, or the source's own URL. */
 export function sourceUrl(source: Source, revision: string = DEFAULT_REVISION): string {
   if ('url' in source) return source.url;
+  const elsewhere = source.elsewhere?.[source.revision ?? revision];
+  if (elsewhere) return elsewhere;
   return `https://modelcontextprotocol.io/specification/${source.revision ?? revision}/${source.spec}${source.anchor ? `#${source.anchor}` : ''}`;
 }

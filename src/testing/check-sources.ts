@@ -34,3 +34,13 @@ export const WIRE_2026 = (anchor: string, label: string): Source => ({
   label,
   revision: '2026-07-28',
 });
+
+/** The 2026-07-28 tasks live in the extension's own specification, not the protocol's. */
+const EXT_TASKS_2026 = 'https://modelcontextprotocol.github.io/ext-tasks/specification/2026-07-28/tasks.html';
+
+export const TASKS = (anchor: string, label: string): Source => ({
+  spec: 'basic/utilities/tasks',
+  anchor,
+  label,
+  elsewhere: { '2026-07-28': EXT_TASKS_2026 },
+});

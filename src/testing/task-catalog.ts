@@ -4,9 +4,8 @@
  * `tasks/get` for it, and the result it ends with. `check` records them under these ids;
  * the generated tests of `test` fail under the families that reuse them (live-catalog.ts).
  */
-import type { CheckInfo, Source } from './check-catalog.ts';
-
-const TASKS = (anchor: string, label: string): Source => ({ spec: 'basic/utilities/tasks', anchor, label });
+import type { CheckInfo } from './check-catalog.ts';
+import { TASKS } from './check-sources.ts';
 
 export const TASK_CHECKS = {
   'tasks.create-result': {

@@ -158,6 +158,13 @@ describe('the conformance plugin', {
         `${wire}: ${formatReport(report)}`,
       );
       assert.equal(tasks.find((c) => c.id === 'tasks.get')?.reason, '1 tasks followed');
+      // The rule's address: the core tasks of 2025-11-25, the tasks extension's own site on 2026.
+      assert.deepEqual(
+        [...new Set(tasks.map((c) => c.spec.replace(/#.*$/, '')))],
+        wire === '2025'
+          ? ['https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks']
+          : ['https://modelcontextprotocol.github.io/ext-tasks/specification/2026-07-28/tasks.html'],
+      );
     }
     // test: slow_compute's quick calls pass as tasks; failing_job (required) runs as one too.
     const run = await runPlan(client.server, { wire: '2025' });
