@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { Authenticator } from './auth/types.ts';
 import { InternalCode, ToolkitError } from './base/errors.ts';
 import { notification } from './base/jsonrpc.ts';
+import type { Identity } from './base/types.ts';
 import type { Settings } from './config/settings.ts';
 import { describeServer } from './discovery/server-description.ts';
 import { composeInstructions, type LoadedPlugin, type PluginApp } from './plugin.ts';
@@ -25,7 +26,8 @@ import { clientKey, type RateLimiter } from './ratelimit/limiter.ts';
 import { createReadiness } from './readiness.ts';
 import { appsExtension, checkAppLinks } from './registry/apps.ts';
 import { type CallContext, Caller, type CallGuard } from './registry/call.ts';
-import { type ListKind, Registry } from './registry/registry.ts';
+import { concerns, type ListChange } from './registry/list-change.ts';
+import { Registry } from './registry/registry.ts';
 import { createVisibility, type Visibility } from './registry/visibility.ts';
 import { loadSkillCatalog, type SkillCatalog } from './skills/catalog.ts';
 import { skillMethods } from './skills/methods.ts';
@@ -183,23 +185,29 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
       },
     );
   };
-  const fanOutListChanged = (kind: ListKind) => {
-    const method = `notifications/${kind}/list_changed`;
-    hub.broadcastToSessions(notification(method));
-    const key = `${kind}ListChanged` as 'toolsListChanged' | 'promptsListChanged' | 'resourcesListChanged';
-    hub.publishToListeners(method, (f) => f[key] === true);
+  // With visibility by caller, a list change goes only to the streams of callers who could
+  // see a touched item before or can see it now (list-change.ts): one check per touched
+  // item and stream, never a listing. Without auth every stream has no identity: all are told.
+  const visible = visibility(options.auth, settings);
+  const fanOutListChanged = (change: ListChange) => {
+    const method = `notifications/${change.kind}/list_changed`;
+    const told = (identity: Identity | undefined) => concerns(change, identity, visible, registry);
+    hub.broadcastToSessions(notification(method), told);
+    const key = `${change.kind}ListChanged` as
+      | 'toolsListChanged'
+      | 'promptsListChanged'
+      | 'resourcesListChanged';
+    hub.publishToListeners(method, (f, identity) => f[key] === true && told(identity));
   };
-  hub.onAnnounce((a) =>
-    a.type === 'list_changed' ? fanOutListChanged(a.kind) : fanOutResourceUpdated(a.uri),
-  );
+  hub.onAnnounce((a) => (a.type === 'list_changed' ? fanOutListChanged(a) : fanOutResourceUpdated(a.uri)));
   const notifyResourceUpdated = (uri: string) => hub.announce({ type: 'resource_updated', uri });
 
   // Registration at start-up changes lists that no client has seen yet: nothing to announce,
   // least of all to the clients of other replicas.
   let registering = true;
-  registry.onChange((kind) => {
-    if (registering) fanOutListChanged(kind);
-    else void hub.announce({ type: 'list_changed', kind });
+  registry.onChange((change) => {
+    if (registering) fanOutListChanged(change);
+    else void hub.announce({ type: 'list_changed', ...change });
   });
 
   const owned = ownedRegistry(registry);
@@ -269,14 +277,14 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     pageSize: settings.MCP_PAGE_SIZE,
     maxBatch: settings.MCP_MAX_BATCH,
     maxJsonDepth: settings.MCP_MAX_JSON_DEPTH,
-    visible: visibility(options.auth, settings),
+    visible,
     middleware,
     observe: options.observe,
     methodSets: [taskMethods(tasks), skillMethods(skills)],
     tasks: taskLane(tasks),
   });
   // A view added or removed at run time switches the MCP Apps extension on or off.
-  registry.onChange((kind) => {
+  registry.onChange(({ kind }) => {
     if (kind === 'resources') dispatcher.setExtensions(appsExtension(registry));
   });
 

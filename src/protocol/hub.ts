@@ -9,6 +9,8 @@
 
 import { ClientAnswerError, InternalCode, ToolkitError } from '../base/errors.ts';
 import type { JsonObject, JsonRpcMessage, JsonRpcResponse, RequestId } from '../base/jsonrpc.ts';
+import type { Identity } from '../base/types.ts';
+import { readRelayedItems, relayableItems, type TouchedItem } from '../registry/list-change.ts';
 import type { ListKind } from '../registry/registry.ts';
 import type { Session } from './session.ts';
 
@@ -33,7 +35,12 @@ export type ListenFilter = {
 
 /** A change every replica fans out to its own sessions and listen streams. */
 export type Announcement =
-  | { readonly type: 'list_changed'; readonly kind: ListKind }
+  | {
+      readonly type: 'list_changed';
+      readonly kind: ListKind;
+      /** What the change touched, to tell only the callers it concerns (list-change.ts). */
+      readonly items?: readonly TouchedItem[];
+    }
   | { readonly type: 'resource_updated'; readonly uri: string };
 
 /** What one replica hands to the others. */
@@ -68,7 +75,11 @@ interface Listener {
   filter: ListenFilter;
   subscriptionId: RequestId;
   channel: OutboundChannel;
+  identity: Identity | undefined;
 }
+
+/** Whether a message goes to a stream of the caller `identity` (undefined: auth off). */
+export type AudienceCheck = (identity: Identity | undefined) => boolean;
 
 interface Pending {
   method: string;
@@ -80,6 +91,8 @@ export class Hub {
   readonly #sessionChannels = new Map<string, Set<OutboundChannel>>();
   /** Sessions owned by a connection (stdio, in-process) rather than by the session store. */
   readonly #localSessions = new Map<string, Session>();
+  /** Who opened each session stream (the caller of its GET or of the stdio connection). */
+  readonly #channelIdentities = new WeakMap<OutboundChannel, Identity>();
   readonly #listeners = new Set<Listener>();
   readonly #pending = new Map<string, Pending>();
   readonly #announced = new Set<(a: Announcement) => void | Promise<void>>();
@@ -95,10 +108,17 @@ export class Hub {
 
   /**
    * Registers a stream of a session (GET stream, stdio connection); returns detach. A
-   * connection that owns its session object (stdio) passes it, so subscriptions are found.
+   * connection that owns its session object (stdio) passes it, so subscriptions are found;
+   * `identity` is the caller that opened the stream, for messages meant for some callers only.
    */
-  attachSession(sessionId: string, channel: OutboundChannel, session?: Session): () => void {
+  attachSession(
+    sessionId: string,
+    channel: OutboundChannel,
+    options: { session?: Session; identity?: Identity } = {},
+  ): () => void {
+    const { session, identity } = options;
     if (session) this.#localSessions.set(sessionId, session);
+    if (identity) this.#channelIdentities.set(channel, identity);
     let set = this.#sessionChannels.get(sessionId);
     if (!set) {
       set = new Set();
@@ -141,26 +161,37 @@ export class Hub {
     return true;
   }
 
-  /** Sends to every attached session. */
-  broadcastToSessions(message: JsonRpcMessage): void {
-    for (const set of this.#sessionChannels.values()) for (const channel of set) channel.send(message);
+  /** Sends to every attached session stream, or to those of the callers `to` accepts. */
+  broadcastToSessions(message: JsonRpcMessage, to?: AudienceCheck): void {
+    for (const set of this.#sessionChannels.values())
+      for (const channel of set) {
+        if (!to || to(this.#channelIdentities.get(channel))) channel.send(message);
+      }
   }
 
-  /** Registers a 2026 listen stream; returns detach. */
-  addListener(filter: ListenFilter, subscriptionId: RequestId, channel: OutboundChannel): () => void {
-    const listener: Listener = { filter, subscriptionId, channel };
+  /** Registers a 2026 listen stream, opened by `identity`; returns detach. */
+  addListener(
+    filter: ListenFilter,
+    subscriptionId: RequestId,
+    channel: OutboundChannel,
+    identity?: Identity,
+  ): () => void {
+    const listener: Listener = { filter, subscriptionId, channel, identity };
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
 
-  /** Sends a notification to every listen stream whose filter accepts it, tagged with its id. */
+  /**
+   * Sends a notification to every listen stream whose filter (and, for messages meant for
+   * some callers only, whose caller) `accepts`, tagged with its id.
+   */
   publishToListeners(
     method: string,
-    accepts: (filter: ListenFilter) => boolean,
+    accepts: (filter: ListenFilter, identity: Identity | undefined) => boolean,
     params: JsonObject = {},
   ): void {
     for (const l of this.#listeners) {
-      if (!accepts(l.filter)) continue;
+      if (!accepts(l.filter, l.identity)) continue;
       const meta = {
         ...(params._meta as JsonObject | undefined),
         'io.modelcontextprotocol/subscriptionId': l.subscriptionId,
@@ -178,7 +209,13 @@ export class Hub {
   /** Fans a change out here (synchronously started) and on every other replica. */
   announce(announcement: Announcement): Promise<void> {
     const done = this.#fanOut(announcement);
-    this.#relay?.publish({ type: 'announce', announcement });
+    if (this.#relay) {
+      const relayed =
+        announcement.type === 'list_changed' && announcement.items
+          ? { ...announcement, items: relayableItems(announcement.items) }
+          : announcement;
+      this.#relay.publish({ type: 'announce', announcement: relayed });
+    }
     return done;
   }
 
@@ -215,7 +252,7 @@ export class Hub {
     } else if (event.type === 'response') this.#deliverLocal(event.scope, event.response);
     else if (event.type === 'session') {
       for (const channel of this.#sessionChannels.get(event.sessionId) ?? []) channel.send(event.message);
-    } else void this.#fanOut(event.announcement);
+    } else void this.#fanOut(readAnnouncement(event.announcement));
   }
 
   get listenerCount(): number {
@@ -315,4 +352,12 @@ export class Hub {
     }
     return true;
   }
+}
+
+/** A relayed announcement as this replica acts on it: a list change's items checked. */
+function readAnnouncement(a: Announcement): Announcement {
+  if (a.type !== 'list_changed') return a;
+  const { items: _items, ...rest } = a;
+  const items = readRelayedItems(a.items);
+  return items ? { ...rest, items } : rest;
 }

@@ -229,7 +229,7 @@ const subscriptionsListen: MethodHandler = async (params, ctx, deps) => {
     method: 'notifications/subscriptions/acknowledged',
     params: { notifications: filter, _meta: { [META.subscriptionId]: subscriptionId } },
   });
-  const detach = deps.hub.addListener(filter, subscriptionId, channel);
+  const detach = deps.hub.addListener(filter, subscriptionId, channel, ctx.identity);
   try {
     await new Promise<void>((resolve) => {
       if (ctx.signal.aborted) resolve();

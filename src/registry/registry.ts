@@ -13,10 +13,12 @@ import type {
   ResourceTemplateDefinition,
   ToolDefinition,
 } from './define.ts';
+import { type ListChange, touchedItem } from './list-change.ts';
 import { isRestricted, type Restrictable } from './visibility.ts';
 
 export type ListKind = 'tools' | 'resources' | 'prompts';
-export type ChangeListener = (kind: ListKind) => void;
+/** Told of every change, with the item versions it touched (list-change.ts). */
+export type ChangeListener = (change: ListChange) => void;
 
 export interface Page {
   items: JsonObject[];
@@ -84,37 +86,41 @@ export class Registry {
     else if (def.kind === 'resource-template')
       this.#put(this.#templates, def.template.source, def, 'resource template');
     else this.#put(this.#prompts, def.name, def, 'prompt');
-    this.#invalidate(def.kind);
+    this.#invalidate(def);
     return this;
   }
 
   /** Removes a tool, resource (by URI), template (by its template string) or prompt. */
   remove(kind: Definition['kind'], key: string): boolean {
-    const removed =
+    const map: Map<string, Definition> =
       kind === 'tool'
-        ? this.#tools.delete(key)
+        ? this.#tools
         : kind === 'resource'
-          ? this.#resources.delete(key)
+          ? this.#resources
           : kind === 'resource-template'
-            ? this.#templates.delete(key)
-            : this.#prompts.delete(key);
-    if (!removed) return false;
-    this.#invalidate(kind);
+            ? this.#templates
+            : this.#prompts;
+    const def = map.get(key);
+    if (!def) return false;
+    map.delete(key);
+    this.#invalidate(def);
     return true;
   }
 
-  #invalidate(kind: Definition['kind']): void {
-    if (kind === 'tool') {
+  /** Drops the cached listings of the definition's list and tells the listeners what changed. */
+  #invalidate(def: Definition): void {
+    const items = [touchedItem(def)];
+    if (def.kind === 'tool') {
       this.#toolListing = undefined;
       this.#modelToolListing = undefined;
-      this.#emit('tools');
-    } else if (kind === 'prompt') {
+      this.#emit({ kind: 'tools', items });
+    } else if (def.kind === 'prompt') {
       this.#promptListing = undefined;
-      this.#emit('prompts');
+      this.#emit({ kind: 'prompts', items });
     } else {
       this.#resourceListing = undefined;
       this.#templateListing = undefined;
-      this.#emit('resources');
+      this.#emit({ kind: 'resources', items });
     }
   }
 
@@ -128,13 +134,16 @@ export class Registry {
     map.set(key, def);
   }
 
-  #emit(kind: ListKind): void {
-    for (const listener of this.#listeners) listener(kind);
+  #emit(change: ListChange): void {
+    for (const listener of this.#listeners) listener(change);
   }
 
-  /** Announces a list change that the registry cannot see (e.g. a plugin's dynamic content). */
+  /**
+   * Announces a list change that the registry cannot see (e.g. a plugin's dynamic content);
+   * as it does not say which items changed, every client is told.
+   */
   notifyListChanged(kind: ListKind): void {
-    this.#emit(kind);
+    this.#emit({ kind });
   }
 
   /** Subscribes to list changes; returns the unsubscribe function. */

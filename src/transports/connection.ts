@@ -31,7 +31,10 @@ export function createConnection(
   const session = newSession();
   const presence = new ClientPresence();
   const channel: OutboundChannel = { send: (m) => send(m) };
-  const detach = server.hub.attachSession(session.id, channel, session);
+  const detach = server.hub.attachSession(session.id, channel, {
+    session,
+    identity: options.identity,
+  });
   // Messages received and not yet answered, and who waits for that count to reach 0: a
   // counter, not a Set of promises, as every message passes here.
   let pending = 0;
