@@ -20,9 +20,8 @@ import { allowsBatches, SUPPORTED_VERSIONS, VERSION_2026 } from '../base/version
 import type { Registry } from '../registry/registry.ts';
 import { ALL_VISIBLE, type Visibility } from '../registry/visibility.ts';
 import { ServerCapabilities } from './capabilities.ts';
-import { type Exchange, observedInfo, type Reply, type RequestObserver } from './exchange.ts';
+import type { Exchange, Reply, RequestObserver } from './exchange.ts';
 import type { Hub } from './hub.ts';
-import { InflightRequests } from './inflight.ts';
 import { initialize } from './initialize.ts';
 import { scanJson, tooDeep } from './json-limits.ts';
 import {
@@ -34,16 +33,17 @@ import {
 } from './methods.ts';
 import { hooksFor, type Middleware, type MiddlewareHook, withMiddleware } from './middleware.ts';
 import { RequestContext } from './request-context.ts';
+import { type RequestRecord, requestRecord } from './request-record.ts';
+import { RunningRequests } from './running.ts';
 import type { SessionStore } from './session.ts';
 import {
+  checkEnvelope,
   checkParamHeaders,
   checkRoutingHeaders,
   completeModernResult,
   isModernRequest,
   isOnly2025,
   isOnly2026,
-  metaOf,
-  readEnvelope,
 } from './wire.ts';
 
 export interface DispatcherOptions {
@@ -82,6 +82,16 @@ class ClientCancelled extends ProtocolError {
   }
 }
 
+/**
+ * Cancellation (2025-11-25 utilities): a request the client cancelled gets no response where
+ * the transport allows silence (stdio); an HTTP POST still needs an answer to complete. Only
+ * when the cancellation was the request's first abort: one that had already timed out answers
+ * with its timeout.
+ */
+function silenced(ctx: RequestContext, ex: Exchange): boolean {
+  return ex.transport === 'stdio' && ctx.abortReason instanceof ClientCancelled;
+}
+
 export class Dispatcher {
   readonly #o: DispatcherOptions;
   readonly #deps: MethodDeps;
@@ -89,11 +99,10 @@ export class Dispatcher {
   readonly #sets: readonly MethodSet[];
   /** The core methods and the extensions' (a Map: see CORE_METHODS). */
   readonly #methods: ReadonlyMap<string, MethodHandler>;
-  /** In-flight 2025 requests by session and id, for notifications/cancelled. */
-  readonly #inflight = new InflightRequests<RequestContext>();
+  /** The requests running here: the one place presence and notifications/cancelled find them. */
+  readonly #running = new RunningRequests<RequestContext>();
   /** Middleware hooks by method, outermost first; empty without middleware (nothing to pay). */
   readonly #hooks = new Map<string, readonly MiddlewareHook[]>();
-  #active = 0;
 
   constructor(options: DispatcherOptions) {
     if (!(options.maxBatch > 0) || !(options.pageSize > 0) || !(options.maxJsonDepth > 0)) {
@@ -121,11 +130,7 @@ export class Dispatcher {
         if (hooks.length > 0) this.#hooks.set(method, hooks);
       }
     }
-    options.hub.setCanceller((scope, id) => {
-      const ctx = this.#inflight.get(scope, id);
-      ctx?.abort(new ClientCancelled());
-      return ctx !== undefined;
-    });
+    options.hub.setCanceller((scope, id) => this.#running.cancel(scope, id, new ClientCancelled()));
   }
 
   /**
@@ -157,7 +162,7 @@ export class Dispatcher {
 
   /** How many requests are being handled right now (graceful shutdown waits for 0). */
   get inflightCount(): number {
-    return this.#active;
+    return this.#running.count;
   }
 
   /**
@@ -234,12 +239,16 @@ export class Dispatcher {
 
   async #request(req: JsonRpcRequest, ex: Exchange, inBatch: boolean): Promise<Reply> {
     const modern = !inBatch && isModernRequest(req, ex.headers);
+    // The request's one record: the observer and the request context both read it.
+    const record = requestRecord(req, ex, modern, this.#o.registry);
     // Every request is observed (span, log line, metrics), refused ones included, and handled
     // inside its span's context (handlers' own spans and instrumented clients are its children).
-    const observed = this.#o.observe?.start(observedInfo(req, ex, modern, this.#o.registry));
+    const observed = this.#o.observe?.start(record);
     const handle = modern ? this.#modern : this.#legacy;
     try {
-      const reply = await (observed ? observed.run(handle, this, req, ex) : handle.call(this, req, ex));
+      const reply = await (observed
+        ? observed.run(handle, this, req, ex, record)
+        : handle.call(this, req, ex, record));
       const body = reply.body as { result?: JsonObject } | undefined;
       observed?.end({ result: body?.result, session: reply.session });
       return reply;
@@ -267,7 +276,7 @@ export class Dispatcher {
 
   // ---- 2025 wire ------------------------------------------------------------------------
 
-  async #legacy(req: JsonRpcRequest, ex: Exchange): Promise<Reply> {
+  async #legacy(req: JsonRpcRequest, ex: Exchange, record: RequestRecord): Promise<Reply> {
     if (req.method === 'initialize') {
       const { sessions, serverInfo, instructions } = this.#o;
       return initialize(req, ex, { sessions, capabilities: this.#capabilities, serverInfo, instructions });
@@ -285,40 +294,23 @@ export class Dispatcher {
     }
     const handler = this.#methods.get(req.method);
     if (!handler) throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${req.method}`);
-    const ctx = new RequestContext({
-      requestId: req.id,
-      method: req.method,
-      wire: '2025',
-      protocolVersion: session.protocolVersion,
-      session,
-      clientCapabilities: session.clientCapabilities,
-      clientInfo: session.clientInfo,
-      identity: ex.identity,
-      address: ex.address,
-      meta: metaOf(req.params),
-      http: ex.http,
-      channel: ex.channel,
-      logger: this.#o.logger,
-      logThreshold: undefined,
-    });
-    // Cancellation (2025-11-25 utilities): a cancelled request gets no response where the
-    // transport allows silence (stdio); an HTTP POST still needs an answer to complete.
-    const silent = () => ex.transport === 'stdio' && ctx.abortReason instanceof ClientCancelled;
+    const ctx = new RequestContext(record, { session, channel: ex.channel, logger: this.#o.logger });
     let result: JsonObject;
     try {
       result = await this.#run(handler, req, ctx, ex, session.id);
     } catch (err) {
-      if (silent()) return {};
+      if (silenced(ctx, ex)) return {};
       throw err;
     }
-    return silent() ? {} : { body: success(req.id, result) };
+    return silenced(ctx, ex) ? {} : { body: success(req.id, result) };
   }
 
   // ---- 2026 wire ------------------------------------------------------------------------
 
-  async #modern(req: JsonRpcRequest, ex: Exchange): Promise<Reply> {
+  async #modern(req: JsonRpcRequest, ex: Exchange, record: RequestRecord): Promise<Reply> {
     const http = ex.transport === 'http';
-    const envelope = readEnvelope(req, ex.headers, http);
+    // The envelope's checks; its fields are the record's (read from the same params._meta).
+    checkEnvelope(req, ex.headers, http);
     const handler = req.method === 'server/discover' ? undefined : this.#methods.get(req.method);
     if (req.method !== 'server/discover' && (!handler || isOnly2025(req.method))) {
       throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${req.method}`, {
@@ -336,21 +328,10 @@ export class Dispatcher {
     if (!handler) {
       result = this.discovery();
     } else {
-      const ctx = new RequestContext({
-        requestId: req.id,
-        method: req.method,
-        wire: '2026',
-        protocolVersion: envelope.protocolVersion,
+      const ctx = new RequestContext(record, {
         session: undefined,
-        clientCapabilities: envelope.clientCapabilities,
-        clientInfo: envelope.clientInfo,
-        identity: ex.identity,
-        address: ex.address,
-        meta: metaOf(req.params),
-        http: ex.http,
         channel: ex.channel,
         logger: this.#o.logger,
-        logThreshold: envelope.logLevel,
       });
       result = await this.#run(handler, req, ctx, ex, undefined);
     }
@@ -368,11 +349,10 @@ export class Dispatcher {
     /** The 2025 session whose notifications/cancelled can reach this request. */
     scope: string | undefined,
   ): Promise<JsonObject> {
-    // The client going away (HTTP connection closed, stdio connection closed) aborts the call.
+    // Entered once: the client going away (HTTP connection closed, stdio connection closed)
+    // and, on the 2025 wire, notifications/cancelled find it there and abort it.
     const presence = ex.presence;
-    presence?.track(ctx);
-    this.#active++;
-    if (scope !== undefined) this.#inflight.add(scope, req.id, ctx);
+    this.#running.enter(ctx, req.id, presence, scope);
     try {
       const hooks = this.#hooks.get(req.method);
       if (hooks === undefined) return await handler(req.params, ctx, this.#deps);
@@ -380,9 +360,7 @@ export class Dispatcher {
         handler(params, ctx, this.#deps),
       );
     } finally {
-      this.#active--;
-      if (scope !== undefined) this.#inflight.delete(scope, req.id);
-      presence?.untrack(ctx);
+      this.#running.leave(ctx, req.id, presence, scope);
     }
   }
 }

@@ -4,12 +4,11 @@
  */
 
 import { ErrorCode, ProtocolError } from '../base/errors.ts';
-import type { JsonObject, JsonRpcRequest, JsonRpcResponse } from '../base/jsonrpc.ts';
+import type { JsonObject, JsonRpcResponse } from '../base/jsonrpc.ts';
 import type { Headers, HttpRequestInfo, Identity } from '../base/types.ts';
-import type { Registry } from '../registry/registry.ts';
 import type { OutboundChannel } from './hub.ts';
+import type { RequestRecord } from './request-record.ts';
 import type { Session } from './session.ts';
-import { META, metaOf } from './wire.ts';
 
 /** What a transport tells the dispatcher about one inbound message or batch. */
 export interface Exchange {
@@ -78,8 +77,8 @@ export class ClientPresence {
   }
 }
 
-/** What the presence needs of a request (RequestContext). */
-interface Abortable {
+/** What the presence needs of a request (RequestContext: its one abort entry). */
+export interface Abortable {
   abort(reason: unknown): void;
 }
 
@@ -114,60 +113,6 @@ export interface ObservedRequest {
 }
 
 export interface RequestObserver {
-  start(info: {
-    method: string;
-    target: string | undefined;
-    /** The target names a registered tool or prompt. */
-    targetKnown: boolean;
-    requestId: string | number;
-    wire: '2025' | '2026';
-    protocolVersion: string;
-    sessionId: string | undefined;
-    identity: Identity | undefined;
-    transport: 'stdio' | 'http';
-    meta: JsonObject | undefined;
-    headers: Headers | undefined;
-    address: string | undefined;
-    port: number | undefined;
-    httpVersion: string | undefined;
-    /** The tool's arguments (tools/call), for MCP_LOG_TOOL_ARGS. */
-    args?: unknown;
-  }): ObservedRequest;
-}
-
-/** What the observer is told of a request as it starts: read once from the message and the exchange. */
-export type ObservedInfo = Parameters<RequestObserver['start']>[0];
-
-export function observedInfo(
-  req: JsonRpcRequest,
-  ex: Exchange,
-  modern: boolean,
-  registry: Pick<Registry, 'tool' | 'prompt'>,
-): ObservedInfo {
-  const params = req.params;
-  const meta = metaOf(params);
-  const declared = meta?.[META.protocolVersion];
-  const name = typeof params?.name === 'string' ? params.name : undefined;
-  return {
-    method: req.method,
-    target: name ?? (params?.uri as string | undefined),
-    // Only a registered tool or prompt may name a span (client-chosen names are unbounded).
-    targetKnown:
-      name !== undefined &&
-      (req.method === 'tools/call'
-        ? registry.tool(name) !== undefined
-        : req.method === 'prompts/get' && registry.prompt(name) !== undefined),
-    requestId: req.id,
-    wire: modern ? '2026' : '2025',
-    protocolVersion: modern ? String(declared ?? '') : (ex.session?.protocolVersion ?? ''),
-    sessionId: ex.session?.id,
-    identity: ex.identity,
-    transport: ex.transport,
-    meta,
-    headers: ex.headers,
-    address: ex.address,
-    port: ex.port,
-    httpVersion: ex.httpVersion,
-    args: req.method === 'tools/call' ? params?.arguments : undefined,
-  };
+  /** A request arrives: `record` is the one the request context reads too (request-record.ts). */
+  start(record: RequestRecord): ObservedRequest;
 }

@@ -1,8 +1,10 @@
 /**
  * The context of one request: what the handler sees (`HandlerContext`), what the call wrapper
  * needs of it (`CallContext`: abort and progress state) and what the dispatcher needs to
- * finish it. One object per request with its methods on the prototype,
- * so the hot path allocates no closures.
+ * finish it. The request's facts are read from its frozen record (request-record.ts), the one
+ * the observer reads too; its abort state is the request's one cancellation mechanism
+ * (src/registry/cancellation.ts, which it extends). One object per request with its methods on
+ * the prototype, so the hot path allocates no closures.
  */
 import { type Span, trace } from '@opentelemetry/api';
 import type { Logger } from 'pino';
@@ -17,24 +19,20 @@ import {
   type Wire,
 } from '../base/types.ts';
 import type { CallContext } from '../registry/call.ts';
+import { Cancellation } from '../registry/cancellation.ts';
 import { ToolError } from '../registry/tool-errors.ts';
 import type { InputRequest, InputRequired, JsonSchema } from '../registry/types.ts';
 import type { OutboundChannel } from './hub.ts';
+import type { RequestRecord } from './request-record.ts';
 import type { Session } from './session.ts';
 
-export class RequestContext implements CallContext {
-  readonly requestId: RequestId;
-  readonly method: string;
-  readonly wire: Wire;
-  readonly protocolVersion: string;
+const NO_META: JsonObject = Object.freeze({});
+
+export class RequestContext extends Cancellation implements CallContext {
+  /** What the request said and where it came from, read once when it arrived (request-record.ts). */
+  readonly record: RequestRecord;
+  /** The live 2025 session (its log level, subscriptions); undefined on the 2026 wire. */
   readonly session: Session | undefined;
-  readonly clientCapabilities: ClientCapabilities;
-  readonly clientInfo: Implementation | undefined;
-  readonly identity: Identity | undefined;
-  /** The client's network address (HTTP), for per-client limits of anonymous callers. */
-  readonly address: string | undefined;
-  readonly meta: JsonObject;
-  readonly http: HttpRequestInfo | undefined;
   /** When progress was last sent for this request (ms since the epoch), for heartbeats. */
   lastProgressAt = 0;
   /** The last progress value sent (heartbeats go on from it). */
@@ -44,94 +42,75 @@ export class RequestContext implements CallContext {
    * runs it in the span's context), or a non-recording span when tracing is off.
    */
   readonly span: Span;
-  /** Created on first use of `signal`: most handlers never look at it. */
-  #controller: AbortController | undefined = undefined;
-  #aborted = false;
-  #abortReason: unknown = undefined;
-  /**
-   * The running deadline's hook (src/registry/deadline.ts), told at once when the request is aborted. A
-   * plain field instead of an EventTarget listener: the deadline of every call sets one.
-   */
-  onAbort: ((reason: unknown) => void) | undefined = undefined;
   readonly channel: OutboundChannel | undefined;
   readonly #logger: Logger;
-  readonly #logThreshold: LogLevel | undefined;
   #childLogger: Logger | undefined;
   inputResponses: Readonly<Record<string, unknown>> | undefined = undefined;
   requestState: unknown = undefined;
 
-  constructor(init: {
-    requestId: RequestId;
-    method: string;
-    wire: Wire;
-    protocolVersion: string;
-    session: Session | undefined;
-    clientCapabilities: ClientCapabilities;
-    clientInfo: Implementation | undefined;
-    identity: Identity | undefined;
-    address?: string | undefined;
-    meta: JsonObject | undefined;
-    http?: HttpRequestInfo | undefined;
-    channel: OutboundChannel | undefined;
-    logger: Logger;
-    /** 2026: the envelope's logLevel (no level, no log frames); 2025: the session's. */
-    logThreshold: LogLevel | undefined;
-  }) {
-    this.requestId = init.requestId;
-    this.method = init.method;
-    this.wire = init.wire;
-    this.protocolVersion = init.protocolVersion;
+  constructor(
+    record: RequestRecord,
+    init: { session: Session | undefined; channel: OutboundChannel | undefined; logger: Logger },
+  ) {
+    super();
+    this.record = record;
     this.session = init.session;
-    this.clientCapabilities = init.clientCapabilities;
-    this.clientInfo = init.clientInfo;
-    this.identity = init.identity;
-    this.address = init.address;
-    this.meta = init.meta ?? {};
-    this.http = init.http;
     this.span = trace.getActiveSpan() ?? NOOP_SPAN;
     this.channel = init.channel;
     this.#logger = init.logger;
-    this.#logThreshold = init.logThreshold;
   }
 
-  get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      this.#controller = new AbortController();
-      if (this.#aborted) this.#controller.abort(this.#abortReason);
-    }
-    return this.#controller.signal;
+  // The request's facts, as the handler sees them: read from the record, never copied.
+  get requestId(): RequestId {
+    return this.record.requestId;
   }
 
-  /** True once the request was aborted (timeout, cancellation, client gone). */
-  get aborted(): boolean {
-    return this.#aborted;
+  get method(): string {
+    return this.record.method;
   }
 
-  /** Why the request was aborted; `undefined` while it runs. */
-  get abortReason(): unknown {
-    return this.#abortReason;
+  get wire(): Wire {
+    return this.record.wire;
   }
 
-  /** Aborts the request: the handler's signal fires and a waiting deadline rejects. Idempotent. */
-  abort(reason: unknown): void {
-    if (this.#aborted) return;
-    this.#aborted = true;
-    this.#abortReason = reason;
-    this.#controller?.abort(reason);
-    const hook = this.onAbort;
-    this.onAbort = undefined;
-    hook?.(reason);
+  get protocolVersion(): string {
+    return this.record.protocolVersion;
+  }
+
+  get clientCapabilities(): ClientCapabilities {
+    return this.record.clientCapabilities;
+  }
+
+  get clientInfo(): Implementation | undefined {
+    return this.record.clientInfo;
+  }
+
+  get identity(): Identity | undefined {
+    return this.record.identity;
+  }
+
+  /** The client's network address (HTTP), for per-client limits of anonymous callers. */
+  get address(): string | undefined {
+    return this.record.address;
+  }
+
+  get meta(): JsonObject {
+    return this.record.meta ?? NO_META;
+  }
+
+  get http(): HttpRequestInfo | undefined {
+    return this.record.http;
   }
 
   get sessionId(): string | undefined {
-    return this.session?.id;
+    return this.record.sessionId;
   }
 
   get logger(): Logger {
     // The span's ids join each line to the trace (the field names of OpenTelemetry's pino instrumentation).
     this.#childLogger ??= this.#logger.child({
-      requestId: this.requestId,
-      method: this.method,
+      requestId: this.record.requestId,
+      method: this.record.method,
       ...logFieldsOf(this.span),
     });
     return this.#childLogger;
@@ -151,7 +130,7 @@ export class RequestContext implements CallContext {
 
   async progress(progress: number, total?: number, message?: string): Promise<void> {
     const token = this.meta.progressToken;
-    if (token === undefined || this.#aborted) return;
+    if (token === undefined || this.aborted) return;
     this.lastProgressAt = Date.now();
     this.lastProgress = progress;
     const params: JsonObject = { progressToken: token, progress };
@@ -170,8 +149,9 @@ export class RequestContext implements CallContext {
   #shouldLog(level: LogLevel): boolean {
     // 2026 (SEP-2577): request-scoped, only when the envelope asked for a level.
     // 2025: the session's level; before any logging/setLevel every message goes out.
-    const threshold = this.wire === '2026' ? this.#logThreshold : this.session?.logLevel;
-    if (threshold === undefined) return this.wire === '2025';
+    const modern = this.record.wire === '2026';
+    const threshold = modern ? this.record.logLevel : this.session?.logLevel;
+    if (threshold === undefined) return !modern;
     return logLevelRank(level) >= logLevelRank(threshold);
   }
 

@@ -5,8 +5,7 @@
 
 import { ErrorCode, ProtocolError } from '../base/errors.ts';
 import { isObject, type JsonObject, type JsonRpcRequest } from '../base/jsonrpc.ts';
-import type { ClientCapabilities, Implementation } from '../base/spec-types.ts';
-import { type Headers, isLogLevel, type LogLevel } from '../base/types.ts';
+import type { Headers } from '../base/types.ts';
 import { isModernVersion, VERSION_2026 } from '../base/versions.ts';
 
 export const META = {
@@ -44,15 +43,11 @@ export function isModernRequest(req: JsonRpcRequest, headers: Headers | undefine
   return h !== undefined && isModernVersion(h);
 }
 
-export interface Envelope {
-  protocolVersion: string;
-  clientCapabilities: ClientCapabilities;
-  clientInfo: Implementation | undefined;
-  logLevel: LogLevel | undefined;
-}
-
-/** Steps 1-3 of the ladder: the envelope is complete, agrees with the header, names a version we speak. */
-export function readEnvelope(req: JsonRpcRequest, headers: Headers | undefined, http: boolean): Envelope {
+/**
+ * Steps 1-3 of the ladder: the envelope is complete, agrees with the header, names a version we
+ * speak. Its fields reach the handler through the request's record (request-record.ts).
+ */
+export function checkEnvelope(req: JsonRpcRequest, headers: Headers | undefined, http: boolean): void {
   const meta = metaOf(req.params);
   const version = meta?.[META.protocolVersion];
   const caps = meta?.[META.clientCapabilities];
@@ -86,14 +81,6 @@ export function readEnvelope(req: JsonRpcRequest, headers: Headers | undefined, 
       },
     );
   }
-  const info = meta?.[META.clientInfo];
-  const level = meta?.[META.logLevel];
-  return {
-    protocolVersion: version,
-    clientCapabilities: caps as ClientCapabilities,
-    clientInfo: isObject(info) ? (info as Implementation) : undefined,
-    logLevel: isLogLevel(level) ? level : undefined,
-  };
 }
 
 /** What `Mcp-Name` must carry for the methods that route by name (SEP-2243). */

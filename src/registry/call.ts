@@ -16,7 +16,7 @@
  */
 import { ClientAnswerError, ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../base/errors.ts';
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
-import { type Abortable, withDeadline } from './deadline.ts';
+import type { Cancellable } from './cancellation.ts';
 import type {
   PromptDefinition,
   ResourceDefinition,
@@ -36,7 +36,7 @@ import type { Completer, HandlerContext, InputRequired, ResourceReturn } from '.
 import type { Restrictable } from './visibility.ts';
 
 /** What the wrapper needs of a request: the handler's context plus its abort and progress state. */
-export interface CallContext extends HandlerContext, Abortable, Beating {
+export interface CallContext extends HandlerContext, Cancellable, Beating {
   /** The client's network address (HTTP), for per-client limits of anonymous callers. */
   readonly address: string | undefined;
 }
@@ -133,7 +133,7 @@ export class Caller<C extends CallContext> {
     const stopHeartbeat = startHeartbeat(ctx, def.spec.heartbeatMs ?? this.#heartbeatMs);
     try {
       const out = await this.#input.run(ctx, params, () =>
-        withDeadline(ctx, timeoutMs, () => def.handler(checked.value, ctx)),
+        ctx.withDeadline(timeoutMs, () => def.handler(checked.value, ctx)),
       );
       return 'inputRequired' in out ? out.inputRequired : shapeToolResult(def, out.value);
     } catch (err) {
@@ -155,7 +155,7 @@ export class Caller<C extends CallContext> {
     const read = async (): Promise<ResourceReturn> =>
       'variables' in target ? target.def.read(uri, target.variables, ctx) : target.def.read(uri, ctx);
     try {
-      const out = await this.#input.run(ctx, params, () => withDeadline(ctx, this.#timeoutMs, read));
+      const out = await this.#input.run(ctx, params, () => ctx.withDeadline(this.#timeoutMs, read));
       if ('inputRequired' in out) return out.inputRequired;
       return { contents: shapeContents(uri, def.listing.mimeType, out.value) };
     } catch (err) {
@@ -186,7 +186,7 @@ export class Caller<C extends CallContext> {
     }
     try {
       const out = await this.#input.run(ctx, params, () =>
-        withDeadline(ctx, this.#timeoutMs, async () => def.get(args, ctx)),
+        ctx.withDeadline(this.#timeoutMs, async () => def.get(args, ctx)),
       );
       return 'inputRequired' in out ? out.inputRequired : shapePrompt(out.value, def.spec.description);
     } catch (err) {
@@ -201,7 +201,7 @@ export class Caller<C extends CallContext> {
     context: Readonly<Record<string, string>>,
     ctx: C,
   ): Promise<string[]> {
-    return withDeadline(ctx, this.#timeoutMs, async () => completer(value, { arguments: context, ctx }));
+    return ctx.withDeadline(this.#timeoutMs, async () => completer(value, { arguments: context, ctx }));
   }
 
   /**
@@ -228,7 +228,7 @@ export class Caller<C extends CallContext> {
    * the task engine's to record.
    */
   async taskRound(def: ToolDefinition, args: unknown, ctx: C, timeoutMs: number): Promise<TaskRound> {
-    const value = await withDeadline(ctx, timeoutMs, () => def.handler(args, ctx));
+    const value = await ctx.withDeadline(timeoutMs, () => def.handler(args, ctx));
     return isInputRequired(value) ? { input: value } : { result: shapeToolResult(def, value) };
   }
 }

@@ -29,21 +29,36 @@ export class TaskContext extends RequestContext {
     logger: Logger;
     onStatusMessage: (message: string) => void;
   }) {
-    const { record } = init;
-    super({
-      requestId: record.requestId,
-      method: 'tools/call',
-      wire: record.wire,
-      protocolVersion: record.protocolVersion,
-      session: init.session,
-      clientCapabilities: record.clientCapabilities as ClientCapabilities,
-      clientInfo: init.session?.clientInfo,
-      identity: init.identity,
-      meta: record.wire === '2025' ? record.meta : withoutProgressToken(record.meta),
-      channel: init.channel,
-      logger: init.logger.child({ taskId: record.taskId, tool: record.tool }),
-      logThreshold: undefined,
-    });
+    const { record, session } = init;
+    super(
+      Object.freeze({
+        method: 'tools/call',
+        requestId: record.requestId,
+        target: record.tool,
+        targetKnown: true,
+        wire: record.wire,
+        protocolVersion: record.protocolVersion,
+        sessionId: session?.id,
+        identity: init.identity,
+        transport: undefined,
+        clientInfo: session?.clientInfo,
+        clientCapabilities: record.clientCapabilities as ClientCapabilities,
+        // No log frames for a task on 2026 (SEP-2663); on 2025 the session's level applies.
+        logLevel: undefined,
+        meta: record.wire === '2025' ? record.meta : withoutProgressToken(record.meta),
+        args: record.args,
+        headers: undefined,
+        address: undefined,
+        port: undefined,
+        httpVersion: undefined,
+        http: undefined,
+      }),
+      {
+        session,
+        channel: init.channel,
+        logger: init.logger.child({ taskId: record.taskId, tool: record.tool }),
+      },
+    );
     this.taskId = record.taskId;
     this.#onStatusMessage = init.onStatusMessage;
     this.inputResponses = record.answers;

@@ -9,6 +9,7 @@ import { isatty } from 'node:tty';
 import { type DestinationStream, type LevelWithSilent, type Logger, pino } from 'pino';
 import { InternalCode, ToolkitError } from '../base/errors.ts';
 import type { TraceLogFields } from '../base/trace-context.ts';
+import type { RequestRecord } from '../protocol/request-record.ts';
 import { REDACT_PATHS, REDACTED, redactArgs, redactSecrets } from './redaction.ts';
 
 export type LogFormat = 'auto' | 'json' | 'pretty';
@@ -26,19 +27,21 @@ export interface LoggerOptions {
 
 export type RequestOutcome = 'ok' | 'error' | 'tool_error' | 'refused';
 
-/** The fields of the one line logged per MCP request. */
-export interface RequestLogFields {
-  readonly method: string;
-  readonly tool?: string;
+/**
+ * What the line of a request reads of it: its record (src/protocol/request-record.ts), as it is;
+ * for a request refused at the HTTP edge, before it had one, what the edge knows.
+ */
+export type RequestLogSource = Pick<RequestRecord, 'method'> &
+  Partial<Pick<RequestRecord, 'target' | 'requestId' | 'identity' | 'args'>>;
+
+/** How the request ended, for its line. */
+export interface RequestLogEnd {
   readonly outcome: RequestOutcome;
   readonly durationMs: number;
   /** The request span's `trace_id`, `span_id`, `trace_flags`; absent when tracing is off. */
   readonly trace?: TraceLogFields | undefined;
-  readonly clientId?: string;
-  readonly sessionId?: string;
-  readonly requestId?: string | number;
-  /** Tool arguments: dropped unless the logger was created with `logToolArgs`. */
-  readonly args?: unknown;
+  /** The record's session, or the one `initialize` opened. */
+  readonly sessionId?: string | undefined;
 }
 
 const LEVELS: readonly string[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
@@ -106,25 +109,25 @@ function isTerminal(destination: NodeJS.WritableStream | number): boolean {
  * redacted. Builds nothing when info is disabled.
  *
  * @example
- * requestLogLine(logger, { method: 'tools/call', tool: 'read_file', outcome: 'ok',
- *   durationMs: 3.2, trace: span.logFields, clientId, sessionId, requestId: 7 });
+ * requestLogLine(logger, { method: 'tools/call', target: 'read_file', requestId: 7 },
+ *   { outcome: 'ok', durationMs: 3.2, trace: span.logFields, sessionId });
  */
-export function requestLogLine(logger: Logger, fields: RequestLogFields): void {
+export function requestLogLine(logger: Logger, request: RequestLogSource, end: RequestLogEnd): void {
   if (!logger.isLevelEnabled('info')) return;
   const logArgs = (logger as unknown as Record<symbol, unknown>)[logToolArgsSym] === true;
   logger.info(
     {
-      method: fields.method,
-      tool: fields.tool,
-      outcome: fields.outcome,
-      durationMs: Math.round(fields.durationMs * 1000) / 1000,
-      trace_id: fields.trace?.trace_id,
-      span_id: fields.trace?.span_id,
-      trace_flags: fields.trace?.trace_flags,
-      clientId: fields.clientId,
-      sessionId: fields.sessionId,
-      requestId: fields.requestId,
-      args: logArgs && fields.args !== undefined ? redactArgs(fields.args) : undefined,
+      method: request.method,
+      tool: request.method === 'tools/call' ? request.target : undefined,
+      outcome: end.outcome,
+      durationMs: Math.round(end.durationMs * 1000) / 1000,
+      trace_id: end.trace?.trace_id,
+      span_id: end.trace?.span_id,
+      trace_flags: end.trace?.trace_flags,
+      clientId: request.identity?.clientId,
+      sessionId: end.sessionId,
+      requestId: request.requestId,
+      args: logArgs && request.args !== undefined ? redactArgs(request.args) : undefined,
     },
     'mcp request',
   );

@@ -1,18 +1,18 @@
 /**
  * The dispatcher's `observe` hook built from the two telemetry parts: a server span per
  * request (tracing.ts), inside whose context the request is handled, and one log line per
- * request (logger.ts), both closed with the request's outcome.
+ * request (logger.ts), both closed with the request's outcome. Both read the request's record
+ * (src/protocol/request-record.ts), the one the request context reads, as it is.
  */
 import { context } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { ProtocolError, ToolkitError } from '../base/errors.ts';
 import type { JsonObject } from '../base/jsonrpc.ts';
 import type { ObservedRequest, RequestObserver, RequestOutcomeInfo } from '../protocol/exchange.ts';
-import { type RequestOutcome, requestLogLine } from './logger.ts';
+import type { RequestRecord } from '../protocol/request-record.ts';
+import { requestLogLine } from './logger.ts';
 import { Attr } from './semconv.ts';
 import { NOOP_REQUEST_SPAN, type RequestSpan, type SpanOutcome, type Telemetry } from './tracing.ts';
-
-type StartInfo = Parameters<RequestObserver['start']>[0];
 
 export interface RequestObserverOptions {
   readonly telemetry: Telemetry;
@@ -57,31 +57,16 @@ class Observed implements ObservedRequest {
   readonly #traced: boolean;
   readonly #telemetry: Telemetry;
   readonly #logger: Logger;
-  readonly #info: StartInfo & { args?: unknown };
+  readonly #record: RequestRecord;
   readonly #started = performance.now();
 
-  constructor(telemetry: Telemetry, logger: Logger, info: StartInfo & { args?: unknown }) {
+  constructor(telemetry: Telemetry, logger: Logger, record: RequestRecord) {
     this.#telemetry = telemetry;
     this.#logger = logger;
-    this.#info = info;
+    this.#record = record;
     this.#traced = telemetry.enabled;
-    this.#span = !telemetry.enabled
-      ? NOOP_REQUEST_SPAN
-      : telemetry.startRequestSpan({
-          method: info.method,
-          target: info.target,
-          targetKnown: info.targetKnown,
-          requestId: info.requestId,
-          sessionId: info.sessionId,
-          protocolVersion: info.protocolVersion,
-          clientId: info.identity?.clientId,
-          meta: info.meta,
-          headers: info.headers,
-          transport: info.transport,
-          address: info.address,
-          port: info.port,
-          httpVersion: info.httpVersion,
-        });
+    // The span reads the record itself: its attributes, and at the end its metrics'.
+    this.#span = telemetry.enabled ? telemetry.startRequestSpan(record) : NOOP_REQUEST_SPAN;
   }
 
   run<A extends unknown[], R>(fn: (...args: A) => R, thisArg: unknown, ...args: A): R {
@@ -92,7 +77,7 @@ class Observed implements ObservedRequest {
   }
 
   end(outcome: RequestOutcomeInfo): void {
-    const info = this.#info;
+    const record = this.#record;
     const span = this.#span;
     if (this.#traced) {
       // `initialize`: the negotiated version and the new session are known only now.
@@ -101,29 +86,23 @@ class Observed implements ObservedRequest {
         span.setAttribute(Attr.McpSessionId, session.id);
         if (session.protocolVersion !== '')
           span.setAttribute(Attr.McpProtocolVersion, session.protocolVersion);
-        this.#telemetry.sessionStarted({
-          id: session.id,
-          protocolVersion: session.protocolVersion,
-          transport: info.transport,
-          httpVersion: info.httpVersion,
-        });
+        if (record.transport !== undefined)
+          this.#telemetry.sessionStarted({
+            id: session.id,
+            protocolVersion: session.protocolVersion,
+            transport: record.transport,
+            httpVersion: record.httpVersion,
+          });
       }
       span.end(spanOutcomeOf(outcome));
     }
     // Request lines are info: below the level, build nothing (the common production case).
     if (!this.#logger.isLevelEnabled('info')) return;
-    const result: RequestOutcome =
-      outcome.error !== undefined ? 'error' : outcome.result?.isError === true ? 'tool_error' : 'ok';
-    requestLogLine(this.#logger, {
-      method: info.method,
-      tool: info.method === 'tools/call' ? info.target : undefined,
-      outcome: result,
+    requestLogLine(this.#logger, record, {
+      outcome: outcome.error !== undefined ? 'error' : outcome.result?.isError === true ? 'tool_error' : 'ok',
       durationMs: performance.now() - this.#started,
       trace: span.logFields,
-      clientId: info.identity?.clientId,
-      sessionId: info.sessionId ?? outcome.session?.id,
-      requestId: info.requestId,
-      args: info.args,
+      sessionId: record.sessionId ?? outcome.session?.id,
     });
   }
 }
@@ -141,6 +120,6 @@ class Observed implements ObservedRequest {
 export function createRequestObserver(options: RequestObserverOptions): RequestObserver {
   const { telemetry, logger } = options;
   return {
-    start: (info: StartInfo & { args?: unknown }) => new Observed(telemetry, logger, info),
+    start: (record: RequestRecord) => new Observed(telemetry, logger, record),
   };
 }

@@ -22,6 +22,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { logFieldsOf, type TraceLogFields } from '../base/trace-context.ts';
+import type { RequestRecord } from '../protocol/request-record.ts';
 import type { OwnedSdk } from './sdk-pipeline.ts';
 import {
   Attr,
@@ -38,28 +39,28 @@ const SCOPE = 'mcp-toolkit';
 
 type Carrier = Readonly<Record<string, unknown>>;
 
-/** What the dispatcher knows about a request when it starts handling it. */
-export interface RequestSpanInfo {
-  /** JSON-RPC method as sent, e.g. `tools/call`. */
-  readonly method: string;
-  /** Tool name (`tools/call`), prompt name (`prompts/get`) or resource URI (`resources/*`). */
-  readonly target?: string | undefined;
-  /** The target names a registered tool or prompt (only then is it part of the span name). */
-  readonly targetKnown?: boolean;
-  readonly requestId?: string | number | null | undefined;
-  readonly sessionId?: string | undefined;
-  readonly protocolVersion?: string | undefined;
-  /** The authenticated caller: API key id or token subject (attribute `mcp.client.id`). */
-  readonly clientId?: string | undefined;
-  /** `params._meta`: `traceparent`, `tracestate`, `baggage` (or whatever the propagator reads). */
-  readonly meta?: Carrier | undefined;
-  /** HTTP request headers (lower-case names), for the `traceparent` header. */
-  readonly headers?: Carrier | undefined;
-  readonly transport: 'stdio' | 'http';
-  readonly address?: string | undefined;
-  readonly port?: number | undefined;
-  readonly httpVersion?: string | undefined;
-}
+/**
+ * What a request's span reads of the request: its record (src/protocol/request-record.ts), as
+ * the dispatcher built it, read as it is. Only the method and the transport are required, so a
+ * span can be started for a request described by hand.
+ */
+export type RequestSpanInfo = Pick<RequestRecord, 'method' | 'transport'> &
+  Partial<
+    Pick<
+      RequestRecord,
+      | 'target'
+      | 'targetKnown'
+      | 'requestId'
+      | 'sessionId'
+      | 'protocolVersion'
+      | 'identity'
+      | 'meta'
+      | 'headers'
+      | 'address'
+      | 'port'
+      | 'httpVersion'
+    >
+  >;
 
 /** A request the HTTP edge refused (401, 403, 413, 415, 429, 503, a foreign Host or Origin). */
 export interface RefusalInfo {
@@ -144,13 +145,14 @@ function parentOf(
 function networkAttributes(
   attributes: Attributes,
   info: {
-    transport?: 'stdio' | 'http';
+    transport?: 'stdio' | 'http' | undefined;
     address?: string | undefined;
     port?: number | undefined;
     httpVersion?: string | undefined;
   },
 ): void {
-  // Conventions: `pipe` for stdio, `tcp` for HTTP.
+  // Conventions: `pipe` for stdio, `tcp` for HTTP; nothing for a task's round, detached from any.
+  if (info.transport === undefined) return;
   attributes[Attr.NetworkTransport] = info.transport === 'stdio' ? 'pipe' : 'tcp';
   if (info.transport === 'stdio') return;
   attributes[Attr.NetworkProtocolName] = 'http';
@@ -205,7 +207,8 @@ class OtelRequestSpan implements RequestSpan {
       this.#protocolVersion = info.protocolVersion;
       attributes[Attr.McpProtocolVersion] = info.protocolVersion;
     }
-    if (info.clientId !== undefined) attributes[Attr.McpClientId] = info.clientId;
+    const clientId = info.identity?.clientId;
+    if (clientId !== undefined) attributes[Attr.McpClientId] = clientId;
     networkAttributes(attributes, info);
     const { parent, links } = parentOf(info.meta, info.headers);
     this.span = tracer.startSpan(

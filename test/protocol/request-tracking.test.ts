@@ -1,15 +1,14 @@
 /**
  * The per-call bookkeeping of the dispatcher: the client's presence (a departed client aborts
- * what runs for it), the in-flight table notifications/cancelled looks requests up in, and
- * the deadline's handling of handlers that return or throw without a promise.
+ * what runs for it), the table of running requests notifications/cancelled looks requests up
+ * in, and the deadline's handling of handlers that return or throw without a promise.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ProtocolError } from '../../src/base/errors.ts';
 import { ClientPresence } from '../../src/protocol/exchange.ts';
-import { InflightRequests } from '../../src/protocol/inflight.ts';
-import { RequestContext } from '../../src/protocol/request-context.ts';
-import { withDeadline } from '../../src/registry/deadline.ts';
+import { RunningRequests } from '../../src/protocol/running.ts';
+import { Cancellation } from '../../src/registry/cancellation.ts';
 
 function request(): { abort(reason: unknown): void; reasons: unknown[] } {
   const reasons: unknown[] = [];
@@ -56,71 +55,89 @@ describe('ClientPresence', () => {
   });
 });
 
-describe('InflightRequests', () => {
+describe('RunningRequests', () => {
   test('ids are kept as sent: 1 and "1" are different requests, and sessions do not mix', () => {
-    const table = new InflightRequests<string>();
-    table.add('s1', 1, 'number one');
-    table.add('s1', '1', 'string one');
-    table.add('s2', 1, 'other session');
-    assert.equal(table.get('s1', 1), 'number one');
-    assert.equal(table.get('s1', '1'), 'string one');
-    assert.equal(table.get('s2', 1), 'other session');
-    table.delete('s1', 1);
-    assert.equal(table.get('s1', 1), undefined);
-    assert.equal(table.get('s1', '1'), 'string one');
-    assert.equal(table.get('s3', 1), undefined);
+    const table = new RunningRequests<ReturnType<typeof request>>();
+    const [one, stringOne, other] = [request(), request(), request()];
+    table.enter(one, 1, undefined, 's1');
+    table.enter(stringOne, '1', undefined, 's1');
+    table.enter(other, 1, undefined, 's2');
+    assert.equal(table.count, 3);
+    assert.equal(table.cancel('s1', 1, 'why'), true);
+    assert.deepEqual([one.reasons, stringOne.reasons, other.reasons], [['why'], [], []]);
+    table.leave(one, 1, undefined, 's1');
+    assert.equal(table.cancel('s1', 1, 'again'), false, 'a request that left is not found');
+    assert.equal(table.cancel('s3', 1, 'why'), false);
+    assert.equal(table.cancel('s1', '1', 'string'), true);
+    assert.deepEqual(stringOne.reasons, ['string']);
+    assert.equal(table.count, 2);
   });
 
   test('quiet sessions are dropped once they pile up; busy ones are kept', () => {
-    const table = new InflightRequests<number>();
-    table.add('busy', 7, 7);
+    const table = new RunningRequests<ReturnType<typeof request>>();
+    const busy = request();
+    table.enter(busy, 7, undefined, 'busy');
     for (let i = 0; i < 5000; i++) {
-      table.add(`s${i}`, 1, i);
-      table.delete(`s${i}`, 1);
+      const r = request();
+      table.enter(r, 1, undefined, `s${i}`);
+      table.leave(r, 1, undefined, `s${i}`);
     }
     assert.ok(table.sessions <= 1025, `${table.sessions} maps kept`);
-    assert.equal(table.get('busy', 7), 7);
+    assert.equal(table.cancel('busy', 7, 'why'), true);
+    assert.deepEqual(busy.reasons, ['why']);
+  });
+
+  test('a request entered with a presence is aborted when its client leaves, and only until it leaves', () => {
+    const table = new RunningRequests<ReturnType<typeof request>>();
+    const presence = new ClientPresence();
+    const [running, done] = [request(), request()];
+    table.enter(running, 1, presence, undefined);
+    table.enter(done, 2, presence, undefined);
+    table.leave(done, 2, presence, undefined);
+    presence.leave();
+    assert.equal(running.reasons.length, 1);
+    assert.deepEqual(done.reasons, []);
   });
 });
 
-describe('withDeadline', () => {
-  const ctx = () =>
-    new RequestContext({
-      requestId: 1,
-      method: 'tools/call',
-      wire: '2025',
-      protocolVersion: '2025-11-25',
-      session: undefined,
-      clientCapabilities: {},
-      clientInfo: undefined,
-      identity: undefined,
-      meta: undefined,
-      channel: undefined,
-      logger: undefined as never,
-      logThreshold: undefined,
-    });
-
+describe('Cancellation: the deadline', () => {
   test('a handler that returns a plain value resolves with it', async () => {
-    assert.equal(await withDeadline(ctx(), 1000, () => 42), 42);
+    assert.equal(await new Cancellation().withDeadline(1000, () => 42), 42);
   });
 
-  test('a handler that throws without a promise rejects with its error, and clears its timer', async () => {
+  test('a handler that throws without a promise rejects with its error, and its timer is cleared', async () => {
     const boom = new Error('boom');
-    const c = ctx();
+    const c = new Cancellation();
     await assert.rejects(
-      withDeadline(c, 1000, () => {
+      c.withDeadline(20, () => {
         throw boom;
       }),
       (err) => err === boom,
     );
-    assert.equal(c.onAbort, undefined);
+    // A timer left running would abort the request once it fired.
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    assert.equal(c.aborted, false);
   });
 
   test('an abort while the handler runs rejects at once with the reason', async () => {
-    const c = ctx();
-    const running = withDeadline(c, 10_000, () => new Promise(() => {}));
+    const c = new Cancellation();
+    const running = c.withDeadline(10_000, () => new Promise(() => {}));
     const reason = new Error('the client went away');
     c.abort(reason);
     await assert.rejects(running, (err) => err === reason);
+  });
+
+  test('a deadline after an abort rejects at once with the first reason', async () => {
+    const c = new Cancellation();
+    const reason = new Error('cancelled');
+    c.abort(reason);
+    let ran = false;
+    await assert.rejects(
+      c.withDeadline(1000, () => {
+        ran = true;
+      }),
+      (err) => err === reason,
+    );
+    assert.equal(ran, false);
   });
 });

@@ -151,20 +151,22 @@ describe('createLogger', () => {
 });
 
 describe('requestLogLine', () => {
-  const fields = {
+  const request = {
     method: 'tools/call',
-    tool: 'read_file',
+    target: 'read_file',
+    identity: { clientId: 'alice', scopes: [] },
+    requestId: 7,
+  } as const;
+  const end = {
     outcome: 'ok',
     durationMs: 12.34567,
     trace: { trace_id: '0af7651916cd43dd8448eb211c80319c', span_id: 'b7ad6b7169203331', trace_flags: '01' },
-    clientId: 'alice',
     sessionId: 's-1',
-    requestId: 7,
   } as const;
 
   test('writes one info line with the request fields', () => {
     const { sink, logger } = jsonLogger();
-    requestLogLine(logger, fields);
+    requestLogLine(logger, request, end);
     const lines = sink.lines();
     assert.equal(lines.length, 1);
     const line = lines[0] as Record<string, unknown>;
@@ -174,8 +176,8 @@ describe('requestLogLine', () => {
     assert.equal(line.tool, 'read_file');
     assert.equal(line.outcome, 'ok');
     assert.equal(line.durationMs, 12.346);
-    assert.equal(line.trace_id, fields.trace.trace_id);
-    assert.equal(line.span_id, fields.trace.span_id);
+    assert.equal(line.trace_id, end.trace.trace_id);
+    assert.equal(line.span_id, end.trace.span_id);
     assert.equal(line.trace_flags, '01');
     assert.equal(line.clientId, 'alice');
     assert.equal(line.sessionId, 's-1');
@@ -185,8 +187,8 @@ describe('requestLogLine', () => {
 
   test('never logs tool arguments unless enabled', () => {
     const { sink, logger } = jsonLogger();
-    requestLogLine(logger, { ...fields, args: { path: '/etc/hosts' } });
-    requestLogLine(logger.child({ requestId: 8 }), { ...fields, args: { path: '/etc/hosts' } });
+    requestLogLine(logger, { ...request, args: { path: '/etc/hosts' } }, end);
+    requestLogLine(logger.child({ requestId: 8 }), { ...request, args: { path: '/etc/hosts' } }, end);
     for (const line of sink.lines()) assert.equal('args' in line, false);
     assert.ok(!sink.chunks.join('').includes('/etc/hosts'));
   });
@@ -200,7 +202,7 @@ describe('requestLogLine', () => {
       options: { authHeader: 'Bearer x', sessionToken: 't', depth: 2 },
       clientSecret: 's',
     };
-    requestLogLine(logger.child({ requestId: 9 }), { ...fields, args });
+    requestLogLine(logger.child({ requestId: 9 }), { ...request, args }, end);
     assert.deepEqual(sink.lines()[0]?.args, {
       path: 'notes.txt',
       apiKey: '[redacted]',
@@ -213,7 +215,7 @@ describe('requestLogLine', () => {
 
   test('writes nothing when info is disabled', () => {
     const { sink, logger } = jsonLogger({ level: 'warn' });
-    requestLogLine(logger, fields);
+    requestLogLine(logger, request, end);
     assert.equal(sink.chunks.length, 0);
   });
 });

@@ -66,7 +66,7 @@ describe('request spans from the OpenTelemetry API', () => {
       requestId: 7,
       sessionId: 'session-1',
       protocolVersion: '2025-06-18',
-      clientId: 'alice',
+      identity: { clientId: 'alice', scopes: [] },
       transport: 'http',
       address: '127.0.0.1',
       port: 50123,

@@ -56,7 +56,7 @@ export function clientErrorHandler(
       address: socket.remoteAddress,
       port: socket.remotePort,
     });
-    requestLogLine(server.logger, { method: 'HTTP', outcome: 'refused', durationMs: 0, trace });
+    requestLogLine(server.logger, { method: 'HTTP' }, { outcome: 'refused', durationMs: 0, trace });
     const body = encodeMessage(errorResponse(null, refusal)) ?? '';
     socket.end(
       `HTTP/1.1 ${status} ${known.phrase}\r\n` +

@@ -82,13 +82,11 @@ function record(
     clientId: req.mcpIdentity?.clientId,
     startTime: Date.now() - reply.elapsedTime,
   });
-  requestLogLine(deps.logger, {
-    method: `HTTP ${req.method}`,
-    outcome: 'refused',
-    durationMs: reply.elapsedTime,
-    trace,
-    clientId: req.mcpIdentity?.clientId,
-  });
+  requestLogLine(
+    deps.logger,
+    { method: `HTTP ${req.method}`, identity: req.mcpIdentity },
+    { outcome: 'refused', durationMs: reply.elapsedTime, trace },
+  );
 }
 
 /**

@@ -1,0 +1,129 @@
+/**
+ * The record of one request: what is known of it when it arrives (method, target, id, wire and
+ * version, session, caller, transport, client), read once from the message and the Exchange
+ * and frozen. The dispatcher builds it once per request; the observer's span, metrics and log
+ * line read it as it is, and the request context (`ctx.record`, and the handler's `ctx.method`,
+ * `ctx.identity`, ...) reads its facts from it, so the same facts are never copied into
+ * another shape on the way.
+ *
+ * What changes while a request runs is not here: the 2025 session (its log level,
+ * subscriptions) stays on the context, and how the request ended goes to the observer's `end`.
+ */
+import { isObject, type JsonObject, type JsonRpcRequest, type RequestId } from '../base/jsonrpc.ts';
+import type { ClientCapabilities, Implementation } from '../base/spec-types.ts';
+import {
+  type Headers,
+  type HttpRequestInfo,
+  type Identity,
+  isLogLevel,
+  type LogLevel,
+  type Wire,
+} from '../base/types.ts';
+import type { Registry } from '../registry/registry.ts';
+import type { Exchange } from './exchange.ts';
+import { META, metaOf } from './wire.ts';
+
+export interface RequestRecord {
+  /** The JSON-RPC method as sent, e.g. `tools/call`. */
+  readonly method: string;
+  readonly requestId: RequestId;
+  /** Tool name (`tools/call`), prompt name (`prompts/get`) or resource URI (`resources/*`), as sent. */
+  readonly target: string | undefined;
+  /** The target names a registered tool or prompt (only then may it name a span: client-chosen names are unbounded). */
+  readonly targetKnown: boolean;
+  readonly wire: Wire;
+  /**
+   * 2026: the version the envelope declares (the dispatcher refuses the request unless it is
+   * one we speak); 2025: the session's negotiated version; `''` before `initialize`.
+   */
+  readonly protocolVersion: string;
+  /** The 2025-wire session's id (none before an HTTP `initialize`, none on the 2026 wire). */
+  readonly sessionId: string | undefined;
+  /** The authenticated caller, when auth is on. */
+  readonly identity: Identity | undefined;
+  /** Undefined for a task's rounds, which run detached from the request that created the task. */
+  readonly transport: 'stdio' | 'http' | undefined;
+  /** 2026: the envelope's clientInfo; 2025: what the client sent in `initialize`. */
+  readonly clientInfo: Implementation | undefined;
+  /** 2026: the envelope's capabilities; 2025: the session's. */
+  readonly clientCapabilities: ClientCapabilities;
+  /** 2026 (SEP-2577): the envelope's logLevel, without which no log frames are sent. 2025: undefined (the session's level applies). */
+  readonly logLevel: LogLevel | undefined;
+  /** `params._meta`, as sent (progressToken, trace context, the 2026 envelope). */
+  readonly meta: JsonObject | undefined;
+  /** The tool's arguments (`tools/call`), for MCP_LOG_TOOL_ARGS. */
+  readonly args: unknown;
+  /** HTTP request headers, lower-case names (absent on stdio), for the `traceparent` header. */
+  readonly headers: Headers | undefined;
+  /** The client's network address (HTTP; from X-Forwarded-For behind trusted proxies). */
+  readonly address: string | undefined;
+  readonly port: number | undefined;
+  /** `1.1`, `2`: `network.protocol.version`. */
+  readonly httpVersion: string | undefined;
+  /** The HTTP request as handlers may see it (`ctx.http`): no credentials. */
+  readonly http: HttpRequestInfo | undefined;
+}
+
+const NO_CAPABILITIES: ClientCapabilities = Object.freeze({});
+
+/**
+ * The record of `req` as it arrives in `ex`, on the 2026 wire when `modern`. Built before any
+ * check, so that a refused request is observed with what it said: the 2026 envelope's fields
+ * are taken as sent, and the dispatcher's checks (`checkEnvelope`) refuse the request before a
+ * handler could see one that is not what the envelope requires.
+ */
+export function requestRecord(
+  req: JsonRpcRequest,
+  ex: Exchange,
+  modern: boolean,
+  registry: Pick<Registry, 'tool' | 'prompt'>,
+): RequestRecord {
+  const { method, params } = req;
+  const meta = metaOf(params);
+  const session = ex.session;
+  const name = typeof params?.name === 'string' ? params.name : undefined;
+  let protocolVersion: string;
+  let clientInfo: Implementation | undefined;
+  let clientCapabilities: ClientCapabilities;
+  let logLevel: LogLevel | undefined;
+  if (modern) {
+    const declared = meta?.[META.protocolVersion];
+    const info = meta?.[META.clientInfo];
+    const caps = meta?.[META.clientCapabilities];
+    const level = meta?.[META.logLevel];
+    protocolVersion = String(declared ?? '');
+    clientInfo = isObject(info) ? (info as Implementation) : undefined;
+    clientCapabilities = isObject(caps) ? (caps as ClientCapabilities) : NO_CAPABILITIES;
+    logLevel = isLogLevel(level) ? level : undefined;
+  } else {
+    protocolVersion = session?.protocolVersion ?? '';
+    clientInfo = session?.clientInfo;
+    clientCapabilities = session?.clientCapabilities ?? NO_CAPABILITIES;
+    logLevel = undefined;
+  }
+  return Object.freeze({
+    method,
+    requestId: req.id,
+    target: name ?? (params?.uri as string | undefined),
+    targetKnown:
+      name !== undefined &&
+      (method === 'tools/call'
+        ? registry.tool(name) !== undefined
+        : method === 'prompts/get' && registry.prompt(name) !== undefined),
+    wire: modern ? '2026' : '2025',
+    protocolVersion,
+    sessionId: session?.id,
+    identity: ex.identity,
+    transport: ex.transport,
+    clientInfo,
+    clientCapabilities,
+    logLevel,
+    meta,
+    args: method === 'tools/call' ? params?.arguments : undefined,
+    headers: ex.headers,
+    address: ex.address,
+    port: ex.port,
+    httpVersion: ex.httpVersion,
+    http: ex.http,
+  });
+}
