@@ -102,8 +102,13 @@ export class RequestContext extends Cancellation implements CallContext {
     return this.record.http;
   }
 
+  /**
+   * The 2025-wire session's id. Not the record's `sessionId`: over stdio a 2026-wire request
+   * arrives on the connection's session too, which its span names, but it has no session of
+   * its own (a task it creates is not bound to the connection).
+   */
   get sessionId(): string | undefined {
-    return this.record.sessionId;
+    return this.session?.id;
   }
 
   get logger(): Logger {

@@ -37,7 +37,11 @@ export interface RequestRecord {
    * one we speak); 2025: the session's negotiated version; `''` before `initialize`.
    */
   readonly protocolVersion: string;
-  /** The 2025-wire session's id (none before an HTTP `initialize`, none on the 2026 wire). */
+  /**
+   * The exchange's session (the span's `mcp.session.id`, the log line's `sessionId`): the
+   * 2025-wire session, none before an HTTP `initialize`; over stdio the connection's, on either
+   * wire. The handler's `ctx.sessionId` is the 2025 session only (request-context.ts).
+   */
   readonly sessionId: string | undefined;
   /** The authenticated caller, when auth is on. */
   readonly identity: Identity | undefined;
