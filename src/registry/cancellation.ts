@@ -29,8 +29,9 @@ export class Cancellation implements Cancellable {
   #aborted = false;
   #reason: unknown = undefined;
   #controller: AbortController | undefined = undefined;
-  // The running deadline: its timer, and how to fail it. One at a time, as a request's
-  // deadlines run one after the other (a handler's input rounds).
+  // The running deadline: its timer, and how to fail it when the request is aborted. A
+  // request's deadlines run one after the other (a handler's input rounds, a task's rounds);
+  // one started while another runs takes these over, and the earlier one settles with its run.
   #timer: NodeJS.Timeout | undefined = undefined;
   #fail: ((error: unknown) => void) | undefined = undefined;
 
@@ -70,8 +71,9 @@ export class Cancellation implements Cancellable {
   withDeadline<T>(timeoutMs: number, run: () => T | Promise<T>): Promise<T> {
     if (this.#aborted) return Promise.reject(abortError(this.#reason));
     const { promise, resolve, reject } = Promise.withResolvers<T>();
+    const timer = setTimeout(timedOut, timeoutMs, this, timeoutMs);
+    this.#timer = timer;
     this.#fail = reject;
-    this.#timer = setTimeout(timedOut, timeoutMs, this, timeoutMs);
     let running: Promise<T>;
     try {
       // Promise.resolve hands a native promise back as it is (no extra turn).
@@ -79,20 +81,24 @@ export class Cancellation implements Cancellable {
     } catch (error) {
       running = Promise.reject(error);
     }
-    // Still this deadline's to settle unless an abort (or a later round) took it over.
+    // Each deadline settles with its own run (a no-op once an abort rejected it) and clears
+    // its own timer, even if another deadline started on this request meanwhile.
     running.then(
       (value) => {
-        if (this.#fail !== reject) return;
-        this.#endDeadline();
+        this.#settled(timer, reject);
         resolve(value);
       },
       (error: unknown) => {
-        if (this.#fail !== reject) return;
-        this.#endDeadline();
+        this.#settled(timer, reject);
         reject(error);
       },
     );
     return promise;
+  }
+
+  #settled(timer: NodeJS.Timeout, fail: (error: unknown) => void): void {
+    clearTimeout(timer);
+    if (this.#fail === fail) this.#endDeadline();
   }
 
   #endDeadline(): void {
