@@ -108,7 +108,7 @@ export function requestRecord(
   return Object.freeze({
     method,
     requestId: req.id,
-    target: name ?? (params?.uri as string | undefined),
+    target: name ?? (typeof params?.uri === 'string' ? params.uri : undefined),
     targetKnown:
       name !== undefined &&
       (method === 'tools/call'

@@ -12,7 +12,7 @@ import { parseSettings } from '../../src/config/settings.ts';
 import { definePlugin, defineTool } from '../../src/index.ts';
 import type { RequestObserver } from '../../src/protocol/exchange.ts';
 import { RequestContext } from '../../src/protocol/request-context.ts';
-import type { RequestRecord } from '../../src/protocol/request-record.ts';
+import { type RequestRecord, requestRecord } from '../../src/protocol/request-record.ts';
 import { createServer } from '../../src/server.ts';
 import { createLogger } from '../../src/telemetry/logger.ts';
 import { createRequestObserver } from '../../src/telemetry/request-observer.ts';
@@ -196,5 +196,17 @@ describe('the request record', () => {
         ['legacy', connection.sessionId],
       ],
     );
+  });
+});
+
+describe('the record of what a client sent', () => {
+  test('a target that is not a string is no target (it would otherwise reach span attributes)', () => {
+    const ex = { transport: 'http' as const, session: undefined, identity: undefined } as never;
+    const registry = { tool: () => undefined, prompt: () => undefined };
+    const read = (params: Record<string, unknown>) =>
+      requestRecord({ jsonrpc: '2.0', id: 1, method: 'resources/read', params }, ex, false, registry).target;
+    assert.equal(read({ uri: 'file:///a' }), 'file:///a');
+    assert.equal(read({ uri: { nested: true } }), undefined);
+    assert.equal(read({ uri: 42 }), undefined);
   });
 });
