@@ -6,7 +6,8 @@
  * with each other on one machine; in a server, the same code costs more (caches, GC shared
  * with everything else).
  *
- * Usage: `node bench/micro.ts [--quick]` (`--quick`: a few iterations, for the smoke test).
+ * Usage: `node bench/micro.ts [--quick] [--only TEXT]` (`--quick`: a few iterations, for the
+ * smoke test; `--only`: just the parts whose name contains TEXT, e.g. `--only traced`).
  */
 import { SpanKind } from '@opentelemetry/api';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
@@ -34,12 +35,14 @@ import { DURATION_BUCKETS_S } from '../src/telemetry/semconv.ts';
 import { createTelemetry } from '../src/telemetry/tracing.ts';
 import { createConnection } from '../src/transports/connection.ts';
 import plugin from './add-plugin.ts';
-import { startOtlpSink } from './harness/otlp-sink.ts';
+import { startOtlpSinkThread } from './harness/otlp-sink-thread.ts';
 import { call2025, call2026, headers2026, initialize2025 } from './harness/wire.ts';
 
 const quick = process.argv.includes('--quick');
 const N = quick ? 2_000 : 200_000;
 const RUNS = quick ? 1 : 5;
+const onlyAt = process.argv.indexOf('--only');
+const only = onlyAt === -1 ? undefined : process.argv[onlyAt + 1];
 
 /**
  * CPU µs per operation of this thread (the one a server answers requests on): the median over RUNS runs of N operations, after a warm-up run.
@@ -51,8 +54,12 @@ async function measure(op: (i: number) => unknown | Promise<unknown>, awaitEach:
     for (let i = 0; i < N; i++) {
       const out = op(i);
       if (awaitEach) await out;
-      // Let timers and I/O (span exports) run now and then, as a server's event loop would.
-      else if ((i & 1023) === 0) await new Promise((resolve) => setImmediate(resolve));
+      // Let timers and I/O run often, as a server's event loop would, awaited parts included:
+      // their promises settle in microtasks, which never yield to I/O, and a span export whose
+      // answer has not arrived holds back the next one (the batch span processor exports one
+      // batch at a time and drops, unserialised, what overflows its queue). Every 1,024 calls
+      // was too rare: three spans in four were dropped, and their export cost went unmeasured.
+      if ((i & 63) === 0) await new Promise((resolve) => setImmediate(resolve));
     }
     const used = process.threadCpuUsage(before);
     if (run >= 0) results.push((used.user + used.system) / N);
@@ -63,6 +70,7 @@ async function measure(op: (i: number) => unknown | Promise<unknown>, awaitEach:
 
 const rows: [string, number][] = [];
 async function part(name: string, op: (i: number) => unknown, awaitEach = false): Promise<void> {
+  if (only !== undefined && !name.includes(only)) return;
   const us = await measure(op, awaitEach);
   rows.push([name, us]);
   console.error(`${name.padEnd(58)} ${us.toFixed(2).padStart(7)} µs`);
@@ -177,8 +185,9 @@ async function tracedServer(sinkUrl: string, ratio: string) {
 for (const ratio of ['1', '0.1']) {
   // As a traced server makes it: the span from the global provider, the handler run in its
   // context, the duration histogram, the batch span processor and the OTLP protobuf exporter
-  // posting to a local sink (on this thread: the SDK's exporter runs where the spans end).
-  const sink = await startOtlpSink();
+  // posting to a local sink (serialised on this thread: the SDK's exporter runs where spans end).
+  // The sink runs on a worker thread: what it spends reading the exports is not this thread's.
+  const sink = await startOtlpSinkThread();
   const { telemetry, traced } = await tracedServer(sink.url, ratio);
   await part(
     `dispatcher, traced (sample ratio ${ratio}): 2026 tools/call add`,
@@ -186,6 +195,8 @@ for (const ratio of ['1', '0.1']) {
     true,
   );
   await telemetry.shutdown(5000);
+  const { requests, bytes } = await sink.stats();
+  console.error(`  the sink received ${requests} exports, ${(bytes / 1e6).toFixed(1)} MB`);
   await traced.close();
   await sink.close();
 }
