@@ -199,26 +199,49 @@ class OtelRequestSpan implements RequestSpan {
         attributes[Attr.McpResourceUri] = target;
       }
     }
-    // Conventions: no jsonrpc.request.id for a null id.
-    if (info.requestId !== undefined && info.requestId !== null)
-      attributes[Attr.JsonRpcRequestId] = String(info.requestId);
     if (info.sessionId !== undefined) attributes[Attr.McpSessionId] = info.sessionId;
-    if (info.protocolVersion !== undefined && info.protocolVersion !== '') {
-      this.#protocolVersion = info.protocolVersion;
-      attributes[Attr.McpProtocolVersion] = info.protocolVersion;
-    }
     const clientId = info.identity?.clientId;
     if (clientId !== undefined) attributes[Attr.McpClientId] = clientId;
-    networkAttributes(attributes, info);
+    if (info.transport === 'http' && info.address !== undefined)
+      attributes[Attr.ClientAddress] = info.address;
+    if (info.protocolVersion !== undefined && info.protocolVersion !== '')
+      this.#protocolVersion = info.protocolVersion;
     const { parent, links } = parentOf(info.meta, info.headers);
-    this.span = tracer.startSpan(
+    const span = tracer.startSpan(
       spanName(info.method, target, known),
       links === undefined
         ? { kind: SpanKind.SERVER, attributes }
         : { kind: SpanKind.SERVER, attributes, links },
       parent,
     );
-    this.context = trace.setSpan(parent, this.span);
+    if (span.isRecording()) span.setAttributes(this.#perRequestAttributes());
+    this.span = span;
+    this.context = trace.setSpan(parent, span);
+  }
+
+  /**
+   * The attributes no sampler decides on: the request id, the negotiated version, the
+   * transport's protocol and the client's port. Set once the sampler kept the span, so that
+   * a span sampled out (most of them at a low ratio) never has them checked and copied (the
+   * SDK validates the attributes of `startSpan` twice, those of `setAttributes` once). What
+   * a sampler may key on (method, tool, prompt, resource, session, client id and address,
+   * as the HTTP conventions list `client.address` among the sampling-relevant ones) is passed
+   * to `startSpan`.
+   */
+  #perRequestAttributes(): Attributes {
+    const info = this.#info;
+    const attributes: Attributes = {};
+    // Conventions: no jsonrpc.request.id for a null id.
+    if (info.requestId !== undefined && info.requestId !== null)
+      attributes[Attr.JsonRpcRequestId] = String(info.requestId);
+    if (this.#protocolVersion !== undefined) attributes[Attr.McpProtocolVersion] = this.#protocolVersion;
+    // Conventions: `pipe` for stdio, `tcp` for HTTP.
+    attributes[Attr.NetworkTransport] = info.transport === 'stdio' ? 'pipe' : 'tcp';
+    if (info.transport === 'stdio') return attributes;
+    attributes[Attr.NetworkProtocolName] = 'http';
+    if (info.httpVersion !== undefined) attributes[Attr.NetworkProtocolVersion] = info.httpVersion;
+    if (info.port !== undefined) attributes[Attr.ClientPort] = info.port;
+    return attributes;
   }
 
   get logFields(): TraceLogFields | undefined {
