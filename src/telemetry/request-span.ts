@@ -7,17 +7,11 @@ import {
   type Attributes,
   type Context,
   type Counter,
-  context,
   type Histogram,
-  isSpanContextValid,
-  type Link,
   metrics,
-  propagation,
   type Span,
-  type SpanContext,
   SpanKind,
   SpanStatusCode,
-  type TextMapGetter,
   type Tracer,
   trace,
 } from '@opentelemetry/api';
@@ -33,11 +27,10 @@ import {
   Metric,
   spanName,
 } from './semconv.ts';
+import { type Carrier, parentOf } from './span-parent.ts';
 import type { RequestSpan, SpanOutcome, Telemetry } from './tracing.ts';
 
 const SCOPE = 'mcp-toolkit';
-
-type Carrier = Readonly<Record<string, unknown>>;
 
 /**
  * What a request's span reads of the request: its record (src/protocol/request-record.ts), as
@@ -87,59 +80,6 @@ export interface SessionInfo {
   readonly protocolVersion: string;
   readonly transport: 'stdio' | 'http';
   readonly httpVersion?: string | undefined;
-}
-
-// W3C Trace Context §3.2/§3.3 and W3C Baggage §3.3.1: a traceparent is 55 characters, a
-// tracestate is at most 512 and a baggage 8,192; anything far longer is not worth parsing.
-const MAX_CARRIED = 8192;
-
-/** Reads string values (or the first of a header's list) from `_meta` or HTTP headers, bounded. */
-const getter: TextMapGetter<Carrier> = {
-  keys: (carrier) => Object.keys(carrier),
-  get(carrier, key) {
-    const value = carrier[key];
-    const text = Array.isArray(value) ? value[0] : value;
-    return typeof text === 'string' && text.length <= MAX_CARRIED ? text : undefined;
-  },
-};
-
-const validSpanOf = (ctx: Context): SpanContext | undefined => {
-  const sc = trace.getSpanContext(ctx);
-  return sc !== undefined && isSpanContextValid(sc) ? sc : undefined;
-};
-
-const sameSpan = (a: SpanContext, b: SpanContext) => a.traceId === b.traceId && a.spanId === b.spanId;
-
-/**
- * The parent of a request's span (MCP semantic conventions, "Context propagation"): the
- * context in `params._meta`, extracted with the configured propagator; without one the
- * ambient context (an instrumented HTTP server's span); else the HTTP `traceparent` header.
- * When `_meta` names a parent and the ambient or header context is another span, that one is
- * linked. Baggage in `_meta` joins the context the handler runs in.
- */
-function parentOf(
-  meta: Carrier | undefined,
-  headers: Carrier | undefined,
-): { parent: Context; links?: Link[] } {
-  const ambient = context.active();
-  const ambientSpan = validSpanOf(ambient);
-  const header =
-    ambientSpan === undefined && headers !== undefined
-      ? propagation.extract(ambient, headers, getter)
-      : undefined;
-  const headerSpan = header === undefined ? undefined : validSpanOf(header);
-  const transport = ambientSpan ?? headerSpan;
-  if (meta !== undefined) {
-    const fromMeta = propagation.extract(ambient, meta, getter);
-    const metaSpan = validSpanOf(fromMeta);
-    if (metaSpan !== undefined && (ambientSpan === undefined || !sameSpan(metaSpan, ambientSpan))) {
-      return transport !== undefined && !sameSpan(metaSpan, transport)
-        ? { parent: fromMeta, links: [{ context: transport }] }
-        : { parent: fromMeta };
-    }
-    if (headerSpan === undefined) return { parent: fromMeta };
-  }
-  return { parent: headerSpan !== undefined && header !== undefined ? header : ambient };
 }
 
 function networkAttributes(
