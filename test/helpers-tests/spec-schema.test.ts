@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +9,7 @@ import {
   assertValidServerMessage,
   SPEC_SCHEMAS_MISSING,
   specRevisions,
+  specSchemaFile,
   specSchemasAvailable,
   validateServerMessage,
 } from '../helpers/spec-schema.ts';
@@ -65,6 +68,30 @@ describe('spec schema files', () => {
     assert.deepEqual(out.revisions, []);
     assert.deepEqual(out.violations, []);
     assert.ok(out.note.includes(missing), out.note);
+  });
+
+  it("reads a checkout of the specification's repository (schema/<revision>/schema.json)", { skip }, () => {
+    const helper = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../helpers/spec-schema.ts');
+    const checkout = mkdtempSync(path.join(os.tmpdir(), 'mcp-spec-checkout-'));
+    try {
+      for (const revision of specRevisions()) {
+        mkdirSync(path.join(checkout, 'schema', revision), { recursive: true });
+        copyFileSync(specSchemaFile(revision)!, path.join(checkout, 'schema', revision, 'schema.json'));
+      }
+      const script = `const h = await import(${JSON.stringify(helper)});
+        console.log(JSON.stringify({ revisions: h.specRevisions(), violations: h.validateServerMessage('2025-11-25', { not: 'a message' }).length }));`;
+      const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+        env: { ...process.env, MCP_SPEC_SCHEMAS_DIR: checkout },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      assert.equal(child.status, 0, child.stderr);
+      const out = JSON.parse(child.stdout) as { revisions: string[]; violations: number };
+      assert.deepEqual(out.revisions, specRevisions());
+      assert.ok(out.violations > 0, 'a non-message is refused against the nested layout too');
+    } finally {
+      rmSync(checkout, { recursive: true, force: true });
+    }
   });
 
   it('refuses a revision it has no schema for', { skip }, () => {

@@ -1,7 +1,6 @@
 /**
  * Validates what our server sends against the MCP specification's JSON Schemas, one file per
- * protocol revision (`../shared/spec-schemas/<revision>.json`, published by the spec as
- * `schema/<revision>/schema.json`). The official SDK's zod schemas are looser than the spec and
+ * protocol revision (published by the specification's repository as `schema/<revision>/schema.json`). The official SDK's zod schemas are looser than the spec and
  * lack the 2026 fields (`resultType`, `ttlMs`, `cacheScope`), so the spec files are the authority.
  *
  * Which definition applies is read from the schema itself, not hard-coded:
@@ -31,25 +30,47 @@ type Json = Record<string, unknown>;
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /**
- * Where the schema files are looked for: MCP_SPEC_SCHEMAS_DIR, else `../shared/spec-schemas`
- * beside the clone (CI lays shared/ there). They are reference data we do not redistribute, so
- * a plain clone has none: the suite then runs every test without this extra validation (the
- * spec-schema test file says so, once), and `.ci/run` refuses to run without them.
+ * Where the schema files are looked for: MCP_SPEC_SCHEMAS_DIR, else `.cache/spec-schemas` in
+ * the clone (ignored by git). They are reference data we do not redistribute, so a plain clone
+ * has none: the suite then runs every test without this extra validation (the spec-schema test
+ * file says so, once, with the command that fetches them), and `.ci/run` refuses to run
+ * without them. The folder holds either one `<revision>.json` per revision or a checkout of
+ * the specification's repository (`schema/<revision>/schema.json`).
  */
 export const SPEC_SCHEMAS_DIR =
-  process.env['MCP_SPEC_SCHEMAS_DIR'] ?? path.resolve(REPO_ROOT, '../shared/spec-schemas');
+  process.env['MCP_SPEC_SCHEMAS_DIR'] || path.join(REPO_ROOT, '.cache/spec-schemas');
 const MAX_LINES = 12;
-const REVISION_FILE = /^\d{4}-\d{2}-\d{2}\.json$/;
+const REVISION = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Revision → its schema file, in either layout; empty when the folder is missing. */
+function schemaFiles(dir: string): Map<string, string> {
+  const files = new Map<string, string>();
+  if (!existsSync(dir)) return files;
+  for (const entry of readdirSync(dir)) {
+    const revision = entry.replace(/\.json$/, '');
+    if (entry.endsWith('.json') && REVISION.test(revision)) files.set(revision, path.join(dir, entry));
+  }
+  const nested = path.join(dir, 'schema');
+  if (existsSync(nested)) {
+    for (const revision of readdirSync(nested)) {
+      const file = path.join(nested, revision, 'schema.json');
+      if (REVISION.test(revision) && !files.has(revision) && existsSync(file)) files.set(revision, file);
+    }
+  }
+  return files;
+}
+
+const SCHEMA_FILES = schemaFiles(SPEC_SCHEMAS_DIR);
 
 /** True when the schema folder holds at least one revision's file. */
-export const specSchemasAvailable: boolean =
-  existsSync(SPEC_SCHEMAS_DIR) && readdirSync(SPEC_SCHEMAS_DIR).some((file) => REVISION_FILE.test(file));
+export const specSchemasAvailable: boolean = SCHEMA_FILES.size > 0;
 
-/** What the suite prints, once, when the schemas are absent. */
+/** What the suite prints, once, when the schemas are absent: what is missing and how to get it. */
 export const SPEC_SCHEMAS_MISSING =
-  `MCP spec schemas not found in ${SPEC_SCHEMAS_DIR}: server messages are not validated against ` +
-  'the specification in this run (put the schema files in ../shared/spec-schemas beside the clone, ' +
-  'or point MCP_SPEC_SCHEMAS_DIR at them)';
+  `the MCP specification's JSON Schemas are not in ${SPEC_SCHEMAS_DIR}, so this run does not ` +
+  'check server messages against them (every other check runs). To add that check, fetch the ' +
+  `specification: git clone --depth 1 https://github.com/modelcontextprotocol/modelcontextprotocol ${SPEC_SCHEMAS_DIR} ` +
+  '(or set MCP_SPEC_SCHEMAS_DIR to a folder of <revision>.json files)';
 
 /**
  * Methods and notifications that extensions add on top of a revision (SEP-2663 tasks on 2026,
@@ -87,13 +108,14 @@ interface RevisionSchemas {
 
 const cache = new Map<string, RevisionSchemas>();
 
+/** The schema file of one revision, wherever the folder's layout puts it. */
+export function specSchemaFile(revision: string): string | undefined {
+  return SCHEMA_FILES.get(revision);
+}
+
 /** The protocol revisions whose schema files are present, oldest first; empty when none are. */
 export function specRevisions(): string[] {
-  if (!specSchemasAvailable) return [];
-  return readdirSync(SPEC_SCHEMAS_DIR)
-    .filter((file) => REVISION_FILE.test(file))
-    .map((file) => file.slice(0, -'.json'.length))
-    .sort();
+  return [...SCHEMA_FILES.keys()].sort();
 }
 
 function asObject(value: unknown): Json {
@@ -132,8 +154,8 @@ function describe(error: ErrorObject): string {
 function load(revision: string): RevisionSchemas {
   const cached = cache.get(revision);
   if (cached) return cached;
-  const file = path.join(SPEC_SCHEMAS_DIR, `${revision}.json`);
-  if (!existsSync(file)) {
+  const file = SCHEMA_FILES.get(revision);
+  if (file === undefined) {
     throw new Error(
       `No spec schema for revision '${revision}' in ${SPEC_SCHEMAS_DIR} (have: ${specRevisions()})`,
     );
