@@ -1,8 +1,8 @@
 /**
  * Clean, client-safe failures of the filesystem plugin. Node's own fs errors carry the
  * host's absolute path in `message` and `path`; anything a client sees is built here from
- * the path the client typed, so no host layout leaks (DESIGN.md: "errors sent to clients
- * never carry host paths or stacks"). Escapes use the toolkit's own
+ * the path the client typed, so no host layout leaks (docs/security.md: errors sent to clients
+ * never carry host paths or stacks). Escapes use the toolkit's own
  * `ToolkitError(InternalCode.PathOutsideRoot)`, thrown in sandbox.ts.
  */
 

@@ -1,6 +1,6 @@
 /**
  * Which wire a request is on, and the 2026-07-28 validation ladder (envelope, version,
- * routing headers). Rules: fixture-contract.md §1 and §3.3; order as in the official SDK.
+ * routing headers). Rules: docs/conformance-fixture.md §1 and §3.3; order as in the official SDK.
  */
 
 import { ErrorCode, ProtocolError } from '../base/errors.ts';

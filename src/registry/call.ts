@@ -1,6 +1,6 @@
 /**
- * The call wrapper, where a call becomes safe (DESIGN.md: "the registry is where a tool call
- * becomes safe"). `Caller` owns a tool, resource or prompt call from the resolved definition to
+ * The call wrapper, where a call becomes safe (docs/architecture.md, "Rules the structure keeps": "the registry
+ * is where a tool call becomes safe"). `Caller` owns a tool, resource or prompt call from the resolved definition to
  * the shaped result: arguments validated, the guard (scopes, per-tool limits) consulted, the
  * handler run under the request's signal with a deadline (and progress heartbeats), its input
  * rounds run, its result checked and shaped, and what it throws mapped (a tool's failure

@@ -11,7 +11,7 @@ import type { ToolDefinition } from './define.ts';
 import { ToolError, toolErrorResult } from './tool-errors.ts';
 import type { ContentBlock, InputRequired, PromptMessage } from './types.ts';
 
-/** A tool failure the model should see: `isError: true` with `ErrorName: message` (DESIGN.md). */
+/** A tool failure the model should see: `isError: true` with `ErrorName: message` (docs/architecture.md, "Version-aware rules"). */
 function toolError(message: string): JsonObject {
   return { content: [{ type: 'text', text: message }], isError: true };
 }

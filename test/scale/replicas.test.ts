@@ -1,5 +1,5 @@
 /**
- * Any replica serves any request (DESIGN.md, "Scale-out"): two real replicas of the CLI share
+ * Any replica serves any request (docs/deployment.md, "Scaling out"): two real replicas of the CLI share
  * one real `redis-server` and `MCP_STATE_SECRET`, behind a round-robin proxy with no
  * affinity. The official v1 SDK client and raw HTTP show that sessions, server-to-client
  * answers, resumable streams, list changes, resource updates and 2026 input rounds all work
