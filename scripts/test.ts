@@ -1,0 +1,92 @@
+/**
+ * The test runner's two lanes. `npm test` runs the unit and in-process tests, the ones to run
+ * while changing code (about a minute on two cores); `npm run test:all` adds the slow lane:
+ * fuzzing, end-to-end runs of real processes and clients, browsers, packing and installing the
+ * package, the built container image, fresh clones, benchmark harnesses, third-party servers
+ * and the type check of every code block in the docs. CI runs both.
+ *
+ *   node scripts/test.ts                 the quick lane
+ *   node scripts/test.ts --all           both lanes
+ *   node scripts/test.ts --slow          the slow lane only
+ *   node scripts/test.ts test/auth       only the test files under these paths (either lane)
+ *
+ * Anything after `--` goes to `node --test` as it is (e.g. `-- --test-reporter=tap`).
+ */
+import { spawnSync } from 'node:child_process';
+import { globSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * The slow lane: folders and files whose tests start whole servers, clients, browsers, builds
+ * or installs and take seconds each. A file matches when its path starts with one of these.
+ */
+export const SLOW: readonly string[] = [
+  'test/fuzz/',
+  'test/e2e/',
+  'test/browser/',
+  'test/bench/',
+  'test/deploy/image',
+  'test/cli/fresh-clone.test.ts',
+  'test/cli/npx.test.ts',
+  'test/testing/pack.test.ts',
+  'test/testing/third-party.test.ts',
+  'test/testing/own-servers.test.ts',
+  'test/testing/client-capabilities.test.ts',
+  'test/docs/code-blocks.test.ts',
+  'test/scale/replicas.test.ts',
+  'test/tasks/replicas.test.ts',
+  'test/examples/',
+];
+
+export function isSlow(file: string): boolean {
+  return SLOW.some((prefix) => file.startsWith(prefix));
+}
+
+function main(): void {
+  const dashes = process.argv.indexOf('--');
+  const own = dashes === -1 ? process.argv.slice(2) : process.argv.slice(2, dashes);
+  const passed = dashes === -1 ? [] : process.argv.slice(dashes + 1);
+  const { values, positionals } = parseArgs({
+    args: own,
+    allowPositionals: true,
+    options: { all: { type: 'boolean', default: false }, slow: { type: 'boolean', default: false } },
+  });
+  const all = globSync('test/**/*.test.ts', { cwd: ROOT })
+    .map((f) => f.split(path.sep).join('/'))
+    .sort();
+  const chosen = all.filter((file) => {
+    if (positionals.length > 0) return positionals.some((p) => file.startsWith(p.replace(/^\.\//, '')));
+    if (values.all) return true;
+    return values.slow ? isSlow(file) : !isSlow(file);
+  });
+  if (chosen.length === 0) {
+    console.error(`scripts/test.ts: no test file matches ${positionals.join(' ') || 'this lane'}`);
+    process.exit(2);
+  }
+  const lane =
+    positionals.length > 0
+      ? 'the chosen files'
+      : values.all
+        ? 'every test'
+        : values.slow
+          ? 'the slow lane'
+          : 'the quick lane';
+  console.error(
+    `scripts/test.ts: ${lane}, ${chosen.length} file${chosen.length === 1 ? '' : 's'}` +
+      (values.all || values.slow || positionals.length > 0
+        ? ''
+        : ' (npm run test:all adds end-to-end, fuzz, browser, image and pack tests)'),
+  );
+  const result = spawnSync(
+    process.execPath,
+    ['--test', '--test-concurrency=2', '--test-timeout=120000', ...passed, ...chosen],
+    { cwd: ROOT, stdio: 'inherit' },
+  );
+  process.exit(result.status ?? 1);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) main();

@@ -1,0 +1,56 @@
+/**
+ * `npm test` and `npm run test:all` (scripts/test.ts): every slow-lane entry names files that
+ * exist (a renamed file cannot slip into the quick lane unseen), the two lanes split the suite
+ * with nothing lost, and a path argument runs just the files under it.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { globSync, readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { isSlow, SLOW } from '../../scripts/test.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const files = globSync('test/**/*.test.ts', { cwd: ROOT }).map((f) => f.replaceAll('\\', '/'));
+
+test('each slow-lane entry matches at least one test file', () => {
+  for (const prefix of SLOW)
+    assert.ok(
+      files.some((f) => f.startsWith(prefix)),
+      `${prefix} matches no test file`,
+    );
+});
+
+test('the quick lane keeps the unit tests and leaves the end-to-end ones to test:all', () => {
+  assert.equal(isSlow('test/auth/api-key.test.ts'), false);
+  assert.equal(isSlow('test/protocol/dispatcher.test.ts'), false);
+  assert.equal(isSlow('test/e2e/official-clients.test.ts'), true);
+  assert.equal(isSlow('test/fuzz/http.test.ts'), true);
+  const quick = files.filter((f) => !isSlow(f));
+  assert.ok(quick.length > files.length / 2, `${quick.length} of ${files.length} files in the quick lane`);
+});
+
+test('npm test runs the quick lane and test:all every file', () => {
+  const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: Record<string, string> };
+  assert.match(pkg.scripts['test'] ?? '', /node scripts\/test\.ts$/);
+  assert.match(pkg.scripts['test:all'] ?? '', /node scripts\/test\.ts --all$/);
+  assert.match(readFileSync(`${ROOT}.ci/run`, 'utf8'), /npm run test:all/);
+});
+
+test('a path argument runs only the files under it; a path with none is a usage error', () => {
+  const ok = spawnSync(process.execPath, ['scripts/test.ts', 'test/base'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, NODE_TEST_CONTEXT: undefined },
+  });
+  assert.equal(ok.status, 0, ok.stderr);
+  assert.match(ok.stderr, /the chosen files, 1 file\b/);
+  const none = spawnSync(process.execPath, ['scripts/test.ts', 'test/no-such-folder'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  assert.equal(none.status, 2);
+  assert.match(none.stderr, /no test file matches test\/no-such-folder/);
+});
