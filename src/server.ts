@@ -177,12 +177,14 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
       const session = hub.localSession(id) ?? (await sessions.get(id).catch(() => undefined));
       if (session?.subscriptions.has(uri)) hub.sendToSession(id, message);
     }
+    // A listen stream names its URIs up front: one its caller may not see is never told.
+    const target = registry.resolveResource(uri);
     hub.publishToListeners(
       'notifications/resources/updated',
-      (f) => f.resourceSubscriptions?.includes(uri) ?? false,
-      {
-        uri,
-      },
+      (f, identity) =>
+        (f.resourceSubscriptions?.includes(uri) ?? false) &&
+        (target === undefined || visible(target.def.spec, identity)),
+      { uri },
     );
   };
   // With visibility by caller, a list change goes only to the streams of callers who could

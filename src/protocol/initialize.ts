@@ -10,7 +10,7 @@ import type { ClientCapabilities, Implementation } from '../base/spec-types.ts';
 import { negotiateVersion } from '../base/versions.ts';
 import type { ServerCapabilities } from './capabilities.ts';
 import type { Exchange, Reply } from './exchange.ts';
-import type { SessionStore } from './session.ts';
+import { type SessionStore, sessionOwner } from './session.ts';
 
 export interface InitializeDeps {
   readonly sessions: SessionStore;
@@ -29,6 +29,7 @@ export async function initialize(req: JsonRpcRequest, ex: Exchange, deps: Initia
   }
   const session = ex.session ?? (await deps.sessions.create());
   if (!session) throw Refusal.tooManySessions();
+  session.owner = sessionOwner(ex.identity);
   session.protocolVersion = negotiateVersion(params.protocolVersion);
   session.clientCapabilities = isObject(params.capabilities)
     ? (params.capabilities as ClientCapabilities)

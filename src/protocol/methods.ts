@@ -114,14 +114,16 @@ const toolsCall: MethodHandler = (params, ctx, deps) => {
   );
 };
 
+/** The resource or template match `uri` names, if this caller may see it (else as absent). */
+function visibleResource(uri: string, ctx: RequestContext, deps: MethodDeps) {
+  const target = deps.registry.resolveResource(uri);
+  return target && deps.visible(target.def.spec, ctx.identity) ? target : undefined;
+}
+
 const resourcesRead: MethodHandler = (params, ctx, deps) => {
   const uri = requireString(params, 'uri');
-  const found = deps.registry.resource(uri);
-  const direct = found && deps.visible(found.spec, ctx.identity) ? found : undefined;
-  const match = direct || found ? undefined : deps.registry.matchTemplate(uri);
-  const matched = match && deps.visible(match.def.spec, ctx.identity) ? match : undefined;
-  if (direct) return deps.caller.resource({ def: direct }, uri, params, ctx);
-  if (matched) return deps.caller.resource(matched, uri, params, ctx);
+  const target = visibleResource(uri, ctx, deps);
+  if (target) return deps.caller.resource(target, uri, params, ctx);
   // SEP-2164: not found is -32602 with the URI in data (never an empty contents array).
   throw new ProtocolError(ErrorCode.InvalidParams, `Resource not found: ${uri}`, { data: { uri } });
 };
@@ -151,17 +153,26 @@ const completionComplete: MethodHandler = async (params, ctx, deps) => {
       'completion/complete needs ref and argument { name, value }',
     );
   }
+  // A prompt or template the caller may not see answers exactly as one that does not exist;
+  // argument names are looked up as own properties only (never `constructor`, `__proto__`).
   let completer: Completer | undefined;
   if (ref.type === 'ref/prompt') {
     const def = deps.registry.prompt(String(ref.name));
-    if (!def) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown prompt: ${String(ref.name)}`);
+    if (!def || !deps.visible(def.spec, ctx.identity)) {
+      throw new ProtocolError(ErrorCode.InvalidParams, `Unknown prompt: ${String(ref.name)}`);
+    }
     completer = def.spec.arguments?.find((a) => a.name === argument.name)?.complete;
   } else if (ref.type === 'ref/resource') {
-    const def = deps.registry.templateByName(String(ref.uri));
-    if (!def && !deps.registry.resource(String(ref.uri))) {
-      throw new ProtocolError(ErrorCode.InvalidParams, `Unknown resource template: ${String(ref.uri)}`);
+    const uri = String(ref.uri);
+    const def = deps.registry.templateByName(uri);
+    const resource = def ? undefined : deps.registry.resource(uri);
+    const spec = def?.spec ?? resource?.spec;
+    if (!spec || !deps.visible(spec, ctx.identity)) {
+      throw new ProtocolError(ErrorCode.InvalidParams, `Unknown resource template: ${uri}`);
     }
-    completer = def?.spec.complete?.[argument.name];
+    const completers = def?.spec.complete;
+    completer =
+      completers && Object.hasOwn(completers, argument.name) ? completers[argument.name] : undefined;
   } else {
     throw new ProtocolError(ErrorCode.InvalidParams, 'ref.type must be ref/prompt or ref/resource');
   }
@@ -195,7 +206,12 @@ const subscribe =
   (on: boolean): MethodHandler =>
   async (params, ctx, deps) => {
     const uri = requireString(params, 'uri');
-    if (ctx.session) {
+    // A URI the caller may not see is acknowledged as any other but never recorded, so no
+    // resources/updated for it ever reaches this caller (no oracle of hidden URIs); a URI
+    // nothing serves yet is recorded, for a resource that may appear later.
+    const target = deps.registry.resolveResource(uri);
+    const hidden = target !== undefined && !deps.visible(target.def.spec, ctx.identity);
+    if (ctx.session && !hidden) {
       if (on) ctx.session.subscriptions.add(uri);
       else ctx.session.subscriptions.delete(uri);
       await deps.sessions.save(ctx.session);

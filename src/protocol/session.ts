@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ClientCapabilities, Implementation } from '../base/spec-types.ts';
-import type { LogLevel } from '../base/types.ts';
+import type { Identity, LogLevel } from '../base/types.ts';
 
 export interface Session {
   readonly id: string;
@@ -18,7 +18,19 @@ export interface Session {
   logLevel: LogLevel | undefined;
   /** URIs the client subscribed to (`resources/subscribe`). */
   subscriptions: Set<string>;
+  /** Who opened it ({@link sessionOwner}); undefined with auth off. */
+  owner: string | undefined;
   lastSeen: number;
+}
+
+/**
+ * The identity a session is bound to: its token's subject and client id, or the API key's id.
+ * The MCP security guidance (2025-11-25, "Session Hijacking") has servers bind a session to
+ * user-specific information and check it on every request: a request on the session from any
+ * other identity is answered as for an unknown session.
+ */
+export function sessionOwner(identity: Identity | undefined): string | undefined {
+  return identity === undefined ? undefined : JSON.stringify([identity.subject ?? null, identity.clientId]);
 }
 
 export interface SessionStore {
@@ -42,6 +54,7 @@ export function newSession(id: string = randomUUID()): Session {
     initialized: false,
     logLevel: undefined,
     subscriptions: new Set(),
+    owner: undefined,
     lastSeen: Date.now(),
   };
 }

@@ -171,6 +171,19 @@ export class Registry {
     }
     return undefined;
   }
+  /**
+   * What `uri` names: a direct resource (it wins over templates, even for a caller who may not
+   * see it), else the first template that matches, with its variables.
+   */
+  resolveResource(
+    uri: string,
+  ):
+    | { def: ResourceDefinition; variables?: undefined }
+    | { def: ResourceTemplateDefinition; variables: Record<string, string> }
+    | undefined {
+    const def = this.#resources.get(uri);
+    return def ? { def } : this.matchTemplate(uri);
+  }
   templateByName(nameOrUri: string): ResourceTemplateDefinition | undefined {
     for (const def of this.#templates.values()) {
       if (def.template.source === nameOrUri || def.spec.name === nameOrUri) return def;

@@ -39,6 +39,7 @@ interface Fields {
   caps: string;
   info: string;
   level: string;
+  owner: string;
 }
 
 interface Snapshot {
@@ -54,7 +55,7 @@ local count = redis.call('ZCARD', KEYS[1])
 if count >= tonumber(ARGV[3]) then return -1 end
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
-redis.call('HSET', KEYS[2], 'init', '0', 'v', '', 'caps', '{}', 'info', '', 'level', '')
+redis.call('HSET', KEYS[2], 'init', '0', 'v', '', 'caps', '{}', 'info', '', 'level', '', 'owner', '')
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
 return count + 1
 `;
@@ -66,6 +67,7 @@ function fieldsOf(session: Session): Fields {
     caps: JSON.stringify(session.clientCapabilities),
     info: session.clientInfo === undefined ? '' : JSON.stringify(session.clientInfo),
     level: session.logLevel ?? '',
+    owner: session.owner ?? '',
   };
 }
 
@@ -134,6 +136,7 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
         session.clientInfo = hash.info ? (JSON.parse(hash.info) as Implementation) : undefined;
         session.logLevel = hash.level ? (hash.level as LogLevel) : undefined;
         session.subscriptions = new Set(subs);
+        session.owner = hash.owner || undefined;
         session.lastSeen = now();
         loaded.set(session, { fields: fieldsOf(session), subs: new Set(subs) });
         return session;

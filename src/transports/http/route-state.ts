@@ -7,7 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ProtocolError } from '../../base/errors.ts';
 import { Refusal } from '../../base/refusals.ts';
 import type { Settings } from '../../config/settings.ts';
-import type { Session } from '../../protocol/session.ts';
+import { type Session, sessionOwner } from '../../protocol/session.ts';
 import { header } from '../../protocol/wire.ts';
 import type { HttpDeps } from '../deps.ts';
 import type { EventStore } from './event-store.ts';
@@ -92,7 +92,8 @@ export async function sessionFor(
     refuseStoreError(state, req, reply, err, id);
     return undefined;
   }
-  if (!session) {
+  // Bound to the identity that opened it: anyone else is told it does not exist.
+  if (!session || session.owner !== sessionOwner(req.mcpIdentity)) {
     refuse(state.deps, req, reply, Refusal.sessionNotFound(), id);
     return undefined;
   }
