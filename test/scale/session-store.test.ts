@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Redis } from 'ioredis';
 import { ErrorCode, ProtocolError } from '../../src/base/errors.ts';
-import { createMemorySessionStore, type SessionStore } from '../../src/protocol/session.ts';
+import { createMemorySessionStore, type SessionStore, sessionOwner } from '../../src/protocol/session.ts';
 import { createRedisClient } from '../../src/ratelimit/redis-client.ts';
 import { createRedisSessionStore } from '../../src/scale/redis-session-store.ts';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
@@ -66,6 +66,7 @@ for (const maker of makers) {
       session.clientCapabilities = { elicitation: {} };
       session.clientInfo = { name: 'c', version: '1' };
       session.initialized = true;
+      session.owner = sessionOwner({ clientId: 'app', subject: 'user-1', scopes: [] });
       await store.save(session);
       session.logLevel = 'warning';
       session.subscriptions.add('test://a');
@@ -83,6 +84,9 @@ for (const maker of makers) {
       assert.equal(again.initialized, true);
       assert.equal(again.logLevel, 'warning');
       assert.deepEqual([...again.subscriptions], ['test://b']);
+      // The identity it is bound to, so every replica refuses another one.
+      assert.equal(again.owner, session.owner);
+      assert.notEqual(again.owner, sessionOwner({ clientId: 'app', subject: 'user-2', scopes: [] }));
       assert.equal(await store.get('no-such-session'), undefined);
     });
 
