@@ -277,6 +277,7 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     caller,
     inputTimeoutMs: settings.MCP_INPUT_TIMEOUT_MS,
     pageSize: settings.MCP_PAGE_SIZE,
+    maxListenStreams: settings.MCP_MAX_LISTEN_STREAMS,
     maxBatch: settings.MCP_MAX_BATCH,
     maxJsonDepth: settings.MCP_MAX_JSON_DEPTH,
     visible,

@@ -111,6 +111,13 @@ export const Refusal = Object.freeze({
       `Conflict: this session already has ${max} open GET streams (MCP_MAX_STREAMS_PER_SESSION); close one, or resume one with Last-Event-ID`,
     ),
 
+  tooManyListenStreams: (max: number) =>
+    refusal(
+      ErrorCode.TooManyStreams,
+      409,
+      `Conflict: this caller already has ${max} open subscriptions/listen streams (MCP_MAX_LISTEN_STREAMS); close one first`,
+    ),
+
   // ---- limits and availability ----
   /** `what` names whose bucket is empty: `this client`, `tool add`. */
   rateLimited: (what: string, retryAfterMs: number) => {

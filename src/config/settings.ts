@@ -78,6 +78,9 @@ export const settingsSchema = z.object({
   MCP_MAX_STREAMS_PER_SESSION: envInt(8, 1, 1000).describe(
     'Open GET (SSE) streams one 2025-wire session may hold on one replica.',
   ),
+  MCP_MAX_LISTEN_STREAMS: envInt(16, 1, 10_000).describe(
+    'Open 2026 `subscriptions/listen` streams one caller (API key, token subject, else client address) may hold on one replica.',
+  ),
   MCP_SSE_KEEPALIVE_MS: envInt(15_000, 1000, 3_600_000).describe(
     'Interval of keep-alive comments on idle SSE streams.',
   ),

@@ -60,6 +60,8 @@ export interface DispatcherOptions {
   /** How long a 2025-wire server-to-client request waits for its answer. */
   inputTimeoutMs: number;
   pageSize: number;
+  /** Open `subscriptions/listen` streams one caller may hold (default 16). */
+  maxListenStreams?: number;
   maxBatch: number;
   /** Deepest nesting of objects and arrays a message may have (MCP_MAX_JSON_DEPTH). */
   maxJsonDepth: number;
@@ -120,6 +122,7 @@ export class Dispatcher {
       caller: options.caller,
       inputTimeoutMs: options.inputTimeoutMs,
       pageSize: options.pageSize,
+      maxListenStreams: options.maxListenStreams ?? 16,
       visible: options.visible ?? ALL_VISIBLE,
       tasks: options.tasks,
     };

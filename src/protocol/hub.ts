@@ -76,6 +76,8 @@ interface Listener {
   subscriptionId: RequestId;
   channel: OutboundChannel;
   identity: Identity | undefined;
+  /** Who holds it, for the per-caller cap (MCP_MAX_LISTEN_STREAMS). */
+  caller: string | undefined;
 }
 
 /** Whether a message goes to a stream of the caller `identity` (undefined: auth off). */
@@ -175,10 +177,18 @@ export class Hub {
     subscriptionId: RequestId,
     channel: OutboundChannel,
     identity?: Identity,
+    caller?: string,
   ): () => void {
-    const listener: Listener = { filter, subscriptionId, channel, identity };
+    const listener: Listener = { filter, subscriptionId, channel, identity, caller };
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /** How many listen streams `caller` holds on this replica. */
+  listenersOf(caller: string): number {
+    let n = 0;
+    for (const l of this.#listeners) if (l.caller === caller) n++;
+    return n;
   }
 
   /**

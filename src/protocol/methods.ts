@@ -6,6 +6,7 @@
 
 import { ErrorCode, ProtocolError } from '../base/errors.ts';
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
+import { Refusal } from '../base/refusals.ts';
 import { isLogLevel, LOG_LEVELS } from '../base/types.ts';
 import { clientSupportsApps, isAppOnlySpec } from '../registry/apps.ts';
 import type { Caller } from '../registry/call.ts';
@@ -15,7 +16,7 @@ import type { Completer } from '../registry/types.ts';
 import type { Visibility } from '../registry/visibility.ts';
 import type { Hub, ListenFilter } from './hub.ts';
 import type { RequestContext } from './request-context.ts';
-import type { SessionStore } from './session.ts';
+import { type SessionStore, sessionOwner } from './session.ts';
 import { META } from './wire.ts';
 
 export interface MethodDeps {
@@ -27,6 +28,8 @@ export interface MethodDeps {
   /** How long a 2025-wire server-to-client request waits for its answer (tasks/result). */
   inputTimeoutMs: number;
   pageSize: number;
+  /** Open `subscriptions/listen` streams one caller may hold on this replica. */
+  maxListenStreams: number;
   /** Whether the caller may see and use an item (per-item scopes and visibility rules). */
   visible: Visibility;
   /** Long-running tools as tasks (src/tasks/ provides it); absent: every call is a plain call. */
@@ -224,6 +227,11 @@ const subscribe =
  * pushing matching list changes, until the client goes away.
  */
 const subscriptionsListen: MethodHandler = async (params, ctx, deps) => {
+  // A caller is its identity, or with auth off its address: each may hold a bounded number.
+  const caller = sessionOwner(ctx.identity) ?? `address:${ctx.record.address ?? 'local'}`;
+  if (deps.hub.listenersOf(caller) >= deps.maxListenStreams) {
+    throw Refusal.tooManyListenStreams(deps.maxListenStreams);
+  }
   const requested = isObject(params?.notifications) ? params.notifications : {};
   const filter: ListenFilter = {};
   for (const key of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const) {
@@ -245,7 +253,7 @@ const subscriptionsListen: MethodHandler = async (params, ctx, deps) => {
     method: 'notifications/subscriptions/acknowledged',
     params: { notifications: filter, _meta: { [META.subscriptionId]: subscriptionId } },
   });
-  const detach = deps.hub.addListener(filter, subscriptionId, channel, ctx.identity);
+  const detach = deps.hub.addListener(filter, subscriptionId, channel, ctx.identity, caller);
   try {
     await new Promise<void>((resolve) => {
       if (ctx.signal.aborted) resolve();

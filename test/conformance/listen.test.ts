@@ -87,3 +87,44 @@ describe('subscriptions/listen', () => {
     assert.equal(fixture.server.hub.listenerCount, before);
   });
 });
+
+describe('subscriptions/listen streams per caller', () => {
+  let capped: Fixture;
+  before(async () => {
+    capped = await startFixture({ env: { MCP_MAX_LISTEN_STREAMS: '2' } });
+  });
+  after(() => capped?.close());
+
+  test('beyond MCP_MAX_LISTEN_STREAMS a caller gets 409 -32043; a closed stream frees its place', {
+    timeout: 15_000,
+  }, async () => {
+    const open = async (id: string) => {
+      const controller = new AbortController();
+      controllers.push(controller);
+      const res = await post2026(
+        capped.url,
+        id,
+        'subscriptions/listen',
+        { notifications: { toolsListChanged: true } },
+        { signal: controller.signal },
+      );
+      return { res, controller };
+    };
+    const first = await open('cap-1');
+    const second = await open('cap-2');
+    assert.equal(first.res.status, 200);
+    assert.equal(second.res.status, 200);
+    await new SseReader(second.res, V2026, 'subscriptions/listen').next();
+    const third = await open('cap-3');
+    assert.equal(third.res.status, 409);
+    const body = (await third.res.json()) as { id: unknown; error: { code: number; message: string } };
+    assert.equal(body.id, 'cap-3');
+    assert.equal(body.error.code, -32043);
+    assert.match(body.error.message, /MCP_MAX_LISTEN_STREAMS/);
+    first.controller.abort();
+    for (let i = 0; i < 500 && capped.server.hub.listenerCount > 1; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    const again = await open('cap-4');
+    assert.equal(again.res.status, 200);
+  });
+});
