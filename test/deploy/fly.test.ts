@@ -86,3 +86,44 @@ test('secrets are named in comments and never valued in the file', () => {
     assert.match(text, new RegExp(`^#.*\\b${name}\\b`, 'm'), `${name} is named in a comment`);
   }
 });
+
+/** The `fly …` commands of a text: shell lines in the docs, `#   fly …` comment lines in fly.toml. */
+function flyCommands(source: string): string[] {
+  return [...source.matchAll(/^(?:#\s*)?(fly [a-z]+[^\n#]*)/gm)].map((m) => m[1]!.trim());
+}
+
+const docs = readFileSync(path.join(REPO_ROOT, 'docs/deployment.md'), 'utf8');
+const flySection = docs.slice(docs.indexOf('## Fly.io'), docs.indexOf('## Kubernetes'));
+
+test('the documented first deploy creates one Machine, in fly.toml and in docs/deployment.md', () => {
+  for (const [where, source] of [
+    ['fly.toml', text],
+    ['docs/deployment.md', flySection],
+  ] as const) {
+    const commands = flyCommands(source);
+    const launch = commands.filter((c) => c.startsWith('fly launch'));
+    const deploy = commands.filter((c) => c.startsWith('fly deploy'));
+    assert.ok(launch.length > 0 && deploy.length > 0, `${where} shows fly launch and fly deploy`);
+    // `fly launch` deploys (two Machines) unless told not to; `fly deploy` creates two without --ha=false.
+    for (const c of launch) assert.match(c, /--no-deploy\b/, `${where}: ${c}`);
+    for (const c of deploy) assert.match(c, /--ha=false\b/, `${where}: ${c}`);
+  }
+});
+
+test('scaling past one Machine sets MCP_REDIS_URL first, in both files', () => {
+  for (const [where, source] of [
+    ['fly.toml', text],
+    ['docs/deployment.md', flySection],
+  ] as const) {
+    const commands = flyCommands(source);
+    const redis = commands.findIndex((c) => /^fly secrets set .*\bMCP_REDIS_URL=/.test(c));
+    const scale = commands.findIndex((c) => /^fly scale count ([2-9]|\d\d)/.test(c));
+    assert.ok(redis >= 0, `${where} sets MCP_REDIS_URL with fly secrets set`);
+    assert.ok(scale > redis, `${where} scales out only after MCP_REDIS_URL is set`);
+  }
+  assert.deepEqual(
+    flyCommands(text).filter((c) => !c.startsWith('fly ssh') && !c.startsWith('fly volumes')),
+    flyCommands(flySection),
+    'fly.toml and docs/deployment.md show the same commands',
+  );
+});
