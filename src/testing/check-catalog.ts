@@ -229,6 +229,12 @@ export const CHECKS = {
     source: PORTABILITY('boolean schemas'),
     fix: 'give the property an object schema with a type (an open value: { "type": "object" } or a union of types)',
   },
+  'portability.required-default': {
+    title: 'no required property with a default (a contradictory schema)',
+    level: 'HOUSE',
+    source: PORTABILITY('required with default'),
+    fix: 'leave a property with a default out of required (zod: z.toJSONSchema(schema, { io: "input" }) lists only fields without defaults)',
+  },
   'tasks.required-without-task': {
     title: 'a tool that requires a task refuses a call without one (-32601)',
     level: 'MUST',

@@ -5,6 +5,7 @@
  * (an example whose structuredContent breaks the outputSchema breaks a MUST, not a house rule).
  */
 import type { CheckInfo, Source } from './check-catalog.ts';
+import { PORTABILITY } from './check-sources.ts';
 import { TASK_CHECKS } from './task-catalog.ts';
 
 const TOOLS = (anchor: string, label: string): Source => ({ spec: 'server/tools', anchor, label });
@@ -130,6 +131,12 @@ export const LIVE_CHECKS = {
       'Tools §Security Considerations (servers MUST validate all tool inputs)',
     ),
     fix: 'validate arguments against the inputSchema; refuse with -32602 (to 2025-06-18) or an isError result (2025-11-25)',
+  },
+  'test.contradictory-schema': {
+    title: 'a required property has no default',
+    level: 'HOUSE',
+    source: PORTABILITY('required with default'),
+    fix: 'leave a property with a default out of required, or drop the default: the schema cannot say both',
   },
   'test.invalid-request': {
     title: 'tools/call with params: null is answered with -32600',

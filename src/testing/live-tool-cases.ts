@@ -201,13 +201,39 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
     );
   if (required.some((f) => props[f] !== undefined && isTyped(props[f], schema))) {
     for (const field of required) {
-      cases.push(
-        probe(`test_${name}_missing_${field}`, () => {
-          const args: JsonObject = { ...base };
-          delete args[field];
-          return args;
-        }),
-      );
+      const without = (): JsonObject => {
+        const args: JsonObject = { ...base };
+        delete args[field];
+        return args;
+      };
+      const prop = props[field];
+      if (isObject(prop) && 'default' in prop) {
+        // Required with a default (zod's output does this): a server that applies the default
+        // validates correctly; the schema contradicts itself, a house finding, not a MUST one.
+        cases.push(
+          withSkip(
+            {
+              name: `test_${name}_missing_${field}`,
+              check: 'test.contradictory-schema',
+              run: async () => {
+                const sent = without();
+                return judged(sent, (a) => {
+                  if (a.kind === 'result' && a.result.isError !== true)
+                    fail(
+                      `contradictory schema: ${field} is required and has default ${JSON.stringify(prop.default)}; the call without it was served (the default applied)`,
+                      'HOUSE',
+                      'test.contradictory-schema',
+                    );
+                  return {};
+                });
+              },
+            },
+            probeSkip,
+          ),
+        );
+        continue;
+      }
+      cases.push(probe(`test_${name}_missing_${field}`, without));
     }
     for (const field of Object.keys(props)) {
       const wrong = wrongValue(schema, field);

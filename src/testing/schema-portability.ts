@@ -15,7 +15,8 @@ export type PortabilityRule =
   | 'dollar-schema'
   | 'untyped-property'
   | 'format'
-  | 'boolean-schema';
+  | 'boolean-schema'
+  | 'required-default';
 
 /** The clients a construct affects, as reported (docs/testing.md, "Schema portability"). */
 export const PORTABILITY_CLIENTS: Readonly<Record<PortabilityRule, string>> = {
@@ -28,6 +29,8 @@ export const PORTABILITY_CLIENTS: Readonly<Record<PortabilityRule, string>> = {
   format: 'OpenAI strict mode (date-time, time, date, duration, email, hostname, ipv4, ipv6, uuid only)',
   'boolean-schema':
     'Claude Code (refuses a bare true/false property schema); MCP Inspector --strict fails it',
+  'required-default':
+    'every client (a contradictory schema: required says the field must be sent, default says it may be left out; zod output lists defaulted fields as required)',
 };
 
 /** The string formats OpenAI's strict structured outputs accept; every other format is refused there. */
@@ -134,6 +137,17 @@ export function portabilityFindings(schema: unknown, name = 'inputSchema'): Port
       );
     }
     const at = (key: string) => (path === '' ? key : `${path}.${key}`);
+    if (isObject(node.properties) && Array.isArray(node.required)) {
+      for (const r of node.required) {
+        const prop = typeof r === 'string' ? node.properties[r] : undefined;
+        if (isObject(prop) && 'default' in prop)
+          add(
+            'required-default',
+            at(`properties.${r}`),
+            `required and default ${JSON.stringify(prop.default)}`,
+          );
+      }
+    }
     if (isObject(node.properties))
       for (const [k, v] of Object.entries(node.properties)) visit(v, at(`properties.${k}`), true, depth + 1);
     for (const key of ONE_SCHEMA) {

@@ -112,6 +112,11 @@ const EXPECTED: Record<Exclude<DefectName, HttpOnly>, Expected> = {
     check: ['portability.boolean-schema'],
     test: ['test_add_numbers_schema_portability'],
   },
+  // Required with a default, the default applied: a contradictory schema, no validation failure.
+  'required-default': {
+    check: ['portability.required-default'],
+    test: ['test_set_mode_schema_portability', 'test_set_mode_missing_level'],
+  },
   'task-required-served': { check: ['tasks.required-without-task'] },
   'task-required-refused': {},
   // The task checks judge the 2025 wire (the fixture declares no tasks extension on 2026).
@@ -193,6 +198,19 @@ describe('broken fixture servers', { concurrency: 4 }, () => {
       failed.every((n) => /_(missing|wrong_type|invalid)_/.test(n)),
       failed.join(', '),
     );
+  });
+
+  test('a required property with a default that the server applies is a contradictory schema, not a MUST failure', async () => {
+    const run = await runPlan(await fixtureStreams('required-default'), {});
+    const v = run.verdicts.get('test_set_mode_missing_level');
+    assert.equal(v?.status, 'warn', JSON.stringify(v));
+    assert.equal(v?.level, 'HOUSE');
+    assert.equal(v?.check, 'test.contradictory-schema');
+    assert.match(v?.reason ?? '', /contradictory schema: level is required and has default 1/);
+    const report = await conformanceReport(await fixtureStreams('required-default'), FAST);
+    const c = report.checks.find((x) => x.id === 'portability.required-default');
+    assert.equal(c?.status, 'warn');
+    assert.match(c?.reason ?? '', /inputSchema properties\.level: required and default 1/);
   });
 
   test('by default only readOnlyHint tools are called; the rest are listed with how to include them', async () => {
