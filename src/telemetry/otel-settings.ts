@@ -71,7 +71,16 @@ export interface TracingConfig {
   readonly metricIntervalMs: number;
   /** `OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE`. */
   readonly temporality: 'cumulative' | 'delta' | 'lowmemory';
+  /**
+   * The instrumentations our own SDK registers, after `OTEL_NODE_ENABLED_INSTRUMENTATIONS`
+   * and `OTEL_NODE_DISABLED_INSTRUMENTATIONS` (default: all of `BUILT_IN_INSTRUMENTATIONS`).
+   */
+  readonly instrumentations: readonly InstrumentationName[];
 }
+
+/** The instrumentations the server's own SDK can register, by their Node SDK names. */
+export const BUILT_IN_INSTRUMENTATIONS = ['http', 'undici'] as const;
+export type InstrumentationName = (typeof BUILT_IN_INSTRUMENTATIONS)[number];
 
 const blankIsUnset = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
 
@@ -191,6 +200,32 @@ const ratio = z
       .optional(),
   );
 
+/**
+ * `OTEL_NODE_ENABLED_INSTRUMENTATIONS` / `OTEL_NODE_DISABLED_INSTRUMENTATIONS`: comma-separated
+ * names without the `@opentelemetry/instrumentation-` prefix, as the Node SDK reads them.
+ * Names of instrumentations this server does not bundle (`pg`, `redis`, ...) are accepted and
+ * select nothing here: they are a preloaded SDK's business.
+ */
+const instrumentationList = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined || v.trim() === '') return undefined;
+    const names = v
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
+    for (const name of names) {
+      if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${name}" is not an instrumentation name; expected names such as http,undici (without @opentelemetry/instrumentation-)`,
+        });
+      }
+    }
+    return names;
+  });
+
 /** The standard variables, as the specification names them. */
 const otelEnvSchema = z.object({
   OTEL_SDK_DISABLED: z
@@ -252,6 +287,8 @@ const otelEnvSchema = z.object({
   OTEL_BSP_MAX_EXPORT_BATCH_SIZE: positiveInt(1_000_000),
   OTEL_BSP_MAX_QUEUE_SIZE: positiveInt(10_000_000),
   OTEL_METRIC_EXPORT_INTERVAL: positiveInt(86_400_000),
+  OTEL_NODE_ENABLED_INSTRUMENTATIONS: instrumentationList,
+  OTEL_NODE_DISABLED_INSTRUMENTATIONS: instrumentationList,
 });
 
 /** The names of the standard variables read (for docs and `doctor`). */
@@ -335,5 +372,13 @@ export function parseTracingConfig(
     maxQueueSize: o.OTEL_BSP_MAX_QUEUE_SIZE ?? 2048,
     metricIntervalMs: o.OTEL_METRIC_EXPORT_INTERVAL ?? 60_000,
     temporality: o.OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE ?? 'cumulative',
+    // As the Node SDK: the enabled list (all when unset), minus the disabled list, which wins.
+    instrumentations: Object.freeze(
+      BUILT_IN_INSTRUMENTATIONS.filter(
+        (name) =>
+          (o.OTEL_NODE_ENABLED_INSTRUMENTATIONS ?? BUILT_IN_INSTRUMENTATIONS).includes(name) &&
+          !(o.OTEL_NODE_DISABLED_INSTRUMENTATIONS ?? []).includes(name),
+      ),
+    ),
   });
 }

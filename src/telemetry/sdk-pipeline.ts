@@ -6,12 +6,16 @@
  * and its exporters take a good part of a second to import, which a stdio server started by
  * a desktop agent should not pay for nothing.
  */
+
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { metrics, type TextMapPropagator, trace } from '@opentelemetry/api';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPMetricExporter as JsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPMetricExporter as ProtoMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { B3InjectEncoding, B3Propagator } from '@opentelemetry/propagator-b3';
 import {
   defaultResource,
@@ -192,9 +196,20 @@ export function startOwnSdk(config: TracingConfig, onError?: ExportErrorHandler)
     metricReaders: config.metrics === undefined ? [] : [metricReaderOf(config.metrics, config, onError)],
     // Logs stay with pino on stderr; no OpenTelemetry logger provider of ours.
     logRecordProcessors: [],
-    instrumentations: [],
+    // Outgoing calls only: the server makes the SERVER span of each request itself.
+    instrumentations: config.instrumentations.map((name) =>
+      name === 'http'
+        ? new HttpInstrumentation({ disableIncomingRequestInstrumentation: true })
+        : new UndiciInstrumentation(),
+    ),
   });
   sdk.start();
+  if (config.instrumentations.includes('http')) {
+    // node:http was loaded before the SDK started: a require after the hook patches its
+    // exports, and the sync carries the patch to ESM named imports.
+    createRequire(import.meta.url)('node:http');
+    syncBuiltinESMExports();
+  }
   const tracerProvider = (
     trace.getTracerProvider() as unknown as {
       getDelegate(): Partial<Record<'forceFlush' | 'shutdown', () => Promise<void>>>;
