@@ -23,7 +23,10 @@ test('npm start serves and the schema-validating tests pass in a folder with not
   assert.match(output, /npm start served http:\/\/127\.0\.0\.1:\d+\/mcp \(\/healthz 200\)/);
   // The suite said, once, that it ran without the schemas, and ran the rest.
   assert.equal(output.match(/the MCP specification's JSON Schemas are not in /g)?.length, 1, output);
-  assert.match(output, /git clone --depth 1 https:\/\/github.com\/modelcontextprotocol\/modelcontextprotocol /);
+  assert.match(
+    output,
+    /git clone --depth 1 https:\/\/github.com\/modelcontextprotocol\/modelcontextprotocol /,
+  );
   assert.match(output, /ℹ fail 0/);
   assert.match(output, /fresh-clone: passed/);
 });
