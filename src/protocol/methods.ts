@@ -13,7 +13,7 @@ import type { Caller } from '../registry/call.ts';
 import type { ToolDefinition } from '../registry/define.ts';
 import { type ListingKind, paginate, type Registry } from '../registry/registry.ts';
 import type { Completer } from '../registry/types.ts';
-import type { Visibility } from '../registry/visibility.ts';
+import type { Restrictable, Visibility } from '../registry/visibility.ts';
 import type { Hub, ListenFilter } from './hub.ts';
 import type { RequestContext } from './request-context.ts';
 import { type SessionStore, sessionOwner } from './session.ts';
@@ -159,20 +159,22 @@ const completionComplete: MethodHandler = async (params, ctx, deps) => {
   // A prompt or template the caller may not see answers exactly as one that does not exist;
   // argument names are looked up as own properties only (never `constructor`, `__proto__`).
   let completer: Completer | undefined;
+  let spec: Restrictable;
   if (ref.type === 'ref/prompt') {
     const def = deps.registry.prompt(String(ref.name));
     if (!def || !deps.visible(def.spec, ctx.identity)) {
       throw new ProtocolError(ErrorCode.InvalidParams, `Unknown prompt: ${String(ref.name)}`);
     }
+    spec = def.spec;
     completer = def.spec.arguments?.find((a) => a.name === argument.name)?.complete;
   } else if (ref.type === 'ref/resource') {
     const uri = String(ref.uri);
     const def = deps.registry.templateByName(uri);
-    const resource = def ? undefined : deps.registry.resource(uri);
-    const spec = def?.spec ?? resource?.spec;
-    if (!spec || !deps.visible(spec, ctx.identity)) {
+    const found = def?.spec ?? deps.registry.resource(uri)?.spec;
+    if (!found || !deps.visible(found, ctx.identity)) {
       throw new ProtocolError(ErrorCode.InvalidParams, `Unknown resource template: ${uri}`);
     }
+    spec = found;
     const completers = def?.spec.complete;
     completer =
       completers && Object.hasOwn(completers, argument.name) ? completers[argument.name] : undefined;
@@ -181,9 +183,13 @@ const completionComplete: MethodHandler = async (params, ctx, deps) => {
   }
   const context =
     isObject(params?.context) && isObject(params.context.arguments) ? params.context.arguments : {};
-  const values = completer
-    ? await deps.caller.complete(completer, argument.value, context as Record<string, string>, ctx)
-    : [];
+  const values = await deps.caller.complete(
+    spec,
+    completer,
+    argument.value,
+    context as Record<string, string>,
+    ctx,
+  );
   return {
     completion: {
       values: values.slice(0, MAX_COMPLETIONS),

@@ -194,13 +194,20 @@ export class Caller<C extends CallContext> {
     }
   }
 
-  /** A completer's candidates, under the deadline. */
-  complete(
-    completer: Completer,
+  /**
+   * A completer's candidates for an argument of the prompt or template `spec`, under the
+   * deadline: the guard first, as for a call of the item itself (a listed item whose scopes
+   * the caller lacks answers 403 `insufficient_scope`); no completer, no candidates.
+   */
+  async complete(
+    spec: Restrictable,
+    completer: Completer | undefined,
     value: string,
     context: Readonly<Record<string, string>>,
     ctx: C,
   ): Promise<string[]> {
+    this.#guard?.item(spec, ctx);
+    if (!completer) return [];
     return ctx.withDeadline(this.#timeoutMs, async () => completer(value, { arguments: context, ctx }));
   }
 
