@@ -28,6 +28,8 @@ function isPlainObject(value: Value): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
+
 /** `simple`, `label` and `matrix` path values, percent-encoded. */
 function pathValue(param: ParameterObject, value: Value, serialized: boolean): string {
   const enc = (v: Value) => encodeURIComponent(scalar(v));
@@ -137,6 +139,16 @@ export function buildRequest(
     else if (param.in === 'query') query.push(...queryPairs(param, value, serialized));
     else if (param.in === 'header') headers.set(param.name, headerValue(param, value, serialized));
     else cookies.push(`${param.name}=${encodeURIComponent(headerValue(param, value, serialized))}`);
+  }
+  // Percent-encoding leaves dots alone, and URL parsing collapses a `.` or `..` segment (and
+  // its `%2e` forms, WHATWG URL "double-dot segment"): an argument must never move the call
+  // to another path, above the API's base path least of all.
+  for (const segment of path.split('/')) {
+    if (DOT_SEGMENT.test(segment)) {
+      throw new RangeError(
+        `a path argument made the segment "${segment}" of ${op.path}, which would change the path the call goes to; pass another value`,
+      );
+    }
   }
   for (const c of context.credentials) {
     if (c.kind === 'bearer') headers.set('authorization', `Bearer ${c.token}`);

@@ -45,6 +45,19 @@ describe('path parameters', () => {
     assert.equal(r.url.href, 'https://api.example.com/v1/files/..%2Fa%2Fb%20c%3Fx%3D1%23f');
   });
 
+  test('a value that would make a `.` or `..` segment is refused; encoded dots stay data', () => {
+    const op = { parameters: [param({ name: 'id', in: 'path' })] };
+    for (const id of ['..', '.']) {
+      assert.throws(() => request('/items/{id}/details', op, { id }), /would change the path/, id);
+      assert.throws(() => request('/{id}', op, { id }), /would change the path/, id);
+    }
+    assert.equal(
+      request('/items/{id}/details', op, { id: '%2e%2e' }).url.pathname,
+      '/v1/items/%252e%252e/details',
+    );
+    assert.equal(request('/items/{id}/details', op, { id: '...' }).url.pathname, '/v1/items/.../details');
+  });
+
   test('simple, label and matrix styles, exploded or not', () => {
     const cases: [Partial<ParameterObject>, unknown, string][] = [
       [{}, 5, '/p/5'],
