@@ -9,10 +9,13 @@ import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { InternalCode, ToolkitError } from '@mcp-toolkit/server';
 import { type ApiDocument, isObjectValue, operationsOf, type ServerObject } from './document.ts';
+import { createRefPolicy, refPolicyOptions } from './ref-policy.ts';
 
 export interface LoadOptions {
   timeoutMs: number;
   userAgent: string;
+  /** `MCP_OPENAPI_ALLOW_REFS`: hosts or origins beyond the document's own that `$ref`s may name. */
+  allowRefs?: readonly string[];
 }
 
 export interface LoadedApi {
@@ -23,10 +26,14 @@ export interface LoadedApi {
 
 const HTTP_SOURCE = /^https?:\/\//i;
 
-function parserOptions(options: LoadOptions): SwaggerParser.Options {
+function parserOptions(source: string, options: LoadOptions): SwaggerParser.Options {
+  const policy = refPolicyOptions(createRefPolicy(source, options.allowRefs ?? []));
   return {
+    parse: policy.parse as SwaggerParser.Options['parse'],
     resolve: {
+      ...(policy.resolve as SwaggerParser.Options['resolve']),
       http: {
+        ...policy.resolve.http,
         timeout: options.timeoutMs,
         headers: {
           'User-Agent': options.userAgent,
@@ -57,7 +64,10 @@ export async function loadDocument(spec: string, options: LoadOptions): Promise<
   const source = HTTP_SOURCE.test(spec) ? spec : path.resolve(spec);
   let api: ApiDocument;
   try {
-    api = (await new SwaggerParser().validate(source, parserOptions(options))) as unknown as ApiDocument;
+    api = (await new SwaggerParser().validate(
+      source,
+      parserOptions(source, options),
+    )) as unknown as ApiDocument;
   } catch (err) {
     throw await explain(err, source, options);
   }
@@ -129,7 +139,7 @@ async function explain(err: unknown, source: string, options: LoadOptions): Prom
 async function operationsWithBrokenRefs(source: string, options: LoadOptions): Promise<string[]> {
   const parser = new SwaggerParser();
   try {
-    await parser.resolve(source, { ...parserOptions(options), continueOnError: true });
+    await parser.resolve(source, { ...parserOptions(source, options), continueOnError: true });
   } catch {
     // The errors are what we are looking for; the document itself was read.
   }

@@ -46,6 +46,7 @@ async function build(settings: OpenapiSettings): Promise<Prepared> {
   const loaded = await loadDocument(settings.spec, {
     timeoutMs: settings.timeoutMs,
     userAgent: settings.userAgent ?? DEFAULT_USER_AGENT,
+    allowRefs: settings.allowRefs,
   });
   const { selected, unmatched } = selectOperations(operationsOf(loaded.api), settings);
   const built = buildTools(loaded.api, selected, toolNames(selected), settings, loaded.url);

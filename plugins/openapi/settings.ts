@@ -84,6 +84,9 @@ export const openapiSettings = z
     exclude: list().describe(
       'Operations not to offer, in the same forms as MCP_OPENAPI_INCLUDE; wins over it.',
     ),
+    allowRefs: list().describe(
+      "Hosts (`schemas.example.com`) or origins (`https://schemas.example.com:8443`) that the document's `$ref`s may name beyond its own origin; `$ref`s to local files are allowed only from a local document, inside its folder.",
+    ),
     readOnly: z
       .stringbool({ error: 'expected true or false' })
       .default(false)

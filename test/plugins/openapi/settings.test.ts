@@ -36,6 +36,7 @@ describe('openapi settings', () => {
         apiKeyHeader: undefined,
         apiKeyQuery: undefined,
         include: [],
+        allowRefs: [],
         exclude: [],
         readOnly: false,
         timeoutMs: 30_000,
