@@ -32,13 +32,17 @@ export function resolvePluginPath(ref: string, cwd: string = process.cwd()): str
       `MCP_PLUGINS entry "${ref}" is neither a plugin name (lower-case letters, digits, -) nor a path`,
     );
   }
-  for (const file of ['index.ts', 'index.js']) {
-    const candidate = resolve(PLUGINS_DIR, ref, file);
-    if (existsSync(candidate)) return candidate;
+  // The project's own plugins/ first (an installed package runs in the user's project), then
+  // the plugins bundled with the toolkit (the same folder in a clone).
+  for (const dir of [resolve(cwd, 'plugins'), PLUGINS_DIR]) {
+    for (const file of ['index.ts', 'index.js']) {
+      const candidate = resolve(dir, ref, file);
+      if (existsSync(candidate)) return candidate;
+    }
   }
   throw new ToolkitError(
     InternalCode.PluginNotFound,
-    `Plugin "${ref}" not found: expected plugins/${ref}/index.ts (set MCP_PLUGINS to names under plugins/ or module paths)`,
+    `Plugin "${ref}" not found: expected plugins/${ref}/index.ts (or index.js) in ${cwd}, or a bundled plugin (set MCP_PLUGINS to names under plugins/ or module paths)`,
   );
 }
 
