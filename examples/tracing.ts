@@ -5,12 +5,12 @@
  * the HTTP server span, a tool's own spans and its outgoing fetch calls are children of the
  * MCP span, and everything leaves through this one pipeline.
  *
- *   npm install @opentelemetry/instrumentation-http @opentelemetry/instrumentation-undici
  *   OTEL_SERVICE_NAME=my-mcp OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 \
  *     node --import ./examples/tracing.ts bin/mcp-toolkit.js run --transport http
  *
  * (`--import` runs this file first; `NODE_OPTIONS="--import ./examples/tracing.ts"` does the
- * same for a command you do not start yourself.)
+ * same for a command you do not start yourself, and in the container image, which carries this
+ * file. Both instrumentations are dependencies of the server.)
  */
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';

@@ -11,7 +11,7 @@
 #   scripts/image-stand-in.sh docker.io/library/node:24.22.3-slim
 set -euo pipefail
 image="${1:?usage: image-stand-in.sh docker.io/library/node:<version>-slim}"
-version="${image##*:node:}"; version="${image##*:}"; version="${version%-slim}"
+version="${image##*:}"; version="${version%-slim}"
 if podman image exists "$image"; then
   echo "stand-in: $image exists, kept"
   exit 0

@@ -4,7 +4,7 @@
  * comments and parser directives skipped, `\` continuations joined, instructions grouped
  * by stage, ENV in both forms, exec-form (JSON) commands.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../helpers/spawn-server.ts';
 
@@ -144,4 +144,25 @@ export function contextSources(file: Dockerfile): string[] {
     .filter((c) => c.from === undefined)
     .flatMap((c) => c.sources.map((s) => s.replace(/^\.\//, '').replace(/\/$/, '')));
   return [...new Set(sources)];
+}
+
+/**
+ * How `app`'s node_modules differs from the lockfile's production set: a dev-only package
+ * installed, or a runtime one missing (optional ones may be either). Empty when they agree.
+ */
+export function productionInstallMismatches(
+  app: string,
+  lockfile = path.join(app, 'package-lock.json'),
+): string[] {
+  const lock = JSON.parse(readFileSync(lockfile, 'utf8')) as {
+    packages: Record<string, { dev?: boolean; optional?: boolean; devOptional?: boolean }>;
+  };
+  const wrong: string[] = [];
+  for (const [where, entry] of Object.entries(lock.packages)) {
+    if (!where.startsWith('node_modules/')) continue;
+    const installed = existsSync(path.join(app, where, 'package.json'));
+    if (entry.dev && installed) wrong.push(`${where} is dev-only but installed`);
+    if (!entry.dev && !entry.optional && !entry.devOptional && !installed) wrong.push(`${where} is missing`);
+  }
+  return wrong;
 }
