@@ -81,7 +81,7 @@ test('the packed package works installed: npx mcp-toolkit test and the programma
   assert.deepEqual(
     missingEntries(),
     [],
-    'package.json publishes the build (see docs/testing.md, "Publishing")',
+    'package.json packs the build (see docs/testing.md, "Packaging")',
   );
   dir = await mkdtemp(path.join(tmpdir(), 'mcp-kit-pack-'));
 
