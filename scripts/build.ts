@@ -5,11 +5,23 @@
  * whose `rewriteRelativeImportExtensions` turns `.ts` imports into `.js`), with its own
  * package.json: the same name, version, command and dependencies, and `exports` that point at
  * the build instead of the sources. `npm run package` builds and packs it (`npm pack ./dist`).
+ * Of plugins/, only the bundled plugins (scripts/bundled-plugins.ts, the list docs/plugins.md
+ * shows) are built: any other folder there is the clone owner's own and stays out of dist/.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { selectPlugins } from './bundled-plugins.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
@@ -33,14 +45,41 @@ function built(target: string): string | { types: string; default: string } {
   return { types: `${base}.d.ts`, default: `${base}.js` };
 }
 
+/**
+ * tsconfig.build.json narrowed to src/ and the bundled plugins, written to a temporary folder
+ * (paths absolute, so nothing is written into the clone).
+ */
+function buildConfig(bundled: readonly string[]): { file: string; dir: string } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'mcp-toolkit-build-'));
+  const file = path.join(dir, 'tsconfig.json');
+  const config = {
+    extends: path.join(root, 'tsconfig.build.json'),
+    // `types: ["node"]` is looked up from the config's folder: point it at the clone's.
+    compilerOptions: { typeRoots: [path.join(root, 'node_modules/@types')] },
+    include: [path.join(root, 'src'), ...bundled.map((name) => path.join(root, 'plugins', name))],
+    exclude: [path.join(root, 'plugins/*/view/src')],
+  };
+  writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
+  return { file, dir };
+}
+
+const plugins = selectPlugins(path.join(root, 'plugins'));
+if (plugins.leftOut.length > 0) {
+  console.log(`build: not bundled, left out of the package: plugins/${plugins.leftOut.join(', plugins/')}`);
+}
 rmSync(dist, { recursive: true, force: true });
-const result = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], {
-  cwd: root,
-  stdio: 'inherit',
-});
+const config = buildConfig(plugins.bundled);
+const result = spawnSync(process.execPath, [tsc, '-p', config.file], { cwd: root, stdio: 'inherit' });
+rmSync(config.dir, { recursive: true, force: true });
 if (result.status !== 0) {
   console.error('build: tsc failed; nothing usable in dist/');
   process.exit(result.status ?? 1);
+}
+// A bundled plugin or src/ importing another folder of plugins/ would pull it in: refuse.
+const strays = readdirSync(path.join(dist, 'plugins')).filter((name) => !plugins.bundled.includes(name));
+if (strays.length > 0) {
+  console.error(`build: dist/plugins holds plugins that are not bundled: ${strays.join(', ')}`);
+  process.exit(1);
 }
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as Manifest;
 const manifest = {

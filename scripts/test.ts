@@ -33,6 +33,7 @@ export const SLOW: readonly string[] = [
   'test/cli/fresh-clone.test.ts',
   'test/cli/npx.test.ts',
   'test/testing/pack.test.ts',
+  'test/testing/tarball.test.ts',
   'test/testing/third-party.test.ts',
   'test/testing/own-servers.test.ts',
   'test/testing/client-capabilities.test.ts',

@@ -78,11 +78,7 @@ after(() => (dir ? rm(dir, { recursive: true, force: true }) : undefined));
 test('the packed package works installed: npx mcp-toolkit test and the programmatic API', {
   timeout: 300_000,
 }, async () => {
-  assert.deepEqual(
-    missingEntries(),
-    [],
-    'package.json publishes the build (see docs/testing.md, "Publishing")',
-  );
+  assert.deepEqual(missingEntries(), [], 'package.json packs the build (see docs/testing.md, "Packaging")');
   dir = await mkdtemp(path.join(tmpdir(), 'mcp-kit-pack-'));
 
   const build = await run(process.execPath, ['scripts/build.ts'], REPO_ROOT);
