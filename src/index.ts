@@ -13,6 +13,7 @@ export type { HttpRequestInfo, Identity, LogLevel, Wire } from './base/types.ts'
 export { LATEST_2025, SUPPORTED_VERSIONS, VERSION_2026 } from './base/versions.ts';
 export type {
   DoctorCheck,
+  DoctorCheckKind,
   PluginApp,
   PluginDefinition,
   PluginSettings,

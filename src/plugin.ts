@@ -29,10 +29,26 @@ export interface PluginApp {
   readonly logger: Logger;
 }
 
+/**
+ * What a failed check means, and so what the server does about it (docs/plugins.md, "doctor
+ * and readiness"):
+ * - `dependency` (the default): something that can come back by itself, an API or a service
+ *   being down. `/readyz` answers 503 while it fails (re-checked at most every 10 s); start-up
+ *   goes on.
+ * - `config`: a setting that can never work without a change (a root that is not writable, a
+ *   health operation that does not exist). Start-up stops with exit code 2 and the check's
+ *   name and detail; `/readyz` does not report it.
+ * - `advice`: the plugin works around it by itself (leaves the affected tools out and logs it
+ *   once at start); only `mcp-toolkit doctor` reports it.
+ */
+export type DoctorCheckKind = 'dependency' | 'config' | 'advice';
+
 export interface DoctorCheck {
   name: string;
   ok: boolean;
   detail?: string;
+  /** What a failure of this check does; `dependency` when absent. See DoctorCheckKind. */
+  kind?: DoctorCheckKind;
 }
 
 /** A plugin's settings schema: an object whose camelCase keys name `MCP_<PLUGIN>_*` variables. */
@@ -58,7 +74,7 @@ export interface PluginDefinition<S extends object = Record<string, unknown>> {
   /** Settings schema with camelCase keys: `readOnly` reads `MCP_<NAME>_READ_ONLY`. */
   readonly settings?: SettingsSchema;
   register(app: PluginApp, settings: S): void | Promise<void>;
-  /** Start-up checks for `mcp-toolkit doctor` (and `/readyz`). */
+  /** Checks for `mcp-toolkit doctor`, start-up (`config` ones) and `/readyz` (`dependency` ones). */
   doctor?(settings: S): DoctorCheck[] | Promise<DoctorCheck[]>;
   /** Files outside the plugin's folder that `mcp-toolkit dev` watches (see PluginSpec). */
   devWatch?(settings: S): readonly string[];
@@ -84,7 +100,7 @@ export interface PluginSpec<Schema extends SettingsSchema | undefined> {
   /** zod object with camelCase keys: `readOnly` reads `MCP_<NAME>_READ_ONLY`. Values arrive as strings. */
   readonly settings?: Schema;
   register(app: PluginApp, settings: PluginSettings<Schema>): void | Promise<void>;
-  /** Start-up checks for `mcp-toolkit doctor` (and `/readyz`). */
+  /** Checks for `mcp-toolkit doctor`, start-up (`config` ones) and `/readyz` (`dependency` ones). */
   doctor?(settings: PluginSettings<Schema>): DoctorCheck[] | Promise<DoctorCheck[]>;
   /**
    * Files outside the plugin's own folder that its tools are built from (a document read at

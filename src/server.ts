@@ -23,7 +23,7 @@ import { createMemorySessionStore, type SessionStore } from './protocol/session.
 import { createStateCodec, type StateCodec } from './protocol/state-codec.ts';
 import { rateLimitError } from './ratelimit/errors.ts';
 import { clientKey, type RateLimiter } from './ratelimit/limiter.ts';
-import { createReadiness } from './readiness.ts';
+import { createReadiness, pluginStartUpProblems, runPluginChecks } from './readiness.ts';
 import { appsExtension, checkAppLinks } from './registry/apps.ts';
 import { type CallContext, Caller, type CallGuard } from './registry/call.ts';
 import { concerns, type ListChange } from './registry/list-change.ts';
@@ -97,6 +97,11 @@ export interface CreateServerOptions {
   shared?: SharedState;
   /** Seals 2026 requestState; default: from MCP_STATE_SECRET and MCP_STATE_TTL_MS (tests pass a fake clock). */
   stateCodec?: StateCodec;
+  /**
+   * Run every plugin's `doctor` once after registration, stopping start-up on a failed
+   * `config` check (default true; `mcp-toolkit doctor`, which ran them itself, passes false).
+   */
+  checkPlugins?: boolean;
   /** The task store and bus; default: in memory (one replica). */
   tasks?: TaskBackend;
 }
@@ -243,6 +248,12 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
   registering = false;
 
   checkAppLinks(registry);
+  // A plugin setting that can never work stops start-up here (exit code 2), with the lines
+  // `mcp-toolkit doctor` prints for it, instead of leaving the server not ready for good.
+  if (options.checkPlugins !== false) {
+    const problems = pluginStartUpProblems(await runPluginChecks(options.plugins));
+    if (problems.length > 0) throw new ToolkitError(InternalCode.InvalidSetting, problems.join('\n'));
+  }
   const instructions = composeInstructions(settings.MCP_SERVER_INSTRUCTIONS, options.plugins);
   const taskBackend: TaskBackend = options.tasks ?? memoryTaskBackend();
   // The one call wrapper: the guard, the deadlines and the input rounds, given once here.

@@ -1,6 +1,11 @@
 /**
- * Start-up checks of the filesystem root, for `mcp-toolkit doctor` and `/readyz`. Details
+ * Checks of the filesystem root, for `mcp-toolkit doctor`, start-up and `/readyz`. Details
  * name the setting, never the host path: `/readyz` answers anyone who can reach it.
+ *
+ * Kinds (DoctorCheckKind): the root existing is a `dependency`: the plugin creates it at
+ * start-up, so it fails only when it vanishes later (a volume unmounted), and /readyz is 503
+ * until it is back. A root that is a file, or that this process cannot read or write, is
+ * `config`: it cannot pass without a change, so start-up stops (exit code 2).
  */
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
@@ -33,7 +38,12 @@ export async function checkRoot(settings: {
     checks.push(
       isFolder
         ? { name: 'filesystem root is a folder', ok: true }
-        : { name: 'filesystem root is a folder', ok: false, detail: `${ROOT} names a file, not a folder` },
+        : {
+            name: 'filesystem root is a folder',
+            ok: false,
+            kind: 'config',
+            detail: `${ROOT} names a file, not a folder`,
+          },
     );
   } catch (err) {
     const code = (err as { code?: unknown }).code;
@@ -80,6 +90,6 @@ async function probe(root: string, mode: number, name: string, what: string): Pr
     await access(root, mode);
     return { name, ok: true };
   } catch {
-    return { name, ok: false, detail: `${ROOT} is not ${what} by this process` };
+    return { name, ok: false, kind: 'config', detail: `${ROOT} is not ${what} by this process` };
   }
 }

@@ -30,7 +30,7 @@ export async function checkApi(settings: OpenapiSettings): Promise<DoctorCheck[]
   try {
     prepared = await prepare(settings);
   } catch (err) {
-    return [{ name: 'openapi document loads', ok: false, detail: (err as Error).message }];
+    return [{ name: 'openapi document loads', ok: false, kind: 'config', detail: (err as Error).message }];
   }
   const { api } = prepared.loaded;
   const skipped = prepared.skipped.map((s) => `${s.label}: ${s.reason}`);
@@ -38,31 +38,43 @@ export async function checkApi(settings: OpenapiSettings): Promise<DoctorCheck[]
     {
       name: 'openapi document loads',
       ok: true,
+      kind: 'config',
       detail: `${api.info.title} ${api.info.version}, OpenAPI ${api.openapi}: ${prepared.tools.length} tool(s)${skipped.length > 0 ? `; not offered: ${skipped.join('; ')}` : ''}`,
     },
   ];
-  checks.push(credentialCheck(prepared, settings));
+  checks.push(credentialCheck(prepared));
   checks.push(await reachability(prepared, settings));
   return checks;
 }
 
-function credentialCheck(prepared: Prepared, settings: OpenapiSettings): DoctorCheck {
+/**
+ * The operations left out for want of credentials, grouped by what they need
+ * (`DELETE /pets/{petId} (deletePet) need MCP_OPENAPI_API_KEY (scheme "api_key")`); undefined
+ * when none are.
+ */
+export function missingCredentials(prepared: Prepared): string | undefined {
   const byNeed = new Map<string, string[]>();
-  for (const op of prepared.selected) {
-    const { unmet } = credentialsFor(op, prepared.loaded.api, settings);
-    if (unmet !== undefined) byNeed.set(unmet, [...(byNeed.get(unmet) ?? []), op.label]);
-  }
-  if (byNeed.size === 0) return { name: 'openapi credentials', ok: true };
-  return {
-    name: 'openapi credentials',
-    ok: false,
-    detail: [...byNeed.entries()].map(([need, ops]) => `${ops.join(', ')} need ${need}`).join('; '),
-  };
+  for (const { label, need } of prepared.uncredentialed)
+    byNeed.set(need, [...(byNeed.get(need) ?? []), label]);
+  if (byNeed.size === 0) return undefined;
+  return [...byNeed.entries()].map(([need, ops]) => `${ops.join(', ')} need ${need}`).join('; ');
+}
+
+/**
+ * An `advice` check: the plugin serves the other operations, so neither start-up nor /readyz
+ * depends on it.
+ */
+function credentialCheck(prepared: Prepared): DoctorCheck {
+  const missing = missingCredentials(prepared);
+  if (missing === undefined) return { name: 'openapi credentials', ok: true, kind: 'advice' };
+  return { name: 'openapi credentials', ok: false, kind: 'advice', detail: `not offered: ${missing}` };
 }
 
 /** The operation doctor calls: MCP_OPENAPI_HEALTH_OPERATION, else one that looks like a health check. */
 function healthOperation(prepared: Prepared, settings: OpenapiSettings): Operation | undefined {
-  const all = prepared.selected;
+  // Only the operations offered as tools: one left out for want of credentials would be
+  // refused by the API on every probe, and /readyz would never pass.
+  const all = prepared.offered;
   if (settings.healthOperation !== undefined) {
     return all.find((op) => op.operation.operationId === settings.healthOperation);
   }
@@ -78,9 +90,11 @@ async function reachability(prepared: Prepared, settings: OpenapiSettings): Prom
   const { api } = prepared.loaded;
   const documentUrl = prepared.loaded.url;
   if (settings.healthOperation !== undefined && healthOperation(prepared, settings) === undefined) {
+    // A setting that can never work: start-up stops with it rather than never being ready.
     return {
       name,
       ok: false,
+      kind: 'config',
       detail: `MCP_OPENAPI_HEALTH_OPERATION names "${settings.healthOperation}", which is not among the offered operations`,
     };
   }

@@ -5,7 +5,7 @@
  * /readyz, an HTTP client with timeouts, cancellation and retries, and a fixed error mapping.
  */
 import { definePlugin } from '@mcp-toolkit/server';
-import { checkApi } from './doctor.ts';
+import { checkApi, missingCredentials } from './doctor.ts';
 import { prepare } from './prepare.ts';
 import { type OpenapiSettings, openapiSettings } from './settings.ts';
 
@@ -30,6 +30,13 @@ export const openapiPlugin = definePlugin({
     }
     for (const { label, reason } of prepared.skipped) {
       app.logger.warn({ operation: label, reason }, 'operation not offered as a tool');
+    }
+    const leftOut = missingCredentials(prepared);
+    if (leftOut !== undefined) {
+      app.logger.warn(
+        { operations: prepared.uncredentialed.map((u) => u.label) },
+        `operations left out, their security needs credentials that are not set: ${leftOut}; set them to offer these tools`,
+      );
     }
     app.add(...prepared.tools);
     const { info } = prepared.loaded.api;

@@ -29,6 +29,14 @@ export interface BuiltTools {
   readonly tools: ToolDefinition[];
   /** Operations that cannot be tools, with the reason (logged at start-up, shown by doctor). */
   readonly skipped: { label: string; reason: string }[];
+  /**
+   * Operations left out because their security needs credentials the settings do not hold,
+   * with what they need (`MCP_OPENAPI_API_KEY (scheme "api_key")`): a tool that every call
+   * would see refused is worse than none. Logged once at start-up; doctor reports them.
+   */
+  readonly uncredentialed: { label: string; need: string }[];
+  /** The operations that became tools, in order. */
+  readonly offered: Operation[];
 }
 
 /** 2025-11-25 §Tools, annotations: hints from the HTTP method's semantics (RFC 9110 §9.2). */
@@ -81,9 +89,15 @@ export function buildTools(
   const secrets = [settings.bearerToken, settings.apiKey].filter((s): s is string => s !== undefined);
   const tools: ToolDefinition[] = [];
   const skipped: BuiltTools['skipped'] = [];
+  const uncredentialed: BuiltTools['uncredentialed'] = [];
+  const offered: Operation[] = [];
   ops.forEach((op, i) => {
     const name = names[i] as string;
     const creds = credentialsFor(op, api, settings);
+    if (creds.unmet !== undefined) {
+      uncredentialed.push({ label: op.label, need: creds.unmet });
+      return;
+    }
     const input = planInput(op, dialect, creds.keyPlacements);
     if ('unsupported' in input) {
       skipped.push({ label: op.label, reason: input.unsupported });
@@ -164,6 +178,7 @@ export function buildTools(
       );
     }
     tools.push(def);
+    offered.push(op);
   });
-  return { tools, skipped };
+  return { tools, skipped, uncredentialed, offered };
 }

@@ -87,7 +87,7 @@ export async function doctor(
   else if (tracing?.traces !== undefined) await checkOtlp(tracing.traces, mark);
 
   const plugins: LoadedPlugin[] = [];
-  const beforePlugins = failures;
+  let blocked = false;
   for (const ref of settings.MCP_PLUGINS) {
     try {
       const definition = await importPlugin(ref);
@@ -99,17 +99,25 @@ export async function doctor(
         print(`    ${name}=${JSON.stringify(maskSecret(name, pluginSettings[key]) ?? null)}`);
       }
       for (const check of (await definition.doctor?.(pluginSettings)) ?? []) {
+        if (!check.ok && check.kind !== 'advice') blocked = true;
         mark(check.ok, `plugin ${definition.name}: ${check.name}${check.detail ? ` (${check.detail})` : ''}`);
       }
     } catch (err) {
+      blocked = true;
       mark(false, `plugin ${ref}: ${(err as Error).message}`);
     }
   }
   // Registration runs the plugins' register steps: only when they loaded and their own checks
-  // passed (a failed check would fail it again). A dependency being down does not prevent it.
-  if (failures === beforePlugins) {
+  // passed (a failed check would fail it again), except `advice` ones (tools a plugin leaves
+  // out). It does not run the checks again.
+  if (!blocked) {
     try {
-      const server = await createServer({ settings, plugins, logger: pino({ level: 'silent' }) });
+      const server = await createServer({
+        settings,
+        plugins,
+        logger: pino({ level: 'silent' }),
+        checkPlugins: false,
+      });
       const c = server.registry.counts;
       mark(
         true,

@@ -34,7 +34,7 @@ describe('tools/list from the petstore document', () => {
   let client: TestClient;
   let tools: Map<string, JsonObject>;
   before(async () => {
-    client = await startPlugin(api, { MCP_OPENAPI_API_KEY: API_KEY });
+    client = await startPlugin(api, { MCP_OPENAPI_API_KEY: API_KEY, MCP_OPENAPI_BEARER_TOKEN: BEARER_TOKEN });
     tools = new Map((await client.listTools()).map((t) => [String(t.name), t]));
   });
   after(() => client.close());
@@ -343,8 +343,19 @@ describe('calls', () => {
 describe('calls with other settings', () => {
   beforeEach(() => api.reset());
 
-  test('without the key, a write is refused with the API message', async () => {
+  test('without the key, the writes that need it are left out; the others are served', async () => {
     const client = await startPlugin(api);
+    const names = (await client.listTools()).map((t) => t.name);
+    await client.close();
+    for (const leftOut of ['createPet', 'replacePet', 'deletePet', 'adminStats']) {
+      assert.ok(!names.includes(leftOut), `${leftOut} needs a credential that is not set`);
+    }
+    assert.ok(names.includes('listPets') && names.includes('health'));
+  });
+
+  test('a key the API refuses: the call is an isError result with the API message', async () => {
+    const client = await startPlugin(api, { MCP_OPENAPI_API_KEY: 'not-the-key' });
+    api.reset();
     const r = await call(client, 'createPet', { name: 'Bo' });
     await client.close();
     assert.equal(r.isError, true);
@@ -352,7 +363,7 @@ describe('calls with other settings', () => {
       textOf(r),
       /^unauthorized: .*HTTP 401 Unauthorized: A valid X-API-Key header is required\. Retrying the same call will not help\. The API did not accept/,
     );
-    assert.equal(api.requests[0]?.headers['x-api-key'], undefined);
+    assert.equal(api.requests[0]?.headers['x-api-key'], 'not-the-key');
   });
 
   test('the key goes where MCP_OPENAPI_API_KEY_QUERY says, and never into a message', async () => {
@@ -360,6 +371,7 @@ describe('calls with other settings', () => {
       MCP_OPENAPI_API_KEY: API_KEY,
       MCP_OPENAPI_API_KEY_QUERY: 'api_key',
     });
+    api.reset(); // the start-up check's probe of /health
     api.failNext('/pets', 500);
     const r = await call(client, 'createPet', { name: 'Bo' });
     await client.close();
@@ -384,6 +396,7 @@ describe('calls with other settings', () => {
 
   test('a timeout is an isError result, not retried', async () => {
     const client = await startPlugin(api, { MCP_OPENAPI_TIMEOUT_MS: '150' });
+    api.reset(); // the start-up check's probe of /health
     const r = await call(client, 'slow', { ms: 5000 });
     await client.close();
     assert.equal(r.isError, true);
@@ -418,7 +431,10 @@ describe('calls with other settings', () => {
   });
 
   test('read-only mode offers only GET and HEAD operations', async () => {
-    const client = await startPlugin(api, { MCP_OPENAPI_READ_ONLY: 'true' });
+    const client = await startPlugin(api, {
+      MCP_OPENAPI_READ_ONLY: 'true',
+      MCP_OPENAPI_BEARER_TOKEN: BEARER_TOKEN,
+    });
     const names = (await client.listTools()).map((t) => t.name);
     await client.close();
     assert.deepEqual(names, [
@@ -435,6 +451,7 @@ describe('calls with other settings', () => {
 
   test('include and exclude pick operations by tag, id and path', async () => {
     const client = await startPlugin(api, {
+      MCP_OPENAPI_API_KEY: API_KEY,
       MCP_OPENAPI_INCLUDE: 'pets,/health',
       MCP_OPENAPI_EXCLUDE: 'DELETE /pets/*,petPhoto',
     });

@@ -8,6 +8,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { checkApi } from '../../../plugins/openapi/doctor.ts';
 import { openapiSettings } from '../../../plugins/openapi/settings.ts';
 import { doctor } from '../../../src/cli/doctor.ts';
+import type { DoctorCheck } from '../../../src/index.ts';
 import { API_KEY, BEARER_TOKEN, type FakeApi, PETSTORE_PATH, startFake } from './helpers.ts';
 
 let api: FakeApi;
@@ -21,8 +22,7 @@ function settings(raw: Record<string, string> = {}) {
   return openapiSettings.parse({ spec: PETSTORE_PATH, baseUrl: api.baseUrl, ...raw });
 }
 
-const byName = (checks: { name: string; ok: boolean; detail?: string }[]) =>
-  Object.fromEntries(checks.map((c) => [c.name, c]));
+const byName = (checks: DoctorCheck[]) => Object.fromEntries(checks.map((c) => [c.name, c]));
 
 describe('openapi doctor checks', () => {
   test('all pass with the credentials and the API up; the health operation is called', async () => {
@@ -45,15 +45,19 @@ describe('openapi doctor checks', () => {
     );
   });
 
-  test('missing credentials name the operations and the setting each needs', async () => {
+  test('missing credentials name the operations left out and the setting each needs (advice)', async () => {
     const checks = byName(await checkApi(settings()));
     const creds = checks['openapi credentials'];
     assert.equal(creds?.ok, false);
+    // The plugin leaves those operations out and serves the rest: neither start-up nor /readyz depends on it.
+    assert.equal(creds?.kind, 'advice');
     assert.equal(
       creds?.detail,
-      'POST /pets (createPet), PUT /pets/{petId} (replacePet), DELETE /pets/{petId} (deletePet) need MCP_OPENAPI_API_KEY (scheme "api_key"); ' +
+      'not offered: POST /pets (createPet), PUT /pets/{petId} (replacePet), DELETE /pets/{petId} (deletePet) need MCP_OPENAPI_API_KEY (scheme "api_key"); ' +
         'GET /admin/stats (adminStats) need MCP_OPENAPI_BEARER_TOKEN (scheme "bearer")',
     );
+    assert.equal(checks['openapi document loads']?.kind, 'config');
+    assert.equal(checks['openapi API answers']?.kind, undefined, 'a dependency: the default');
     // Read-only mode leaves the writes out, and with them their need for the key.
     const ro = byName(await checkApi(settings({ readOnly: 'true', bearerToken: BEARER_TOKEN })));
     assert.equal(ro['openapi credentials']?.ok, true);
@@ -83,6 +87,9 @@ describe('openapi doctor checks', () => {
     const unknown = byName(await checkApi(settings({ healthOperation: 'nope' })));
     assert.equal(unknown['openapi API answers']?.ok, false);
     assert.match(String(unknown['openapi API answers']?.detail), /MCP_OPENAPI_HEALTH_OPERATION names "nope"/);
+    // It can never pass without a change: start-up stops on it rather than never being ready.
+    assert.equal(unknown['openapi API answers']?.kind, 'config');
+    assert.equal(picked['openapi API answers']?.kind, undefined);
   });
 
   test('an API that does not answer fails the check', async () => {

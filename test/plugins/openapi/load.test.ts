@@ -130,6 +130,8 @@ describe('documents that load', () => {
       api.requests.map((q) => [q.target, q.headers['user-agent']]),
       [
         ['/openapi.yaml', 'petstore-agent/2'],
+        // The start-up check's probe of the health operation.
+        ['/v1/health', 'petstore-agent/2'],
         ['/v1/pets/1', 'petstore-agent/2'],
       ],
     );
