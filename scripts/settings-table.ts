@@ -1,14 +1,22 @@
 /**
- * Renders every MCP_* setting (core and bundled plugins) as a Markdown table from the zod
- * schemas, the one source of truth. `node scripts/settings-table.ts --write` updates the
- * table in README.md and docs/configuration.md; test/docs/settings-docs.test.ts fails when
- * either is stale.
+ * Renders the MCP_* settings as Markdown tables from the zod schemas, the one source of truth.
+ *
+ *   node scripts/settings-table.ts --write          the core's and the bundled plugins' settings
+ *                                                   into README.md and docs/configuration.md
+ *                                                   (test/docs/settings-docs.test.ts fails when
+ *                                                   either is stale)
+ *   node scripts/settings-table.ts --plugin NAME    one plugin's settings (a name under plugins/
+ *                                                   or a path), for that plugin's own docs
+ *
+ * Your own plugins are not in the starter's table, so adding one never makes it stale. A
+ * setting with no default and not optional is shown as `required`.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import type { z } from 'zod';
 import { SETTING_NAMES, settingsSchema } from '../src/config/settings.ts';
-import { settingEnvName } from '../src/plugin.ts';
+import { type PluginDefinition, settingEnvName } from '../src/plugin.ts';
 import { importPlugin } from '../src/plugin-loader.ts';
 import { BUNDLED_PLUGINS } from './bundled-plugins.ts';
 
@@ -42,29 +50,45 @@ export async function settingRows(): Promise<SettingRow[]> {
     description: (settingsSchema.shape[name] as z.ZodType).description ?? '',
   }));
   // The bundled plugins only: a plugin of the clone's owner under plugins/ is not documented here.
-  for (const name of BUNDLED_PLUGINS) {
-    const plugin = await importPlugin(name);
-    if (!plugin.settings) continue;
-    const parsed = plugin.settings.parse({}) as Record<string, unknown>;
-    for (const [key, schema] of Object.entries(plugin.settings.shape)) {
-      rows.push({
-        name: settingEnvName(plugin.name, key),
-        owner: `plugin ${plugin.name}`,
-        defaultValue: shownDefault(parsed[key]),
-        description: (schema as z.ZodType).description ?? '',
-      });
-    }
-  }
+  for (const name of BUNDLED_PLUGINS) rows.push(...pluginRows(await importPlugin(name)));
   return rows;
 }
 
-export async function renderSettingsTable(): Promise<string> {
+/**
+ * One plugin's settings. Each key's default comes from its own schema, so a required key
+ * (`url: z.url()`) is shown as `required` instead of failing the whole object's parse.
+ */
+export function pluginRows(plugin: PluginDefinition): SettingRow[] {
+  if (!plugin.settings) return [];
+  return Object.entries(plugin.settings.shape).map(([key, schema]) => {
+    const parsed = (schema as z.ZodType).safeParse(undefined);
+    return {
+      name: settingEnvName(plugin.name, key),
+      owner: `plugin ${plugin.name}`,
+      defaultValue: parsed.success ? shownDefault(parsed.data) : 'required',
+      description: (schema as z.ZodType).description ?? '',
+    };
+  });
+}
+
+function tableOf(rows: readonly SettingRow[], withOwner: boolean): string {
   const lines = ['| Setting | Default | What it does |', '|---|---|---|'];
-  for (const r of await settingRows()) {
-    const owner = r.owner === 'core' ? '' : ` (${r.owner})`;
+  for (const r of rows) {
+    const owner = r.owner === 'core' || !withOwner ? '' : ` (${r.owner})`;
     lines.push(`| \`${r.name}\` | ${cell(r.defaultValue)} | ${cell(r.description)}${owner} |`);
   }
-  return `${START}\n${lines.join('\n')}\n${END}`;
+  return lines.join('\n');
+}
+
+export async function renderSettingsTable(): Promise<string> {
+  return `${START}\n${tableOf(await settingRows(), true)}\n${END}`;
+}
+
+/** The table of one plugin's settings (`--plugin`), without the markers. */
+export async function renderPluginTable(nameOrPath: string): Promise<string> {
+  const plugin = await importPlugin(nameOrPath);
+  const rows = pluginRows(plugin);
+  return rows.length === 0 ? `plugin ${plugin.name} declares no settings` : tableOf(rows, false);
 }
 
 export function replaceBlock(text: string, block: string): string {
@@ -77,6 +101,11 @@ export function replaceBlock(text: string, block: string): string {
 export const DOCS_WITH_TABLE = ['README.md', 'docs/configuration.md'];
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({ options: { write: { type: 'boolean' }, plugin: { type: 'string' } } });
+  if (values.plugin !== undefined) {
+    console.log(await renderPluginTable(values.plugin));
+    process.exit(0);
+  }
   const block = await renderSettingsTable();
   for (const file of DOCS_WITH_TABLE) {
     const path = `${ROOT}${file}`;

@@ -92,6 +92,11 @@ export function parsePluginSettings(
     const lines = result.error.issues.map((issue) => {
       const key = String(issue.path[0] ?? '');
       const name = envNames[key] ?? `MCP_${def.name.toUpperCase()}_*`;
+      const described = (def.settings?.shape[key] as { description?: string } | undefined)?.description;
+      // Unset (or empty) and required is "not set", never a value the user did not give.
+      if (input[key] === undefined && key in envNames && issue.code === 'invalid_type') {
+        return `${name} is not set: plugin ${def.name} requires it${described ? ` (${described})` : ''}`;
+      }
       return `${name}=${JSON.stringify(env[name] ?? '')} is invalid: ${issue.message}`;
     });
     throw new ToolkitError(InternalCode.InvalidSetting, lines.join('\n'));

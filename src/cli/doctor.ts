@@ -87,10 +87,13 @@ export async function doctor(
   else if (tracing?.traces !== undefined) await checkOtlp(tracing.traces, mark);
 
   const plugins: LoadedPlugin[] = [];
+  // Every plugin that loaded declares its settings, valid or not: they are not "unknown".
+  const declared: string[] = [];
   let blocked = false;
   for (const ref of settings.MCP_PLUGINS) {
     try {
       const definition = await importPlugin(ref);
+      declared.push(...pluginSettingNames([{ definition, settings: {} }]));
       const pluginSettings = parsePluginSettings(definition, env);
       plugins.push({ definition, settings: pluginSettings });
       mark(true, `plugin ${definition.name}: loaded, settings valid`);
@@ -129,7 +132,7 @@ export async function doctor(
     }
   }
   // A variable nobody reads leaves a default in force: most often a typo of a real setting.
-  const known = [...SETTING_NAMES, ...pluginSettingNames(plugins)];
+  const known = [...SETTING_NAMES, ...declared];
   for (const unknown of unknownSettings(env, known)) mark(false, describeUnknownSetting(unknown));
   print('');
   print(failures === 0 ? 'doctor: all checks passed' : `doctor: ${failures} check(s) failed`);

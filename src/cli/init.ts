@@ -5,12 +5,11 @@
  * it through TestClient. The generated files pass `tsc` and `biome check` as written, and the
  * settings table of the docs is regenerated so that `npm test` stays green.
  */
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs, promisify } from 'node:util';
+import { parseArgs } from 'node:util';
 import { definePlugin, settingEnvName } from '../plugin.ts';
 import { USAGE as COMMAND_USAGE } from './usage.ts';
 
@@ -281,7 +280,6 @@ export async function runInit(argv: string[], io: InitIo): Promise<number> {
     await writeFile(path.join(root, f.rel), f.text, { flag: 'wx' });
     io.out(`created ${f.rel}`);
   }
-  const table = await updateSettingsTable(root, io);
   io.out(
     [
       '',
@@ -289,30 +287,8 @@ export async function runInit(argv: string[], io: InitIo): Promise<number> {
       `  node --test ${files[1]!.rel}    run its test (npm test runs it too)`,
       `  MCP_PLUGINS=filesystem,${name} npm start    serve it beside the filesystem plugin`,
       `  ${n.setting}=Hi    its setting (see plugins/${name}/index.ts)`,
+      `  node ${TABLE_SCRIPT} --plugin ${name}    its settings as a Markdown table, for its docs`,
     ].join('\n'),
   );
-  return table ? 0 : 1;
-}
-
-/**
- * The settings table in README.md and docs/configuration.md lists every plugin's settings
- * (a test holds it to the schemas), so a new plugin regenerates it. Run as a child process
- * in `root`, so the script sees that repository's plugins.
- */
-async function updateSettingsTable(root: string, io: InitIo): Promise<boolean> {
-  const script = path.join(root, TABLE_SCRIPT);
-  if (!existsSync(script)) {
-    io.out(`no ${TABLE_SCRIPT} in ${root}: settings table not regenerated`);
-    return true;
-  }
-  try {
-    await promisify(execFile)(process.execPath, [script, '--write'], { cwd: root, timeout: 60_000 });
-    io.out('updated the settings table in README.md and docs/configuration.md');
-    return true;
-  } catch (err) {
-    io.err(
-      `mcp-toolkit init: the settings table could not be regenerated (${(err as Error).message.split('\n')[0]}); run node ${TABLE_SCRIPT} --write`,
-    );
-    return false;
-  }
+  return 0;
 }

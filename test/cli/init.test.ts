@@ -111,9 +111,14 @@ describe('mcp-toolkit init', () => {
     assert.equal(r.code, 0, r.err);
     const files = ['plugins/demo-plugin/index.ts', 'test/plugins/demo-plugin/demo-plugin.test.ts'];
     for (const f of files) assert.match(r.out, new RegExp(`created ${f}`));
+    // The starter's own settings table stays as it was: a new plugin never makes it stale.
     for (const doc of ['README.md', 'docs/configuration.md']) {
-      assert.match(await readFile(path.join(copy, doc), 'utf8'), /`MCP_DEMO_PLUGIN_GREETING`/, doc);
+      assert.doesNotMatch(await readFile(path.join(copy, doc), 'utf8'), /MCP_DEMO_PLUGIN/, doc);
     }
+    assert.match(r.out, /settings-table\.ts --plugin demo-plugin/);
+    const table = await inCopy([process.execPath, 'scripts/settings-table.ts', '--plugin', 'demo-plugin']);
+    assert.equal(table.code, 0, table.output);
+    assert.match(table.output, /^\| `MCP_DEMO_PLUGIN_GREETING` \| `Hello` \| /m);
     // The shortest and the longest names: the templates must stay formatted and compile at both ends.
     for (const name of ['a', `${'x'.repeat(30)}-long-name`]) {
       assert.equal((await init([name, '--dir', copy])).code, 0, name);
@@ -121,7 +126,10 @@ describe('mcp-toolkit init', () => {
     }
     const testFiles = files.filter((f) => f.endsWith('.test.ts'));
 
+    // Its own tests, and the starter's settings-table test, which a new plugin must not break.
     const tested = await inCopy([process.execPath, '--test', ...testFiles]);
+    const starter = await inCopy([process.execPath, '--test', 'test/config/settings.test.ts']);
+    assert.equal(starter.code, 0, starter.output);
     assert.equal(tested.code, 0, tested.output);
     assert.match(tested.output, /ℹ pass 12/);
     assert.match(tested.output, /ℹ fail 0/);
