@@ -1,7 +1,12 @@
 /** JSON-RPC 2.0 message shapes and the helpers that build and recognise them. */
 import { ErrorCode, ProtocolError } from './errors.ts';
+import { type BigId, isBigId } from './json-ids.ts';
 
-export type RequestId = string | number;
+/**
+ * A request id as sent: a string, a number, or an integer past Number.MAX_SAFE_INTEGER kept
+ * as its digits (`BigId`, from `parseMessage` in json-ids.ts), which serialises as sent.
+ */
+export type RequestId = string | number | BigId;
 export type JsonObject = Record<string, unknown>;
 
 export interface JsonRpcRequest {
@@ -37,8 +42,8 @@ export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function isId(value: unknown): value is RequestId {
-  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+export function isId(value: unknown): value is RequestId {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) || isBigId(value);
 }
 
 /** What kind of message a parsed value is; `invalid` carries the reason and any usable id. */

@@ -10,6 +10,7 @@ import {
   type Classified,
   classify,
   errorResponse,
+  isId,
   isObject,
   type JsonObject,
   type JsonRpcRequest,
@@ -235,7 +236,7 @@ export class Dispatcher {
     if (method === 'notifications/cancelled' && ex.session) {
       const id = params?.requestId;
       // Here or on the replica running it (Hub.cancel relays what is not running here).
-      if (typeof id === 'string' || typeof id === 'number') this.#o.hub.cancel(ex.session.id, id);
+      if (isId(id)) this.#o.hub.cancel(ex.session.id, id);
     }
     // Other notifications (roots/list_changed, progress, ...) need no action here.
   }

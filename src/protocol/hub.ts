@@ -8,7 +8,14 @@
  */
 
 import { ClientAnswerError, InternalCode, ToolkitError } from '../base/errors.ts';
-import type { JsonObject, JsonRpcMessage, JsonRpcResponse, RequestId } from '../base/jsonrpc.ts';
+import { idText } from '../base/json-ids.ts';
+import {
+  isId,
+  type JsonObject,
+  type JsonRpcMessage,
+  type JsonRpcResponse,
+  type RequestId,
+} from '../base/jsonrpc.ts';
 import type { Identity } from '../base/types.ts';
 import { readRelayedItems, relayableItems, type TouchedItem } from '../registry/list-change.ts';
 import type { ListKind } from '../registry/registry.ts';
@@ -51,10 +58,10 @@ export type RelayedEvent =
   | { readonly type: 'session'; readonly sessionId: string; readonly message: JsonRpcMessage }
   | { readonly type: 'announce'; readonly announcement: Announcement }
   /** A client's notifications/cancelled for a request no local call is running. */
-  | { readonly type: 'cancel'; readonly scope: string; readonly requestId: string | number };
+  | { readonly type: 'cancel'; readonly scope: string; readonly requestId: RequestId };
 
 /** Aborts the running request `requestId` of `scope` (a session) here; false when none runs here. */
-export type Canceller = (scope: string, requestId: string | number) => boolean;
+export type Canceller = (scope: string, requestId: RequestId) => boolean;
 
 /** Carries events to the other replicas; best effort (fire and forget). */
 export interface HubRelay {
@@ -248,7 +255,7 @@ export class Hub {
    * this replica or, through the relay, on another one (a request and its cancellation may
    * reach different replicas).
    */
-  cancel(scope: string, requestId: string | number): void {
+  cancel(scope: string, requestId: RequestId): void {
     if (this.#canceller?.(scope, requestId)) return;
     this.#relay?.publish({ type: 'cancel', scope, requestId });
   }
@@ -257,8 +264,7 @@ export class Hub {
   receive(event: RelayedEvent): void {
     if (event.type === 'cancel') {
       const id = event.requestId;
-      if (typeof event.scope === 'string' && (typeof id === 'string' || typeof id === 'number'))
-        this.#canceller?.(event.scope, id);
+      if (typeof event.scope === 'string' && isId(id)) this.#canceller?.(event.scope, id);
     } else if (event.type === 'response') this.#deliverLocal(event.scope, event.response);
     else if (event.type === 'session') {
       for (const channel of this.#sessionChannels.get(event.sessionId) ?? []) channel.send(event.message);
@@ -353,7 +359,7 @@ export class Hub {
   }
 
   #deliverLocal(scope: string, response: JsonRpcResponse): boolean {
-    const pending = this.#pending.get(`${scope}\u0000${String(response.id)}`);
+    const pending = this.#pending.get(`${scope}\u0000${idText(response.id)}`);
     if (!pending) return false;
     if ('error' in response) {
       pending.reject(new ClientAnswerError(pending.method, response.error));

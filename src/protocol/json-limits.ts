@@ -6,7 +6,7 @@
 
 import type { Logger } from 'pino';
 import { ErrorCode, ProtocolError } from '../base/errors.ts';
-import { errorResponse, isObject } from '../base/jsonrpc.ts';
+import { errorResponse, isId, isObject } from '../base/jsonrpc.ts';
 import type { Reply } from './exchange.ts';
 
 /** What `scanJson` found: nesting past the limit, or a key refused by prototype-poisoning protection. */
@@ -69,8 +69,7 @@ export function tooDeep(value: unknown, maxJsonDepth: number, logger: Logger): R
     logger.warn({ maxJsonDepth }, 'a notification or response nested past MCP_MAX_JSON_DEPTH was dropped');
     return {};
   }
-  const id =
-    isObject(value) && (typeof value.id === 'string' || typeof value.id === 'number') ? value.id : null;
+  const id = isObject(value) && isId(value.id) ? value.id : null;
   return {
     body: errorResponse(
       id,

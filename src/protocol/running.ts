@@ -5,18 +5,20 @@
  * client's notifications/cancelled (by session and request id). Both abort it through its one
  * entry, `abort(reason)` (src/registry/cancellation.ts), which keeps the first reason.
  *
- * Ids are kept as sent: `1` and `"1"` are different requests (JSON-RPC 2.0 §4). One Map per
+ * Ids are kept as sent: `1` and `"1"` are different requests (JSON-RPC 2.0 §4); an integer
+ * id past Number.MAX_SAFE_INTEGER (a `BigId`) is keyed by its value (`idKey`). One Map per
  * session, kept while the session is quiet: a request then costs two lookups on keys whose
  * hashes are already known, where one key built from session and id would be a new string to
  * hash on every call. Quiet sessions' maps are dropped once they outnumber the busy ones.
  */
+import { idKey } from '../base/json-ids.ts';
 import type { RequestId } from '../base/jsonrpc.ts';
 import type { Abortable, ClientPresence } from './exchange.ts';
 
 const MIN_SWEEP = 1024;
 
 export class RunningRequests<T extends Abortable> {
-  readonly #bySession = new Map<string, Map<RequestId, T>>();
+  readonly #bySession = new Map<string, Map<string | number | bigint, T>>();
   #sweepAt = MIN_SWEEP;
   #count = 0;
 
@@ -38,13 +40,13 @@ export class RunningRequests<T extends Abortable> {
 
   leave(request: T, id: RequestId, presence: ClientPresence | undefined, scope: string | undefined): void {
     this.#count--;
-    if (scope !== undefined) this.#bySession.get(scope)?.delete(id);
+    if (scope !== undefined) this.#bySession.get(scope)?.delete(idKey(id));
     presence?.untrack(request);
   }
 
   /** Aborts request `id` of session `scope` with `reason`; false when it does not run here. */
   cancel(scope: string, id: RequestId, reason: unknown): boolean {
-    const request = this.#bySession.get(scope)?.get(id);
+    const request = this.#bySession.get(scope)?.get(idKey(id));
     request?.abort(reason);
     return request !== undefined;
   }
@@ -61,7 +63,7 @@ export class RunningRequests<T extends Abortable> {
       running = new Map();
       this.#bySession.set(session, running);
     }
-    running.set(id, request);
+    running.set(idKey(id), request);
   }
 
   #sweep(): void {

@@ -10,6 +10,7 @@
  * reconnecting, is lost (docs/deployment.md, "Scaling out" lists what that means).
  */
 
+import { type IdPath, MESSAGE_IDS, parseKeepingIds } from '../base/json-ids.ts';
 import { isObject } from '../base/jsonrpc.ts';
 import type { Hub, HubRelay, RelayedEvent } from '../protocol/hub.ts';
 import type { PubSub } from './pubsub.ts';
@@ -32,6 +33,12 @@ export interface RedisHubRelay extends HubRelay {
 }
 
 const TYPES = new Set(['response', 'session', 'announce', 'cancel']);
+/** Ids past Number.MAX_SAFE_INTEGER a relayed event carries, kept as sent. */
+const RELAYED_IDS: readonly IdPath[] = [
+  ['event', 'requestId'],
+  ...MESSAGE_IDS.map((p) => ['event', 'message', ...p]),
+  ...MESSAGE_IDS.map((p) => ['event', 'response', ...p]),
+];
 
 /**
  * @example
@@ -61,7 +68,7 @@ export function createHubRelay(options: HubRelayOptions): RedisHubRelay {
       return pubsub.subscribe(channel, (payload) => {
         let parsed: unknown;
         try {
-          parsed = JSON.parse(payload);
+          parsed = parseKeepingIds(payload, RELAYED_IDS);
         } catch {
           return;
         }

@@ -11,6 +11,7 @@
  * the stream's channel; a poll every `pollMs` covers a wake-up lost to a Redis hiccup.
  */
 import type { Redis } from 'ioredis';
+import { parseMessage } from '../base/json-ids.ts';
 import type { JsonRpcMessage } from '../base/jsonrpc.ts';
 import type { EventStore, StoredEvent } from '../transports/http/event-store.ts';
 import type { PubSub } from './pubsub.ts';
@@ -69,7 +70,7 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
       const data = fields[1] ?? '';
       events.push({
         id: `${streamId}_${id}`,
-        message: data === '' ? undefined : (JSON.parse(data) as JsonRpcMessage),
+        message: data === '' ? undefined : (parseMessage(data) as JsonRpcMessage),
       });
       last = id;
     }

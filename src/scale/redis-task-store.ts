@@ -16,8 +16,9 @@
 
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { type IdPath, parseKeepingIds } from '../base/json-ids.ts';
 import { Refusal } from '../base/refusals.ts';
-import { decodeOffset, encodeOffset } from '../tasks/memory-store.ts';
+import { cloneRecord, decodeOffset, encodeOffset } from '../tasks/memory-store.ts';
 import type { TaskRecord, TaskStore } from '../tasks/types.ts';
 import { replyValues } from './replies.ts';
 import { recorded, type StoreHealth } from './store-health.ts';
@@ -53,10 +54,15 @@ return 1
 /** Attempts before an update gives up on a task written to that busily. */
 const MAX_ATTEMPTS = 16;
 
+/** The ids a task record holds, kept as sent when past Number.MAX_SAFE_INTEGER (json-ids.ts). */
+const RECORD_IDS: readonly IdPath[] = [['requestId'], ['meta', 'progressToken']];
+const parseRecord = (data: string) => parseKeepingIds(data, RECORD_IDS) as TaskRecord;
+
 /**
  * @example
  * const store = createRedisTaskStore({ redis, keyPrefix: 'mcp-toolkit:' });
  */
+
 export function createRedisTaskStore(options: RedisTaskStoreOptions): TaskStore {
   const { redis, health } = options;
   const now = options.now ?? Date.now;
@@ -71,7 +77,7 @@ export function createRedisTaskStore(options: RedisTaskStoreOptions): TaskStore 
   const read = async (taskId: string): Promise<{ record: TaskRecord; version: string } | undefined> => {
     const [data, version] = await redis.hmget(keyOf(taskId), 'data', 'v');
     if (data === null || data === undefined || version === null || version === undefined) return undefined;
-    return { record: JSON.parse(data) as TaskRecord, version };
+    return { record: parseRecord(data), version };
   };
 
   return {
@@ -99,7 +105,7 @@ export function createRedisTaskStore(options: RedisTaskStoreOptions): TaskStore 
         for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
           const current = await read(taskId);
           if (!current) return undefined;
-          const next = change(structuredClone(current.record));
+          const next = change(cloneRecord(current.record));
           if (next === undefined) return { record: current.record, changed: false };
           const written = (await redis.eval(
             COMPARE_AND_SET,
@@ -135,7 +141,7 @@ export function createRedisTaskStore(options: RedisTaskStoreOptions): TaskStore 
           const datas = replyValues(await pipeline.exec(), 'task list') as (string | null)[];
           datas.forEach((data, i) => {
             if (data === null) gone.push(ids[i] as string);
-            else live.push(JSON.parse(data) as TaskRecord);
+            else live.push(parseRecord(data));
           });
         }
         if (gone.length > 0) await redis.zrem(index, ...gone);

@@ -5,7 +5,30 @@
  * contract as the Redis store, where every read is a fresh parse.
  */
 import { ErrorCode, ProtocolError } from '../base/errors.ts';
+import { isBigId } from '../base/json-ids.ts';
 import type { TaskBus, TaskEvent, TaskRecord, TaskStore } from './types.ts';
+
+/**
+ * A deep copy of a record. An id past Number.MAX_SAFE_INTEGER (a `BigId`, json-ids.ts) cannot
+ * go through structuredClone; it is frozen, so the copy shares it.
+ *
+ * @example
+ * records.set(record.taskId, cloneRecord(record));
+ */
+export function cloneRecord(record: TaskRecord): TaskRecord {
+  const token = record.meta.progressToken;
+  const bigToken = isBigId(token);
+  const copy = structuredClone({
+    ...record,
+    requestId: isBigId(record.requestId) ? 0 : record.requestId,
+    meta: bigToken ? { ...record.meta, progressToken: null } : record.meta,
+  });
+  return {
+    ...copy,
+    requestId: record.requestId,
+    meta: bigToken ? { ...copy.meta, progressToken: token } : copy.meta,
+  };
+}
 
 export interface MemoryTaskStoreOptions {
   /** Clock for expiry (tests pass a fake one). */
@@ -54,18 +77,18 @@ export function createMemoryTaskStore(options: MemoryTaskStoreOptions = {}): Tas
 
   return {
     async create(record) {
-      records.set(record.taskId, structuredClone(record));
+      records.set(record.taskId, cloneRecord(record));
     },
     async get(taskId) {
       const r = live(taskId);
-      return r && structuredClone(r);
+      return r && cloneRecord(r);
     },
     async update(taskId, change) {
       const current = live(taskId);
       if (!current) return undefined;
-      const next = change(structuredClone(current));
-      if (next === undefined) return { record: structuredClone(current), changed: false };
-      records.set(taskId, structuredClone(next));
+      const next = change(cloneRecord(current));
+      if (next === undefined) return { record: cloneRecord(current), changed: false };
+      records.set(taskId, cloneRecord(next));
       return { record: next, changed: true };
     },
     async list(owner, cursor, limit) {
@@ -75,7 +98,7 @@ export function createMemoryTaskStore(options: MemoryTaskStoreOptions = {}): Tas
         .sort((a, b) => b.createdAt - a.createdAt);
       const end = Math.min(start + limit, mine.length);
       const page: { tasks: TaskRecord[]; nextCursor?: string } = {
-        tasks: mine.slice(start, end).map((r) => structuredClone(r)),
+        tasks: mine.slice(start, end).map((r) => cloneRecord(r)),
       };
       if (end < mine.length) page.nextCursor = encodeOffset(end);
       return page;

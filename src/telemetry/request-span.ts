@@ -15,6 +15,7 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
+import { idText } from '../base/json-ids.ts';
 import { logFieldsOf, type TraceLogFields } from '../base/trace-context.ts';
 import type { RequestRecord } from '../protocol/request-record.ts';
 import type { OwnedSdk } from './sdk-pipeline.ts';
@@ -173,7 +174,7 @@ class OtelRequestSpan implements RequestSpan {
     const attributes: Attributes = {};
     // Conventions: no jsonrpc.request.id for a null id.
     if (info.requestId !== undefined && info.requestId !== null)
-      attributes[Attr.JsonRpcRequestId] = String(info.requestId);
+      attributes[Attr.JsonRpcRequestId] = idText(info.requestId);
     if (this.#protocolVersion !== undefined) attributes[Attr.McpProtocolVersion] = this.#protocolVersion;
     // Conventions: `pipe` for stdio, `tcp` for HTTP.
     attributes[Attr.NetworkTransport] = info.transport === 'stdio' ? 'pipe' : 'tcp';

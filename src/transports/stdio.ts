@@ -5,6 +5,7 @@
  * stream goes on; stdin EOF ends the connection once pending answers are written.
  */
 import type { Readable, Writable } from 'node:stream';
+import { parseMessage } from '../base/json-ids.ts';
 import { encodeMessage, errorResponse, type JsonRpcMessage, logEncodeFailure } from '../base/jsonrpc.ts';
 import { Refusal } from '../base/refusals.ts';
 import { createConnection } from './connection.ts';
@@ -69,7 +70,7 @@ export function serveStdio(server: ConnectionDeps, options: StdioOptions): Stdio
     onLine(line) {
       let value: unknown;
       try {
-        value = JSON.parse(line);
+        value = parseMessage(line);
       } catch {
         send(errorResponse(null, Refusal.lineParseError()));
         return;

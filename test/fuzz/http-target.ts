@@ -10,7 +10,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import fc from 'fast-check';
 import { type SpawnedHttpServer, spawnHttpServer } from '../helpers/spawn-server.ts';
 import { type HeaderPlan, type HttpCase, httpCaseArb, payloadBytes } from './generators.ts';
-import { idKey, isObject, isResponse, malformed, type Owing, owedFor, settle } from './oracle.ts';
+import { idKey, isObject, isResponse, malformed, type Owing, owedFor, parseIds, settle } from './oracle.ts';
 import {
   ANSWER_TIMEOUT_MS,
   clip,
@@ -61,7 +61,7 @@ export function sseData(text: string): string[] {
 
 function topLevelId(text: string): unknown {
   try {
-    const body = JSON.parse(text) as unknown;
+    const body = parseIds(text);
     return isObject(body) ? body.id : undefined;
   } catch {
     return undefined;
@@ -242,9 +242,7 @@ class HttpTarget implements FuzzTarget<HttpCase> {
     const sse = res.contentType.startsWith('text/event-stream');
     let messages: unknown[];
     try {
-      messages = sse
-        ? sseData(res.body).map((d) => JSON.parse(d) as unknown)
-        : [JSON.parse(res.body) as unknown];
+      messages = sse ? sseData(res.body).map((d) => parseIds(d)) : [parseIds(res.body)];
     } catch {
       return [
         `${where}: the body is not JSON-RPC (${res.contentType || 'no content-type'}): ${clip(res.body, 300)}`,

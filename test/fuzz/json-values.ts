@@ -32,6 +32,10 @@ const RAW_NUMBERS = [
   '123456789012345678901234567890',
   '9007199254740993',
   '-9007199254740993',
+  '12345678901234567890',
+  '12345678901234567891',
+  '-98765432109876543210',
+  '1234567890123456',
   '1.7976931348623157e308',
   '5e-324',
 ];
@@ -136,5 +140,13 @@ export const idArb: fc.Arbitrary<JsonNode> = fc.oneof(
   { arbitrary: fc.string({ maxLength: 10 }), weight: 3 },
   { arbitrary: fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true })), weight: 1 },
   { arbitrary: rawNumber, weight: 1 },
+  // Integers JS numbers cannot hold: the answer must carry the same digits.
+  {
+    arbitrary: fc
+      .bigInt({ min: -(10n ** 25n), max: 10n ** 25n })
+      .filter((n) => n > BigInt(Number.MAX_SAFE_INTEGER) || n < -BigInt(Number.MAX_SAFE_INTEGER))
+      .map((n): JsonNode => ({ t: 'num', text: String(n) })),
+    weight: 1,
+  },
   { arbitrary: anyJson, weight: 1 },
 );

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sseData } from './http-target.ts';
 import { nestingDepth } from './json-text.ts';
-import { malformed, NULL_ID, type Owed, owedFor, settle } from './oracle.ts';
+import { malformed, NULL_ID, type Owed, owedFor, parseIds, settle } from './oracle.ts';
 import { owedForLines } from './stdio-target.ts';
 import { LIMITS } from './target.ts';
 
@@ -113,6 +113,22 @@ describe('settling answers against what was owed', () => {
     assert.equal(settle(owing.singles, owing.batches, []).unanswered.length, 1);
     assert.equal(settle(owing.singles, owing.batches, [ok(1), ok(1)]).unexpected.length, 1);
     assert.equal(settle(owing.singles, owing.batches, [ok(2)]).unexpected.length, 1);
+  });
+
+  test('an integer id past Number.MAX_SAFE_INTEGER is settled only by the same digits', () => {
+    const text = '{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}';
+    const big = owedFor(text, options);
+    assert.deepEqual(big.singles[0]!.ids, ['n12345678901234567890']);
+    const exact = parseIds('{"jsonrpc":"2.0","id":12345678901234567890,"result":{}}');
+    const rounded = parseIds('{"jsonrpc":"2.0","id":12345678901234567000,"result":{}}');
+    assert.equal(malformed(exact), undefined);
+    assert.deepEqual(settle(big.singles, big.batches, [exact]).unanswered, []);
+    assert.equal(settle(big.singles, big.batches, [rounded]).unexpected.length, 1);
+    const cancel = owedFor(
+      '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":12345678901234567891}}',
+      options,
+    );
+    assert.deepEqual(cancel.cancels, ['n12345678901234567891']);
   });
 
   test('a notification answered is an answer nothing was owed for', () => {

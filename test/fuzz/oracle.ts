@@ -4,7 +4,8 @@
  * notification or a response), whether each message it sent is well-formed, and whether the
  * answers received pay exactly what was owed. Reads client data only at the top level and
  * batch members; measures nesting by scanning the text: nothing here recurses into what the
- * fuzzer sent, whatever its depth.
+ * fuzzer sent, whatever its depth. Integer ids JS numbers cannot hold (12345678901234567890)
+ * are compared digit for digit, as written (`parseIds`).
  */
 import { nestingDepth } from './json-text.ts';
 
@@ -12,15 +13,66 @@ import { nestingDepth } from './json-text.ts';
 export type IdKey = string;
 export const NULL_ID: IdKey = 'null';
 
-function isId(v: unknown): v is string | number {
-  return typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
+/** An integer id past Number.MAX_SAFE_INTEGER, as written (JSON.parse would round it). */
+export class ExactId {
+  readonly digits: string;
+  constructor(digits: string) {
+    this.digits = digits;
+  }
+}
+
+function isId(v: unknown): v is string | number | ExactId {
+  return typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) || v instanceof ExactId;
 }
 
 export function idKey(id: unknown): IdKey | undefined {
   if (id === null) return NULL_ID;
   if (typeof id === 'string') return `s${JSON.stringify(id)}`;
   if (typeof id === 'number' && Number.isFinite(id)) return `n${JSON.stringify(id)}`;
+  if (id instanceof ExactId) return `n${id.digits}`;
   return undefined;
+}
+
+/** The key of the id JSON.parse would have read: what a server that rounds answers. */
+const roundedKey = (id: unknown) => (id instanceof ExactId ? idKey(Number(id.digits)) : undefined);
+
+const INTEGER = /^-?\d+$/;
+
+/**
+ * JSON.parse, except that an integer `id` past Number.MAX_SAFE_INTEGER (of the message, or of
+ * each batch member) and a `params.requestId` are kept as `ExactId`s. A text nested too deep
+ * for a reviver's walk is read as JSON.parse reads it (a server refuses such a text, and may
+ * have read its id either way; `member` accepts both).
+ */
+export function parseIds(text: string): unknown {
+  if (!/\d{16}/.test(text)) return JSON.parse(text);
+  const kept = new WeakMap<object, Map<string, string>>();
+  let value: unknown;
+  try {
+    value = JSON.parse(text, function (this: object, key, v, context?: { source?: string }) {
+      const source = context?.source;
+      if ((key === 'id' || key === 'requestId') && typeof v === 'number' && !Number.isSafeInteger(v)) {
+        if (source !== undefined && INTEGER.test(source)) {
+          const found = kept.get(this) ?? new Map<string, string>();
+          kept.set(this, found);
+          found.set(key, source);
+        }
+      }
+      return v;
+    });
+  } catch (err) {
+    if (err instanceof SyntaxError) throw err;
+    return JSON.parse(text);
+  }
+  const restore = (holder: unknown, key: string) => {
+    const digits = isObject(holder) ? kept.get(holder)?.get(key) : undefined;
+    if (digits !== undefined) (holder as Record<string, unknown>)[key] = new ExactId(digits);
+  };
+  for (const m of Array.isArray(value) ? value : [value]) {
+    restore(m, 'id');
+    if (isObject(m)) restore(m.params, 'requestId');
+  }
+  return value;
 }
 
 export function isObject(v: unknown): v is Record<string, unknown> {
@@ -71,7 +123,7 @@ export function owedFor(text: string, options: OracleOptions): Owing {
   const owing: Owing = { singles: [], batches: [], cancels: [] };
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseIds(text);
   } catch {
     owing.singles.push({ ids: [NULL_ID], optional: false, note: `not JSON: ${preview(text)}` });
     return owing;
@@ -108,7 +160,8 @@ export function owedFor(text: string, options: OracleOptions): Owing {
 function member(v: unknown, deep: boolean, cancels: IdKey[]): Owed | undefined {
   const owed = strictMember(v, cancels);
   if (!deep) return owed;
-  const ids = [...new Set([...(owed?.ids ?? []), NULL_ID])];
+  const rounded = isObject(v) ? roundedKey(v.id) : undefined;
+  const ids = [...new Set([...(owed?.ids ?? []), ...(rounded ? [rounded] : []), NULL_ID])];
   const silentShape = isObject(v) && (has(v, 'method') ? !has(v, 'id') : has(v, 'result') || has(v, 'error'));
   return { ids, optional: silentShape || (owed?.optional ?? true), note: `deep ${owed?.note ?? 'message'}` };
 }

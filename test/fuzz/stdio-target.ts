@@ -16,6 +16,7 @@ import {
   NULL_ID,
   type Owed,
   owedFor,
+  parseIds,
   settle,
 } from './oracle.ts';
 import {
@@ -134,7 +135,7 @@ class StdioTarget implements FuzzTarget<Payload> {
   #line(line: string): void {
     let m: unknown;
     try {
-      m = JSON.parse(line);
+      m = parseIds(line);
     } catch {
       this.#problems.push(`stdout carried a line that is not JSON: ${JSON.stringify(clip(line, 300))}`);
       return;

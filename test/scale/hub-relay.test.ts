@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Redis } from 'ioredis';
 import { ClientAnswerError, ErrorCode } from '../../src/base/errors.ts';
-import type { JsonRpcMessage } from '../../src/base/jsonrpc.ts';
+import type { JsonRpcMessage, RequestId } from '../../src/base/jsonrpc.ts';
 import { type Announcement, Hub, type OutboundChannel } from '../../src/protocol/hub.ts';
 import { createRedisClient } from '../../src/ratelimit/redis-client.ts';
 import { createHubRelay } from '../../src/scale/hub-relay.ts';
@@ -116,8 +116,8 @@ describe('the hub relayed between replicas', () => {
   test('a cancellation is handled where the request runs: here first, else on the other replica', async () => {
     const a = await replica('a4');
     const b = await replica('b4');
-    const cancelledOnA: [string, string | number][] = [];
-    const cancelledOnB: [string, string | number][] = [];
+    const cancelledOnA: [string, RequestId][] = [];
+    const cancelledOnB: [string, RequestId][] = [];
     a.hub.setCanceller((scope, id) => {
       cancelledOnA.push([scope, id]);
       return id === 'running-on-a';

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
+import { parseMessage } from '../../src/base/json-ids.ts';
 import type { TaskRecord, TaskStore } from '../../src/tasks/types.ts';
 
 export interface TaskStoreFactory {
@@ -46,6 +47,20 @@ export function runTaskStoreContract(name: string, factory: TaskStoreFactory): v
       await a.create(r);
       assert.deepEqual(await b.get(r.taskId), r);
       assert.equal(await b.get('no-such-task'), undefined);
+    });
+
+    it('an id past Number.MAX_SAFE_INTEGER (request id, progress token) is stored with its digits', async () => {
+      const { a, b } = await factory.make();
+      const id = parseMessage(
+        '{"jsonrpc":"2.0","id":12345678901234567890,"method":"tools/call","params":{"_meta":{"progressToken":-98765432109876543210}}}',
+      ) as { id: TaskRecord['requestId']; params: { _meta: TaskRecord['meta'] } };
+      const r = record(`owner-${randomUUID()}`, factory.now(), { requestId: id.id, meta: id.params._meta });
+      await a.create(r);
+      const got = await b.get(r.taskId);
+      assert.equal(
+        JSON.stringify([got?.requestId, got?.meta]),
+        '[12345678901234567890,{"progressToken":-98765432109876543210}]',
+      );
     });
 
     it('update applies a change atomically; concurrent writers all land; no change means unchanged', async () => {

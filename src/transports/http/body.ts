@@ -4,6 +4,7 @@
  * -32700 for bad JSON, not Fastify's own error shape).
  */
 import type { FastifyInstance } from 'fastify';
+import { parseMessage } from '../../base/json-ids.ts';
 import { Refusal } from '../../base/refusals.ts';
 import { scanJson } from '../../protocol/json-limits.ts';
 import type { HttpDeps } from '../deps.ts';
@@ -55,14 +56,15 @@ export function installBodyHandling(app: FastifyInstance, server: HttpDeps, maxB
 }
 
 /**
- * JSON.parse with Fastify's prototype-poisoning protection kept: a `__proto__` key, or a
+ * JSON.parse (`parseMessage`: an integer id past Number.MAX_SAFE_INTEGER kept as sent) with
+ * Fastify's prototype-poisoning protection kept: a `__proto__` key, or a
  * `constructor` key holding `prototype`, is refused. A reviver would slow every parse, so the
  * keys are looked for only when the text mentions them, with a walk that does not recurse
  * (a body nested 10,000 deep must not overflow the stack). Nesting itself is the
  * dispatcher's limit (MCP_MAX_JSON_DEPTH), so the walk here has none.
  */
 function parseBody(text: string): unknown {
-  const value: unknown = JSON.parse(text);
+  const value: unknown = parseMessage(text);
   if (text.includes('__proto__') || text.includes('constructor')) {
     const problem = scanJson(value, Number.POSITIVE_INFINITY, true);
     if (problem?.kind === 'poison') {

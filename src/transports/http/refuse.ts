@@ -8,7 +8,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCode, type ProtocolError } from '../../base/errors.ts';
-import { errorResponse, isObject } from '../../base/jsonrpc.ts';
+import { errorResponse, isId, isObject, type RequestId } from '../../base/jsonrpc.ts';
 import type { Identity } from '../../base/types.ts';
 import { requestLogLine } from '../../telemetry/logger.ts';
 import type { HttpDeps } from '../deps.ts';
@@ -53,9 +53,9 @@ const REASON_BY_CODE: Readonly<Record<number, string>> = {
 const DISPATCHED_REFUSALS = new Set([401, 403, 429]);
 
 /** The id a refusal echoes by default: the body's, once it is read and has one. */
-function bodyId(req: FastifyRequest): string | number | null {
+function bodyId(req: FastifyRequest): RequestId | null {
   const body = req.body;
-  return isObject(body) && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
+  return isObject(body) && isId(body.id) ? body.id : null;
 }
 
 /** A refusal's span (in the caller's trace), count and log line. */
@@ -111,7 +111,7 @@ export function refuse(
   } catch (error) {
     deps.logger.error({ err: error }, 'recording a refusal failed');
   }
-  const echoed = typeof id === 'string' || typeof id === 'number' ? id : null;
+  const echoed = isId(id) ? id : null;
   for (const [k, v] of Object.entries(err.httpHeaders ?? {})) reply.header(k, v);
   return reply
     .code(status)
