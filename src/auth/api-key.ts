@@ -99,6 +99,7 @@ export function createApiKeyAuthenticator(keys: readonly ApiKey[]): Authenticato
     },
     // API keys are unscoped credentials: a key opens every tool. Scope a tool with OAuth.
     checkScopes(): void {},
+    hasScopes: () => true,
     async ready(): Promise<void> {},
   };
 }

@@ -239,6 +239,8 @@ export function createOAuthAuthenticator(options: OAuthAuthenticatorOptions): OA
       checkToolScopes(identity, needed, resourceMetadataUrl);
     },
 
+    hasScopes: (identity, needed) => missingScopes(identity.scopes, needed).length === 0,
+
     async ready(): Promise<void> {
       const { keys } = await keySet();
       // Fetch only when there is no fresh copy, so a /readyz probe every few seconds costs nothing.

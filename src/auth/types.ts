@@ -25,6 +25,12 @@ export interface Authenticator {
    * (a tool's `scopes`). API keys are not scoped: the api_key authenticator allows all.
    */
   checkScopes(identity: Identity, needed: readonly string[]): void;
+  /**
+   * Whether `identity` holds every scope in `needed`, by the same rule as `checkScopes`, without
+   * building an error: visibility asks this for every listed or named item, and a hidden item
+   * must cost what an absent one does.
+   */
+  hasScopes(identity: Identity, needed: readonly string[]): boolean;
   /** Resolves once the authenticator can verify credentials (JWKS fetched); for /readyz and doctor. */
   ready(): Promise<void>;
 }

@@ -71,6 +71,28 @@ export function authenticatorContract(name: string, setup: () => Promise<Contrac
       assert.ok(Array.isArray(identity.scopes));
     });
 
+    it('hasScopes answers as checkScopes decides, without throwing', async () => {
+      const { authenticator, valid } = await setup();
+      const identity = await authenticator.authenticate({ headers: valid });
+      const asks = [
+        [],
+        identity.scopes.slice(0, 1),
+        [...identity.scopes],
+        ['no-such-scope-granted'],
+        [...identity.scopes, 'no-such-scope-granted'],
+      ];
+      for (const needed of asks) {
+        let allowed = true;
+        try {
+          authenticator.checkScopes(identity, needed);
+        } catch (err) {
+          assert.ok(err instanceof AuthError);
+          allowed = false;
+        }
+        assert.equal(authenticator.hasScopes(identity, needed), allowed, `needed: ${needed.join(' ')}`);
+      }
+    });
+
     it('is ready', async () => {
       const { authenticator } = await setup();
       await authenticator.ready();
