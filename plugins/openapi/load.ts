@@ -27,24 +27,16 @@ export interface LoadedApi {
 const HTTP_SOURCE = /^https?:\/\//i;
 
 function parserOptions(source: string, options: LoadOptions): SwaggerParser.Options {
-  const policy = refPolicyOptions(createRefPolicy(source, options.allowRefs ?? []));
+  const policy = refPolicyOptions(createRefPolicy(source, options.allowRefs ?? []), {
+    timeoutMs: options.timeoutMs,
+    headers: {
+      'User-Agent': options.userAgent,
+      Accept: 'application/json, application/yaml;q=0.9, */*;q=0.5',
+    },
+  });
   return {
     parse: policy.parse as SwaggerParser.Options['parse'],
-    resolve: {
-      ...(policy.resolve as SwaggerParser.Options['resolve']),
-      http: {
-        ...policy.resolve.http,
-        timeout: options.timeoutMs,
-        headers: {
-          'User-Agent': options.userAgent,
-          Accept: 'application/json, application/yaml;q=0.9, */*;q=0.5',
-        },
-        // The document's location comes from the operator's settings, and an internal API
-        // (a cluster-local service, a sidecar) is the common case: the resolver's block of
-        // private and loopback addresses protects against untrusted documents, not this.
-        safeUrlResolver: false,
-      } as SwaggerParser.HTTPResolverOptions,
-    },
+    resolve: policy.resolve as SwaggerParser.Options['resolve'],
     dereference: { circular: true },
   };
 }
@@ -63,13 +55,28 @@ function failure(message: string, cause?: unknown): ToolkitError {
 export async function loadDocument(spec: string, options: LoadOptions): Promise<LoadedApi> {
   const source = HTTP_SOURCE.test(spec) ? spec : path.resolve(spec);
   let api: ApiDocument;
+  let timer: NodeJS.Timeout | undefined;
+  // The whole load, the document and every $ref it names, within MCP_OPENAPI_TIMEOUT_MS.
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          failure(
+            `MCP_OPENAPI_SPEC could not be read: loading it and its $refs took longer than MCP_OPENAPI_TIMEOUT_MS (${options.timeoutMs} ms)`,
+          ),
+        ),
+      options.timeoutMs,
+    );
+  });
   try {
-    api = (await new SwaggerParser().validate(
-      source,
-      parserOptions(source, options),
-    )) as unknown as ApiDocument;
+    api = (await Promise.race([
+      new SwaggerParser().validate(source, parserOptions(source, options)),
+      deadline,
+    ])) as unknown as ApiDocument;
   } catch (err) {
-    throw await explain(err, source, options);
+    throw err instanceof ToolkitError ? err : await explain(err, source, options);
+  } finally {
+    clearTimeout(timer);
   }
   if (typeof api.openapi !== 'string' || !api.openapi.startsWith('3.')) {
     throw failure(

@@ -45,7 +45,9 @@ test('a path argument runs only the files under it; a path with none is a usage 
     env: { ...process.env, NODE_TEST_CONTEXT: undefined },
   });
   assert.equal(ok.status, 0, ok.stderr);
-  assert.match(ok.stderr, /the chosen files, 1 file\b/);
+  const count = globSync('test/base/**/*.test.ts', { cwd: ROOT }).length;
+  assert.ok(count > 0);
+  assert.match(ok.stderr, new RegExp(`the chosen files, ${count} files?\\b`));
   const none = spawnSync(process.execPath, ['scripts/test.ts', 'test/no-such-folder'], {
     cwd: ROOT,
     encoding: 'utf8',

@@ -5,7 +5,7 @@
  * refused at once. Documents served by a real loopback HTTP server; the CLI exits 2.
  */
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -22,6 +22,10 @@ import { rejection } from './helpers.ts';
 let dir: string;
 let secret: string;
 const docs = new Map<string, string>();
+/** Paths that answer 302 to a URL. */
+const redirects = new Map<string, string>();
+/** Paths that never answer. */
+const silent = new Set<string>();
 const served: string[] = [];
 let main: Server;
 let other: Server;
@@ -31,6 +35,24 @@ let otherOrigin: string;
 function serve(): Server {
   return createServer((req, res) => {
     served.push(`${req.headers.host}${req.url}`);
+    const to = redirects.get(req.url ?? '');
+    if (to !== undefined) return void res.writeHead(302, { location: to }).end();
+    if (silent.has(req.url ?? '')) return;
+    if (req.url === '/huge.json') {
+      // 33 MiB of a JSON string, streamed: more than the loader reads.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"openapi":"3.0.3","x":"');
+      const mib = 'x'.repeat(1024 * 1024);
+      let sent = 0;
+      const more = () => {
+        while (sent < 33 && !res.destroyed) {
+          sent++;
+          if (!res.write(mib)) return void res.once('drain', more);
+        }
+        res.end('"}');
+      };
+      return more();
+    }
     const body = docs.get(req.url ?? '');
     if (body === undefined) res.writeHead(404).end();
     else res.writeHead(200, { 'content-type': 'application/json' }).end(body);
@@ -115,6 +137,42 @@ describe('a fetched document', () => {
     await client.close();
   });
 
+  test('a redirect is checked as a $ref is: to another host it is refused', async () => {
+    docs.set('/hop.json', docWith(`${mainOrigin}/moved.json`));
+    redirects.set('/moved.json', `${otherOrigin}/schema.json`);
+    served.length = 0;
+    assert.match(
+      await refused({ MCP_OPENAPI_SPEC: `${mainOrigin}/hop.json` }),
+      /redirects to http:\/\/127\.0\.0\.1:\d+\/schema\.json, refused: .* is not the document's own origin/,
+    );
+    assert.ok(!served.some((s) => otherOrigin.endsWith(s.split('/')[0]!)), `never asked: ${served}`);
+    // The document itself redirected within its origin is fine.
+    redirects.set('/alias.json', `${mainOrigin}/own.json`);
+    docs.set('/own.json', docWith(`${mainOrigin}/schema.json`));
+    const client = await start({ MCP_OPENAPI_SPEC: `${mainOrigin}/alias.json` });
+    await client.close();
+  });
+
+  test('a document larger than the loader reads is cut off while it arrives', async () => {
+    assert.match(
+      await refused({ MCP_OPENAPI_SPEC: `${mainOrigin}/huge.json` }),
+      /huge\.json is larger than the 33554432 bytes the loader reads/,
+    );
+  });
+
+  test('the whole load is bounded by MCP_OPENAPI_TIMEOUT_MS, $refs included', async () => {
+    docs.set('/slow-ref.json', docWith(`${mainOrigin}/never.json`));
+    silent.add('/never.json');
+    const started = performance.now();
+    const message = await refused({
+      MCP_OPENAPI_SPEC: `${mainOrigin}/slow-ref.json`,
+      MCP_OPENAPI_TIMEOUT_MS: '800',
+    });
+    const took = performance.now() - started;
+    assert.ok(took < 3000, `took ${took} ms`);
+    assert.match(message, /MCP_OPENAPI_SPEC could not be read|timeout|took longer/i);
+  });
+
   test('the CLI exits 2 naming the refusal', async () => {
     const proc = spawnCli(['run', '--transport', 'stdio'], {
       MCP_PLUGINS: 'openapi',
@@ -142,6 +200,16 @@ describe('a local document', () => {
     assert.match(
       await refused({ MCP_OPENAPI_SPEC: above }),
       /refused: the file is outside the document's folder/,
+    );
+  });
+
+  test('a file larger than the loader reads is refused before it is read', async () => {
+    const big = path.join(dir, 'big.json');
+    await writeFile(big, '');
+    await truncate(big, 33 * 1024 * 1024);
+    assert.match(
+      await refused({ MCP_OPENAPI_SPEC: big, MCP_OPENAPI_BASE_URL: 'http://127.0.0.1:9' }),
+      /big\.json refused: 34603008 bytes, more than the 33554432 the loader reads/,
     );
   });
 
