@@ -235,6 +235,37 @@ describe('calls', () => {
     assert.equal(textOf(r), '/v1/files/..%2Fa%2Fb%20c%3F.txt');
   });
 
+  test('a dot segment is refused before anything is sent; encoded and embedded dots stay data', async () => {
+    for (const name of ['..', '.']) {
+      api.reset();
+      const r = await call(client, 'getFile', { name });
+      assert.equal(r.isError, true, `${name}: ${textOf(r)}`);
+      assert.match(textOf(r), /would change the path the call goes to/);
+      assert.deepEqual(
+        api.requests.map((q) => q.target),
+        [],
+        `${name}: the upstream received nothing`,
+      );
+    }
+    for (const [name, target] of [
+      ['..a', '/v1/files/..a'],
+      ['a..', '/v1/files/a..'],
+      ['...', '/v1/files/...'],
+      // A client's own percent signs are data too: they cannot spell a dot segment.
+      ['%2e%2e', '/v1/files/%252e%252e'],
+      ['.%2E', '/v1/files/.%252E'],
+    ] as const) {
+      api.reset();
+      const r = await call(client, 'getFile', { name });
+      assert.notEqual(r.isError, true, `${name}: ${textOf(r)}`);
+      assert.deepEqual(
+        api.requests.map((q) => q.target),
+        [target],
+        `${name} arrives as one segment under the base path`,
+      );
+    }
+  });
+
   test('404 is an isError result with the API message', async () => {
     const r = await call(client, 'showPetById', { petId: 999 });
     assert.equal(r.isError, true);
