@@ -8,7 +8,7 @@ import { type FSWatcher, watch } from 'node:fs';
 import path from 'node:path';
 import { createReloader, pluginFolders } from './dev-reload.ts';
 import { type RunIo, startupSummary } from './run.ts';
-import { parseCommand, USAGE } from './usage.ts';
+import { checkFlags, parseCommand, USAGE } from './usage.ts';
 
 /** Saves arrive as bursts of events (write, rename, chmod): reload once they settle. */
 const SETTLE_MS = 150;
@@ -30,6 +30,7 @@ export async function devCommand(
     return;
   }
   const { host, port } = parsed.values as { host?: string; port?: string };
+  checkFlags('dev', { host: ['MCP_HTTP_HOST', host], port: ['MCP_HTTP_PORT', port] });
   const { serve } = await import('../serve.ts');
   const running = await serve({
     env,

@@ -5,7 +5,7 @@
  */
 import { hostname } from 'node:os';
 import type { RunningServer } from '../serve.ts';
-import { CliUsageError, parseCommand, USAGE } from './usage.ts';
+import { CliUsageError, checkFlags, parseCommand, USAGE } from './usage.ts';
 
 /** How `run` and `dev` write to stderr, and whether it is a terminal. */
 export interface RunIo {
@@ -81,6 +81,11 @@ function runOverrides(
     port?: string;
     cwd?: string;
   };
+  checkFlags('run', {
+    transport: ['MCP_TRANSPORT', transport],
+    host: ['MCP_HTTP_HOST', host],
+    port: ['MCP_HTTP_PORT', port],
+  });
   const effective = (transport ?? env['MCP_TRANSPORT'] ?? '').trim() || 'stdio';
   const httpOnly = [host !== undefined && '--host', port !== undefined && '--port'].filter(Boolean);
   if (effective === 'stdio' && httpOnly.length > 0) {

@@ -5,6 +5,8 @@
  * (src/cli/check.ts, src/cli/test.ts).
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { settingsSchema } from '../config/settings.ts';
+import { closestName } from '../config/unknown-settings.ts';
 
 /** A usage mistake: the CLI prints it with the command's usage and exits 2. */
 export class CliUsageError extends Error {
@@ -129,6 +131,36 @@ export function parseCommand<O extends NonNullable<ParseArgsConfig['options']>>(
     const values = parsed.values as Record<string, string | boolean | string[] | boolean[] | undefined>;
     return { values, positionals: parsed.positionals, help: values['help'] === true };
   } catch (err) {
-    throw new CliUsageError(command, (err as Error).message);
+    throw new CliUsageError(command, withSuggestion(err as Error & { code?: string }, options));
+  }
+}
+
+/** An unknown `--flag` gets the same "did you mean" as an unknown MCP_* variable. */
+function withSuggestion(err: Error & { code?: string }, options: Record<string, unknown>): string {
+  if (err.code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return err.message;
+  const flag = /'--([^'=]+)/.exec(err.message)?.[1];
+  const known = [...Object.keys(options), 'help'];
+  const closest = flag === undefined ? undefined : closestName(flag, known);
+  return closest === undefined ? err.message : `${err.message}: did you mean --${closest}?`;
+}
+
+/**
+ * Checks flags that stand for settings (`--port` for MCP_HTTP_PORT) with the setting's own
+ * schema, so a bad value is reported as the flag the user typed, not as a variable they never set.
+ *
+ * @example
+ * checkFlags('run', { port: ['MCP_HTTP_PORT', 'abc'] }); // throws: --port abc is invalid: ...
+ */
+export function checkFlags(
+  command: string,
+  flags: Readonly<Record<string, readonly [keyof typeof settingsSchema.shape, string | undefined]>>,
+): void {
+  for (const [flag, [setting, value]] of Object.entries(flags)) {
+    if (value === undefined) continue;
+    const result = settingsSchema.shape[setting].safeParse(value);
+    if (!result.success) {
+      const why = result.error.issues.map((i) => i.message).join('; ');
+      throw new CliUsageError(command, `--${flag} ${JSON.stringify(value)} is invalid: ${why}`);
+    }
   }
 }

@@ -75,6 +75,26 @@ describe('--help and --version', () => {
   });
 });
 
+describe('flags are named as flags', () => {
+  test('a bad --port value is reported as the flag, not as MCP_HTTP_PORT, exit 2', () => {
+    const r = cli(['run', '--transport', 'http', '--port', 'abc'], { MCP_LOG_FORMAT: 'pretty' });
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /^mcp-toolkit run: --port "abc" is invalid: expected an integer from 0 to 65535/);
+    assert.doesNotMatch(r.stderr, /MCP_HTTP_PORT="abc"/);
+    const dev = cli(['dev', '--port', '70000'], { MCP_LOG_FORMAT: 'pretty' });
+    assert.equal(dev.status, 2);
+    assert.match(dev.stderr, /^mcp-toolkit dev: --port "70000" is invalid/);
+  });
+
+  test('an unknown flag close to a real one gets a "did you mean"', () => {
+    const r = cli(['run', '--transprt', 'http'], { MCP_LOG_FORMAT: 'pretty' });
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /Unknown option '--transprt': did you mean --transport\?/);
+    const far = cli(['run', '--verbose'], { MCP_LOG_FORMAT: 'pretty' });
+    assert.doesNotMatch(far.stderr, /did you mean/);
+  });
+});
+
 describe('run: HTTP-only flags with stdio', () => {
   test('--port without --transport http is refused, exit 2, nothing on stdout', () => {
     const r = cli(['run', '--port', '9000'], { MCP_LOG_FORMAT: 'pretty' });
