@@ -5,9 +5,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Refusal } from '../../base/refusals.ts';
-import { scanJson } from '../../protocol/json-limits.ts';
 import type { HttpDeps } from '../deps.ts';
 import { refuse } from './refuse.ts';
+import { parseBody, parseRefusal } from './rules.ts';
 
 export function installBodyHandling(app: FastifyInstance, server: HttpDeps, maxBody: number): void {
   app.removeAllContentTypeParsers();
@@ -41,33 +41,9 @@ export function installBodyHandling(app: FastifyInstance, server: HttpDeps, maxB
       err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
       err.code === 'MCP_POISON'
     ) {
-      return refuse(
-        server,
-        req,
-        reply,
-        Refusal.bodyParseError(err.code === 'MCP_POISON' ? err.message : 'the body is not valid JSON'),
-        null,
-      );
+      return refuse(server, req, reply, parseRefusal(err), null);
     }
     server.logger.error({ err }, 'http error');
     return refuse(server, req, reply, Refusal.internal(), null);
   });
-}
-
-/**
- * JSON.parse with Fastify's prototype-poisoning protection kept: a `__proto__` key, or a
- * `constructor` key holding `prototype`, is refused. A reviver would slow every parse, so the
- * keys are looked for only when the text mentions them, with a walk that does not recurse
- * (a body nested 10,000 deep must not overflow the stack). Nesting itself is the
- * dispatcher's limit (MCP_MAX_JSON_DEPTH), so the walk here has none.
- */
-function parseBody(text: string): unknown {
-  const value: unknown = JSON.parse(text);
-  if (text.includes('__proto__') || text.includes('constructor')) {
-    const problem = scanJson(value, Number.POSITIVE_INFINITY, true);
-    if (problem?.kind === 'poison') {
-      throw Object.assign(new Error(`the key "${problem.key}" is not allowed`), { code: 'MCP_POISON' });
-    }
-  }
-  return value;
 }
