@@ -19,6 +19,7 @@ import { createAuthenticator } from '../../src/auth/create.ts';
 import { ErrorCode } from '../../src/base/errors.ts';
 import { parseSettings } from '../../src/config/settings.ts';
 import { loadPlugins } from '../../src/plugin-loader.ts';
+import { createRateLimiter } from '../../src/ratelimit/limiter.ts';
 import { createServer, type McpServer } from '../../src/server.ts';
 import { createFetchHandler, type FetchHandler } from '../../src/transports/fetch/index.ts';
 import { REPO_ROOT } from '../helpers/spawn-server.ts';
@@ -32,12 +33,20 @@ const ENVELOPE = {
   'io.modelcontextprotocol/clientInfo': { name: 'fetch-test', version: '1.0.0' },
 };
 
-async function buildServer(env: Record<string, string> = {}): Promise<McpServer> {
+async function buildServer(
+  env: Record<string, string> = {},
+  options: { burst?: number } = {},
+): Promise<McpServer> {
   const all = { MCP_PLUGINS: ECHO_PLUGIN, MCP_MAX_BODY_BYTES: '4096', ...env };
   const settings = parseSettings(all);
   const plugins = await loadPlugins(settings.MCP_PLUGINS, all, REPO_ROOT);
+  const logger = pino({ level: 'silent' });
   const auth = createAuthenticator(settings, { audience: URL_MCP, resourceMetadataUrl: URL_MCP });
-  return createServer({ settings, plugins, logger: pino({ level: 'silent' }), auth });
+  const limiter =
+    options.burst === undefined
+      ? undefined
+      : createRateLimiter({ rps: 0.001, burst: options.burst, store: 'memory', logger });
+  return createServer({ settings, plugins, logger, auth, limiter });
 }
 
 interface CallOptions {
@@ -350,6 +359,68 @@ describe('the fetch handler with API-key auth', () => {
     assert.equal((await json(right, 'tools/list')).id, 3);
     const get = await handle(new Request(URL_MCP, { headers: { authorization: `Bearer ${KEY}` } }));
     await expectError(get, 405, ErrorCode.MethodNotAllowed, null);
+  });
+});
+
+describe('the fetch handler: rate limit and refusal records', () => {
+  let server: McpServer;
+  before(async () => {
+    server = await buildServer({}, { burst: 2 });
+  });
+  after(() => server.close());
+
+  test('a client past its bucket gets 429 with Retry-After, keyed by the address the runtime gives', async () => {
+    const handle = createFetchHandler(server);
+    const from = { address: '192.0.2.7' };
+    assert.equal((await handle(call(1, 'tools/list'), from)).status, 200);
+    assert.equal((await handle(call(2, 'tools/list'), from)).status, 200);
+    const limited = await handle(call(3, 'tools/list'), from);
+    assert.ok(Number(limited.headers.get('retry-after')) >= 1);
+    await expectError(limited, 429, ErrorCode.RateLimited, 3);
+    const other = await handle(call(4, 'tools/list'), { address: '192.0.2.8' });
+    assert.equal(other.status, 200, 'another address has its own bucket');
+  });
+
+  test('every refusal is recorded as over Fastify: a span with its reason, the method and the address', async () => {
+    const seen: { httpMethod: string; status: number; reason: string; method?: string; address?: string }[] =
+      [];
+    const telemetry = {
+      ...server.telemetry,
+      recordRefusal: (info: (typeof seen)[number]) => {
+        seen.push(info);
+        return undefined;
+      },
+    };
+    const handle = createFetchHandler({ ...server, telemetry });
+    await handle(new Request(URL_MCP, { method: 'DELETE' }), { address: '192.0.2.9' });
+    await handle(call(5, 'tools/list', {}, { headers: { host: 'evil.example' } }));
+    await handle(call(6, 'initialize', {}, { meta: null, headers: { 'mcp-protocol-version': undefined } }));
+    assert.deepEqual(
+      seen.map(({ httpMethod, status, reason, method, address }) => ({
+        httpMethod,
+        status,
+        reason,
+        method,
+        address,
+      })),
+      [
+        {
+          httpMethod: 'DELETE',
+          status: 405,
+          reason: 'method_not_allowed',
+          method: undefined,
+          address: '192.0.2.9',
+        },
+        {
+          httpMethod: 'POST',
+          status: 403,
+          reason: 'host_not_allowed',
+          method: undefined,
+          address: undefined,
+        },
+        { httpMethod: 'POST', status: 400, reason: 'bad_request', method: 'initialize', address: undefined },
+      ],
+    );
   });
 });
 
