@@ -311,6 +311,26 @@ describe('the fetch handler with plain Request objects', () => {
     assert.equal(body.id, 18);
   });
 
+  test('subscriptions/listen holds an SSE stream: the acknowledgement first, until the reader cancels', async () => {
+    const res = await handle(call(20, 'subscriptions/listen', { notifications: { toolsListChanged: true } }));
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'text/event-stream');
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const { value } = await reader.read();
+    const [ack] = parseSse(new TextDecoder().decode(value)).map((e) => JSON.parse(e.data) as Message);
+    assert.equal(ack?.method, 'notifications/subscriptions/acknowledged');
+    assertValidServerMessage(V2026, ack);
+    assert.equal(server.hub.listenersOf('address:local'), 1);
+    await reader.cancel();
+    for (let i = 0; i < 50 && server.hub.listenersOf('address:local') > 0; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    assert.equal(server.hub.listenersOf('address:local'), 0, 'the listener is gone with its reader');
+    const jsonOnly = await handle(
+      call(21, 'subscriptions/listen', { notifications: {} }, { accept: 'application/json' }),
+    );
+    await expectError(jsonOnly, 406, ErrorCode.NotAcceptable, 21);
+  });
+
   test('path and body limit follow the options', async () => {
     const mounted = createFetchHandler(server, { path: '/api/mcp', maxBodyBytes: 1024 });
     const req = (body: string) =>
