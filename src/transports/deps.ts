@@ -58,3 +58,9 @@ export interface HttpDeps {
   /** The server as the card, the catalogs and the landing page show it, at `baseUrl`. */
   describe(baseUrl: string): ServerDescription;
 }
+
+/**
+ * What the fetch handler uses (src/transports/fetch/): the 2026 wire only, so no sessions, no
+ * hub of its own (a listen stream reaches the hub through the dispatcher), no event store.
+ */
+export type FetchDeps = Pick<HttpDeps, 'dispatcher' | 'logger' | 'telemetry' | 'auth' | 'limiter'>;

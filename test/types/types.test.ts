@@ -47,3 +47,8 @@ test('the public entry point exports the API and nothing internal', async () => 
     'settingEnvName',
   ]);
 });
+
+test('the fetch entry point exports the handler and its options, nothing else', async () => {
+  const api = await import('@mcp-toolkit/server/fetch');
+  assert.deepEqual(Object.keys(api).sort(), ['createFetchHandler', 'fetchHandlerOptions']);
+});

@@ -4,11 +4,10 @@
  * -32700 for bad JSON, not Fastify's own error shape).
  */
 import type { FastifyInstance } from 'fastify';
-import { parseMessage } from '../../base/json-ids.ts';
 import { Refusal } from '../../base/refusals.ts';
-import { scanJson } from '../../protocol/json-limits.ts';
 import type { HttpDeps } from '../deps.ts';
 import { refuse } from './refuse.ts';
+import { parseBody, parseRefusal } from './rules.ts';
 
 export function installBodyHandling(app: FastifyInstance, server: HttpDeps, maxBody: number): void {
   app.removeAllContentTypeParsers();
@@ -42,34 +41,9 @@ export function installBodyHandling(app: FastifyInstance, server: HttpDeps, maxB
       err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
       err.code === 'MCP_POISON'
     ) {
-      return refuse(
-        server,
-        req,
-        reply,
-        Refusal.bodyParseError(err.code === 'MCP_POISON' ? err.message : 'the body is not valid JSON'),
-        null,
-      );
+      return refuse(server, req, reply, parseRefusal(err), null);
     }
     server.logger.error({ err }, 'http error');
     return refuse(server, req, reply, Refusal.internal(), null);
   });
-}
-
-/**
- * JSON.parse (`parseMessage`: an integer id past Number.MAX_SAFE_INTEGER kept as sent) with
- * Fastify's prototype-poisoning protection kept: a `__proto__` key, or a
- * `constructor` key holding `prototype`, is refused. A reviver would slow every parse, so the
- * keys are looked for only when the text mentions them, with a walk that does not recurse
- * (a body nested 10,000 deep must not overflow the stack). Nesting itself is the
- * dispatcher's limit (MCP_MAX_JSON_DEPTH), so the walk here has none.
- */
-function parseBody(text: string): unknown {
-  const value: unknown = parseMessage(text);
-  if (text.includes('__proto__') || text.includes('constructor')) {
-    const problem = scanJson(value, Number.POSITIVE_INFINITY, true);
-    if (problem?.kind === 'poison') {
-      throw Object.assign(new Error(`the key "${problem.key}" is not allowed`), { code: 'MCP_POISON' });
-    }
-  }
-  return value;
 }

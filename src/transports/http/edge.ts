@@ -6,25 +6,11 @@
  * headers, and a span in the caller's trace, a count and a log line.
  */
 import type { FastifyInstance } from 'fastify';
-import { ProtocolError } from '../../base/errors.ts';
-import { isObject } from '../../base/jsonrpc.ts';
-import { Refusal } from '../../base/refusals.ts';
 import { rateLimitError } from '../../ratelimit/errors.ts';
 import { clientKey } from '../../ratelimit/limiter.ts';
 import type { HttpDeps } from '../deps.ts';
 import { refuse } from './refuse.ts';
-
-const isRequest = (m: unknown) => isObject(m) && typeof m.method === 'string' && 'id' in m;
-
-/**
- * How many requests (things that cost a token) a body holds: notifications and posted
- * responses are free, alone or in a batch. A GET or DELETE (no body) costs one.
- */
-function costOf(body: unknown): number {
-  if (body === undefined || body === null) return 1;
-  if (Array.isArray(body)) return body.filter(isRequest).length;
-  return isRequest(body) ? 1 : 0;
-}
+import { authRefusal, requestCost } from './rules.ts';
 
 export function installEdge(app: FastifyInstance, server: HttpDeps): void {
   app.decorateRequest('mcpIdentity', undefined);
@@ -35,10 +21,6 @@ export function installEdge(app: FastifyInstance, server: HttpDeps): void {
   // left as an unhandled rejection (which would end the process).
   const hookFailed = (err: unknown) => server.logger.error({ err }, 'HTTP edge hook failed');
   if (auth) {
-    const unavailable = (err: unknown) => {
-      server.logger.error({ err }, 'authentication failed unexpectedly');
-      return Refusal.authUnavailable();
-    };
     app.addHook('onRequest', (req, reply, done) => {
       auth
         .authenticate({ headers: req.headers })
@@ -49,7 +31,7 @@ export function installEdge(app: FastifyInstance, server: HttpDeps): void {
           },
           (err: unknown) => {
             // Answered here: `done` is not called, so the request goes no further.
-            refuse(server, req, reply, err instanceof ProtocolError ? err : unavailable(err));
+            refuse(server, req, reply, authRefusal(err, server.logger));
           },
         )
         .catch(hookFailed);
@@ -57,7 +39,7 @@ export function installEdge(app: FastifyInstance, server: HttpDeps): void {
   }
   if (limiter && limiter.burst > 0) {
     app.addHook('preHandler', (req, reply, done) => {
-      const cost = costOf(req.body);
+      const cost = requestCost(req.body);
       if (cost === 0) return done();
       limiter
         .consume(clientKey(req.mcpIdentity, req.ip), cost)

@@ -25,9 +25,39 @@ export interface HostGuard {
   originAllowed(origin: string | undefined): boolean;
 }
 
+/** What the Host and Origin checks allow, named for what each does (hostGuardOptions derives it from settings). */
+export interface HostGuardOptions {
+  /** Check the Host header at all (DNS-rebinding protection). */
+  readonly checkHost: boolean;
+  /** Allowed Host values: a name allows any port, `name:port` that port only; empty: the loopback names. */
+  readonly allowedHosts: readonly string[];
+  /** Allowed Origin values; empty: the loopback origins while the Host is checked, else any. */
+  readonly allowedOrigins: readonly string[];
+  /** Any Origin is allowed (CORS open to all). */
+  readonly anyOrigin: boolean;
+}
+
+/**
+ * The checks as the settings ask: on when bound to loopback or once MCP_ALLOWED_HOSTS is set.
+ * Origins trusted for CORS are trusted here too: a browser app listed in MCP_CORS_ORIGINS must
+ * not pass the preflight and then be refused on the POST.
+ */
+export function hostGuardOptions(settings: Settings): HostGuardOptions {
+  return {
+    checkHost: settings.MCP_ALLOWED_HOSTS.length > 0 || isLoopbackBind(settings.MCP_HTTP_HOST),
+    allowedHosts: settings.MCP_ALLOWED_HOSTS,
+    allowedOrigins: [...settings.MCP_ALLOWED_ORIGINS, ...settings.MCP_CORS_ORIGINS],
+    anyOrigin: settings.MCP_CORS_ORIGINS.includes('*'),
+  };
+}
+
 export function createHostGuard(settings: Settings): HostGuard {
-  const configured = settings.MCP_ALLOWED_HOSTS.map((h) => h.toLowerCase());
-  const enabled = configured.length > 0 || isLoopbackBind(settings.MCP_HTTP_HOST);
+  return hostGuard(hostGuardOptions(settings));
+}
+
+export function hostGuard(options: HostGuardOptions): HostGuard {
+  const configured = options.allowedHosts.map((h) => h.toLowerCase());
+  const enabled = options.checkHost;
   const hostnames = new Set<string>(configured.length > 0 ? [] : LOOPBACK_HOSTS);
   const exact = new Set<string>();
   for (const h of configured) {
@@ -35,14 +65,8 @@ export function createHostGuard(settings: Settings): HostGuard {
     if (/:\d+$/.test(h)) exact.add(h);
     else hostnames.add(h);
   }
-  // Origins trusted for CORS are trusted here too: a browser app listed in MCP_CORS_ORIGINS
-  // must not pass the preflight and then be refused on the POST.
-  const anyOrigin = settings.MCP_CORS_ORIGINS.includes('*');
-  const origins = new Set(
-    [...settings.MCP_ALLOWED_ORIGINS, ...settings.MCP_CORS_ORIGINS].map((o) =>
-      o.toLowerCase().replace(/\/$/, ''),
-    ),
-  );
+  const anyOrigin = options.anyOrigin;
+  const origins = new Set(options.allowedOrigins.map((o) => o.toLowerCase().replace(/\/$/, '')));
   return {
     enabled,
     hostAllowed(host) {

@@ -7,11 +7,10 @@
  * their MCP span and are only counted, when they are sent.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ErrorCode, type ProtocolError } from '../../base/errors.ts';
+import type { ProtocolError } from '../../base/errors.ts';
 import { errorResponse, isId, isObject, type RequestId } from '../../base/jsonrpc.ts';
 import type { Identity } from '../../base/types.ts';
-import { requestLogLine } from '../../telemetry/logger.ts';
-import type { HttpDeps } from '../deps.ts';
+import { isDispatchedRefusal, type RefusalDeps, recordRefusal, statusReason } from './rules.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -23,34 +22,7 @@ declare module 'fastify' {
   }
 }
 
-/** What recording a refusal needs. */
-export type RefusalDeps = Pick<HttpDeps, 'telemetry' | 'logger'>;
-
-/** `error.type` of a refusal by HTTP status. */
-const REASONS: Readonly<Record<number, string>> = {
-  400: 'bad_request',
-  401: 'unauthorized',
-  403: 'forbidden',
-  404: 'not_found',
-  405: 'method_not_allowed',
-  406: 'not_acceptable',
-  409: 'conflict',
-  413: 'payload_too_large',
-  415: 'unsupported_media_type',
-  429: 'rate_limited',
-  500: 'internal_error',
-  503: 'unavailable',
-};
-
-/** Refusals whose code says more than their status (a 403 for a foreign Host or Origin). */
-const REASON_BY_CODE: Readonly<Record<number, string>> = {
-  [ErrorCode.HostNotAllowed]: 'host_not_allowed',
-  [ErrorCode.OriginNotAllowed]: 'origin_not_allowed',
-  [ErrorCode.ParseError]: 'parse_error',
-};
-
-/** Statuses the dispatcher answers that still count as refusals (a tool's scope, a tool's limit). */
-const DISPATCHED_REFUSALS = new Set([401, 403, 429]);
+export type { RefusalDeps } from './rules.ts';
 
 /** The id a refusal echoes by default: the body's, once it is read and has one. */
 function bodyId(req: FastifyRequest): RequestId | null {
@@ -66,26 +38,20 @@ function record(
   status: number,
   error: { code?: number | undefined; message?: string | undefined },
 ): void {
-  const reason =
-    (error.code !== undefined ? REASON_BY_CODE[error.code] : undefined) ?? REASONS[status] ?? 'refused';
-  const body = req.body;
-  const trace = deps.telemetry.recordRefusal({
-    httpMethod: req.method,
+  recordRefusal(
+    deps,
+    {
+      httpMethod: req.method,
+      body: req.body,
+      headers: req.headers,
+      address: req.ip,
+      port: req.socket.remotePort,
+      httpVersion: req.raw.httpVersion,
+      identity: req.mcpIdentity,
+      elapsedMs: reply.elapsedTime,
+    },
     status,
-    reason,
-    message: error.message ?? `HTTP ${status}`,
-    method: isObject(body) && typeof body.method === 'string' ? body.method : undefined,
-    headers: req.headers,
-    address: req.ip,
-    port: req.socket.remotePort,
-    httpVersion: req.raw.httpVersion,
-    clientId: req.mcpIdentity?.clientId,
-    startTime: Date.now() - reply.elapsedTime,
-  });
-  requestLogLine(
-    deps.logger,
-    { method: `HTTP ${req.method}`, identity: req.mcpIdentity },
-    { outcome: 'refused', durationMs: reply.elapsedTime, trace },
+    error,
   );
 }
 
@@ -144,13 +110,9 @@ export function installRefusalRecording(app: FastifyInstance, deps: RefusalDeps)
     if (status >= 400 && !req.mcpRefusalRecorded) {
       try {
         if (req.mcpDispatched) {
-          if (DISPATCHED_REFUSALS.has(status)) {
-            deps.telemetry.countRefusal(
-              status,
-              status === 429 ? 'rate_limited' : (REASONS[status] ?? 'refused'),
-            );
-          }
-        } else if (REASONS[status] !== undefined) {
+          if (isDispatchedRefusal(status))
+            deps.telemetry.countRefusal(status, statusReason(status) ?? 'refused');
+        } else if (statusReason(status) !== undefined) {
           record(deps, req, reply, status, errorOf(payload));
         }
       } catch (err) {

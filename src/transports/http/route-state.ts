@@ -12,6 +12,7 @@ import { header } from '../../protocol/wire.ts';
 import type { HttpDeps } from '../deps.ts';
 import type { EventStore } from './event-store.ts';
 import { refuse } from './refuse.ts';
+import { acceptAllows } from './rules.ts';
 import type { SseStream } from './sse.ts';
 
 export interface RouteState {
@@ -49,9 +50,7 @@ export function holdStream(state: RouteState, sessionId: string): (() => void) |
 
 /** Whether the Accept header allows `type` (no header, or an empty one, allows anything). */
 export function accepts(req: FastifyRequest, type: string): boolean {
-  const accept = req.headers.accept;
-  if (accept === undefined || accept === '') return true;
-  return accept.includes(type) || accept.includes('*/*');
+  return acceptAllows(req.headers.accept, type);
 }
 
 export function streamHeaders(sessionId: string | undefined): Record<string, string> {

@@ -13,14 +13,16 @@ import {
 import type { OutboundChannel } from '../../protocol/hub.ts';
 import type { EventStore, StoredEvent } from './event-store.ts';
 
-const SSE_HEADERS = {
+/** The headers of an event stream; a fetch Response leaves out `connection` (hop-by-hop, the runtime's). */
+export const SSE_HEADERS = {
   'content-type': 'text/event-stream',
   'cache-control': 'no-cache, no-transform',
   connection: 'keep-alive',
   'x-accel-buffering': 'no',
 };
 
-function frame(data: string, id: string | undefined, retryMs?: number): string {
+/** One SSE event carrying `data` (a JSON-RPC message, or '' for a priming event). */
+export function frame(data: string, id: string | undefined, retryMs?: number): string {
   let out = '';
   if (id !== undefined) out += `id: ${id}\n`;
   if (retryMs !== undefined) out += `retry: ${retryMs}\n`;
