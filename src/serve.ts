@@ -69,9 +69,10 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   // stdio server for a desktop agent starts without Fastify, jose or ioredis.
   const httpModules = http
     ? Promise.all([
-        import('./transports/http/server.ts'),
+        import('./transport-options.ts'),
         import('./auth/create.ts'),
         import('./auth/resource-metadata.ts'),
+        import('./transports/http/server.ts'),
       ])
     : undefined;
   const redisModules = settings.MCP_REDIS_URL
@@ -193,8 +194,8 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     const stdio = serveStdio(server, { maxLineBytes: settings.MCP_MAX_BODY_BYTES, write: protocolWrite });
     closed = stdio.closed.then(() => stop());
   } else {
-    const [{ startHttp }] = await (httpModules as NonNullable<typeof httpModules>);
-    httpHandle = await startHttp(server, settings);
+    const [{ httpOptions }, , , { startHttp }] = await (httpModules as NonNullable<typeof httpModules>);
+    httpHandle = await startHttp(server, httpOptions(settings));
     closed = httpHandle.closed;
     logger.info({ url: httpHandle.url }, 'listening');
   }

@@ -1,9 +1,9 @@
 /**
  * DNS-rebinding protection (MCP transports spec, "Security Warning"; docs/conformance-fixture.md §1):
  * the Host and Origin headers are checked against allow-lists. On by default when bound to
- * loopback, and for any bind once MCP_ALLOWED_HOSTS is set.
+ * loopback, and for any bind once allowed hosts are listed.
  */
-import type { Settings } from '../../config/settings.ts';
+import type { HttpOptions } from './options.ts';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
@@ -25,9 +25,11 @@ export interface HostGuard {
   originAllowed(origin: string | undefined): boolean;
 }
 
-export function createHostGuard(settings: Settings): HostGuard {
-  const configured = settings.MCP_ALLOWED_HOSTS.map((h) => h.toLowerCase());
-  const enabled = configured.length > 0 || isLoopbackBind(settings.MCP_HTTP_HOST);
+export function createHostGuard(
+  options: Pick<HttpOptions, 'host' | 'allowedHosts' | 'allowedOrigins' | 'corsOrigins'>,
+): HostGuard {
+  const configured = options.allowedHosts.map((h) => h.toLowerCase());
+  const enabled = configured.length > 0 || isLoopbackBind(options.host);
   const hostnames = new Set<string>(configured.length > 0 ? [] : LOOPBACK_HOSTS);
   const exact = new Set<string>();
   for (const h of configured) {
@@ -35,13 +37,11 @@ export function createHostGuard(settings: Settings): HostGuard {
     if (/:\d+$/.test(h)) exact.add(h);
     else hostnames.add(h);
   }
-  // Origins trusted for CORS are trusted here too: a browser app listed in MCP_CORS_ORIGINS
+  // Origins trusted for CORS are trusted here too: a browser app listed as a CORS origin
   // must not pass the preflight and then be refused on the POST.
-  const anyOrigin = settings.MCP_CORS_ORIGINS.includes('*');
+  const anyOrigin = options.corsOrigins.includes('*');
   const origins = new Set(
-    [...settings.MCP_ALLOWED_ORIGINS, ...settings.MCP_CORS_ORIGINS].map((o) =>
-      o.toLowerCase().replace(/\/$/, ''),
-    ),
+    [...options.allowedOrigins, ...options.corsOrigins].map((o) => o.toLowerCase().replace(/\/$/, '')),
   );
   return {
     enabled,
