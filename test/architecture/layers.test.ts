@@ -36,6 +36,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'telemetry',
     'plugin.ts',
     'plugin-errors.ts',
+    'plugin-lifecycle.ts',
     'plugin-loader.ts',
     'plugin-register.ts',
   ],
@@ -43,8 +44,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['transports'],
   ['server.ts', 'readiness.ts', 'transport-options.ts'],
   ['scale'],
-  ['serve.ts'],
-  ['cli', 'testing', 'index.ts'],
+  ['serve.ts', 'assemble.ts'],
+  ['cli', 'testing', 'index.ts', 'fastify.ts'],
 ];
 
 function sources(dir: string): string[] {
