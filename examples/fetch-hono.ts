@@ -10,28 +10,15 @@
  * and Origin checks, and MCP_AUTH with its keys or issuer. Clients speak 2026-07-28 (the
  * official v2 client pinned to it, say); initialize, sessions, GET and DELETE are refused.
  */
-import path from 'node:path';
 import { type HttpBindings, serve } from '@hono/node-server';
+import { createServer } from '@mcp-toolkit/server';
 import { createFetchHandler } from '@mcp-toolkit/server/fetch';
 import { Hono } from 'hono';
-import { createAuthenticator } from '../src/auth/create.ts';
-import { resourceUrls } from '../src/auth/resource-metadata.ts';
-import { parseSettings } from '../src/config/settings.ts';
-import { loadPlugins } from '../src/plugin-loader.ts';
-import { createServer } from '../src/server.ts';
-import { createLogger } from '../src/telemetry/logger.ts';
 
 const port = Number(process.env.PORT ?? 8787);
-const settings = parseSettings(process.env);
-const logger = createLogger({ level: settings.MCP_LOG_LEVEL, format: settings.MCP_LOG_FORMAT });
-const plugins = await loadPlugins(settings.MCP_PLUGINS, process.env, path.resolve(import.meta.dirname, '..'));
-// API keys or OAuth, as MCP_AUTH says; the resource is the URL clients use.
-const publicUrl = settings.MCP_PUBLIC_URL ?? `http://127.0.0.1:${port}`;
-const auth = createAuthenticator(
-  settings,
-  resourceUrls({ publicUrl, mcpPath: settings.MCP_HTTP_PATH, audience: settings.MCP_OAUTH_AUDIENCE }),
-);
-const server = await createServer({ settings, plugins, logger, auth });
+// The plugins, auth (MCP_AUTH) and limits the environment names, with no listener of its own.
+const running = await createServer({ env: process.env, transport: 'none' });
+const { server, settings } = running;
 
 // Path, body limit, Host/Origin checks from the settings; any of them can be overridden here.
 const handle = createFetchHandler(server, { path: settings.MCP_HTTP_PATH });
@@ -48,6 +35,6 @@ const http = serve({ fetch: app.fetch, hostname: '127.0.0.1', port }, (info) => 
 });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
-    http.close(() => void server.close());
+    http.close(() => void running.close());
   });
 }

@@ -1,8 +1,9 @@
 /**
- * The public API of mcp-toolkit, what plugins import (`from '@mcp-toolkit/server'`): the define*
- * functions, the errors a handler may throw or switch on, and every type a plugin author
- * names. Explicit named exports only; the server's own parts (registry, dispatcher,
- * transports, settings parsing) stay internal.
+ * The public API of mcp-toolkit, what plugins and programs import (`from '@mcp-toolkit/server'`):
+ * `createServer` and `serve` (docs/embedding.md), the define* functions, the errors a handler
+ * may throw or switch on, and every type a plugin author names. Explicit named exports only;
+ * the server's own parts (registry, dispatcher, transports, settings parsing) stay internal.
+ * The Fastify plugin is `@mcp-toolkit/server/fastify`.
  */
 
 export type { Logger } from 'pino';
@@ -11,6 +12,7 @@ export type { JsonObject, RequestId } from './base/jsonrpc.ts';
 export type { ClientCapabilities, Implementation } from './base/spec-types.ts';
 export type { HttpRequestInfo, Identity, LogLevel, Wire } from './base/types.ts';
 export { LATEST_2025, SUPPORTED_VERSIONS, VERSION_2026 } from './base/versions.ts';
+export type { SettingsInput } from './config/settings.ts';
 export type {
   DoctorCheck,
   DoctorCheckKind,
@@ -66,4 +68,6 @@ export type {
   ToolSpec,
   VisibilityRule,
 } from './registry/types.ts';
+export type { PluginRef, RunningServer, ServeOptions, ServerOptions, TransportKind } from './serve.ts';
+export { createServer, serve } from './serve.ts';
 export { redactArgs } from './telemetry/redaction.ts';

@@ -105,12 +105,13 @@ export function pluginImportError(ref: string, path: string, err: unknown): Tool
 /**
  * The error for a `register()` that threw: the plugin's name, the cause and the first frame
  * in the author's code. A ToolkitError keeps its code (an invalid definition, a duplicate
- * name); anything else becomes ERR_MCP_PLUGIN_INVALID.
+ * name); anything else becomes ERR_MCP_PLUGIN_INVALID. `step` names another step that threw
+ * (an `onReady` hook).
  */
-export function pluginRegisterError(plugin: string, err: unknown): ToolkitError {
+export function pluginRegisterError(plugin: string, err: unknown, step = 'register()'): ToolkitError {
   const frame = firstProjectFrame(err);
   const at = frame ? `\n    at ${displayPath(frame.file)}:${frame.line}:${frame.column}` : '';
   const code = err instanceof ToolkitError ? err.code : InternalCode.PluginInvalid;
   const cause = err instanceof ToolkitError ? err.message : causeOf(err);
-  return new ToolkitError(code, `Plugin "${plugin}" failed in register(): ${cause}${at}`, { cause: err });
+  return new ToolkitError(code, `Plugin "${plugin}" failed in ${step}: ${cause}${at}`, { cause: err });
 }

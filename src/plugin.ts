@@ -25,6 +25,18 @@ export interface PluginApp {
    * run in registration order around the handlers. See docs/plugins.md, "Middleware".
    */
   use(middleware: Middleware): void;
+  /**
+   * Runs `fn` once every plugin has registered, before the server accepts traffic (open a
+   * pool, warm a cache). A throw stops start-up naming the plugin (exit code 2 from the CLI).
+   * See docs/plugins.md, "Lifecycle".
+   */
+  onReady(fn: () => void | Promise<void>): void;
+  /**
+   * Runs `fn` at shutdown, after the calls in flight have finished, in reverse registration
+   * order and within MCP_SHUTDOWN_TIMEOUT_MS (close a pool, stop a watcher). One that hangs is
+   * cut off and logged; one that throws is logged.
+   */
+  onClose(fn: () => void | Promise<void>): void;
   /** The plugin's own logger (stderr). */
   readonly logger: Logger;
 }

@@ -1,32 +1,37 @@
 /**
- * `serve()`, the single entry point: settings → logging and tracing → auth and rate limits
- * → plugins → server → transport, plus signal handling for a graceful stop. The CLI is a
- * thin layer over it.
+ * The server's public entry points. `createServer(options)` assembles a server from plugins
+ * (definitions or names), a settings object, a logger and a transport, starts that transport
+ * and hands back a handle whose `close()` drains like SIGTERM does. `serve(options)` is the
+ * same with the environment as the default source of settings and, when asked, the signal
+ * handling of a process; the CLI is a thin layer over it.
  */
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Authenticator } from './auth/types.ts';
-import { InternalCode, ToolkitError } from './base/errors.ts';
-import { parseSettings, requireReplicaSettings, SETTING_NAMES, type Settings } from './config/settings.ts';
-import { describeUnknownSetting, unknownSettings } from './config/unknown-settings.ts';
-import { loadPlugins, pluginSettingNames } from './plugin-loader.ts';
-import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.ts';
-import type { ScaleOut } from './scale/scale-out.ts';
-import { createServer, type McpServer, PACKAGE_VERSION } from './server.ts';
-import { createLogger } from './telemetry/logger.ts';
-import { parseTracingConfig } from './telemetry/otel-settings.ts';
-import { createRequestObserver } from './telemetry/request-observer.ts';
-import { createTelemetry, telemetryMode } from './telemetry/tracing.ts';
+import { assemble, type PluginRef, type TransportKind } from './assemble.ts';
+import { processEnvironment, type Settings, type SettingsInput } from './config/settings.ts';
+import type { McpServer } from './server.ts';
+import { httpOptions, stdioOptions } from './transport-options.ts';
 import type { HttpHandle } from './transports/http/server.ts';
-import { guardProcessStdout, serveStdio } from './transports/stdio.ts';
+import { serveStdio } from './transports/stdio.ts';
 
-/** Longest start-up waits for the subscription that lets replicas reach this one. */
-const SCALE_READY_WAIT_MS = 2000;
+export type { PluginRef, TransportKind };
 
-export interface ServeOptions {
-  /** Environment to read MCP_* settings from (the CLI passes process.env). */
-  env: Readonly<Record<string, string | undefined>>;
-  /** Values that override the environment (CLI flags). */
+export interface ServerOptions {
+  /** The plugins: `definePlugin(...)` results, or names and module paths as MCP_PLUGINS takes them. Default: MCP_PLUGINS. */
+  plugins?: readonly PluginRef[];
+  /** Settings by MCP_* name (`{ MCP_AUTH: 'api_key', MCP_API_KEYS: ['k1'] }`), plugins' MCP_<PLUGIN>_* and OTEL_* too. */
+  settings?: SettingsInput;
+  /** An environment to read settings from, below `settings`: createServer reads none unless given. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** The logger; default: pino on stderr (MCP_LOG_LEVEL, MCP_LOG_FORMAT). */
+  logger?: Logger;
+  /** Default: MCP_TRANSPORT. */
+  transport?: TransportKind;
+}
+
+export interface ServeOptions extends Omit<ServerOptions, 'env'> {
+  /** Environment to read MCP_* settings from; default: process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Values that override the environment and `settings` (CLI flags). */
   overrides?: Readonly<Record<string, string | undefined>>;
   /** Install SIGTERM/SIGINT handlers (the CLI does; tests usually do not). */
   handleSignals?: boolean;
@@ -37,169 +42,81 @@ export interface RunningServer {
   readonly settings: Settings;
   /** The MCP endpoint URL (HTTP transport only). */
   readonly url: string | undefined;
-  /** Stops accepting, lets in-flight calls finish (MCP_SHUTDOWN_TIMEOUT_MS), closes streams, flushes spans. */
+  /** Stops accepting, lets in-flight calls finish (MCP_SHUTDOWN_TIMEOUT_MS), runs the plugins' onClose hooks, flushes spans. */
+  close(): Promise<void>;
+  /** The same as close(). */
   stop(): Promise<void>;
-  /** Resolves when the server has stopped (stdin EOF on stdio, stop() on HTTP). */
+  /** Resolves when the server has stopped (stdin EOF on stdio, close() on HTTP). */
   readonly closed: Promise<void>;
 }
 
 /**
- * Starts the server the settings describe.
+ * Assembles a server and starts its transport. Only the settings given are read: no
+ * environment unless `env` is passed.
+ *
+ * @example
+ * const running = await createServer({
+ *   plugins: [notesPlugin],
+ *   settings: { MCP_HTTP_PORT: 0, MCP_AUTH: 'api_key', MCP_API_KEYS: ['k1'] },
+ *   transport: 'http',
+ * });
+ * await running.close();
+ */
+export async function createServer(options: ServerOptions = {}): Promise<RunningServer> {
+  return start(options, {});
+}
+
+/**
+ * Starts the server the environment (and `settings`) describe, as `mcp-toolkit run` does.
  *
  * @example
  * const running = await serve({ env: { MCP_TRANSPORT: 'http', MCP_HTTP_PORT: '0' } });
  * console.error(running.url);
  */
-export async function serve(options: ServeOptions): Promise<RunningServer> {
-  const env = { ...options.env, ...stripUndefined(options.overrides ?? {}) };
-  const settings = parseSettings(env);
-  requireReplicaSettings(settings);
-  // The standard OTEL_* variables, from the same environment as MCP_* (bad values stop start-up).
-  const tracing = parseTracingConfig(env, settings, PACKAGE_VERSION);
-  const logger = createLogger({
-    level: settings.MCP_LOG_LEVEL,
-    format: settings.MCP_LOG_FORMAT,
-    logToolArgs: settings.MCP_LOG_TOOL_ARGS,
-  });
-  const http = settings.MCP_TRANSPORT === 'http';
-  // On stdio, stdout is the protocol stream from the first byte: a plugin that prints while
-  // it loads or registers must not corrupt it, so stray writes go to stderr from here on.
-  const protocolWrite = http ? undefined : guardProcessStdout();
-  // What only one transport or setting needs is loaded on demand, alongside the plugins: a
-  // stdio server for a desktop agent starts without Fastify, jose or ioredis.
-  const httpModules = http
-    ? Promise.all([
-        import('./transports/http/server.ts'),
-        import('./auth/create.ts'),
-        import('./auth/resource-metadata.ts'),
-      ])
-    : undefined;
-  const redisModules = settings.MCP_REDIS_URL
-    ? Promise.all([import('./ratelimit/redis-client.ts'), import('./scale/scale-out.ts')])
-    : undefined;
-  // Everything that can refuse a setting runs before anything listens.
-  const plugins = await loadPlugins(settings.MCP_PLUGINS, env);
-  for (const unknown of unknownSettings(env, [...SETTING_NAMES, ...pluginSettingNames(plugins)])) {
-    logger.warn({ variable: unknown.name, suggestion: unknown.suggestion }, describeUnknownSetting(unknown));
-  }
-  let auth: Authenticator | undefined;
-  if (httpModules) {
-    const [{ publicBaseUrl }, { authWarnings, createAuthenticator }, { resourceUrls }] = await httpModules;
-    if (settings.MCP_AUTH === 'oauth' && settings.MCP_HTTP_PORT === 0 && !settings.MCP_PUBLIC_URL) {
-      // The OAuth resource (token audience, metadata, challenges) names the URL clients use; a
-      // port picked at bind time cannot be known here, so it has to be given.
-      throw new ToolkitError(
-        InternalCode.InvalidSetting,
-        'MCP_AUTH=oauth with MCP_HTTP_PORT=0 needs MCP_PUBLIC_URL: the public URL clients reach this server on',
-      );
-    }
-    const urls = resourceUrls({
-      publicUrl: publicBaseUrl(settings),
-      mcpPath: settings.MCP_HTTP_PATH,
-      audience: settings.MCP_OAUTH_AUDIENCE,
-    });
-    auth = createAuthenticator(settings, urls);
-    for (const warning of authWarnings(settings)) logger.warn(warning);
-    if (
-      !auth &&
-      settings.MCP_ALLOWED_HOSTS.length === 0 &&
-      !/^(127\.|localhost$|::1$)/.test(settings.MCP_HTTP_HOST)
-    ) {
-      logger.warn(
-        { host: settings.MCP_HTTP_HOST },
-        'public bind with MCP_AUTH=none and no MCP_ALLOWED_HOSTS: anyone who can reach this port can call every tool',
-      );
-    }
-  }
-  let redis: Redis | undefined;
-  let scale: ScaleOut | undefined;
-  if (redisModules && settings.MCP_REDIS_URL) {
-    const [{ createRedisClient }, { createScaleOut }] = await redisModules;
-    redis = createRedisClient(settings.MCP_REDIS_URL);
-    await redis
-      .connect()
-      .catch((err: Error) => logger.warn({ err: err.message }, 'Redis unreachable at start-up'));
-    // Replicas share sessions, SSE events and routing through the same Redis (HTTP only: a
-    // stdio server is one client's process).
-    if (http) {
-      scale = createScaleOut({ redis, settings, logger });
-      // Hear the other replicas before serving; a Redis still away at start-up delays this little.
-      await Promise.race([scale.ready, new Promise((r) => setTimeout(r, SCALE_READY_WAIT_MS).unref())]);
-    }
-  }
-  const limiter: RateLimiter = createRateLimiter({
-    rps: settings.MCP_RATE_LIMIT_RPS,
-    burst: settings.MCP_RATE_LIMIT_BURST,
-    failMode: settings.MCP_RATE_LIMIT_FAIL,
-    store: redis ? { redis } : 'memory',
-    logger,
-  });
-  const mode = telemetryMode(tracing);
-  const telemetry = await createTelemetry({
-    config: tracing,
-    onExportError: (signal, err) => logger.warn({ signal, err: err?.message }, 'OTLP export failing'),
-  });
-  if (mode === 'application') {
-    logger.info('tracing: using the OpenTelemetry TracerProvider the application registered');
-  } else if (mode === 'own') {
-    logger.info(
-      { traces: tracing.traces?.url, metrics: tracing.metrics?.url, service: tracing.serviceName },
-      'tracing: OpenTelemetry SDK started, exporting OTLP',
-    );
-  }
-  const server = await createServer({
-    settings,
-    logger,
-    plugins,
-    auth,
-    limiter,
-    telemetry,
-    // Nothing to observe when tracing is off and request lines are below the log level: the
-    // dispatcher then skips the per-request bookkeeping altogether.
-    observe:
-      telemetry.enabled || logger.isLevelEnabled('info')
-        ? createRequestObserver({ telemetry, logger })
-        : undefined,
-    sessions: scale?.sessions,
-    hub: scale?.hub,
-    shared: scale?.shared,
-    tasks: scale?.tasks,
-  });
+export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
+  return start(
+    { ...options, env: options.env ?? processEnvironment() },
+    { overrides: options.overrides, handleSignals: options.handleSignals },
+  );
+}
+
+async function start(
+  options: ServerOptions,
+  extra: { overrides?: SettingsInput; handleSignals?: boolean },
+): Promise<RunningServer> {
+  const assembled = await assemble({ ...options, overrides: extra.overrides });
+  const { transport, server, settings, logger, telemetry, flushShareMs } = assembled;
 
   let httpHandle: HttpHandle | undefined;
-  let stopping: Promise<void> | undefined;
-  const budgetMs = settings.MCP_SHUTDOWN_TIMEOUT_MS;
-  // The span and metric flush is part of MCP_SHUTDOWN_TIMEOUT_MS, not added to it: in-flight
-  // calls get the budget less a share kept for the flush (a quarter, at most 2 s).
-  const flushShareMs = telemetry.enabled ? Math.min(2000, Math.floor(budgetMs / 4)) : 0;
-  const stop = () => {
-    stopping ??= (async () => {
-      const deadline = Date.now() + budgetMs;
-      logger.info('shutting down');
-      if (httpHandle) await httpHandle.close(budgetMs - flushShareMs);
-      // Before Redis goes: the tasks still running here are recorded as failed there.
-      await server.tasks.close();
-      await limiter.close();
-      await scale?.close();
-      await redis?.quit().catch(() => redis?.disconnect());
-      await telemetry.shutdown(Math.max(flushShareMs, deadline - Date.now()));
-      await server.close();
-    })();
-    return stopping;
-  };
-
   let closed: Promise<void>;
-  if (!http) {
-    const stdio = serveStdio(server, { maxLineBytes: settings.MCP_MAX_BODY_BYTES, write: protocolWrite });
+  const stop = () =>
+    assembled.stop(httpHandle ? (budgetMs) => (httpHandle as HttpHandle).close(budgetMs) : undefined);
+  if (transport === 'stdio') {
+    const stdio = serveStdio(server, { ...stdioOptions(settings), write: assembled.protocolWrite });
     closed = stdio.closed.then(() => stop());
-  } else {
-    const [{ startHttp }] = await (httpModules as NonNullable<typeof httpModules>);
-    httpHandle = await startHttp(server, settings);
+  } else if (transport === 'http') {
+    // Loaded only here: a stdio server for a desktop agent starts without Fastify.
+    const { startHttp } = await import('./transports/http/server.ts');
+    try {
+      httpHandle = await startHttp(server, httpOptions(settings));
+    } catch (err) {
+      // Nothing listens (a port in use): what the plugins opened is closed again.
+      await assembled.stop().catch(() => {});
+      throw err;
+    }
     closed = httpHandle.closed;
     logger.info({ url: httpHandle.url }, 'listening');
+  } else {
+    // Nothing to start: the server is mounted elsewhere; close() ends it.
+    let resolveClosed!: () => void;
+    closed = new Promise<void>((r) => {
+      resolveClosed = r;
+    });
+    const close = () => stop().then(resolveClosed);
+    return { server, settings, url: undefined, close, stop: close, closed };
   }
 
-  if (options.handleSignals) {
+  if (extra.handleSignals) {
     let signals = 0;
     const onSignal = (signal: NodeJS.Signals) => {
       if (++signals === 1) {
@@ -216,7 +133,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     process.on('SIGINT', onSignal);
     guardProcess(logger, stop);
   }
-  return { server, settings, url: httpHandle?.url, stop, closed };
+  return { server, settings, url: httpHandle?.url, close: stop, stop, closed };
 }
 
 /**
@@ -247,10 +164,4 @@ function guardProcess(logger: Logger, stop: () => Promise<void>): void {
     );
     void stop().finally(() => process.exit(1));
   });
-}
-
-function stripUndefined(o: Readonly<Record<string, string | undefined>>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
-  return out;
 }

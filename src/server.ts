@@ -13,6 +13,7 @@ import type { Identity } from './base/types.ts';
 import type { Settings } from './config/settings.ts';
 import { describeServer } from './discovery/server-description.ts';
 import { composeInstructions, type LoadedPlugin, type PluginApp } from './plugin.ts';
+import { createPluginLifecycle } from './plugin-lifecycle.ts';
 import { ownedRegistry, registerPlugin } from './plugin-register.ts';
 import { Dispatcher, type DispatcherOptions } from './protocol/dispatcher.ts';
 import { Hub } from './protocol/hub.ts';
@@ -77,6 +78,11 @@ export interface McpServer extends HttpDeps, ConnectionDeps {
   readonly tasks: TaskEngine;
   /** Tells subscribed sessions that a resource changed. */
   notifyResourceUpdated(uri: string): Promise<void>;
+  /**
+   * Runs the plugins' onClose hooks (once; reverse registration order, within `budgetMs`).
+   * Call it after the transport has drained; `close()` runs it too if it has not run.
+   */
+  closePlugins(budgetMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -214,8 +220,10 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
 
   const owned = ownedRegistry(registry);
   const middleware: Middleware[] = [];
+  const lifecycle = createPluginLifecycle(logger);
   for (const { definition, settings: pluginSettings } of options.plugins) {
     const app: PluginApp = {
+      ...lifecycle.forPlugin(definition.name),
       use: (m) => {
         const problem = checkMiddleware(m);
         if (problem) {
@@ -320,12 +328,22 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     describe: (baseUrl) => describeServer(server, baseUrl),
     tasks,
     notifyResourceUpdated,
+    closePlugins: (budgetMs) => lifecycle.close(budgetMs),
     async close() {
       await tasks.close();
+      await lifecycle.close(settings.MCP_SHUTDOWN_TIMEOUT_MS);
       await taskBackend.close?.();
       await sessions.close();
     },
   };
+  // Every plugin has registered: their onReady hooks run before anything is served. One that
+  // throws stops start-up; what the others opened is closed again.
+  try {
+    await lifecycle.ready();
+  } catch (err) {
+    await server.close().catch(() => {});
+    throw err;
+  }
   return server;
 }
 

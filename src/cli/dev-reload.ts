@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { PluginApp, PluginDefinition } from '../plugin.ts';
 import { pluginImportError } from '../plugin-errors.ts';
+import { createPluginLifecycle, type PluginLifecycle } from '../plugin-lifecycle.ts';
 import { parsePluginSettings, resolvePluginPath } from '../plugin-loader.ts';
 import { ownedRegistry, registerPlugin } from '../plugin-register.ts';
 import type { Definition } from '../registry/define.ts';
@@ -81,10 +82,13 @@ export function createReloader(
   hook(pluginFolders(refs));
   let generation = 0;
   let warnedMiddleware = false;
+  // The generation serving now: its onClose hooks run once the next one has taken over.
+  let current: Pick<PluginLifecycle, 'close'> = { close: (budgetMs) => server.closePlugins(budgetMs) };
   return {
     async reload() {
       generation++;
       const staged: Definition[] = [];
+      const lifecycle = createPluginLifecycle(server.logger);
       // Until the swap, a plugin's adds go to the scratch registry; after it, to the server.
       let live = false;
       const scratch = ownedRegistry(new Registry());
@@ -101,6 +105,7 @@ export function createReloader(
           const definition = (mod.default ?? mod.plugin) as PluginDefinition<Record<string, unknown>>;
           const settings = parsePluginSettings(definition, env);
           const app: PluginApp = {
+            ...lifecycle.forPlugin(definition.name),
             // The dispatcher's middleware is fixed when the server starts: a change to it
             // takes a restart of `mcp-toolkit dev` (the running middleware stays in place).
             use: () => {
@@ -126,12 +131,17 @@ export function createReloader(
           };
           await registerPlugin(definition, app, settings);
         }
+        await lifecycle.ready();
       } catch (err) {
+        await lifecycle.close(server.settings.MCP_SHUTDOWN_TIMEOUT_MS);
         return { ok: false, error: err as Error };
       }
       for (const [kind, key] of served(server.registry)) server.registry.remove(kind, key);
       for (const def of staged) server.registry.add(def);
       live = true;
+      const previous = current;
+      current = lifecycle;
+      await previous.close(server.settings.MCP_SHUTDOWN_TIMEOUT_MS);
       return { ok: true, counts: server.registry.counts };
     },
   };

@@ -23,7 +23,7 @@ import {
   parseTracingConfig,
   type TracingConfig,
 } from '../telemetry/otel-settings.ts';
-import { publicBaseUrl } from '../transports/http/server.ts';
+import { publicBaseUrl } from '../transport-options.ts';
 
 /** Longest wait for one dependency (discovery, JWKS, PING, OTLP POST). */
 const PROBE_TIMEOUT_MS = 3000;

@@ -114,6 +114,32 @@ export type SettingName = keyof z.input<typeof settingsSchema>;
 /** The names of every core setting, for docs and manifest checks. */
 export const SETTING_NAMES = Object.keys(settingsSchema.shape) as SettingName[];
 
+/** A settings object as a program gives it: values by `MCP_*` name, lists as arrays. */
+export type SettingsInput = Readonly<
+  Record<string, string | number | boolean | readonly string[] | undefined>
+>;
+
+/**
+ * The settings a program gives, as the environment would hold them: numbers and booleans
+ * as text, a list joined with commas; undefined values left out.
+ *
+ * @example
+ * settingsRecord({ MCP_AUTH: 'api_key', MCP_API_KEYS: ['k1', 'k2'], MCP_HTTP_PORT: 0 });
+ */
+export function settingsRecord(input: SettingsInput): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(input)) {
+    if (value === undefined) continue;
+    out[name] = Array.isArray(value) ? value.join(',') : String(value);
+  }
+  return out;
+}
+
+/** The process's environment: what the CLI and `serve()` read settings from by default. */
+export function processEnvironment(): Readonly<Record<string, string | undefined>> {
+  return process.env;
+}
+
 /**
  * Parses the core settings from an environment; throws a ToolkitError (InvalidSetting)
  * whose message names each bad variable, its value and what it accepts.

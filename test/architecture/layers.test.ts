@@ -7,13 +7,16 @@
  * imports anything of ours,
  * when anything under src/ imports plugins/, when the protocol reaches the transports or the
  * CLI, when a plugin imports the toolkit other than through its public entry, or when a file
- * under src/ or plugins/ grows past 400 lines.
+ * under src/ or plugins/ grows past 400 lines, or when code under src/transports/ reads an
+ * `MCP_*` setting (the transports take options named for what they do, built from the
+ * settings once where the server is assembled: src/transport-options.ts).
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { SETTING_NAMES } from '../../src/config/settings.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SRC = path.join(ROOT, 'src');
@@ -33,15 +36,16 @@ const LAYERS: readonly (readonly string[])[] = [
     'telemetry',
     'plugin.ts',
     'plugin-errors.ts',
+    'plugin-lifecycle.ts',
     'plugin-loader.ts',
     'plugin-register.ts',
   ],
   ['config'],
   ['transports'],
-  ['server.ts', 'readiness.ts'],
+  ['server.ts', 'readiness.ts', 'transport-options.ts'],
   ['scale'],
-  ['serve.ts'],
-  ['cli', 'testing', 'index.ts'],
+  ['serve.ts', 'assemble.ts'],
+  ['cli', 'testing', 'index.ts', 'fastify.ts', 'fetch.ts'],
 ];
 
 function sources(dir: string): string[] {
@@ -148,4 +152,30 @@ test(`no file under src/ or plugins/ is over ${MAX_LINES} lines`, () => {
     .filter((f) => f.lines > MAX_LINES)
     .map((f) => `${f.file}: ${f.lines} lines`);
   assert.deepEqual(long, []);
+});
+
+/** A file's code without its comments (a comment may name the setting an option comes from). */
+function codeOf(file: string): string {
+  return readFileSync(file, 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/(^|\s)\/\/.*$/gm, '$1');
+}
+
+test('src/transports/ reads no MCP_* setting and never sees the Settings object', () => {
+  const names = new Set<string>(SETTING_NAMES);
+  const transports = srcFiles.filter((file) => unitOf(file) === 'transports');
+  assert.ok(transports.length > 10, 'the transports were found');
+  const found = transports.flatMap((file) => {
+    const rel = path.relative(ROOT, file);
+    const code = codeOf(file);
+    // A setting's name anywhere in the code, or any `MCP_*` property read (`x.MCP_Y`, `x['MCP_Y']`).
+    const reads = [...code.matchAll(/(\.\s*|\[\s*['"`])?\b(MCP_[A-Z0-9_]+)\b/g)]
+      .filter((m) => names.has(m[2] as string) || m[1] !== undefined)
+      .map((m) => `${rel} reads ${m[2]}`);
+    const settings = importsOf(file)
+      .filter((target) => unitOf(target) === 'config')
+      .map((target) => `${rel} imports ${path.relative(ROOT, target)}`);
+    return [...reads, ...settings];
+  });
+  assert.deepEqual(found, []);
 });

@@ -64,6 +64,17 @@ const greeter = (name: string) =>
     '  },',
     '});',
   ]);
+const notReady = plugin('not-ready', [
+  `import { definePlugin } from '${api}';`,
+  'export default definePlugin({',
+  "  name: 'not-ready',",
+  '  register(app) {',
+  '    app.onReady(async () => {',
+  "      throw new Error('database unreachable');",
+  '    });',
+  '  },',
+  '});',
+]);
 const first = greeter('first');
 const second = greeter('second');
 
@@ -117,6 +128,15 @@ describe('run: a plugin that fails', () => {
       /Plugin "bad-tool" failed in register\(\): Tool name "no spaces allowed" is invalid/,
     );
     assert.match(r.stderr, /\n {4}at bad-tool\/index\.ts:5:\d+/);
+  });
+
+  test('in an onReady hook: the plugin name, the cause and its line; exit 2', () => {
+    const r = run(notReady);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      /Plugin "not-ready" failed in onReady\(\): Error: database unreachable\n {4}at not-ready\/index\.ts:6:13/,
+    );
   });
 
   test('registering a tool another plugin registered: both plugins named; exit 2', () => {

@@ -11,6 +11,7 @@ import { parseSettings } from '../../src/config/settings.ts';
 import type { PluginDefinition } from '../../src/plugin.ts';
 import { parsePluginSettings } from '../../src/plugin-loader.ts';
 import { createServer, type McpServer } from '../../src/server.ts';
+import { httpOptions } from '../../src/transport-options.ts';
 import type { EventStore } from '../../src/transports/http/event-store.ts';
 import { mcpRoutes } from '../../src/transports/http/routes.ts';
 import { assertValidServerMessage } from '../helpers/spec-schema.ts';
@@ -57,7 +58,7 @@ export async function startFixture(
     })),
   });
   const app = Fastify({ logger: false });
-  await app.register(mcpRoutes, { server, settings, eventStore: options.eventStore });
+  await app.register(mcpRoutes, { server, http: httpOptions(settings), eventStore: options.eventStore });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   assert.ok(typeof address === 'object' && address);

@@ -2,7 +2,7 @@
  * examples/fetch-hono.ts runs as a user runs it (`node examples/fetch-hono.ts`, PORT=0), and
  * serves the filesystem plugin over the fetch handler under Hono: the official v2 client,
  * pinned to 2026-07-28 and sending an API key, lists the tools and calls list_files; without
- * the key it is refused with 401; a GET is 405. docs/fetch-handler.md prints the file as it is.
+ * the key it is refused with 401; a GET is 405. docs/embedding.md prints the file as it is.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -59,8 +59,8 @@ after(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-test('docs/fetch-handler.md prints examples/fetch-hono.ts as it is', async () => {
-  const page = await readFile(path.join(REPO_ROOT, 'docs/fetch-handler.md'), 'utf8');
+test('docs/embedding.md prints examples/fetch-hono.ts as it is', async () => {
+  const page = await readFile(path.join(REPO_ROOT, 'docs/embedding.md'), 'utf8');
   const block = /```ts title=examples\/fetch-hono\.ts\n([\s\S]*?)```/.exec(page);
   assert.ok(block, 'the page holds the example');
   assert.equal(block[1], await readFile(EXAMPLE, 'utf8'));

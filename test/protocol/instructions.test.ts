@@ -12,6 +12,7 @@ import { parseSettings } from '../../src/config/settings.ts';
 import { definePlugin, defineTool, InternalCode, ToolkitError } from '../../src/index.ts';
 import { composeInstructions } from '../../src/plugin.ts';
 import { createServer } from '../../src/server.ts';
+import { httpOptions } from '../../src/transport-options.ts';
 import { buildHttpApp } from '../../src/transports/http/server.ts';
 import { startClient } from '../helpers/client.ts';
 
@@ -83,7 +84,7 @@ describe('instructions', () => {
       ],
       logger: pino({ level: 'silent' }),
     });
-    const app = await buildHttpApp(server, settings);
+    const app = await buildHttpApp(server, httpOptions(settings));
     await app.listen({ host: '127.0.0.1', port: 0 });
     const port = (app.server.address() as { port: number }).port;
     const url = new URL(`http://127.0.0.1:${port}/mcp`);

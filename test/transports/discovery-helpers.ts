@@ -9,6 +9,7 @@ import { parseSettings } from '../../src/config/settings.ts';
 import type { LoadedPlugin } from '../../src/plugin.ts';
 import { loadPlugins } from '../../src/plugin-loader.ts';
 import { createServer } from '../../src/server.ts';
+import { httpOptions } from '../../src/transport-options.ts';
 import { buildHttpApp } from '../../src/transports/http/server.ts';
 import { REPO_ROOT } from '../helpers/spawn-server.ts';
 import { ECHO_PLUGIN, type TestApp } from './http-helpers.ts';
@@ -28,7 +29,7 @@ export async function buildAppWithAuth(
     logger: pino({ level: 'silent' }),
     auth: createAuthenticator(settings, urls),
   });
-  const app = await buildHttpApp(server, settings);
+  const app = await buildHttpApp(server, httpOptions(settings));
   return {
     app,
     server,

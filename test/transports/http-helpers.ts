@@ -11,6 +11,7 @@ import { parseSettings, type Settings } from '../../src/config/settings.ts';
 import { loadPlugins } from '../../src/plugin-loader.ts';
 import type { SessionStore } from '../../src/protocol/session.ts';
 import { createServer, type McpServer } from '../../src/server.ts';
+import { httpOptions } from '../../src/transport-options.ts';
 import { buildHttpApp } from '../../src/transports/http/server.ts';
 import { REPO_ROOT } from '../helpers/spawn-server.ts';
 import { assertValidServerMessage } from '../helpers/spec-schema.ts';
@@ -46,7 +47,7 @@ export async function buildTestApp(
     logger: pino({ level: 'silent' }),
     sessions: options.sessions,
   });
-  const app = await buildHttpApp(server, settings);
+  const app = await buildHttpApp(server, httpOptions(settings));
   return {
     app,
     server,

@@ -13,6 +13,7 @@ import { parseSettings } from '../../src/config/settings.ts';
 import { createServer } from '../../src/server.ts';
 import type { RefusalInfo } from '../../src/telemetry/tracing.ts';
 import { NOOP_TELEMETRY } from '../../src/telemetry/tracing.ts';
+import { httpOptions } from '../../src/transport-options.ts';
 import type { HttpDeps } from '../../src/transports/deps.ts';
 import { buildHttpApp } from '../../src/transports/http/server.ts';
 
@@ -38,7 +39,7 @@ test('every refusal is traced, counted and logged, with its status and error.typ
       },
     },
   };
-  const app = await buildHttpApp(deps, settings);
+  const app = await buildHttpApp(deps, httpOptions(settings));
   try {
     const json = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const ping = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });

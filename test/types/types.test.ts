@@ -37,6 +37,7 @@ test('the public entry point exports the API and nothing internal', async () => 
     'ToolkitError',
     'UI_EXTENSION',
     'VERSION_2026',
+    'createServer',
     'defineApp',
     'definePlugin',
     'definePrompt',
@@ -44,6 +45,7 @@ test('the public entry point exports the API and nothing internal', async () => 
     'defineResourceTemplate',
     'defineTool',
     'redactArgs',
+    'serve',
     'settingEnvName',
   ]);
 });

@@ -16,7 +16,6 @@ import { encodeMessage, errorResponse, isObject, logEncodeFailure } from '../../
 import { Refusal } from '../../base/refusals.ts';
 import type { Identity } from '../../base/types.ts';
 import { isModernVersion } from '../../base/versions.ts';
-import type { Settings } from '../../config/settings.ts';
 import { ClientPresence, type Exchange, type Reply } from '../../protocol/exchange.ts';
 import { header, isModernRequest } from '../../protocol/wire.ts';
 import { rateLimitError } from '../../ratelimit/errors.ts';
@@ -36,14 +35,11 @@ import {
   statusReason,
 } from '../http/rules.ts';
 import { SSE_HEADERS } from '../http/sse.ts';
-import { type FetchHandlerOptions, fetchHandlerOptions } from './options.ts';
+import type { FetchHandlerOptions } from './options.ts';
 import { FetchChannel } from './stream.ts';
 
 /** What the handler takes of a server: `createServer`'s McpServer has it all. */
-export interface FetchServer extends FetchDeps {
-  /** The options' defaults come from here (fetchHandlerOptions). */
-  readonly settings: Settings;
-}
+export interface FetchServer extends FetchDeps {}
 
 /** What the runtime knows of the client's connection (a fetch Request carries no socket). */
 export interface FetchClient {
@@ -115,15 +111,13 @@ function onModernWire(body: unknown, headers: Record<string, string>): boolean {
 }
 
 /**
+ * The handler with every option given (src/fetch.ts, the public entry, fills them in from the
+ * server's settings).
+ *
  * @example
- * const handle = createFetchHandler(server, { path: '/mcp' });
- * app.all('/mcp', (c) => handle(c.req.raw)); // Hono
+ * const handle = fetchHandler(server, fetchHandlerOptions(httpOptions(settings)));
  */
-export function createFetchHandler(
-  server: FetchServer,
-  overrides: Partial<FetchHandlerOptions> = {},
-): FetchHandler {
-  const o: FetchHandlerOptions = { ...fetchHandlerOptions(server.settings), ...overrides };
+export function fetchHandler(server: FetchServer, o: FetchHandlerOptions): FetchHandler {
   const guard = hostGuard(o);
   const { auth, limiter, logger, dispatcher, telemetry } = server;
   const encodeFailed = logEncodeFailure(logger);

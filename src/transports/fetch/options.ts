@@ -1,9 +1,10 @@
 /**
- * The fetch handler's options, named for what they do, and the one place they are derived
- * from the server's settings: a caller overrides any of them in `createFetchHandler`.
+ * The fetch handler's options, named for what they do, derived from the HTTP transport's
+ * options (which src/transport-options.ts builds from the settings): a caller overrides any
+ * of them in `createFetchHandler`.
  */
-import type { Settings } from '../../config/settings.ts';
 import { type HostGuardOptions, hostGuardOptions } from '../http/guards.ts';
+import type { HttpOptions } from '../http/options.ts';
 
 export interface FetchHandlerOptions extends HostGuardOptions {
   /** The MCP endpoint's path (`/mcp`): any other path is answered 404. */
@@ -21,14 +22,14 @@ export interface FetchHandlerOptions extends HostGuardOptions {
 
 /**
  * @example
- * const options = { ...fetchHandlerOptions(server.settings), path: '/api/mcp' };
+ * const options = { ...fetchHandlerOptions(httpOptions(settings)), path: '/api/mcp' };
  */
-export function fetchHandlerOptions(settings: Settings): FetchHandlerOptions {
+export function fetchHandlerOptions(http: HttpOptions): FetchHandlerOptions {
   return {
-    ...hostGuardOptions(settings),
-    path: settings.MCP_HTTP_PATH,
-    maxBodyBytes: settings.MCP_MAX_BODY_BYTES,
-    sseKeepAliveMs: settings.MCP_SSE_KEEPALIVE_MS,
-    trustProxy: settings.MCP_TRUST_PROXY !== false,
+    ...hostGuardOptions(http),
+    path: http.path,
+    maxBodyBytes: http.limits.maxBodyBytes,
+    sseKeepAliveMs: http.sse.keepAliveMs,
+    trustProxy: http.trustProxy !== false,
   };
 }

@@ -6,8 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import { type RouteState, refuseStoreError, sessionFor } from './route-state.ts';
 
 export function installDelete(app: FastifyInstance, state: RouteState): void {
-  const { deps, settings, standalone } = state;
-  app.delete(settings.MCP_HTTP_PATH, async (req, reply) => {
+  const { deps, options, standalone } = state;
+  app.delete(options.path, async (req, reply) => {
     const session = await sessionFor(state, req, reply);
     if (!session) return reply;
     try {

@@ -9,7 +9,6 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { JsonObject } from '../../base/jsonrpc.ts';
 import { Refusal } from '../../base/refusals.ts';
-import type { Settings } from '../../config/settings.ts';
 import {
   AI_CATALOG_MEDIA_TYPE,
   buildAiCatalog,
@@ -23,11 +22,12 @@ import { rateLimitError } from '../../ratelimit/errors.ts';
 import { clientKey } from '../../ratelimit/limiter.ts';
 import type { HttpDeps } from '../deps.ts';
 import { createHostGuard } from './guards.ts';
+import type { HttpOptions } from './options.ts';
 import { refuse } from './refuse.ts';
 
 export interface DiscoveryRoutesOptions {
   server: HttpDeps;
-  settings: Settings;
+  http: HttpOptions;
 }
 
 /** The draft's caching advice (SEP-2127 "Caching"): shared caches may keep it, ETag revalidates. */
@@ -43,12 +43,12 @@ const OPEN_CORS = {
 };
 
 /**
- * The public base URL: MCP_PUBLIC_URL, else the origin the request came to (Host, or
+ * The public base URL: the configured one, else the origin the request came to (Host, or
  * X-Forwarded-Host/-Proto behind a trusted proxy). The Host has passed the allow-list when
  * one is on, and a shared cache keys on it, so one host's card is never served for another.
  */
-function requestBaseUrl(req: FastifyRequest, settings: Settings): string {
-  return settings.MCP_PUBLIC_URL ?? `${req.protocol}://${req.host}`;
+function requestBaseUrl(req: FastifyRequest, publicUrl: string | undefined): string {
+  return publicUrl ?? `${req.protocol}://${req.host}`;
 }
 
 /** Strong validator of a body (the draft leaves its form to the host). */
@@ -120,8 +120,8 @@ function sendLandingPage(reply: FastifyReply, d: ServerDescription): FastifyRepl
 }
 
 export async function discoveryRoutes(app: FastifyInstance, options: DiscoveryRoutesOptions): Promise<void> {
-  const { server, settings } = options;
-  const guard = createHostGuard(settings);
+  const { server, http } = options;
+  const guard = createHostGuard(http);
   const { limiter } = server;
 
   app.addHook('onRequest', (req, reply, done) => {
@@ -140,9 +140,10 @@ export async function discoveryRoutes(app: FastifyInstance, options: DiscoveryRo
     );
   });
 
-  const describe = (req: FastifyRequest): ServerDescription => server.describe(requestBaseUrl(req, settings));
+  const describe = (req: FastifyRequest): ServerDescription =>
+    server.describe(requestBaseUrl(req, http.publicUrl));
 
-  const cardPath = new URL(serverCardUrl(`http://x${settings.MCP_HTTP_PATH}`)).pathname;
+  const cardPath = new URL(serverCardUrl(`http://x${http.path}`)).pathname;
   const documents: {
     path: string;
     build: (d: ServerDescription) => JsonObject;
@@ -163,9 +164,9 @@ export async function discoveryRoutes(app: FastifyInstance, options: DiscoveryRo
       cache: CATALOG_CACHE,
     },
   ];
-  if (settings.MCP_LANDING_PAGE) {
+  if (http.landingPage) {
     const landing = async (req: FastifyRequest, reply: FastifyReply) => sendLandingPage(reply, describe(req));
-    const path = settings.MCP_HTTP_PATH;
+    const path = http.path;
     if (path !== '/') app.get('/', landing);
     app.addConstraintStrategy(HTML_CONSTRAINT as Parameters<FastifyInstance['addConstraintStrategy']>[0]);
     app.get(path, { constraints: { [HTML_CONSTRAINT.name]: 'html' } }, landing);

@@ -12,6 +12,7 @@ import type { EventStore } from './event-store.ts';
 import { refuse } from './refuse.ts';
 import {
   accepts,
+  hijackStream,
   holdStream,
   type RouteState,
   refuseStoreError,
@@ -24,8 +25,8 @@ import { followStored, replayFinished, SseStream } from './sse.ts';
 const STANDALONE_GRACE_MS = 60_000;
 
 export function installGetStream(app: FastifyInstance, state: RouteState): void {
-  const { deps, settings, store, live, standalone } = state;
-  app.get(settings.MCP_HTTP_PATH, async (req, reply) => {
+  const { deps, options, store, live, standalone } = state;
+  app.get(options.path, async (req, reply) => {
     if (!accepts(req, 'text/event-stream')) {
       return refuse(deps, req, reply, Refusal.streamNeedsEventStream());
     }
@@ -53,10 +54,10 @@ export function installGetStream(app: FastifyInstance, state: RouteState): void 
     // already let go of the connection it replaces.
     const release = holdStream(state, session.id);
     if (!release) {
-      return refuse(deps, req, reply, Refusal.tooManyStreams(settings.MCP_MAX_STREAMS_PER_SESSION));
+      return refuse(deps, req, reply, Refusal.tooManyStreams(options.limits.maxStreamsPerSession));
     }
     reply.raw.on('close', release);
-    reply.hijack();
+    hijackStream(state, reply);
     if (lastEventId && streamId && replay === undefined) {
       const entry = live.get(streamId);
       const follow = store.follow?.bind(store);
@@ -66,7 +67,7 @@ export function installGetStream(app: FastifyInstance, state: RouteState): void 
         // A shared store: the stream may still be live on another replica.
         await followStored(reply.raw, follow, lastEventId, {
           headers: streamHeaders(session.id),
-          keepAliveMs: settings.MCP_SSE_KEEPALIVE_MS,
+          keepAliveMs: options.sse.keepAliveMs,
         });
       } else {
         await replayFinished(reply.raw, store, lastEventId, streamHeaders(session.id));
@@ -79,8 +80,8 @@ export function installGetStream(app: FastifyInstance, state: RouteState): void 
     const stream = new SseStream(reply.raw, {
       streamId: randomUUID(),
       store: resumable ? store : undefined,
-      keepAliveMs: settings.MCP_SSE_KEEPALIVE_MS,
-      primeRetryMs: resumable ? settings.MCP_SSE_RETRY_MS : undefined,
+      keepAliveMs: options.sse.keepAliveMs,
+      primeRetryMs: resumable ? options.sse.retryMs : undefined,
       headers: streamHeaders(session.id),
       replay,
       logger: deps.logger,

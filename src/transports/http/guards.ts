@@ -1,9 +1,9 @@
 /**
  * DNS-rebinding protection (MCP transports spec, "Security Warning"; docs/conformance-fixture.md §1):
  * the Host and Origin headers are checked against allow-lists. On by default when bound to
- * loopback, and for any bind once MCP_ALLOWED_HOSTS is set.
+ * loopback, and for any bind once allowed hosts are listed.
  */
-import type { Settings } from '../../config/settings.ts';
+import type { HttpOptions } from './options.ts';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
@@ -25,7 +25,7 @@ export interface HostGuard {
   originAllowed(origin: string | undefined): boolean;
 }
 
-/** What the Host and Origin checks allow, named for what each does (hostGuardOptions derives it from settings). */
+/** What the Host and Origin checks allow, named for what each does (hostGuardOptions derives it from the HTTP options). */
 export interface HostGuardOptions {
   /** Check the Host header at all (DNS-rebinding protection). */
   readonly checkHost: boolean;
@@ -38,21 +38,25 @@ export interface HostGuardOptions {
 }
 
 /**
- * The checks as the settings ask: on when bound to loopback or once MCP_ALLOWED_HOSTS is set.
- * Origins trusted for CORS are trusted here too: a browser app listed in MCP_CORS_ORIGINS must
- * not pass the preflight and then be refused on the POST.
+ * The checks as the HTTP options ask: on when bound to loopback or once allowed hosts are set.
+ * Origins trusted for CORS are trusted here too: a browser app listed as a CORS origin must not
+ * pass the preflight and then be refused on the POST.
  */
-export function hostGuardOptions(settings: Settings): HostGuardOptions {
+export function hostGuardOptions(
+  options: Pick<HttpOptions, 'host' | 'allowedHosts' | 'allowedOrigins' | 'corsOrigins'>,
+): HostGuardOptions {
   return {
-    checkHost: settings.MCP_ALLOWED_HOSTS.length > 0 || isLoopbackBind(settings.MCP_HTTP_HOST),
-    allowedHosts: settings.MCP_ALLOWED_HOSTS,
-    allowedOrigins: [...settings.MCP_ALLOWED_ORIGINS, ...settings.MCP_CORS_ORIGINS],
-    anyOrigin: settings.MCP_CORS_ORIGINS.includes('*'),
+    checkHost: options.allowedHosts.length > 0 || isLoopbackBind(options.host),
+    allowedHosts: options.allowedHosts,
+    allowedOrigins: [...options.allowedOrigins, ...options.corsOrigins],
+    anyOrigin: options.corsOrigins.includes('*'),
   };
 }
 
-export function createHostGuard(settings: Settings): HostGuard {
-  return hostGuard(hostGuardOptions(settings));
+export function createHostGuard(
+  options: Pick<HttpOptions, 'host' | 'allowedHosts' | 'allowedOrigins' | 'corsOrigins'>,
+): HostGuard {
+  return hostGuard(hostGuardOptions(options));
 }
 
 export function hostGuard(options: HostGuardOptions): HostGuard {

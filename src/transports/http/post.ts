@@ -21,7 +21,7 @@ import type { Session } from '../../protocol/session.ts';
 import { header, isModernRequest } from '../../protocol/wire.ts';
 import { refuse } from './refuse.ts';
 import { requestInfo } from './request-info.ts';
-import { accepts, type RouteState, sessionFor, streamHeaders } from './route-state.ts';
+import { accepts, hijackStream, type RouteState, sessionFor, streamHeaders } from './route-state.ts';
 import { SseStream } from './sse.ts';
 
 /** A POST's channel: stays JSON until the first related message, then becomes an SSE stream. */
@@ -48,11 +48,11 @@ class PostChannel implements OutboundChannel {
 }
 
 export function installPost(app: FastifyInstance, state: RouteState): void {
-  const { deps, settings, store, live } = state;
+  const { deps, options, store, live } = state;
   const encodeFailed = logEncodeFailure(deps.logger);
-  const trustProxy = settings.MCP_TRUST_PROXY !== false;
+  const trustProxy = options.trustProxy !== false;
 
-  app.post(settings.MCP_HTTP_PATH, async (req, reply) => {
+  app.post(options.path, async (req, reply) => {
     const body = req.body;
     if (body === undefined) return refuse(deps, req, reply, Refusal.unsupportedMediaType(), null);
     const single = !Array.isArray(body) && isObject(body) ? body : undefined;
@@ -86,13 +86,13 @@ export function installPost(app: FastifyInstance, state: RouteState): void {
     const channel = new PostChannel(
       sseOk
         ? () => {
-            reply.hijack();
+            hijackStream(state, reply);
             const streamId = randomUUID();
             const stream = new SseStream(reply.raw, {
               streamId,
               store: resumable ? store : undefined,
-              keepAliveMs: settings.MCP_SSE_KEEPALIVE_MS,
-              primeRetryMs: resumable ? settings.MCP_SSE_RETRY_MS : undefined,
+              keepAliveMs: options.sse.keepAliveMs,
+              primeRetryMs: resumable ? options.sse.retryMs : undefined,
               headers: streamHeaders(sessionHeader),
               logger: deps.logger,
             });

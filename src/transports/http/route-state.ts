@@ -3,21 +3,22 @@
  * event store behind SSE resumption, the live streams a reconnect can re-attach to, and the
  * session lookup every 2025-wire route starts with.
  */
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ProtocolError } from '../../base/errors.ts';
 import { Refusal } from '../../base/refusals.ts';
-import type { Settings } from '../../config/settings.ts';
 import { type Session, sessionOwner } from '../../protocol/session.ts';
 import { header } from '../../protocol/wire.ts';
 import type { HttpDeps } from '../deps.ts';
 import type { EventStore } from './event-store.ts';
+import type { HttpOptions } from './options.ts';
 import { refuse } from './refuse.ts';
 import { acceptAllows } from './rules.ts';
 import type { SseStream } from './sse.ts';
 
 export interface RouteState {
   readonly deps: HttpDeps;
-  readonly settings: Settings;
+  readonly options: HttpOptions;
   readonly store: EventStore;
   /** Live POST streams by id, so a GET with Last-Event-ID can re-attach. */
   readonly live: Map<string, { stream: SseStream; sessionId: string }>;
@@ -26,8 +27,18 @@ export interface RouteState {
    * store) for a grace period, so a reconnect with Last-Event-ID gets what it missed.
    */
   readonly standalone: Map<string, { sessionId: string; retire: () => void }>;
-  /** Open GET connections per session id, held to MCP_MAX_STREAMS_PER_SESSION. */
+  /** Open GET connections per session id, held to `limits.maxStreamsPerSession`. */
   readonly openStreams: Map<string, number>;
+  /** Every SSE response these routes hold open (hijacked), for a drain to end. */
+  readonly streams: Set<ServerResponse>;
+}
+
+/** Takes the response over for an SSE stream, held in `state.streams` until it closes. */
+export function hijackStream(state: RouteState, reply: FastifyReply): void {
+  reply.hijack();
+  const raw = reply.raw;
+  state.streams.add(raw);
+  raw.on('close', () => state.streams.delete(raw));
 }
 
 /**
@@ -36,7 +47,7 @@ export interface RouteState {
  */
 export function holdStream(state: RouteState, sessionId: string): (() => void) | undefined {
   const open = state.openStreams.get(sessionId) ?? 0;
-  if (open >= state.settings.MCP_MAX_STREAMS_PER_SESSION) return undefined;
+  if (open >= state.options.limits.maxStreamsPerSession) return undefined;
   state.openStreams.set(sessionId, open + 1);
   let held = true;
   return () => {

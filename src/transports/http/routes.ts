@@ -5,9 +5,9 @@
  * body-size check, then the edge (auth, rate limit), the body parser, and the routes, one file
  * each (post.ts, get-stream.ts, delete.ts). Every refusal goes through `refuse()`.
  */
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { Refusal } from '../../base/refusals.ts';
-import type { Settings } from '../../config/settings.ts';
 import type { HttpDeps } from '../deps.ts';
 import { installBodyHandling } from './body.ts';
 import { installDelete } from './delete.ts';
@@ -15,30 +15,34 @@ import { installEdge } from './edge.ts';
 import { createMemoryEventStore, type EventStore } from './event-store.ts';
 import { installGetStream } from './get-stream.ts';
 import { createHostGuard } from './guards.ts';
+import type { HttpOptions } from './options.ts';
 import { installPost } from './post.ts';
 import { installRefusalRecording, refuse } from './refuse.ts';
 import type { RouteState } from './route-state.ts';
 
 export interface McpRoutesOptions {
   server: HttpDeps;
-  settings: Settings;
+  http: HttpOptions;
   eventStore?: EventStore;
+  /** Every SSE response open on these routes, for a drain to end them (added and removed here). */
+  streams?: Set<ServerResponse>;
 }
 
 export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions): Promise<void> {
-  const { server: deps, settings } = options;
-  const guard = createHostGuard(settings);
-  const maxBody = settings.MCP_MAX_BODY_BYTES;
+  const { server: deps, http } = options;
+  const guard = createHostGuard(http);
+  const maxBody = http.limits.maxBodyBytes;
   const state: RouteState = {
     deps,
-    settings,
+    options: http,
     store:
       options.eventStore ??
       deps.eventStore ??
-      createMemoryEventStore({ retention: settings.MCP_EVENT_RETENTION }),
+      createMemoryEventStore({ retention: http.limits.eventRetention }),
     live: new Map(),
     standalone: new Map(),
     openStreams: new Map(),
+    streams: options.streams ?? new Set(),
   };
 
   installRefusalRecording(app, deps);
@@ -62,8 +66,8 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
   installDelete(app, state);
   app.route({
     // With CORS on, OPTIONS is the preflight (answered by @fastify/cors), not a wrong method.
-    method: settings.MCP_CORS_ORIGINS.length > 0 ? ['PUT', 'PATCH'] : ['PUT', 'PATCH', 'OPTIONS'],
-    url: settings.MCP_HTTP_PATH,
+    method: http.corsOrigins.length > 0 ? ['PUT', 'PATCH'] : ['PUT', 'PATCH', 'OPTIONS'],
+    url: http.path,
     handler: async (req, reply) => refuse(deps, req, reply, Refusal.methodNotAllowed(), null),
   });
 }

@@ -93,6 +93,8 @@ export async function loadPlugin(raw: Record<string, string>): Promise<Loaded> {
       defs.push(...more);
     },
     remove: () => false,
+    onReady: () => {},
+    onClose: () => {},
     notifyResourceUpdated: () => {},
     notifyListChanged: () => {},
     use: () => {},

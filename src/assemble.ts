@@ -1,0 +1,265 @@
+/**
+ * One server put together from its options, as `createServer()`, `serve()` and the Fastify
+ * plugin all need it: the settings resolved once (a settings object over an environment),
+ * logging and tracing, the plugins (definitions or names), auth and rate limits, the shared
+ * state of replicas, the server itself with its plugins registered and ready; and the one
+ * shutdown sequence, whichever transport drains first.
+ */
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Authenticator } from './auth/types.ts';
+import { InternalCode, ToolkitError } from './base/errors.ts';
+import {
+  parseSettings,
+  requireReplicaSettings,
+  SETTING_NAMES,
+  type Settings,
+  type SettingsInput,
+  settingsRecord,
+} from './config/settings.ts';
+import { describeUnknownSetting, unknownSettings } from './config/unknown-settings.ts';
+import type { LoadedPlugin, PluginDefinition } from './plugin.ts';
+import { importPlugin, loadPlugins, parsePluginSettings, pluginSettingNames } from './plugin-loader.ts';
+import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.ts';
+import type { ScaleOut } from './scale/scale-out.ts';
+import { createServer, type McpServer, PACKAGE_VERSION } from './server.ts';
+import { createLogger } from './telemetry/logger.ts';
+import { parseTracingConfig } from './telemetry/otel-settings.ts';
+import { createRequestObserver } from './telemetry/request-observer.ts';
+import { createTelemetry, type Telemetry, telemetryMode } from './telemetry/tracing.ts';
+import { guardProcessStdout } from './transports/stdio.ts';
+
+/** Longest start-up waits for the subscription that lets replicas reach this one. */
+const SCALE_READY_WAIT_MS = 2000;
+
+/** A plugin to load: a `definePlugin(...)` result, or a name or module path as MCP_PLUGINS takes it. */
+// biome-ignore lint/suspicious/noExplicitAny: every plugin's settings type fits here
+export type PluginRef = string | PluginDefinition<any>;
+
+export interface AssembleOptions {
+  /** The plugins; default: MCP_PLUGINS. Their MCP_<PLUGIN>_* settings come from the same settings. */
+  plugins?: readonly PluginRef[];
+  /** Settings by MCP_* (and OTEL_*) name; they win over `env`. */
+  settings?: SettingsInput;
+  /** An environment read below `settings` (the CLI and serve() pass process.env; default none). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Values over both (the CLI's flags). */
+  overrides?: SettingsInput;
+  /** The logger; default: pino on stderr as MCP_LOG_LEVEL and MCP_LOG_FORMAT say. */
+  logger?: Logger;
+  /**
+   * How clients reach it: `http` listens on MCP_HTTP_HOST and MCP_HTTP_PORT, `none` is
+   * mounted on an application's own server (auth and scale-out apply to both). Default: MCP_TRANSPORT.
+   */
+  transport?: TransportKind;
+}
+
+/** How clients reach the server: stdio, HTTP on its own port, or none (a handler mounts it). */
+export type TransportKind = 'stdio' | 'http' | 'none';
+
+export interface Assembled {
+  readonly transport: TransportKind;
+  /** On stdio: the real stdout's write (stray writes go to stderr from before the plugins load). */
+  readonly protocolWrite: ((chunk: string) => boolean) | undefined;
+  readonly server: McpServer;
+  readonly settings: Settings;
+  readonly logger: Logger;
+  readonly telemetry: Telemetry;
+  /** The part of the budget kept for exporting spans and metrics at the end. */
+  readonly flushShareMs: number;
+  /**
+   * Stops once: `drain` (the transport's: stop accepting, let in-flight calls finish, end
+   * streams) within MCP_SHUTDOWN_TIMEOUT_MS less the flush share, then the tasks, the
+   * plugins' onClose hooks, the limiter, Redis, telemetry and the sessions.
+   */
+  stop(drain?: (budgetMs: number) => Promise<void>): Promise<void>;
+}
+
+async function resolvePlugins(
+  refs: readonly PluginRef[],
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<LoadedPlugin[]> {
+  const loaded: LoadedPlugin[] = [];
+  for (const ref of refs) {
+    const definition = (typeof ref === 'string' ? await importPlugin(ref) : ref) as PluginDefinition<
+      Record<string, unknown>
+    >;
+    if (loaded.some((p) => p.definition.name === definition.name)) {
+      throw new ToolkitError(InternalCode.PluginInvalid, `Plugin "${definition.name}" is listed twice`);
+    }
+    loaded.push({ definition, settings: parsePluginSettings(definition, env) });
+  }
+  return loaded;
+}
+
+/**
+ * @example
+ * const { server, stop } = await assemble({ settings: { MCP_PLUGINS: 'filesystem' }, http: true });
+ */
+export async function assemble(options: AssembleOptions): Promise<Assembled> {
+  const env = {
+    ...(options.env ?? {}),
+    ...settingsRecord(options.settings ?? {}),
+    ...settingsRecord(options.overrides ?? {}),
+  };
+  const settings = parseSettings(env);
+  requireReplicaSettings(settings);
+  // The standard OTEL_* variables, from the same source as MCP_* (bad values stop start-up).
+  const tracing = parseTracingConfig(env, settings, PACKAGE_VERSION);
+  const logger =
+    options.logger ??
+    createLogger({
+      level: settings.MCP_LOG_LEVEL,
+      format: settings.MCP_LOG_FORMAT,
+      logToolArgs: settings.MCP_LOG_TOOL_ARGS,
+    });
+  const transport = options.transport ?? settings.MCP_TRANSPORT;
+  const http = transport !== 'stdio';
+  const listens = transport === 'http';
+  // On stdio, stdout is the protocol stream from the first byte: a plugin that prints while
+  // it loads or registers must not corrupt it, so stray writes go to stderr from here on.
+  const protocolWrite = http ? undefined : guardProcessStdout();
+  // What only one transport or setting needs is loaded on demand, alongside the plugins: a
+  // stdio server for a desktop agent starts without jose or ioredis.
+  const authModules = http
+    ? Promise.all([
+        import('./auth/create.ts'),
+        import('./transport-options.ts'),
+        import('./auth/resource-metadata.ts'),
+      ])
+    : undefined;
+  const redisModules = settings.MCP_REDIS_URL
+    ? Promise.all([import('./ratelimit/redis-client.ts'), import('./scale/scale-out.ts')])
+    : undefined;
+  // Everything that can refuse a setting runs before anything listens.
+  const plugins = options.plugins
+    ? await resolvePlugins(options.plugins, env)
+    : await loadPlugins(settings.MCP_PLUGINS, env);
+  for (const unknown of unknownSettings(env, [...SETTING_NAMES, ...pluginSettingNames(plugins)])) {
+    logger.warn({ variable: unknown.name, suggestion: unknown.suggestion }, describeUnknownSetting(unknown));
+  }
+  let auth: Authenticator | undefined;
+  if (authModules) {
+    const [{ authWarnings, createAuthenticator }, { publicBaseUrl }, { resourceUrls }] = await authModules;
+    if (
+      settings.MCP_AUTH === 'oauth' &&
+      !settings.MCP_PUBLIC_URL &&
+      (settings.MCP_HTTP_PORT === 0 || !listens)
+    ) {
+      // The OAuth resource (token audience, metadata, challenges) names the URL clients use; a
+      // port picked at bind time, or an application's own server, cannot be known here.
+      throw new ToolkitError(
+        InternalCode.InvalidSetting,
+        listens
+          ? 'MCP_AUTH=oauth with MCP_HTTP_PORT=0 needs MCP_PUBLIC_URL: the public URL clients reach this server on'
+          : 'MCP_AUTH=oauth inside an application needs MCP_PUBLIC_URL: the public URL clients reach this server on',
+      );
+    }
+    const urls = resourceUrls({
+      publicUrl: publicBaseUrl(settings),
+      mcpPath: settings.MCP_HTTP_PATH,
+      audience: settings.MCP_OAUTH_AUDIENCE,
+    });
+    auth = createAuthenticator(settings, urls);
+    for (const warning of authWarnings(settings)) logger.warn(warning);
+    if (
+      listens &&
+      !auth &&
+      settings.MCP_ALLOWED_HOSTS.length === 0 &&
+      !/^(127\.|localhost$|::1$)/.test(settings.MCP_HTTP_HOST)
+    ) {
+      logger.warn(
+        { host: settings.MCP_HTTP_HOST },
+        'public bind with MCP_AUTH=none and no MCP_ALLOWED_HOSTS: anyone who can reach this port can call every tool',
+      );
+    }
+  }
+  let redis: Redis | undefined;
+  let scale: ScaleOut | undefined;
+  if (redisModules && settings.MCP_REDIS_URL) {
+    const [{ createRedisClient }, { createScaleOut }] = await redisModules;
+    redis = createRedisClient(settings.MCP_REDIS_URL);
+    await redis
+      .connect()
+      .catch((err: Error) => logger.warn({ err: err.message }, 'Redis unreachable at start-up'));
+    // Replicas share sessions, SSE events and routing through the same Redis (HTTP only: a
+    // stdio server is one client's process).
+    if (http) {
+      scale = createScaleOut({ redis, settings, logger });
+      // Hear the other replicas before serving; a Redis still away at start-up delays this little.
+      await Promise.race([scale.ready, new Promise((r) => setTimeout(r, SCALE_READY_WAIT_MS).unref())]);
+    }
+  }
+  const limiter: RateLimiter = createRateLimiter({
+    rps: settings.MCP_RATE_LIMIT_RPS,
+    burst: settings.MCP_RATE_LIMIT_BURST,
+    failMode: settings.MCP_RATE_LIMIT_FAIL,
+    store: redis ? { redis } : 'memory',
+    logger,
+  });
+  const mode = telemetryMode(tracing);
+  const telemetry = await createTelemetry({
+    config: tracing,
+    onExportError: (signal, err) => logger.warn({ signal, err: err?.message }, 'OTLP export failing'),
+  });
+  if (mode === 'application') {
+    logger.info('tracing: using the OpenTelemetry TracerProvider the application registered');
+  } else if (mode === 'own') {
+    logger.info(
+      { traces: tracing.traces?.url, metrics: tracing.metrics?.url, service: tracing.serviceName },
+      'tracing: OpenTelemetry SDK started, exporting OTLP',
+    );
+  }
+  const closeShared = async () => {
+    await limiter.close();
+    await scale?.close();
+    await redis?.quit().catch(() => redis?.disconnect());
+  };
+  let server: McpServer;
+  try {
+    server = await createServer({
+      settings,
+      logger,
+      plugins,
+      auth,
+      limiter,
+      telemetry,
+      // Nothing to observe when tracing is off and request lines are below the log level: the
+      // dispatcher then skips the per-request bookkeeping altogether.
+      observe:
+        telemetry.enabled || logger.isLevelEnabled('info')
+          ? createRequestObserver({ telemetry, logger })
+          : undefined,
+      sessions: scale?.sessions,
+      hub: scale?.hub,
+      shared: scale?.shared,
+      tasks: scale?.tasks,
+    });
+  } catch (err) {
+    await closeShared().catch(() => {});
+    await telemetry.shutdown(1000).catch(() => {});
+    throw err;
+  }
+
+  const budgetMs = settings.MCP_SHUTDOWN_TIMEOUT_MS;
+  // The span and metric flush is part of MCP_SHUTDOWN_TIMEOUT_MS, not added to it: in-flight
+  // calls get the budget less a share kept for the flush (a quarter, at most 2 s).
+  const flushShareMs = telemetry.enabled ? Math.min(2000, Math.floor(budgetMs / 4)) : 0;
+  let stopping: Promise<void> | undefined;
+  const stop = (drain?: (budgetMs: number) => Promise<void>) => {
+    stopping ??= (async () => {
+      const deadline = Date.now() + budgetMs;
+      logger.info('shutting down');
+      if (drain) await drain(budgetMs - flushShareMs);
+      // Before Redis goes: the tasks still running here are recorded as failed there.
+      await server.tasks.close();
+      // The calls have drained: the plugins may let go of what they hold.
+      await server.closePlugins(Math.max(0, deadline - Date.now() - flushShareMs));
+      await closeShared();
+      await telemetry.shutdown(Math.max(flushShareMs, deadline - Date.now()));
+      await server.close();
+    })();
+    return stopping;
+  };
+  return { transport, protocolWrite, server, settings, logger, telemetry, flushShareMs, stop };
+}

@@ -1,0 +1,87 @@
+/**
+ * `@mcp-toolkit/server/fastify`: the server as a Fastify plugin, served by the application's
+ * own Fastify instance. `await app.register(mcpToolkit, { path: '/mcp', plugins, settings })`
+ * mounts the MCP endpoint (the stateful 2025 wire and the stateless 2026 wire), the server
+ * card, the catalogs and the landing page, the same routes the standalone server mounts
+ * (src/transports/http/mount.ts), in a scope of their own: the application's onRequest hooks
+ * run before them, its logger (`app.log`) writes their lines, its OpenTelemetry
+ * instrumentation holds their spans, and its own routes are untouched by their hooks (Host
+ * check, auth, rate limit). `app.close()` drains: the MCP calls in flight finish (within
+ * MCP_SHUTDOWN_TIMEOUT_MS), the SSE streams end, then the plugins' onClose hooks run.
+ */
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { type Logger, pino } from 'pino';
+import { assemble, type PluginRef } from './assemble.ts';
+import type { SettingsInput } from './config/settings.ts';
+import { httpOptions } from './transport-options.ts';
+import { drain, mountMcp } from './transports/http/mount.ts';
+
+export interface McpToolkitOptions {
+  /** Path of the MCP endpoint (MCP_HTTP_PATH); the card is at `<path>/server-card`. Default `/mcp`. */
+  path?: string;
+  /** The plugins: `definePlugin(...)` results, or names and module paths as MCP_PLUGINS takes them. Default: MCP_PLUGINS. */
+  plugins?: readonly PluginRef[];
+  /** Settings by MCP_* name (`{ MCP_AUTH: 'api_key', MCP_API_KEYS: ['k1'] }`); no environment is read unless `env` is given. */
+  settings?: SettingsInput;
+  /** An environment to read settings from, below `settings` (pass process.env to configure it as the CLI is). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Default: the application's logger (`app.log`). */
+  logger?: Logger;
+}
+
+/** `app.log`, when it is a logger that can say its level (Fastify's own `logger: false` cannot: then silent). */
+function appLogger(app: FastifyInstance): Logger {
+  const log = app.log as unknown as Partial<Logger>;
+  return typeof log.isLevelEnabled === 'function' && typeof log.child === 'function'
+    ? (log as Logger)
+    : pino({ level: 'silent' });
+}
+
+const plugin: FastifyPluginAsync<McpToolkitOptions> = async (app, options) => {
+  const assembled = await assemble({
+    plugins: options.plugins,
+    settings: { ...(options.settings ?? {}), ...(options.path ? { MCP_HTTP_PATH: options.path } : {}) },
+    env: options.env,
+    logger: options.logger ?? appLogger(app),
+    transport: 'none',
+  });
+  const { server, settings } = assembled;
+  const streams = new Set<ServerResponse>();
+  let closing = false;
+  try {
+    await app.register(mountMcp, {
+      server,
+      http: httpOptions(settings),
+      streams,
+      cors: true,
+      closing: () => closing,
+    });
+  } catch (err) {
+    await assembled.stop();
+    throw err;
+  }
+  // Before the application's server stops accepting: the MCP calls in flight finish and the
+  // SSE streams end (or Node's close would wait for them), then the rest is closed.
+  app.addHook('preClose', async () => {
+    closing = true;
+    await assembled.stop((budgetMs) => drain(server, streams, Date.now() + budgetMs));
+  });
+};
+
+// The fastify-plugin shape: registered without a scope of its own, so the close hooks are the
+// application's; the routes keep theirs (mountMcp is registered in a child scope).
+Object.assign(plugin, {
+  [Symbol.for('skip-override')]: true,
+  [Symbol.for('fastify.display-name')]: 'mcp-toolkit',
+  [Symbol.for('plugin-meta')]: { name: 'mcp-toolkit', fastify: '5.x' },
+});
+
+/**
+ * @example
+ * const app = Fastify({ logger: true });
+ * await app.register(mcpToolkit, { path: '/mcp', plugins: [notesPlugin], settings: { MCP_AUTH: 'api_key', MCP_API_KEYS: ['k1'] } });
+ * await app.listen({ port: 3000 });
+ */
+export const mcpToolkit: FastifyPluginAsync<McpToolkitOptions> = plugin;
+export default mcpToolkit;

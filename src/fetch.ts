@@ -1,0 +1,43 @@
+/**
+ * `@mcp-toolkit/server/fetch`: the 2026-07-28 stateless wire as a fetch handler,
+ * `(request: Request) => Promise<Response>`, for Hono, Bun, Deno, Next.js route handlers or
+ * Cloudflare-style workers (docs/embedding.md). The handler's options default to what the
+ * server's settings say (the HTTP transport's path, limits, Host and Origin checks).
+ */
+import type { Settings } from './config/settings.ts';
+import { httpOptions } from './transport-options.ts';
+import {
+  type FetchHandler,
+  fetchHandler,
+  type FetchServer as HandlerServer,
+} from './transports/fetch/handler.ts';
+import {
+  type FetchHandlerOptions,
+  fetchHandlerOptions as fromHttpOptions,
+} from './transports/fetch/options.ts';
+
+export type { FetchClient, FetchHandler } from './transports/fetch/handler.ts';
+export type { FetchHandlerOptions } from './transports/fetch/options.ts';
+
+/** What the handler takes of a server: `createServer`'s handle has it all. */
+export interface FetchServer extends HandlerServer {
+  /** The options' defaults come from here. */
+  readonly settings: Settings;
+}
+
+/** The options `createFetchHandler` starts from for these settings. */
+export function fetchHandlerOptions(settings: Settings): FetchHandlerOptions {
+  return fromHttpOptions(httpOptions(settings));
+}
+
+/**
+ * @example
+ * const handle = createFetchHandler(server, { path: '/mcp' });
+ * app.all('/mcp', (c) => handle(c.req.raw)); // Hono
+ */
+export function createFetchHandler(
+  server: FetchServer,
+  overrides: Partial<FetchHandlerOptions> = {},
+): FetchHandler {
+  return fetchHandler(server, { ...fetchHandlerOptions(server.settings), ...overrides });
+}

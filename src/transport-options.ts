@@ -1,0 +1,58 @@
+/**
+ * The transports' options, built once from the parsed settings: the one place where the
+ * `MCP_*` names the HTTP transport depends on are read. The transports (src/transports/)
+ * take these values under the names of what they do (host, port, path, limits, ...).
+ */
+import { resourceUrls } from './auth/resource-metadata.ts';
+import type { Settings } from './config/settings.ts';
+import { baseUrlOf, type HttpOptions } from './transports/http/options.ts';
+import type { StdioOptions } from './transports/stdio.ts';
+
+/** The public base URL: MCP_PUBLIC_URL, else the bound address. */
+export function publicBaseUrl(settings: Settings, port = settings.MCP_HTTP_PORT): string {
+  return baseUrlOf(
+    { publicUrl: settings.MCP_PUBLIC_URL, host: settings.MCP_HTTP_HOST, port: settings.MCP_HTTP_PORT },
+    port,
+  );
+}
+
+/**
+ * @example
+ * const app = await buildHttpApp(server, httpOptions(parseSettings(process.env)));
+ */
+export function httpOptions(settings: Settings): HttpOptions {
+  const oauth = settings.MCP_AUTH === 'oauth' ? settings.MCP_OAUTH_ISSUER : undefined;
+  return {
+    host: settings.MCP_HTTP_HOST,
+    port: settings.MCP_HTTP_PORT,
+    path: settings.MCP_HTTP_PATH,
+    publicUrl: settings.MCP_PUBLIC_URL,
+    allowedHosts: settings.MCP_ALLOWED_HOSTS,
+    allowedOrigins: settings.MCP_ALLOWED_ORIGINS,
+    corsOrigins: settings.MCP_CORS_ORIGINS,
+    trustProxy: settings.MCP_TRUST_PROXY,
+    limits: {
+      maxBodyBytes: settings.MCP_MAX_BODY_BYTES,
+      maxStreamsPerSession: settings.MCP_MAX_STREAMS_PER_SESSION,
+      eventRetention: settings.MCP_EVENT_RETENTION,
+    },
+    sse: { keepAliveMs: settings.MCP_SSE_KEEPALIVE_MS, retryMs: settings.MCP_SSE_RETRY_MS },
+    landingPage: settings.MCP_LANDING_PAGE,
+    resourceMetadata: oauth
+      ? {
+          resource: resourceUrls({
+            publicUrl: publicBaseUrl(settings),
+            mcpPath: settings.MCP_HTTP_PATH,
+            audience: settings.MCP_OAUTH_AUDIENCE,
+          }).resource,
+          authorizationServers: [oauth],
+          scopes: settings.MCP_OAUTH_SCOPES,
+        }
+      : undefined,
+  };
+}
+
+/** The stdio transport's options (its input and output are the process's unless given). */
+export function stdioOptions(settings: Settings): StdioOptions {
+  return { maxLineBytes: settings.MCP_MAX_BODY_BYTES };
+}

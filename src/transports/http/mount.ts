@@ -1,0 +1,95 @@
+/**
+ * The HTTP transport's routes, mounted on a Fastify instance: the MCP endpoint (both wires),
+ * the discovery documents and landing page, and the OAuth protected resource metadata. The
+ * standalone server (server.ts) mounts them on a Fastify app of its own; the Fastify plugin
+ * (src/fastify.ts) mounts them on the user's app. Both drain the same way: in-flight calls
+ * finish (bounded), then the SSE streams still open are ended.
+ */
+import type { ServerResponse } from 'node:http';
+import cors from '@fastify/cors';
+import type { FastifyInstance } from 'fastify';
+import {
+  protectedResourceMetadata,
+  RESOURCE_METADATA_WELL_KNOWN,
+  resourceMetadataPath,
+} from '../../auth/resource-metadata.ts';
+import { Refusal } from '../../base/refusals.ts';
+import type { HttpDeps } from '../deps.ts';
+import { discoveryRoutes } from './discovery-routes.ts';
+import type { HttpOptions } from './options.ts';
+import { refuse } from './refuse.ts';
+import { mcpRoutes } from './routes.ts';
+
+export interface MountOptions {
+  server: HttpDeps;
+  http: HttpOptions;
+  /** The SSE responses open on the MCP routes (filled by them; `drain` ends them). */
+  streams: Set<ServerResponse>;
+  /** CORS for these routes (false where the app applies it already, at its root). */
+  cors: boolean;
+  /** True once shutdown has begun: requests to these routes then get a JSON-RPC 503. */
+  closing?: () => boolean;
+}
+
+/** CORS as the MCP endpoint needs it: its request headers allowed, its response headers exposed. */
+export async function installCors(app: FastifyInstance, http: HttpOptions): Promise<void> {
+  if (http.corsOrigins.length === 0) return;
+  await app.register(cors, {
+    origin: http.corsOrigins.includes('*') ? '*' : [...http.corsOrigins],
+    methods: ['GET', 'POST', 'DELETE'],
+    allowedHeaders: [
+      'content-type',
+      'accept',
+      'authorization',
+      'x-api-key',
+      'mcp-session-id',
+      'mcp-protocol-version',
+      'mcp-method',
+      'mcp-name',
+      'last-event-id',
+    ],
+    exposedHeaders: ['mcp-session-id', 'mcp-protocol-version', 'www-authenticate', 'retry-after'],
+  });
+}
+
+/**
+ * Registers the transport's routes in `app`'s scope; register it (`app.register(mountMcp,
+ * options)`) so that its hooks (Host check, auth, rate limit) stay inside that scope.
+ */
+export async function mountMcp(app: FastifyInstance, options: MountOptions): Promise<void> {
+  const { server, http, closing } = options;
+  if (closing) {
+    app.addHook('onRequest', (req, reply, done) => {
+      if (!closing()) return done();
+      reply.header('connection', 'close');
+      refuse(server, req, reply, Refusal.shuttingDown());
+    });
+  }
+  if (options.cors) await installCors(app, http);
+  const metadata = http.resourceMetadata;
+  if (metadata) {
+    const document = protectedResourceMetadata({
+      resource: metadata.resource,
+      authorizationServers: metadata.authorizationServers,
+      scopesSupported: [...new Set([...metadata.scopes, ...server.toolScopes()])],
+    });
+    app.get(resourceMetadataPath(http.path), async () => document);
+    // Hosted connectors probe the root well-known URL too (RFC 9728 §3.1 allows either); one endpoint, one document.
+    if (resourceMetadataPath(http.path) !== RESOURCE_METADATA_WELL_KNOWN)
+      app.get(RESOURCE_METADATA_WELL_KNOWN, async () => document);
+  }
+  await app.register(mcpRoutes, { server, http, streams: options.streams });
+  await app.register(discoveryRoutes, { server, http });
+}
+
+/**
+ * Lets the calls in flight finish (until `deadline`, a Date.now() value), then ends the SSE
+ * streams still open on the MCP routes.
+ */
+export async function drain(server: HttpDeps, streams: Set<ServerResponse>, deadline: number): Promise<void> {
+  while (server.dispatcher.inflightCount > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  for (const raw of [...streams]) raw.destroy();
+  streams.clear();
+}
