@@ -90,13 +90,14 @@ export async function planLiveTests(target: Target, options: LiveTestOptions = {
     client = await connect(resolved, options);
   } catch (err) {
     const reason = err instanceof ConnectError ? err.message : String(err);
+    const fix = err instanceof ConnectError ? err.fix : undefined;
     return {
       label: resolved.kind === 'url' ? resolved.url : where,
       cases: [
         {
           name: 'test_mcp_tools[NO ENDPOINT FOUND]',
           check: 'test.connect',
-          run: async () => fail(`no MCP endpoint: ${reason}`),
+          run: async () => fail(`no MCP endpoint: ${reason}`, undefined, undefined, fix),
         },
       ],
       notCalled: { tools: [], hint: allowWritesHint(resolved) },
