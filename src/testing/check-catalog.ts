@@ -98,7 +98,7 @@ export const CHECKS = {
     fix: 'answer a method you do not serve with error -32601 (Method not found)',
   },
   'jsonrpc.invalid-request': {
-    title: 'tools/call with params: null is answered with -32600',
+    title: 'tools/call with params: null is answered with an error (-32600; another code warns)',
     level: 'MUST',
     source: JSONRPC('response_object', 'JSON-RPC 2.0 §4.2, §5 (every request gets a response)'),
     fix: 'answer a request whose params is not an object with error -32600 (Invalid Request); never drop it',
@@ -176,10 +176,10 @@ export const CHECKS = {
     fix: 'fix the schema so that a JSON Schema validator compiles it (the reason names the keyword)',
   },
   'tools.unknown-tool': {
-    title: 'calling an unknown tool returns -32602',
+    title: 'calling an unknown tool returns a protocol error (-32602 in the spec example)',
     level: 'SHOULD',
     source: TOOLS('error-handling', 'Tools §Error Handling (unknown tools are protocol errors)'),
-    fix: 'answer tools/call of a name you do not serve with error -32602, not an isError result',
+    fix: 'answer tools/call of a name you do not serve with a JSON-RPC error (-32602, as the spec shows)',
   },
   'tools.structured-content': {
     title: 'structuredContent matches outputSchema',

@@ -3,11 +3,13 @@
  * unknown tool, structuredContent), resources and prompts when the server declares them.
  * Rules: MCP 2025-11-25 "Tools", "Resources", "Prompts" and "Pagination".
  */
+
 import { ErrorCode } from '../base/errors.ts';
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import { listSome, type Recorder } from './conformance-recorder.ts';
 import { compileSchema, validateValue } from './json-schema.ts';
 import { describeAnswer, type ProbeClient } from './probe-client.ts';
+import { judgeUnknownTool } from './protocol-rules.ts';
 import {
   describeFinding,
   PORTABILITY_CLIENTS,
@@ -133,12 +135,7 @@ export async function checkTools(
     {},
     { timeoutMs: c.requestTimeoutMs },
   );
-  rec.expect(
-    'tools.unknown-tool',
-    unknown.kind === 'error' && unknown.error.code === ErrorCode.InvalidParams
-      ? []
-      : [`got ${describeAnswer(unknown)}; an unknown tool is a protocol error (Tools § Error Handling)`],
-  );
+  rec.judge('tools.unknown-tool', judgeUnknownTool(unknown));
   await checkStructuredContent(c, rec, tools);
   return tools;
 }

@@ -90,6 +90,14 @@ export class Recorder {
     this.#add(id, 'not-run', reason);
   }
 
+  /** Records a shared judgement (protocol-rules.ts): a pass with its note, a warning, or the rule's failure. */
+  judge(id: CheckId, j: { status: 'pass' | 'warn' | 'fail'; reason?: string; fix?: string }): void {
+    const fix = j.fix !== undefined ? { fix: j.fix } : {};
+    if (j.status === 'pass') this.pass(id, j.reason);
+    else if (j.status === 'warn') this.warn(id, j.reason ?? 'a warning', fix);
+    else this.fail(id, j.reason ?? 'failed', fix);
+  }
+
   /** Passes when `problems` is empty, else fails listing them. */
   expect(id: CheckId, problems: readonly string[], note?: string): void {
     if (problems.length === 0) this.pass(id, note);

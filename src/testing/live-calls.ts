@@ -47,6 +47,24 @@ export function fail(message: string, level?: Level, check?: LiveCheckId, fix?: 
   throw new LiveTestFailure(message, level, check, fix);
 }
 
+/**
+ * A shared judgement (protocol-rules.ts) as a generated test's outcome: a warning throws at
+ * SHOULD (a finding, reported as a warning), a failure at the family's level; an error answer
+ * is then held to the envelope rules (jsonrpc "2.0", the id echoed).
+ */
+export function judged(
+  what: string,
+  sentId: RequestId,
+  answer: Answer,
+  j: { status: 'pass' | 'warn' | 'fail'; reason?: string; fix?: string },
+  options: { nullIdOk?: boolean } = {},
+): CaseOutcome {
+  if (j.status === 'fail') fail(`${what}: ${j.reason ?? 'failed'}`, undefined, undefined, j.fix);
+  if (answer.kind === 'error') expectProtocolError(what, sentId, answer, [answer.error.code], options);
+  if (j.status === 'warn') fail(`${what}: ${j.reason ?? 'a warning'}`, 'SHOULD', undefined, j.fix);
+  return j.reason !== undefined ? { notes: [j.reason] } : {};
+}
+
 /** `--invalid-input`: the spec moved from -32602 (to 2025-06-18) to an isError result (2025-11-25, SEP-1303). */
 export type InvalidInputMode = 'error' | 'result' | 'either';
 

@@ -9,10 +9,11 @@ import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import { TOOL_NAME } from './conformance-features.ts';
 import { ConnectError, connect, endpointUrl } from './connect.ts';
 import { probeEndpoint } from './http-link.ts';
-import { type CaseOutcome, expectProtocolError, fail, type InvalidInputMode } from './live-calls.ts';
+import { type CaseOutcome, expectProtocolError, fail, type InvalidInputMode, judged } from './live-calls.ts';
 import type { LiveCheckId } from './live-catalog.ts';
 import { toolCases, writeSkip } from './live-tool-cases.ts';
 import type { ProbeClient } from './probe-client.ts';
+import { judgeInvalidRequest, judgeUnknownTool } from './protocol-rules.ts';
 import {
   type ConnectOptions,
   isLocalTarget,
@@ -293,11 +294,16 @@ function protocolCases(client: ProbeClient): LiveCase[] {
       run: async () => {
         const id = client.nextId();
         const answer = await client.rawInvalid({ jsonrpc: '2.0', id, method: 'tools/call', params: null });
-        // 2026: a body without its envelope falls under the envelope rule (-32602) as well.
-        const codes = modern
-          ? [ErrorCode.InvalidRequest, ErrorCode.InvalidParams]
-          : [ErrorCode.InvalidRequest];
-        return expectProtocolError('tools/call with params: null', id, answer, codes, { nullIdOk: true });
+        // The rule check judges too (protocol-rules.ts): one answer, one grade.
+        return judged(
+          'tools/call with params: null',
+          id,
+          answer,
+          judgeInvalidRequest(answer, client.wire ?? '2025'),
+          {
+            nullIdOk: true,
+          },
+        );
       },
     },
     {
@@ -316,9 +322,7 @@ function protocolCases(client: ProbeClient): LiveCase[] {
         const id = client.nextId();
         const name = 'mcp-toolkit-no-such-tool';
         const answer = await client.request('tools/call', { name, arguments: {} }, { id });
-        return expectProtocolError(`tools/call of unknown tool ${name}`, id, answer, [
-          ErrorCode.InvalidParams,
-        ]);
+        return judged(`tools/call of unknown tool ${name}`, id, answer, judgeUnknownTool(answer));
       },
     },
   ];

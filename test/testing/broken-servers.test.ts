@@ -44,6 +44,8 @@ const EXPECTED: Record<Exclude<DefectName, HttpOnly>, Expected> = {
   // Over stdio the rule is the client's (Lifecycle: it "SHOULD NOT send"): no finding. HTTP: http-corpus.test.ts.
   'pre-initialize-accepted': {},
   'params-null-dropped': { check: ['jsonrpc.invalid-request'], test: ['test_invalid_request'] },
+  // Answered, with another code: a warning in both engines (the grades are pinned below).
+  'params-null-parse-error': { check: ['jsonrpc.invalid-request'], test: ['test_invalid_request'] },
   'unknown-method-wrong-code': {
     check: ['jsonrpc.method-not-found', '2026.method-not-found'],
     test: ['test_method_not_found'],
@@ -66,6 +68,8 @@ const EXPECTED: Record<Exclude<DefectName, HttpOnly>, Expected> = {
     test: ['test_list_tools_from_basic_server'],
   },
   'unknown-tool-not-error': { check: ['tools.unknown-tool'], test: ['test_unknown_tool'] },
+  // A protocol error with another code than the spec's example: conformant, a note only.
+  'unknown-tool-method-not-found': {},
   'empty-description': { check: ['tools.descriptions'], test: ['test_tools_have_descriptions'] },
   'duplicate-name': { check: ['tools.unique-names'], test: ['test_tools_have_unique_names'] },
   'bad-name': { check: ['tools.name-format'], test: ['test_tools_have_names'] },
@@ -211,6 +215,39 @@ describe('broken fixture servers', { concurrency: 4 }, () => {
     const c = report.checks.find((x) => x.id === 'portability.required-default');
     assert.equal(c?.status, 'warn');
     assert.match(c?.reason ?? '', /inputSchema properties\.level: required and default 1/);
+  });
+
+  test('one rule, one grade: params: null answered with -32700 warns in check and in test, with the same fix', async () => {
+    const report = await conformanceReport(await fixtureStreams('params-null-parse-error'), FAST);
+    const c = report.checks.find((x) => x.id === 'jsonrpc.invalid-request');
+    assert.equal(c?.status, 'warn', JSON.stringify(c));
+    assert.match(c?.reason ?? '', /answered, but with error -32700 .*the code for it is -32600/);
+    assert.equal(report.ok, true);
+    const run = await runPlan(await fixtureStreams('params-null-parse-error'));
+    const v = run.verdicts.get('test_invalid_request');
+    // Before: a MUST failure here while check warned.
+    assert.deepEqual([v?.status, v?.level], ['warn', 'SHOULD'], JSON.stringify(v));
+    assert.match(v?.reason ?? '', /answered, but with error -32700 .*the code for it is -32600/);
+    assert.equal(v?.fix, c?.fix);
+    const dropped = await runPlan(await fixtureStreams('params-null-dropped'));
+    assert.deepEqual([dropped.verdicts.get('test_invalid_request')?.status], ['fail']);
+  });
+
+  test('an unknown tool answered with -32601 is a protocol error: a pass with a note, in check and test', async () => {
+    const report = await conformanceReport(await fixtureStreams('unknown-tool-method-not-found'), FAST);
+    const c = report.checks.find((x) => x.id === 'tools.unknown-tool');
+    assert.equal(c?.status, 'pass', JSON.stringify(c));
+    assert.match(c?.reason ?? '', /error -32601; the spec's example uses -32602/);
+    const run = await runPlan(await fixtureStreams('unknown-tool-method-not-found'));
+    const v = run.verdicts.get('test_unknown_tool');
+    assert.equal(v?.status, 'pass', JSON.stringify(v));
+    assert.match(v?.notes.join() ?? '', /-32601/);
+    // An isError result is the finding, and its fix speaks of the isError result it got.
+    const isError = await conformanceReport(await fixtureStreams('unknown-tool-not-error'), FAST);
+    assert.match(
+      isError.checks.find((x) => x.id === 'tools.unknown-tool')?.fix ?? '',
+      /not an isError result/,
+    );
   });
 
   test('by default only readOnlyHint tools are called; the rest are listed with how to include them', async () => {
