@@ -206,10 +206,10 @@ export const CHECKS = {
     fix: 'inline the referenced definitions (zod: z.toJSONSchema(schema, { reused: "inline" }), the default)',
   },
   'portability.dollar-schema': {
-    title: 'no $schema key in tool schemas',
+    title: 'a $schema key in tool schemas is noted (informational: the spec allows it)',
     level: 'HOUSE',
     source: PORTABILITY('$schema'),
-    fix: 'drop the $schema key: tool schemas are JSON Schema 2020-12 unless said otherwise',
+    fix: 'nothing required: $schema is allowed; leave it out only if a client you target refuses it',
   },
   'portability.untyped-property': {
     title: 'every property of a tool schema has a type',

@@ -12,6 +12,7 @@ import { describeAnswer, type ProbeClient } from './probe-client.ts';
 import { judgeUnknownTool } from './protocol-rules.ts';
 import {
   describeFinding,
+  INFORMATIONAL_RULES,
   PORTABILITY_CLIENTS,
   type PortabilityRule,
   toolPortability,
@@ -153,6 +154,8 @@ function checkPortability(rec: Recorder, tools: JsonObject[]): void {
   for (const rule of Object.keys(PORTABILITY_CLIENTS) as PortabilityRule[]) {
     const found = byRule.get(rule) ?? [];
     if (found.length === 0) rec.pass(`portability.${rule}`);
+    else if (INFORMATIONAL_RULES.has(rule))
+      rec.pass(`portability.${rule}`, `note: ${listSome(found)} (${PORTABILITY_CLIENTS[rule]})`);
     else rec.fail(`portability.${rule}`, `${listSome(found)}\naffects: ${PORTABILITY_CLIENTS[rule]}`);
   }
 }

@@ -103,10 +103,8 @@ const EXPECTED: Record<Exclude<DefectName, HttpOnly>, Expected> = {
   'type-union': { check: ['portability.type-union'], test: ['test_get_greeting_schema_portability'] },
   'property-union': { check: ['portability.union'], test: ['test_get_greeting_schema_portability'] },
   'schema-ref': { check: ['portability.ref'], test: ['test_schedule_note_schema_portability'] },
-  'dollar-schema': {
-    check: ['portability.dollar-schema'],
-    test: ['test_get_greeting_schema_portability'],
-  },
+  // Allowed by the spec and refused by no client we know of: a note, no finding (pinned below).
+  'dollar-schema': {},
   'untyped-property': {
     check: ['portability.untyped-property'],
     test: ['test_set_mode_schema_portability'],
@@ -248,6 +246,20 @@ describe('broken fixture servers', { concurrency: 4 }, () => {
       isError.checks.find((x) => x.id === 'tools.unknown-tool')?.fix ?? '',
       /not an isError result/,
     );
+  });
+
+  test('a $schema key is informational: a pass with a note in check, a note in test', async () => {
+    const report = await conformanceReport(await fixtureStreams('dollar-schema'), FAST);
+    const c = report.checks.find((x) => x.id === 'portability.dollar-schema');
+    assert.equal(c?.status, 'pass', JSON.stringify(c));
+    assert.match(
+      c?.reason ?? '',
+      /^note: "get_greeting" inputSchema \(root\): \$schema .*no client known to refuse it/,
+    );
+    const run = await runPlan(await fixtureStreams('dollar-schema'));
+    const v = run.verdicts.get('test_get_greeting_schema_portability');
+    assert.equal(v?.status, 'pass', JSON.stringify(v));
+    assert.match(v?.notes.join() ?? '', /\$schema/);
   });
 
   test('by default only readOnlyHint tools are called; the rest are listed with how to include them', async () => {
@@ -400,10 +412,11 @@ describe('broken fixture servers', { concurrency: 4 }, () => {
   test('every conformance check and every generated test is caught by some defect', async () => {
     const report = await conformanceReport(await fixtureStreams('none'), FAST);
     const caughtChecks = new Set(Object.values(EXPECTED).flatMap((e) => e.check ?? []));
-    // `connection` is caught by an unreachable target (transports.test.ts).
+    // `connection` is caught by an unreachable target (transports.test.ts); an informational
+    // check never finds anything (its note is pinned by the dollar-schema test above).
     const uncaught = report.checks
       .map((c) => c.id)
-      .filter((id) => !caughtChecks.has(id) && id !== 'connection');
+      .filter((id) => !caughtChecks.has(id) && id !== 'connection' && id !== 'portability.dollar-schema');
     assert.deepEqual(uncaught, []);
     const run = await runPlan(await fixtureStreams('none'), { strict: true });
     const patterns = Object.values(EXPECTED).flatMap((e) => [...(e.test ?? []), ...(e.warn ?? [])]);
