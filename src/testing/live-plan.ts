@@ -286,7 +286,6 @@ function annotationCases(annotated: JsonObject[]): LiveCase[] {
 }
 
 function protocolCases(client: ProbeClient): LiveCase[] {
-  const modern = client.wire === '2026';
   return [
     {
       name: 'test_invalid_request',
