@@ -50,7 +50,7 @@ export interface ConformanceReport {
   warnings: number;
   /** Checks with nothing to judge. */
   notRun: number;
-  /** passed + failed + warnings (checks that judged something). */
+  /** Every check in the report: passed + failed + warnings + notRun. */
   total: number;
   ok: boolean;
 }
@@ -222,7 +222,7 @@ export async function conformanceReport(
     failed,
     warnings,
     notRun: count('not-run'),
-    total: passed + failed + warnings,
+    total: checks.length,
     ok: failed === 0,
   };
 }
