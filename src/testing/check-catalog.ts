@@ -254,6 +254,12 @@ export const CHECKS = {
     source: { spec: 'server/resources', anchor: 'reading-resources', label: 'Resources §Reading Resources' },
     fix: 'serve resources/read for every URI you list, with contents of uri and text or blob',
   },
+  'resources.unknown': {
+    title: 'an unknown resource gets resource not found (-32002 in 2025, -32602 in 2026)',
+    level: 'SHOULD',
+    source: { spec: 'server/resources', anchor: 'error-handling', label: 'Resources §Error Handling' },
+    fix: 'answer resources/read of a URI you do not serve with error -32002 (2025 revisions) or -32602 (2026-07-28)',
+  },
   'prompts.list': {
     title: 'prompts/list is well-formed',
     level: 'MUST',

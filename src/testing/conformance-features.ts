@@ -9,7 +9,7 @@ import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import { listSome, type Recorder } from './conformance-recorder.ts';
 import { compileSchema, validateValue } from './json-schema.ts';
 import { describeAnswer, type ProbeClient } from './probe-client.ts';
-import { judgeUnknownTool } from './protocol-rules.ts';
+import { judgeUnknownResource, judgeUnknownTool } from './protocol-rules.ts';
 import {
   describeFinding,
   INFORMATIONAL_RULES,
@@ -227,6 +227,7 @@ export async function checkResources(c: ProbeClient, rec: Recorder): Promise<voi
   }
   if (listed.problem !== undefined) bad.unshift(listed.problem);
   rec.expect('resources.list', bad, `${listed.items.length} resources`);
+  await checkUnknownResource(c, rec);
 
   const first = listed.items.find((r) => isObject(r) && typeof r.uri === 'string');
   if (!first) {
@@ -253,6 +254,15 @@ export async function checkResources(c: ProbeClient, rec: Recorder): Promise<voi
     }
   }
   rec.expect('resources.read', problems, String(first.uri));
+}
+
+/** resources/read of a URI no server serves (a scheme of the kit's own): resource not found. */
+async function checkUnknownResource(c: ProbeClient, rec: Recorder): Promise<void> {
+  const answer = await c.request('resources/read', {
+    uri: `mcp-toolkit-check://no-such-resource/${Date.now()}`,
+  });
+  const wire = c.wire ?? '2025';
+  rec.judge('resources.unknown', judgeUnknownResource(answer, wire), { mustOnFail: wire === '2026' });
 }
 
 export async function checkPrompts(c: ProbeClient, rec: Recorder): Promise<void> {

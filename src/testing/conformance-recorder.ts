@@ -76,8 +76,10 @@ export class Recorder {
   }
 
   /** A broken rule: a failure for MUST (or under --strict), a warning for SHOULD and house rules. */
-  fail(id: CheckId, reason: string, options: { fix?: string } = {}): void {
-    this.#add(id, CHECKS[id].level === 'MUST' || this.#strict ? 'fail' : 'warn', reason, options.fix);
+  fail(id: CheckId, reason: string, options: { fix?: string; must?: boolean } = {}): void {
+    const must = options.must === true || CHECKS[id].level === 'MUST';
+    this.#add(id, must || this.#strict ? 'fail' : 'warn', reason, options.fix);
+    if (options.must === true) (this.checks.at(-1) as ConformanceCheck).level = 'MUST';
   }
 
   /** A finding that is at most a warning whatever the check's level (a SHOULD inside a MUST check). */
@@ -91,11 +93,15 @@ export class Recorder {
   }
 
   /** Records a shared judgement (protocol-rules.ts): a pass with its note, a warning, or the rule's failure. */
-  judge(id: CheckId, j: { status: 'pass' | 'warn' | 'fail'; reason?: string; fix?: string }): void {
+  judge(
+    id: CheckId,
+    j: { status: 'pass' | 'warn' | 'fail'; reason?: string; fix?: string },
+    options: { mustOnFail?: boolean } = {},
+  ): void {
     const fix = j.fix !== undefined ? { fix: j.fix } : {};
     if (j.status === 'pass') this.pass(id, j.reason);
     else if (j.status === 'warn') this.warn(id, j.reason ?? 'a warning', fix);
-    else this.fail(id, j.reason ?? 'failed', fix);
+    else this.fail(id, j.reason ?? 'failed', { ...fix, ...(options.mustOnFail ? { must: true } : {}) });
   }
 
   /** Passes when `problems` is empty, else fails listing them. */

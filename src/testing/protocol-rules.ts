@@ -38,6 +38,34 @@ export function judgeInvalidRequest(answer: Answer, wire: '2025' | '2026' = '202
   return { status: 'fail', reason: `expected error ${codes.join(' or ')}, got ${describeAnswer(answer)}` };
 }
 
+/** MCP's "resource not found" code of the 2025 revisions (Resources §Error Handling). */
+export const RESOURCE_NOT_FOUND = -32002;
+
+/**
+ * `resources/read` of a URI the server does not serve. The 2025 revisions: SHOULD -32002
+ * (resource not found); 2026-07-28: MUST -32602. On a 2025 wire -32602 passes too, with a note
+ * (the code the next revision requires); any other answer (-32601, a result) is the SHOULD
+ * warning there, and on the 2026 wire the MUST failure.
+ */
+export function judgeUnknownResource(answer: Answer, wire: '2025' | '2026' = '2025'): Judgement {
+  const code = answer.kind === 'error' ? answer.error.code : undefined;
+  if (wire === '2026') {
+    if (code === ErrorCode.InvalidParams) return { status: 'pass' };
+    return {
+      status: 'fail',
+      reason: `got ${describeAnswer(answer)}; 2026-07-28 requires -32602 for an unknown resource`,
+      fix: 'answer resources/read of a URI you do not serve with error -32602',
+    };
+  }
+  if (code === RESOURCE_NOT_FOUND) return { status: 'pass' };
+  if (code === ErrorCode.InvalidParams)
+    return { status: 'pass', reason: 'note: -32602, the code of 2026-07-28 (the 2025 revisions say -32002)' };
+  return {
+    status: 'warn',
+    reason: `got ${describeAnswer(answer)}; an unknown resource SHOULD get -32002 (resource not found)`,
+  };
+}
+
 /**
  * `tools/call` of a tool the server does not serve. Tools §Error Handling lists unknown tools
  * under protocol errors and shows -32602 in an example; it puts no MUST or SHOULD on the code.

@@ -139,6 +139,7 @@ const EXPECTED: Record<Exclude<DefectName, HttpOnly>, Expected> = {
   'completion-malformed': { check: ['completions.complete'] },
   'subscribe-fails': { check: ['resources.subscribe'] },
   'resource-unreadable': { check: ['resources.read'] },
+  'unknown-resource-method-not-found': { check: ['resources.unknown'] },
   'resource-list-malformed': { check: ['resources.list'] },
   'prompt-list-malformed': { check: ['prompts.list'] },
   'prompt-undeclared-argument': { check: ['prompts.arguments'] },
