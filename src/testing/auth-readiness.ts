@@ -160,7 +160,7 @@ export async function authReadinessReport(
     failed,
     warnings,
     notRun: count('not-run'),
-    total: passed + failed + warnings,
+    total: checks.length,
     ok: failed === 0,
   };
 }

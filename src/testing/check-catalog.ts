@@ -98,7 +98,7 @@ export const CHECKS = {
     fix: 'answer a method you do not serve with error -32601 (Method not found)',
   },
   'jsonrpc.invalid-request': {
-    title: 'tools/call with params: null is answered with -32600',
+    title: 'tools/call with params: null is answered with an error (-32600; another code warns)',
     level: 'MUST',
     source: JSONRPC('response_object', 'JSON-RPC 2.0 §4.2, §5 (every request gets a response)'),
     fix: 'answer a request whose params is not an object with error -32600 (Invalid Request); never drop it',
@@ -176,10 +176,10 @@ export const CHECKS = {
     fix: 'fix the schema so that a JSON Schema validator compiles it (the reason names the keyword)',
   },
   'tools.unknown-tool': {
-    title: 'calling an unknown tool returns -32602',
+    title: 'calling an unknown tool returns a protocol error (-32602 in the spec example)',
     level: 'SHOULD',
     source: TOOLS('error-handling', 'Tools §Error Handling (unknown tools are protocol errors)'),
-    fix: 'answer tools/call of a name you do not serve with error -32602, not an isError result',
+    fix: 'answer tools/call of a name you do not serve with a JSON-RPC error (-32602, as the spec shows)',
   },
   'tools.structured-content': {
     title: 'structuredContent matches outputSchema',
@@ -206,10 +206,10 @@ export const CHECKS = {
     fix: 'inline the referenced definitions (zod: z.toJSONSchema(schema, { reused: "inline" }), the default)',
   },
   'portability.dollar-schema': {
-    title: 'no $schema key in tool schemas',
+    title: 'a $schema key in tool schemas is noted (informational: the spec allows it)',
     level: 'HOUSE',
     source: PORTABILITY('$schema'),
-    fix: 'drop the $schema key: tool schemas are JSON Schema 2020-12 unless said otherwise',
+    fix: 'nothing required: $schema is allowed; leave it out only if a client you target refuses it',
   },
   'portability.untyped-property': {
     title: 'every property of a tool schema has a type',
@@ -253,6 +253,12 @@ export const CHECKS = {
     level: 'MUST',
     source: { spec: 'server/resources', anchor: 'reading-resources', label: 'Resources §Reading Resources' },
     fix: 'serve resources/read for every URI you list, with contents of uri and text or blob',
+  },
+  'resources.unknown': {
+    title: 'an unknown resource gets resource not found (-32002 in 2025, -32602 in 2026)',
+    level: 'SHOULD',
+    source: { spec: 'server/resources', anchor: 'error-handling', label: 'Resources §Error Handling' },
+    fix: 'answer resources/read of a URI you do not serve with error -32002 (2025 revisions) or -32602 (2026-07-28)',
   },
   'prompts.list': {
     title: 'prompts/list is well-formed',

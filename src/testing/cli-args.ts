@@ -23,6 +23,7 @@ export const TARGET_OPTIONS = {
   'token-file': { type: 'string' },
   'call-timeout': { type: 'string' },
   'request-timeout': { type: 'string' },
+  'startup-timeout': { type: 'string' },
   'client-capabilities': { type: 'string' },
   'client-answers': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -41,6 +42,7 @@ Options:
   --token-file FILE          where mcp-toolkit login stored tokens
   --call-timeout SECONDS     longest wait for one tool call (default 30)
   --request-timeout SECONDS  longest wait for any other request (default 10)
+  --startup-timeout SECONDS  longest wait for a stdio server's first answer (default 30)
   --client-capabilities LIST declare and answer sampling,elicitation,roots (any of them), so
                              tools offered only to such clients are listed and called
   --client-answers FILE      the canned answers, as JSON: { "sampling": { "text", "model" },
@@ -134,6 +136,8 @@ export function parseTargetArgs<O extends ParseArgsConfig['options']>(
     }
   }
   if (request !== undefined) connect.requestTimeoutMs = request;
+  const startup = seconds('startup-timeout', values['startup-timeout'] as string | undefined);
+  if (startup !== undefined) connect.startupTimeoutMs = startup;
   return {
     target,
     url,

@@ -3,13 +3,16 @@
  * unknown tool, structuredContent), resources and prompts when the server declares them.
  * Rules: MCP 2025-11-25 "Tools", "Resources", "Prompts" and "Pagination".
  */
+
 import { ErrorCode } from '../base/errors.ts';
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import { listSome, type Recorder } from './conformance-recorder.ts';
 import { compileSchema, validateValue } from './json-schema.ts';
 import { describeAnswer, type ProbeClient } from './probe-client.ts';
+import { judgeUnknownResource, judgeUnknownTool } from './protocol-rules.ts';
 import {
   describeFinding,
+  INFORMATIONAL_RULES,
   PORTABILITY_CLIENTS,
   type PortabilityRule,
   toolPortability,
@@ -133,12 +136,7 @@ export async function checkTools(
     {},
     { timeoutMs: c.requestTimeoutMs },
   );
-  rec.expect(
-    'tools.unknown-tool',
-    unknown.kind === 'error' && unknown.error.code === ErrorCode.InvalidParams
-      ? []
-      : [`got ${describeAnswer(unknown)}; an unknown tool is a protocol error (Tools § Error Handling)`],
-  );
+  rec.judge('tools.unknown-tool', judgeUnknownTool(unknown));
   await checkStructuredContent(c, rec, tools);
   return tools;
 }
@@ -156,6 +154,8 @@ function checkPortability(rec: Recorder, tools: JsonObject[]): void {
   for (const rule of Object.keys(PORTABILITY_CLIENTS) as PortabilityRule[]) {
     const found = byRule.get(rule) ?? [];
     if (found.length === 0) rec.pass(`portability.${rule}`);
+    else if (INFORMATIONAL_RULES.has(rule))
+      rec.pass(`portability.${rule}`, `note: ${listSome(found)} (${PORTABILITY_CLIENTS[rule]})`);
     else rec.fail(`portability.${rule}`, `${listSome(found)}\naffects: ${PORTABILITY_CLIENTS[rule]}`);
   }
 }
@@ -227,6 +227,7 @@ export async function checkResources(c: ProbeClient, rec: Recorder): Promise<voi
   }
   if (listed.problem !== undefined) bad.unshift(listed.problem);
   rec.expect('resources.list', bad, `${listed.items.length} resources`);
+  await checkUnknownResource(c, rec);
 
   const first = listed.items.find((r) => isObject(r) && typeof r.uri === 'string');
   if (!first) {
@@ -253,6 +254,15 @@ export async function checkResources(c: ProbeClient, rec: Recorder): Promise<voi
     }
   }
   rec.expect('resources.read', problems, String(first.uri));
+}
+
+/** resources/read of a URI no server serves (a scheme of the kit's own): resource not found. */
+async function checkUnknownResource(c: ProbeClient, rec: Recorder): Promise<void> {
+  const answer = await c.request('resources/read', {
+    uri: `mcp-toolkit-check://no-such-resource/${Date.now()}`,
+  });
+  const wire = c.wire ?? '2025';
+  rec.judge('resources.unknown', judgeUnknownResource(answer, wire), { mustOnFail: wire === '2026' });
 }
 
 export async function checkPrompts(c: ProbeClient, rec: Recorder): Promise<void> {

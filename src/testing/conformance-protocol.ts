@@ -10,6 +10,7 @@ import { VERSION_2026, VERSIONS_2025 } from '../base/versions.ts';
 import { META } from '../protocol/wire.ts';
 import type { Recorder } from './conformance-recorder.ts';
 import { type Answer, describeAnswer, type ProbeClient } from './probe-client.ts';
+import { judgeInvalidRequest } from './protocol-rules.ts';
 
 /** A version no server speaks, to see that the server offers one of its own instead. */
 export const UNSUPPORTED_VERSION = '1999-01-01';
@@ -129,24 +130,7 @@ export async function checkErrorCodes(c: ProbeClient, rec: Recorder): Promise<vo
     { jsonrpc: '2.0', id: c.nextId(), method: 'tools/call', params: null },
     { wire: '2025' },
   );
-  judgeInvalidRequest(invalid, rec);
-}
-
-/**
- * `params: null` must be answered (JSON-RPC 2.0: every request gets a response, with `id: null`
- * when the id could not be read). -32600 is the code for it; another error code is a warning.
- */
-function judgeInvalidRequest(answer: Answer, rec: Recorder): void {
-  if (answer.kind === 'error' && answer.error.code === ErrorCode.InvalidRequest) {
-    rec.pass('jsonrpc.invalid-request', answer.response.id === null ? 'answered with id null' : undefined);
-  } else if (answer.kind === 'error') {
-    rec.warn(
-      'jsonrpc.invalid-request',
-      `answered, but with ${describeAnswer(answer)}; the code for it is -32600`,
-    );
-  } else {
-    rec.fail('jsonrpc.invalid-request', `expected error -32600, got ${describeAnswer(answer)}`);
-  }
+  rec.judge('jsonrpc.invalid-request', judgeInvalidRequest(invalid, '2025'));
 }
 
 /** The 2026 stateless wire (docs/conformance-fixture.md §3): discover, resultType, the envelope rule. */

@@ -54,7 +54,7 @@ export class Recorder {
     this.#onCheck = options.onCheck;
   }
 
-  #add(id: CheckId, status: CheckStatus, reason: string | undefined): void {
+  #add(id: CheckId, status: CheckStatus, reason: string | undefined, fix?: string): void {
     const info = CHECKS[id];
     const check: ConformanceCheck = {
       id,
@@ -62,7 +62,7 @@ export class Recorder {
       level: info.level,
       status,
       ...(reason ? { reason } : {}),
-      fix: info.fix,
+      fix: fix ?? info.fix,
       source: info.source.label,
       spec: sourceUrl(info.source, this.revision),
     };
@@ -76,18 +76,32 @@ export class Recorder {
   }
 
   /** A broken rule: a failure for MUST (or under --strict), a warning for SHOULD and house rules. */
-  fail(id: CheckId, reason: string): void {
-    this.#add(id, CHECKS[id].level === 'MUST' || this.#strict ? 'fail' : 'warn', reason);
+  fail(id: CheckId, reason: string, options: { fix?: string; must?: boolean } = {}): void {
+    const must = options.must === true || CHECKS[id].level === 'MUST';
+    this.#add(id, must || this.#strict ? 'fail' : 'warn', reason, options.fix);
+    if (options.must === true) (this.checks.at(-1) as ConformanceCheck).level = 'MUST';
   }
 
   /** A finding that is at most a warning whatever the check's level (a SHOULD inside a MUST check). */
-  warn(id: CheckId, reason: string): void {
-    this.#add(id, this.#strict ? 'fail' : 'warn', reason);
+  warn(id: CheckId, reason: string, options: { fix?: string } = {}): void {
+    this.#add(id, this.#strict ? 'fail' : 'warn', reason, options.fix);
   }
 
   /** Nothing to judge: the feature is not declared, not applicable, or was never reached. */
   notRun(id: CheckId, reason: string): void {
     this.#add(id, 'not-run', reason);
+  }
+
+  /** Records a shared judgement (protocol-rules.ts): a pass with its note, a warning, or the rule's failure. */
+  judge(
+    id: CheckId,
+    j: { status: 'pass' | 'warn' | 'fail'; reason?: string; fix?: string },
+    options: { mustOnFail?: boolean } = {},
+  ): void {
+    const fix = j.fix !== undefined ? { fix: j.fix } : {};
+    if (j.status === 'pass') this.pass(id, j.reason);
+    else if (j.status === 'warn') this.warn(id, j.reason ?? 'a warning', fix);
+    else this.fail(id, j.reason ?? 'failed', { ...fix, ...(options.mustOnFail ? { must: true } : {}) });
   }
 
   /** Passes when `problems` is empty, else fails listing them. */

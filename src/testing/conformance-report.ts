@@ -21,10 +21,13 @@ import {
 import { type ConformanceCheck, Recorder } from './conformance-recorder.ts';
 import { checkTasks } from './conformance-tasks.ts';
 import { checkUtilities } from './conformance-utilities.ts';
-import { endpointUrl, openLink } from './connect.ts';
+import { connectionProblem, endpointUrl, openLink, refusalFix } from './connect.ts';
+
+export { connectionProblem } from './connect.ts';
+
 import { cardFacts, checkApps, checkServerCardAndCatalog } from './discovery-checks.ts';
 import { HttpLink } from './http-link.ts';
-import { type Answer, describeAnswer, ProbeClient, type Wire } from './probe-client.ts';
+import { type Answer, ProbeClient, type Wire } from './probe-client.ts';
 import { type ConnectOptions, describeTarget, isLocalTarget, resolveTarget, type Target } from './targets.ts';
 
 export type { ConformanceCheck } from './conformance-recorder.ts';
@@ -47,7 +50,7 @@ export interface ConformanceReport {
   warnings: number;
   /** Checks with nothing to judge. */
   notRun: number;
-  /** passed + failed + warnings (checks that judged something). */
+  /** Every check in the report: passed + failed + warnings + notRun. */
   total: number;
   ok: boolean;
 }
@@ -84,24 +87,6 @@ async function runFeatures(c: ProbeClient, rec: Recorder, capabilities: JsonObje
   if (isObject(capabilities.resources)) await checkResources(c, rec);
   if (isObject(capabilities.prompts)) await checkPrompts(c, rec);
   await checkUtilities(c, rec, capabilities);
-}
-
-/** Why nothing could be judged, with what to do about a refusal (401/403 and its challenge). */
-export function connectionProblem(c: ProbeClient, targetUrl: string | undefined): string {
-  const answer = c.lastHandshake;
-  const refusal = c.link instanceof HttpLink ? c.link.refusal : undefined;
-  const said = answer !== undefined ? describeAnswer(answer) : (c.link.failure ?? 'no answer');
-  if (refusal === undefined) return c.link.failure ?? `the handshake got ${said}`;
-  const lines = [
-    refusal.status === 401
-      ? `HTTP 401: the server wants credentials (${said})`
-      : `HTTP 403: the credentials were refused (${said})`,
-  ];
-  if (refusal.challenge) lines.push(`WWW-Authenticate: ${refusal.challenge}`);
-  lines.push(
-    `give --token TOKEN (Authorization: Bearer) or --api-key KEY, or sign in first: mcp-toolkit login ${targetUrl ?? '<url>'}`,
-  );
-  return lines.join('\n');
 }
 
 /** The checks that apply to a transport, in catalogue order (for the not-run list). */
@@ -199,7 +184,10 @@ export async function conformanceReport(
     const refused = link instanceof HttpLink && link.refusal !== undefined;
     if (refused || (c.responses.length === 0 && c.serverRequests.length === 0)) rec.checks.length = 0;
     const seen = new Set(rec.checks.map((x) => x.id));
-    if (!seen.has('connection')) rec.fail('connection', connectionProblem(c, url));
+    if (!seen.has('connection')) {
+      const fix = refusalFix(c);
+      rec.fail('connection', connectionProblem(c, url), fix !== undefined ? { fix } : {});
+    }
     for (const id of applicable(link.transport, wires))
       if (!seen.has(id)) rec.notRun(id, 'nothing to judge: no handshake completed');
   }
@@ -234,7 +222,7 @@ export async function conformanceReport(
     failed,
     warnings,
     notRun: count('not-run'),
-    total: passed + failed + warnings,
+    total: checks.length,
     ok: failed === 0,
   };
 }

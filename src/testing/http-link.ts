@@ -25,8 +25,11 @@ export class HttpLink extends BaseLink implements Link {
   readonly url: string;
   /** Set when an initialize reply carries `Mcp-Session-Id`. */
   sessionId: string | undefined;
-  /** The last 401 or 403 and its `WWW-Authenticate` challenge, to say how to get in. */
-  refusal: { status: number; challenge: string | undefined } | undefined;
+  /**
+   * The last 401 or 403, its `WWW-Authenticate` challenge and the start of its body (the error
+   * message names the Host or Origin when that is what was refused), to say how to get in.
+   */
+  refusal: { status: number; challenge: string | undefined; body?: string } | undefined;
   readonly #headers: Readonly<Record<string, string>>;
   readonly #closers = new Set<AbortController>();
 
@@ -95,6 +98,8 @@ export class HttpLink extends BaseLink implements Link {
         return result;
       }
       const text = await res.text();
+      if (this.refusal !== undefined && (res.status === 401 || res.status === 403))
+        this.refusal.body = text.slice(0, BODY_SAMPLE);
       if (text.trim() === '') return result;
       let value: unknown;
       try {

@@ -124,7 +124,30 @@ export class StreamLink extends BaseLink implements Link {
   }
 }
 
-/** Spawns `command args` and speaks to it over its stdin/stdout; stderr is kept for failure messages. */
+/** How long a closing server gets after its stdin ends, and after SIGTERM, before the next step. */
+const CLOSE_GRACE_MS = 1_000;
+const KILL_GRACE_MS = 2_000;
+/** After the process exits, how long its pipes may stay open (stderr still draining). */
+const PIPE_DRAIN_MS = 200;
+const GROUPS = process.platform !== 'win32';
+
+/** Process groups of servers still running, ended when this process exits. */
+const live = new Set<number>();
+let exitHook = false;
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(GROUPS ? -pid : pid, signal);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+/**
+ * Spawns `command args` and speaks to it over its stdin/stdout; stderr is kept for failure
+ * messages. The server runs in a process group of its own (`detached`), so closing the link
+ * ends everything it started (`sh -c 'node server.js; sleep 60'` included), and the link never
+ * waits for pipes an orphaned grandchild holds open.
+ */
 export class StdioLink extends StreamLink {
   readonly #child: ChildProcess;
   readonly #exited: Promise<void>;
@@ -138,28 +161,52 @@ export class StdioLink extends StreamLink {
   ) {
     const child = spawn(command, [...args], {
       stdio: ['pipe', 'pipe', 'pipe'],
+      detached: GROUPS,
       ...(options.env !== undefined ? { env: options.env as NodeJS.ProcessEnv } : {}),
       ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
     });
     super(child.stdin as Writable, child.stdout as Readable);
     this.#child = child;
+    const pid = child.pid;
+    if (pid !== undefined) {
+      live.add(pid);
+      if (!exitHook) {
+        exitHook = true;
+        process.once('exit', () => {
+          for (const p of live) signalGroup(p, 'SIGKILL');
+        });
+      }
+    }
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
       this.#stderr = (this.#stderr + chunk).slice(-STDERR_TAIL);
     });
     this.#exited = new Promise((resolve) => {
       child.once('error', (err) => {
+        if (pid !== undefined) live.delete(pid);
         this.fail(`cannot start ${command}: ${err.message}`);
         resolve();
       });
-      child.once('close', (code, signal) => {
-        this.flushPartialLine();
-        if (!this.#closing) {
-          const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-          const tail = this.#stderr.trim().split('\n').slice(-8).join('\n');
-          this.fail(`the server process ${how}${tail ? `; its stderr ended with:\n${tail}` : ''}`);
-        }
-        resolve();
+      child.once('exit', (code, signal) => {
+        // 'close' waits for every holder of the pipes; a grandchild may keep them for ever.
+        const closed = new Promise<void>((r) => child.once('close', () => r()));
+        const drained = new Promise<void>((r) => setTimeout(r, PIPE_DRAIN_MS).unref());
+        void Promise.race([closed, drained]).then(() => {
+          this.flushPartialLine();
+          if (pid !== undefined) {
+            // Whatever it started is ended with it (the group outlives its leader).
+            signalGroup(pid, 'SIGTERM');
+            setTimeout(() => signalGroup(pid, 'SIGKILL'), KILL_GRACE_MS).unref();
+            live.delete(pid);
+          }
+          for (const s of [child.stdout, child.stderr, child.stdin]) s?.destroy();
+          if (!this.#closing) {
+            const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+            const tail = this.#stderr.trim().split('\n').slice(-8).join('\n');
+            this.fail(`the server process ${how}${tail ? `; its stderr ended with:\n${tail}` : ''}`);
+          }
+          resolve();
+        });
       });
     });
   }
@@ -169,15 +216,19 @@ export class StdioLink extends StreamLink {
     return this.#stderr;
   }
 
-  /** Ends stdin (the stdio shutdown the spec describes), then SIGTERM, then SIGKILL. */
+  /**
+   * Ends stdin (the stdio shutdown the spec describes), then SIGTERM to the server's process
+   * group after a second, then SIGKILL two seconds later.
+   */
   override async close(): Promise<void> {
     if (this.#closing) return this.#exited;
     this.#closing = true;
     const child = this.#child;
-    if (child.exitCode === null && child.signalCode === null) {
+    const pid = child.pid;
+    if (pid !== undefined && child.exitCode === null && child.signalCode === null) {
       child.stdin?.end();
-      const term = setTimeout(() => child.kill('SIGTERM'), 1_000);
-      const kill = setTimeout(() => child.kill('SIGKILL'), 3_000);
+      const term = setTimeout(() => signalGroup(pid, 'SIGTERM'), CLOSE_GRACE_MS);
+      const kill = setTimeout(() => signalGroup(pid, 'SIGKILL'), CLOSE_GRACE_MS + KILL_GRACE_MS);
       await this.#exited;
       clearTimeout(term);
       clearTimeout(kill);

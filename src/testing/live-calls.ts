@@ -17,14 +17,21 @@ import { type Answer, describeAnswer, toolText } from './probe-client.ts';
  * itself (a task rule broken during a generated call).
  */
 export class LiveTestFailure extends Error {
-  readonly level: Level | undefined;
-  readonly check: LiveCheckId | undefined;
-  constructor(message: string, level?: Level, check?: LiveCheckId) {
+  // Not enumerable: node's reporters print an error's own enumerable properties beside it
+  // (`{ level: undefined, check: undefined }` under every failure).
+  declare readonly level: Level | undefined;
+  declare readonly check: LiveCheckId | undefined;
+  /** A fix for this finding in place of its family's (e.g. a Host refusal at the handshake). */
+  declare readonly fix: string | undefined;
+  constructor(message: string, level?: Level, check?: LiveCheckId, fix?: string) {
     super(message);
     this.name = 'LiveTestFailure';
     this.stack = `${this.name}: ${message}`;
-    this.level = level;
-    this.check = check;
+    Object.defineProperties(this, {
+      level: { value: level, enumerable: false },
+      check: { value: check, enumerable: false },
+      fix: { value: fix, enumerable: false },
+    });
   }
 }
 
@@ -36,8 +43,26 @@ export interface CaseOutcome {
   skipped?: string;
 }
 
-export function fail(message: string, level?: Level, check?: LiveCheckId): never {
-  throw new LiveTestFailure(message, level, check);
+export function fail(message: string, level?: Level, check?: LiveCheckId, fix?: string): never {
+  throw new LiveTestFailure(message, level, check, fix);
+}
+
+/**
+ * A shared judgement (protocol-rules.ts) as a generated test's outcome: a warning throws at
+ * SHOULD (a finding, reported as a warning), a failure at the family's level; an error answer
+ * is then held to the envelope rules (jsonrpc "2.0", the id echoed).
+ */
+export function judged(
+  what: string,
+  sentId: RequestId,
+  answer: Answer,
+  j: { status: 'pass' | 'warn' | 'fail'; reason?: string; fix?: string },
+  options: { nullIdOk?: boolean } = {},
+): CaseOutcome {
+  if (j.status === 'fail') fail(`${what}: ${j.reason ?? 'failed'}`, undefined, undefined, j.fix);
+  if (answer.kind === 'error') expectProtocolError(what, sentId, answer, [answer.error.code], options);
+  if (j.status === 'warn') fail(`${what}: ${j.reason ?? 'a warning'}`, 'SHOULD', undefined, j.fix);
+  return j.reason !== undefined ? { notes: [j.reason] } : {};
 }
 
 /** `--invalid-input`: the spec moved from -32602 (to 2025-06-18) to an isError result (2025-11-25, SEP-1303). */

@@ -139,7 +139,7 @@ export const LIVE_CHECKS = {
     fix: 'leave a property with a default out of required, or drop the default: the schema cannot say both',
   },
   'test.invalid-request': {
-    title: 'tools/call with params: null is answered with -32600',
+    title: 'tools/call with params: null is answered with an error (-32600; another code warns)',
     level: 'MUST',
     source: JSONRPC('response_object', 'JSON-RPC 2.0 §4.2, §5'),
     fix: 'answer a request whose params is not an object with error -32600; never drop it',
@@ -151,10 +151,10 @@ export const LIVE_CHECKS = {
     fix: 'answer a method you do not serve with error -32601',
   },
   'test.unknown-tool': {
-    title: 'an unknown tool gets -32602',
+    title: 'an unknown tool gets a protocol error (-32602 in the spec example)',
     level: 'SHOULD',
     source: TOOLS('error-handling', 'Tools §Error Handling'),
-    fix: 'answer tools/call of a name you do not serve with error -32602, not an isError result',
+    fix: 'answer tools/call of a name you do not serve with a JSON-RPC error (-32602, as the spec shows)',
   },
   'test.stdout': {
     title: 'stdout carries only JSON-RPC',

@@ -9,10 +9,11 @@ import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import { TOOL_NAME } from './conformance-features.ts';
 import { ConnectError, connect, endpointUrl } from './connect.ts';
 import { probeEndpoint } from './http-link.ts';
-import { type CaseOutcome, expectProtocolError, fail, type InvalidInputMode } from './live-calls.ts';
+import { type CaseOutcome, expectProtocolError, fail, type InvalidInputMode, judged } from './live-calls.ts';
 import type { LiveCheckId } from './live-catalog.ts';
 import { toolCases, writeSkip } from './live-tool-cases.ts';
 import type { ProbeClient } from './probe-client.ts';
+import { judgeInvalidRequest, judgeUnknownTool } from './protocol-rules.ts';
 import {
   type ConnectOptions,
   isLocalTarget,
@@ -90,13 +91,14 @@ export async function planLiveTests(target: Target, options: LiveTestOptions = {
     client = await connect(resolved, options);
   } catch (err) {
     const reason = err instanceof ConnectError ? err.message : String(err);
+    const fix = err instanceof ConnectError ? err.fix : undefined;
     return {
       label: resolved.kind === 'url' ? resolved.url : where,
       cases: [
         {
           name: 'test_mcp_tools[NO ENDPOINT FOUND]',
           check: 'test.connect',
-          run: async () => fail(`no MCP endpoint: ${reason}`),
+          run: async () => fail(`no MCP endpoint: ${reason}`, undefined, undefined, fix),
         },
       ],
       notCalled: { tools: [], hint: allowWritesHint(resolved) },
@@ -284,7 +286,6 @@ function annotationCases(annotated: JsonObject[]): LiveCase[] {
 }
 
 function protocolCases(client: ProbeClient): LiveCase[] {
-  const modern = client.wire === '2026';
   return [
     {
       name: 'test_invalid_request',
@@ -292,11 +293,16 @@ function protocolCases(client: ProbeClient): LiveCase[] {
       run: async () => {
         const id = client.nextId();
         const answer = await client.rawInvalid({ jsonrpc: '2.0', id, method: 'tools/call', params: null });
-        // 2026: a body without its envelope falls under the envelope rule (-32602) as well.
-        const codes = modern
-          ? [ErrorCode.InvalidRequest, ErrorCode.InvalidParams]
-          : [ErrorCode.InvalidRequest];
-        return expectProtocolError('tools/call with params: null', id, answer, codes, { nullIdOk: true });
+        // The rule check judges too (protocol-rules.ts): one answer, one grade.
+        return judged(
+          'tools/call with params: null',
+          id,
+          answer,
+          judgeInvalidRequest(answer, client.wire ?? '2025'),
+          {
+            nullIdOk: true,
+          },
+        );
       },
     },
     {
@@ -315,9 +321,7 @@ function protocolCases(client: ProbeClient): LiveCase[] {
         const id = client.nextId();
         const name = 'mcp-toolkit-no-such-tool';
         const answer = await client.request('tools/call', { name, arguments: {} }, { id });
-        return expectProtocolError(`tools/call of unknown tool ${name}`, id, answer, [
-          ErrorCode.InvalidParams,
-        ]);
+        return judged(`tools/call of unknown tool ${name}`, id, answer, judgeUnknownTool(answer));
       },
     },
   ];

@@ -11,7 +11,12 @@ import type { LiveCase, LiveTestOptions } from './live-plan.ts';
 import { liveCall } from './live-task.ts';
 import type { ProbeClient } from './probe-client.ts';
 import { invalidTypes, missingDescriptions, propertiesOf, requiredOf } from './schema-fields.ts';
-import { describeFinding, PORTABILITY_CLIENTS, toolPortability } from './schema-portability.ts';
+import {
+  describeFinding,
+  INFORMATIONAL_RULES,
+  PORTABILITY_CLIENTS,
+  toolPortability,
+} from './schema-portability.ts';
 import { outOfRange } from './schema-probes.ts';
 import { generateInputs, isTyped, wrongValue } from './schema-values.ts';
 import { serverRunsTasks, taskSupportOf } from './task-call.ts';
@@ -78,12 +83,15 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
     );
   }
 
-  const portability = toolPortability(tool);
+  const found = toolPortability(tool);
+  const portability = found.filter((f) => !INFORMATIONAL_RULES.has(f.rule));
+  const informational = found.filter((f) => INFORMATIONAL_RULES.has(f.rule));
   cases.push({
     name: `test_${name}_schema_portability`,
     check: 'test.schema-portability',
     run: async () => {
-      if (portability.length === 0) return {};
+      const notes = informational.map((f) => `note: ${describeFinding(f)} (${PORTABILITY_CLIENTS[f.rule]})`);
+      if (portability.length === 0) return { notes };
       const rules = [...new Set(portability.map((f) => f.rule))];
       fail(
         `constructs some clients drop or reject: ${portability.map(describeFinding).join('; ')} (affects ${rules

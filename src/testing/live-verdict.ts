@@ -66,7 +66,8 @@ export async function runCase(
     const level = (err instanceof LiveTestFailure ? err.level : undefined) ?? own.level;
     const reason = err instanceof LiveTestFailure ? err.message : `the test itself broke: ${String(err)}`;
     const status = level === 'MUST' || options.strict ? 'fail' : 'warn';
-    return { ...own, level, status, reason, notes: [], durationMs: took(), finding: true };
+    const fix = (err instanceof LiveTestFailure ? err.fix : undefined) ?? own.fix;
+    return { ...own, level, status, reason, fix, notes: [], durationMs: took(), finding: true };
   }
 }
 

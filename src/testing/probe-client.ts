@@ -66,6 +66,12 @@ export class ProbeClient {
   readonly headerParams = new Map<string, { property: string; header: string }[]>();
   /** No answer seen yet: a stdio server may still be starting. */
   #starting = true;
+  /**
+   * Set when a request timed out before the server had sent anything: a server that stayed
+   * silent for a whole timeout is not waited for again (the handshake's fallbacks, initialize
+   * after server/discover, would each wait the full timeout: "within 30 s" after 90 s).
+   */
+  #silentAfterMs: number | undefined;
   #nextId = 0;
 
   constructor(link: Link, target: ResolvedTarget, options: ConnectOptions = {}) {
@@ -162,6 +168,8 @@ export class ProbeClient {
     const timeoutMs =
       this.#starting && this.link.transport === 'stdio' ? Math.max(asked, this.startupTimeoutMs) : asked;
     if (this.link.failure !== undefined) return { kind: 'closed', reason: this.link.failure };
+    if (hasId && this.#starting && this.#silentAfterMs !== undefined)
+      return { kind: 'timeout', afterMs: this.#silentAfterMs };
     const abort = new AbortController();
     let settle: (a: Answer) => void = () => {};
     const answered = new Promise<Answer>((resolve) => {
@@ -181,6 +189,7 @@ export class ProbeClient {
         ...(options.nullIdAnswers ? { nullIdAnswers: true } : {}),
       });
     const timer = setTimeout(() => {
+      if (this.#starting) this.#silentAfterMs ??= timeoutMs;
       if (hasId) this.#record.expire(obj.id);
       abort.abort();
       finish({ kind: 'timeout', afterMs: timeoutMs });

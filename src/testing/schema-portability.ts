@@ -24,7 +24,8 @@ export const PORTABILITY_CLIENTS: Readonly<Record<PortabilityRule, string>> = {
     'Gemini (one type per schema, nullable instead of a null branch); MCP Inspector --strict flags it',
   union: 'Cursor (drops anyOf/oneOf)',
   ref: 'Gemini (no $ref or $defs in function declarations), clients that do not resolve references',
-  'dollar-schema': 'Gemini (rejects the $schema key)',
+  'dollar-schema':
+    'no client known to refuse it (the spec lets a schema carry $schema; the Gemini API once rejected the key, and clients that pass schemas to it strip it: pydantic-ai#1250)',
   'untyped-property': 'Gemini (rejects a property without type)',
   format: 'OpenAI strict mode (date-time, time, date, duration, email, hostname, ipv4, ipv6, uuid only)',
   'boolean-schema':
@@ -32,6 +33,12 @@ export const PORTABILITY_CLIENTS: Readonly<Record<PortabilityRule, string>> = {
   'required-default':
     'every client (a contradictory schema: required says the field must be sent, default says it may be left out; zod output lists defaulted fields as required)',
 };
+
+/**
+ * Rules that only inform: the construct is allowed by the spec and no client is known to refuse
+ * it, so it is a note, never a warning (`$schema`: every SDK v1 server publishes one).
+ */
+export const INFORMATIONAL_RULES: ReadonlySet<PortabilityRule> = new Set(['dollar-schema']);
 
 /** The string formats OpenAI's strict structured outputs accept; every other format is refused there. */
 const STRICT_FORMATS: ReadonlySet<string> = new Set([

@@ -44,6 +44,8 @@ const EXPECTED: Record<Exclude<DefectName, HttpOnly>, Expected> = {
   // Over stdio the rule is the client's (Lifecycle: it "SHOULD NOT send"): no finding. HTTP: http-corpus.test.ts.
   'pre-initialize-accepted': {},
   'params-null-dropped': { check: ['jsonrpc.invalid-request'], test: ['test_invalid_request'] },
+  // Answered, with another code: a warning in both engines (the grades are pinned below).
+  'params-null-parse-error': { check: ['jsonrpc.invalid-request'], test: ['test_invalid_request'] },
   'unknown-method-wrong-code': {
     check: ['jsonrpc.method-not-found', '2026.method-not-found'],
     test: ['test_method_not_found'],
@@ -66,6 +68,8 @@ const EXPECTED: Record<Exclude<DefectName, HttpOnly>, Expected> = {
     test: ['test_list_tools_from_basic_server'],
   },
   'unknown-tool-not-error': { check: ['tools.unknown-tool'], test: ['test_unknown_tool'] },
+  // A protocol error with another code than the spec's example: conformant, a note only.
+  'unknown-tool-method-not-found': {},
   'empty-description': { check: ['tools.descriptions'], test: ['test_tools_have_descriptions'] },
   'duplicate-name': { check: ['tools.unique-names'], test: ['test_tools_have_unique_names'] },
   'bad-name': { check: ['tools.name-format'], test: ['test_tools_have_names'] },
@@ -99,10 +103,8 @@ const EXPECTED: Record<Exclude<DefectName, HttpOnly>, Expected> = {
   'type-union': { check: ['portability.type-union'], test: ['test_get_greeting_schema_portability'] },
   'property-union': { check: ['portability.union'], test: ['test_get_greeting_schema_portability'] },
   'schema-ref': { check: ['portability.ref'], test: ['test_schedule_note_schema_portability'] },
-  'dollar-schema': {
-    check: ['portability.dollar-schema'],
-    test: ['test_get_greeting_schema_portability'],
-  },
+  // Allowed by the spec and refused by no client we know of: a note, no finding (pinned below).
+  'dollar-schema': {},
   'untyped-property': {
     check: ['portability.untyped-property'],
     test: ['test_set_mode_schema_portability'],
@@ -137,6 +139,7 @@ const EXPECTED: Record<Exclude<DefectName, HttpOnly>, Expected> = {
   'completion-malformed': { check: ['completions.complete'] },
   'subscribe-fails': { check: ['resources.subscribe'] },
   'resource-unreadable': { check: ['resources.read'] },
+  'unknown-resource-method-not-found': { check: ['resources.unknown'] },
   'resource-list-malformed': { check: ['resources.list'] },
   'prompt-list-malformed': { check: ['prompts.list'] },
   'prompt-undeclared-argument': { check: ['prompts.arguments'] },
@@ -211,6 +214,53 @@ describe('broken fixture servers', { concurrency: 4 }, () => {
     const c = report.checks.find((x) => x.id === 'portability.required-default');
     assert.equal(c?.status, 'warn');
     assert.match(c?.reason ?? '', /inputSchema properties\.level: required and default 1/);
+  });
+
+  test('one rule, one grade: params: null answered with -32700 warns in check and in test, with the same fix', async () => {
+    const report = await conformanceReport(await fixtureStreams('params-null-parse-error'), FAST);
+    const c = report.checks.find((x) => x.id === 'jsonrpc.invalid-request');
+    assert.equal(c?.status, 'warn', JSON.stringify(c));
+    assert.match(c?.reason ?? '', /answered, but with error -32700 .*the code for it is -32600/);
+    assert.equal(report.ok, true);
+    const run = await runPlan(await fixtureStreams('params-null-parse-error'));
+    const v = run.verdicts.get('test_invalid_request');
+    // Before: a MUST failure here while check warned.
+    assert.deepEqual([v?.status, v?.level], ['warn', 'SHOULD'], JSON.stringify(v));
+    assert.match(v?.reason ?? '', /answered, but with error -32700 .*the code for it is -32600/);
+    assert.equal(v?.fix, c?.fix);
+    const dropped = await runPlan(await fixtureStreams('params-null-dropped'));
+    assert.deepEqual([dropped.verdicts.get('test_invalid_request')?.status], ['fail']);
+  });
+
+  test('an unknown tool answered with -32601 is a protocol error: a pass with a note, in check and test', async () => {
+    const report = await conformanceReport(await fixtureStreams('unknown-tool-method-not-found'), FAST);
+    const c = report.checks.find((x) => x.id === 'tools.unknown-tool');
+    assert.equal(c?.status, 'pass', JSON.stringify(c));
+    assert.match(c?.reason ?? '', /error -32601; the spec's example uses -32602/);
+    const run = await runPlan(await fixtureStreams('unknown-tool-method-not-found'));
+    const v = run.verdicts.get('test_unknown_tool');
+    assert.equal(v?.status, 'pass', JSON.stringify(v));
+    assert.match(v?.notes.join() ?? '', /-32601/);
+    // An isError result is the finding, and its fix speaks of the isError result it got.
+    const isError = await conformanceReport(await fixtureStreams('unknown-tool-not-error'), FAST);
+    assert.match(
+      isError.checks.find((x) => x.id === 'tools.unknown-tool')?.fix ?? '',
+      /not an isError result/,
+    );
+  });
+
+  test('a $schema key is informational: a pass with a note in check, a note in test', async () => {
+    const report = await conformanceReport(await fixtureStreams('dollar-schema'), FAST);
+    const c = report.checks.find((x) => x.id === 'portability.dollar-schema');
+    assert.equal(c?.status, 'pass', JSON.stringify(c));
+    assert.match(
+      c?.reason ?? '',
+      /^note: "get_greeting" inputSchema \(root\): \$schema .*no client known to refuse it/,
+    );
+    const run = await runPlan(await fixtureStreams('dollar-schema'));
+    const v = run.verdicts.get('test_get_greeting_schema_portability');
+    assert.equal(v?.status, 'pass', JSON.stringify(v));
+    assert.match(v?.notes.join() ?? '', /\$schema/);
   });
 
   test('by default only readOnlyHint tools are called; the rest are listed with how to include them', async () => {
@@ -363,10 +413,11 @@ describe('broken fixture servers', { concurrency: 4 }, () => {
   test('every conformance check and every generated test is caught by some defect', async () => {
     const report = await conformanceReport(await fixtureStreams('none'), FAST);
     const caughtChecks = new Set(Object.values(EXPECTED).flatMap((e) => e.check ?? []));
-    // `connection` is caught by an unreachable target (transports.test.ts).
+    // `connection` is caught by an unreachable target (transports.test.ts); an informational
+    // check never finds anything (its note is pinned by the dollar-schema test above).
     const uncaught = report.checks
       .map((c) => c.id)
-      .filter((id) => !caughtChecks.has(id) && id !== 'connection');
+      .filter((id) => !caughtChecks.has(id) && id !== 'connection' && id !== 'portability.dollar-schema');
     assert.deepEqual(uncaught, []);
     const run = await runPlan(await fixtureStreams('none'), { strict: true });
     const patterns = Object.values(EXPECTED).flatMap((e) => [...(e.test ?? []), ...(e.warn ?? [])]);

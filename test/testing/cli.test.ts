@@ -146,8 +146,22 @@ describe('the commands against stdio servers', { concurrency: 3 }, () => {
     };
     const check = await runCli(['check', '--json', ...server], { env });
     assert.equal(check.code, 0, check.stdout + check.stderr);
-    const report = JSON.parse(check.stdout) as { ok: boolean; wires: string[]; transport: string };
+    const report = JSON.parse(check.stdout) as {
+      ok: boolean;
+      wires: string[];
+      transport: string;
+      passed: number;
+      failed: number;
+      warnings: number;
+      notRun: number;
+      total: number;
+      checks: unknown[];
+    };
     assert.deepEqual([report.ok, report.transport, report.wires], [true, 'stdio', ['2025', '2026']]);
+    // total counts every check, those not run included (before: it left them out).
+    assert.ok(report.notRun > 0);
+    assert.equal(report.total, report.checks.length);
+    assert.equal(report.total, report.passed + report.failed + report.warnings + report.notRun);
     const live = await runCli(['test', '--strict', '--reporter', 'tap', '--allow-writes', ...server], {
       env,
     });

@@ -1,0 +1,94 @@
+/**
+ * Rules both engines judge the same answer by: `check` (a conformance check) and `test` (a
+ * generated test) call these, so one answer gets one grade in one place. A judgement is
+ * `pass` (with an optional note), `warn` (a SHOULD, or a code the spec only gives as an
+ * example: shown, never failing unless strict) or `fail` (the rule's MUST), each with its
+ * reason and, where the catalogue's fix does not say it, a fix of its own.
+ */
+import { ErrorCode } from '../base/errors.ts';
+import { type Answer, describeAnswer } from './answer.ts';
+
+export interface Judgement {
+  status: 'pass' | 'warn' | 'fail';
+  /** Why it warned or failed; for a pass, a note. */
+  reason?: string;
+  /** In place of the catalogue's fix, when this answer needs another one. */
+  fix?: string;
+}
+
+/**
+ * `tools/call` with `params: null` (JSON-RPC 2.0 §4.2, §5): it must be answered, with an error
+ * (`id: null` counts: the id of an invalid request may be unreadable). -32600 is the code for
+ * it; on the 2026 wire -32602 too (the body also lacks its envelope). Another error code is a
+ * warning; no error at all (dropped, a result) is the MUST failure.
+ */
+export function judgeInvalidRequest(answer: Answer, wire: '2025' | '2026' = '2025'): Judgement {
+  const codes: number[] =
+    wire === '2026' ? [ErrorCode.InvalidRequest, ErrorCode.InvalidParams] : [ErrorCode.InvalidRequest];
+  if (answer.kind === 'error' && codes.includes(answer.error.code))
+    return answer.response.id === null
+      ? { status: 'pass', reason: 'answered with id null' }
+      : { status: 'pass' };
+  if (answer.kind === 'error')
+    return {
+      status: 'warn',
+      reason: `answered, but with ${describeAnswer(answer)}; the code for it is ${codes.join(' or ')}`,
+      fix: 'answer a request whose params is not an object with error -32600 (Invalid Request)',
+    };
+  return { status: 'fail', reason: `expected error ${codes.join(' or ')}, got ${describeAnswer(answer)}` };
+}
+
+/** MCP's "resource not found" code of the 2025 revisions (Resources §Error Handling). */
+export const RESOURCE_NOT_FOUND = -32002;
+
+/**
+ * `resources/read` of a URI the server does not serve. The 2025 revisions: SHOULD -32002
+ * (resource not found); 2026-07-28: MUST -32602. On a 2025 wire -32602 passes too, with a note
+ * (the code the next revision requires); any other answer (-32601, a result) is the SHOULD
+ * warning there, and on the 2026 wire the MUST failure.
+ */
+export function judgeUnknownResource(answer: Answer, wire: '2025' | '2026' = '2025'): Judgement {
+  const code = answer.kind === 'error' ? answer.error.code : undefined;
+  if (wire === '2026') {
+    if (code === ErrorCode.InvalidParams) return { status: 'pass' };
+    return {
+      status: 'fail',
+      reason: `got ${describeAnswer(answer)}; 2026-07-28 requires -32602 for an unknown resource`,
+      fix: 'answer resources/read of a URI you do not serve with error -32602',
+    };
+  }
+  if (code === RESOURCE_NOT_FOUND) return { status: 'pass' };
+  if (code === ErrorCode.InvalidParams)
+    return { status: 'pass', reason: 'note: -32602, the code of 2026-07-28 (the 2025 revisions say -32002)' };
+  return {
+    status: 'warn',
+    reason: `got ${describeAnswer(answer)}; an unknown resource SHOULD get -32002 (resource not found)`,
+  };
+}
+
+/**
+ * `tools/call` of a tool the server does not serve. Tools §Error Handling lists unknown tools
+ * under protocol errors and shows -32602 in an example; it puts no MUST or SHOULD on the code.
+ * So -32602 passes, another protocol error (-32601 is common) passes with a note, and an
+ * `isError` result, a plain result or no answer is the SHOULD finding, each with its own fix.
+ */
+export function judgeUnknownTool(answer: Answer): Judgement {
+  if (answer.kind === 'error') {
+    if (answer.error.code === ErrorCode.InvalidParams) return { status: 'pass' };
+    return {
+      status: 'pass',
+      reason: `note: answered with error ${answer.error.code}; the spec's example uses -32602 (no MUST or SHOULD names the code)`,
+    };
+  }
+  if (answer.kind === 'result' && answer.result.isError === true)
+    return {
+      status: 'warn',
+      reason: `got ${describeAnswer(answer)}; an unknown tool is a protocol error (Tools § Error Handling)`,
+      fix: 'answer tools/call of a name you do not serve with a JSON-RPC error (-32602, as the spec shows), not an isError result',
+    };
+  return {
+    status: 'warn',
+    reason: `got ${describeAnswer(answer)}; an unknown tool is a protocol error (Tools § Error Handling)`,
+    fix: 'answer tools/call of a name you do not serve with a JSON-RPC error (-32602, as the spec shows)',
+  };
+}
