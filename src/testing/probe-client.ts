@@ -48,8 +48,7 @@ export class ProbeClient {
   readonly clientAnswers: ClientAnswers;
   /** The wire requests go on by default, once connected. */
   wire: Wire | undefined;
-  /** The negotiated 2025 version (after initialize). */
-  protocolVersion: string | undefined;
+  protocolVersion: string | undefined; // the negotiated 2025 version (after initialize)
   initializeResult: JsonObject | undefined;
   discoverResult: JsonObject | undefined;
   /** How the last handshake request (initialize or server/discover) ended. */
@@ -64,13 +63,8 @@ export class ProbeClient {
   readonly notifications: JsonObject[] = [];
   /** Tools whose arguments are mirrored into `Mcp-Param-*` headers on 2026 (SEP-2243). */
   readonly headerParams = new Map<string, { property: string; header: string }[]>();
-  /** No answer seen yet: a stdio server may still be starting. */
-  #starting = true;
-  /**
-   * Set when a request timed out before the server had sent anything: a server that stayed
-   * silent for a whole timeout is not waited for again (the handshake's fallbacks, initialize
-   * after server/discover, would each wait the full timeout: "within 30 s" after 90 s).
-   */
+  #starting = true; // no answer seen yet: a stdio server may still be starting
+  /** A server silent for a whole timeout is not waited for again (each handshake fallback would). */
   #silentAfterMs: number | undefined;
   #nextId = 0;
 
@@ -145,10 +139,7 @@ export class ProbeClient {
     });
   }
 
-  /**
-   * Sends one message as given (any shape, even malformed) and waits for the response to its
-   * id. `wire` picks the HTTP headers; nothing is added to the body.
-   */
+  /** Sends one message as given (even malformed), waits for its id's response; `wire` picks the headers. */
   async raw(
     message: JsonObject | string,
     options: {
