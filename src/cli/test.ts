@@ -32,6 +32,9 @@ ${TARGET_HELP}
   --invalid-input MODE       what invalid input must get: error (-32602), result (isError)
                              or either (default; the spec moved from one to the other)
   --fuzz                     also send huge and extreme generated values (1e15, long strings)
+  --fuzz-open-world          send the generated values to tools that may reach the outside
+                             world too (openWorldHint true or not false; default: their
+                             basic schema-valid call only)
   --concurrency N            generated tests run N at a time (default 1)
   --max-calls-per-tool N     cap on schema-generated calls per tool (default 50)
 ${REPORT_HELP.replace('--strict                   SHOULD and house rules fail too (default: they warn)', '--strict                   SHOULD and house rules fail too, and every tool must declare\n                             examples and an outputSchema')}`;
@@ -44,6 +47,7 @@ const TEST_OPTIONS = {
   production: { type: 'boolean' },
   'invalid-input': { type: 'string' },
   fuzz: { type: 'boolean' },
+  'fuzz-open-world': { type: 'boolean' },
   concurrency: { type: 'string' },
   'max-calls-per-tool': { type: 'string' },
   ...REPORT_OPTIONS,
@@ -106,6 +110,7 @@ export async function runTest(argv: readonly string[], io: CommandIo): Promise<n
     allowWrites: v['allow-writes'] === true,
     readOnly: v['read-only'] === true || v.production === true,
     fuzz: v.fuzz === true,
+    fuzzOpenWorld: v['fuzz-open-world'] === true,
     invalidInput,
     concurrency,
     maxCallsPerTool,

@@ -50,6 +50,13 @@ export interface LiveTestOptions extends ConnectOptions {
   invalidInput?: InvalidInputMode;
   /** Also send huge and extreme values (1e15, 10 000-character strings): `--fuzz`. */
   fuzz?: boolean;
+  /**
+   * Send the generated values (injection strings, odd names, extremes with `fuzz`) to tools
+   * that may reach the outside world too (`openWorldHint` true or not annotated false): their
+   * calls go on to a real API. Off by default: such a tool gets its basic schema-valid call only
+   * (`--fuzz-open-world`).
+   */
+  fuzzOpenWorld?: boolean;
   /** At most this many schema-generated calls per tool (default 50). */
   maxCallsPerTool?: number;
   /** How many generated tests run at once (default 1). */

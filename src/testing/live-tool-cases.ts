@@ -39,6 +39,19 @@ export function writeSkip(tool: JsonObject, options: LiveTestOptions): string | 
   return `not called: ${why}, so a call could write (${options.allowWritesHint ?? 'rerun with --allow-writes to include it'})`;
 }
 
+/**
+ * Why a tool gets no generated values beyond its basic call: it may reach the outside world
+ * (the spec's default for `openWorldHint` is true), so hostile strings would go on to a real
+ * API. Undefined when it says it does not, or `--fuzz-open-world` asks for them anyway.
+ */
+export function openWorldSkip(tool: JsonObject, options: LiveTestOptions): string | undefined {
+  if (options.fuzzOpenWorld === true) return undefined;
+  const hint = isObject(tool.annotations) ? tool.annotations.openWorldHint : undefined;
+  if (hint === false) return undefined;
+  const why = hint === true ? 'annotated openWorldHint: true' : 'not annotated openWorldHint: false';
+  return `not sent: ${why}, so its calls may reach a real API; only the basic schema-valid call is made (--fuzz-open-world sends the generated values too)`;
+}
+
 export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTestOptions): LiveCase[] {
   const name = tool.name as string;
   const schema = isObject(tool.inputSchema) ? tool.inputSchema : {};
@@ -149,6 +162,7 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
       run: async () => ({}),
     });
   } else {
+    const openWorld = openWorldSkip(tool, options);
     generated.cases.forEach((c, n) => {
       cases.push(
         withSkip(
@@ -162,7 +176,7 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
               return { ...out, notes: [c.label, ...(out.notes ?? [])] };
             },
           },
-          callSkip,
+          callSkip ?? (n > 0 ? openWorld : undefined),
         ),
       );
     });

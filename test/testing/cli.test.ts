@@ -113,7 +113,17 @@ describe('the commands against stdio servers', { concurrency: 3 }, () => {
   });
 
   test('test reports TAP; a house-rule finding warns (exit 0), and fails with --strict (exit 1)', async () => {
-    const args = ['test', '--reporter', 'tap', '--allow-writes', '--concurrency', '4', '--call-timeout', '5'];
+    const args = [
+      'test',
+      '--reporter',
+      'tap',
+      '--allow-writes',
+      '--fuzz-open-world',
+      '--concurrency',
+      '4',
+      '--call-timeout',
+      '5',
+    ];
     const r = await runCli([...args, ...fixture('example-fails')]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^TAP version 13$/m);

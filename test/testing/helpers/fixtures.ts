@@ -39,10 +39,11 @@ export interface PlanRun {
 
 /**
  * Plans the live tests and runs every case (a few at a time), without node's test runner. The
- * fixtures are disposable, so tools that could write are called unless the options say otherwise.
+ * fixtures are disposable and reach nothing outside, so tools that could write are called and
+ * open-world ones get the generated values too, unless the options say otherwise.
  */
 export async function runPlan(target: Target, options: LiveTestOptions = {}): Promise<PlanRun> {
-  const plan = await planLiveTests(target, { ...FAST, allowWrites: true, ...options });
+  const plan = await planLiveTests(target, { ...FAST, allowWrites: true, fuzzOpenWorld: true, ...options });
   const out: PlanRun = {
     names: plan.cases.map((c) => c.name),
     failed: new Map(),
