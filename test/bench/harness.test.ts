@@ -69,7 +69,8 @@ test('the harness runs every scenario and writes figures for every server', {
   for (const server of ['ours', 'sdk', 'sdk-session']) assertMeasured(results, '2', server);
   for (const server of ['ours', 'sdk', 'echo']) assertMeasured(results, '3', server);
   // Scenario 4, at sample ratio 0.1 too, and its two parts (the edge alone, tracing alone).
-  for (const server of ['ours', 'sampled', 'edge', 'traced']) assertMeasured(results, '4', server);
+  for (const server of ['ours', 'sampled', 'unsampled', 'unsampled-nometrics', 'edge', 'raw-otel'])
+    assertMeasured(results, '4', server);
 
   const names = results.ratios.map((r) => r.name);
   assert.equal(names.length, 10);
