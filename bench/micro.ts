@@ -182,7 +182,7 @@ async function tracedServer(sinkUrl: string, ratio: string) {
   });
   return { telemetry, traced };
 }
-for (const ratio of ['1', '0.1']) {
+for (const ratio of ['1', '0.1', '0']) {
   // As a traced server makes it: the span from the global provider, the handler run in its
   // context, the duration histogram, the batch span processor and the OTLP protobuf exporter
   // posting to a local sink (serialised on this thread: the SDK's exporter runs where spans end).

@@ -33,7 +33,7 @@ const TITLES: Record<string, string> = {
   '1': '2026-wire tools/call, JSON replies, HTTP',
   '2': '2025-wire tools/call within one session, HTTP',
   '3': 'stdio, one request in flight',
-  '4': 'scenario 1 with API-key auth, rate limit and OTLP tracing (ours)',
+  '4': 'scenario 1 with API-key auth, rate limit and OTLP tracing at sample ratios 1, 0.1 and 0; the anchor: the raw route with the OTel Node SDK',
 };
 
 function pick(group: Map<string, ServerResult>, keys: Record<string, string>): Record<string, ServerResult> {
@@ -78,8 +78,10 @@ async function runScenarios(ctx: Context): Promise<Record<string, ScenarioResult
           servers: pick(group, {
             'ours-secured': 'ours',
             'ours-sampled': 'sampled',
+            'ours-unsampled': 'unsampled',
+            'ours-unsampled-nometrics': 'unsampled-nometrics',
             'ours-edge': 'edge',
-            'ours-traced': 'traced',
+            'raw-otel': 'raw-otel',
           }),
         };
     } finally {

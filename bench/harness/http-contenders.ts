@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { openSession, post, verifyCall } from './http-load.ts';
 import type { HttpContender, LoadRequest } from './http-scenario.ts';
 import type { OtlpSink } from './otlp-sink.ts';
-import { OURS_HTTP, oursHttp, RAW_HTTP, SDK_HTTP, SDK_SESSION_HTTP } from './servers.ts';
+import { OURS_HTTP, oursHttp, RAW_HTTP, RAW_OTEL_HTTP, SDK_HTTP, SDK_SESSION_HTTP } from './servers.ts';
 import { call2025, call2026, headers2025, headers2026, INITIALIZED, initialize2025 } from './wire.ts';
 
 /** Scenario 1: a 2026-wire `tools/call` with JSON replies, no session, no handshake. */
@@ -36,16 +36,32 @@ export function scenario1Contenders(profileDir: string | undefined): HttpContend
 
 /**
  * Scenario 4: scenario 1 against our server with API-key auth, an in-memory rate limit that
- * never fires and tracing to the OTLP sink. "Not available" when the settings are refused,
- * "failed" when auth has no effect (a request without the key, sent after the rounds, must be
- * refused with 401). Three more of our servers, for information: the secured server keeping
- * one trace in ten (MCP_OTEL_SAMPLE_RATIO=0.1), the edge alone (auth and limit, no tracing) and
- * tracing alone.
+ * never fires and tracing to the OTLP sink, at three sample ratios (the SDK's
+ * `parentbased_traceidratio` with `OTEL_TRACES_SAMPLER_ARG` 1, 0.1 and 0). "Not available"
+ * when the settings are refused, "failed" when auth has no effect (a request without the key,
+ * sent after the rounds, must be refused with 401). With them: the edge alone (auth and limit,
+ * no tracing), ratio 0 without metrics (`OTEL_METRICS_EXPORTER=none`), and the anchor, the raw
+ * Fastify route of scenario 1 with the OpenTelemetry Node SDK and its standard HTTP and
+ * Fastify instrumentations exporting to the same sink with the same batch processor.
  */
 export function scenario4Contenders(sink: OtlpSink, profileDir: string | undefined): HttpContender[] {
   const key = randomBytes(16).toString('hex');
   const edge = { MCP_AUTH: 'api_key', MCP_API_KEYS: `bench:${key}`, MCP_RATE_LIMIT_RPS: '1000000' };
   const tracing = { MCP_OTEL_ENDPOINT: sink.url, MCP_OTEL_SERVICE_NAME: 'bench' };
+  const ratio = (arg: string) => ({
+    ...tracing,
+    OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+    OTEL_TRACES_SAMPLER_ARG: arg,
+  });
+  const exported = (contender: HttpContender) => {
+    contender.afterRounds = () => {
+      const { requests, bytes, paths } = sink.stats();
+      if (requests === 0) return ['the OTLP sink received nothing: tracing exported no spans'];
+      return [
+        `the OTLP sink received ${requests} exports (${bytes} bytes) from the traced servers: ${JSON.stringify(paths)}`,
+      ];
+    };
+  };
   const secured = (contenderKey: string, label: string, env: Record<string, string>): HttpContender => {
     const authenticated = env.MCP_AUTH !== undefined;
     const traced = env.MCP_OTEL_ENDPOINT !== undefined;
@@ -68,28 +84,37 @@ export function scenario4Contenders(sink: OtlpSink, profileDir: string | undefin
           : `auth is not enforced: a request without the API key got HTTP ${anonymous.status}`;
       };
     }
-    if (traced) {
-      contender.afterRounds = () => {
-        const { requests, bytes, paths } = sink.stats();
-        if (requests === 0) return ['the OTLP sink received nothing: tracing exported no spans'];
-        return [
-          `the OTLP sink received ${requests} exports (${bytes} bytes) from the traced servers: ${JSON.stringify(paths)}`,
-        ];
-      };
-    }
+    if (traced) exported(contender);
     const flags = profileFlags(profileDir, `ours-${contenderKey.replace(/^ours-/, '')}-scenario4`);
     if (flags) contender.nodeFlags = flags;
     return contender;
   };
+  const anchor: HttpContender = {
+    key: 'raw-otel',
+    spec: {
+      ...RAW_OTEL_HTTP,
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_SERVICE_NAME: 'bench-raw' },
+    },
+    prepare: (url) => prepare2026(url),
+  };
+  exported(anchor);
   return [
-    secured('ours-secured', 'mcp-toolkit + auth, limit, OTLP', { ...edge, ...tracing }),
+    secured('ours-secured', 'mcp-toolkit + auth, limit, OTLP at sample ratio 1', { ...edge, ...ratio('1') }),
     secured('ours-sampled', 'mcp-toolkit + auth, limit, OTLP at sample ratio 0.1', {
       ...edge,
-      ...tracing,
-      MCP_OTEL_SAMPLE_RATIO: '0.1',
+      ...ratio('0.1'),
+    }),
+    secured('ours-unsampled', 'mcp-toolkit + auth, limit, OTLP at sample ratio 0', {
+      ...edge,
+      ...ratio('0'),
+    }),
+    secured('ours-unsampled-nometrics', 'mcp-toolkit + auth, limit, OTLP at ratio 0, no metrics', {
+      ...edge,
+      ...ratio('0'),
+      OTEL_METRICS_EXPORTER: 'none',
     }),
     secured('ours-edge', 'mcp-toolkit + auth, limit (no tracing)', edge),
-    secured('ours-traced', 'mcp-toolkit + OTLP tracing only', tracing),
+    anchor,
   ];
 }
 

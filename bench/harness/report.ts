@@ -92,10 +92,17 @@ export function computeRatios(s: Record<string, ScenarioResult>): Ratio[] {
     r('scenario 2: ours / SDK v2 sessionful', ['2', 'ours'], ['2', 'sdk-session'], null),
     r('scenario 3: ours / SDK v2 serveStdio', ['3', 'ours'], ['3', 'sdk'], 1.2),
     r('scenario 3: ours / bare echo', ['3', 'ours'], ['3', 'echo'], 0.8),
-    r('scenario 4: ours secured / ours', ['4', 'ours'], ['1', 'ours'], 0.7),
-    r('scenario 4 at sample ratio 0.1: ours secured / ours', ['4', 'sampled'], ['1', 'ours'], null),
+    r('scenario 4 at sample ratio 1: ours secured / ours', ['4', 'ours'], ['1', 'ours'], 0.7),
+    r('scenario 4 at sample ratio 0.1: ours secured / ours', ['4', 'sampled'], ['1', 'ours'], 0.85),
+    r('scenario 4 at sample ratio 0: ours secured / ours', ['4', 'unsampled'], ['1', 'ours'], 0.92),
+    r(
+      'scenario 4 at ratio 0, no metrics: ours secured / ours',
+      ['4', 'unsampled-nometrics'],
+      ['1', 'ours'],
+      null,
+    ),
     r('scenario 4 part: auth + limit only / ours', ['4', 'edge'], ['1', 'ours'], null),
-    r('scenario 4 part: tracing only / ours', ['4', 'traced'], ['1', 'ours'], null),
+    r('scenario 4 at sample ratio 1 / raw Fastify + OTel Node SDK', ['4', 'ours'], ['4', 'raw-otel'], 1.2),
   ];
   return all.filter((x): x is Ratio => x !== undefined);
 }

@@ -52,6 +52,14 @@ export const RAW_HTTP: ServerSpec = {
   env: {},
 };
 
+/** The anchor of scenario 4: the raw route under the OpenTelemetry Node SDK's standard instrumentation. */
+export const RAW_OTEL_HTTP: ServerSpec = {
+  id: 'raw-otel',
+  label: 'raw Fastify route + OTel Node SDK, http and fastify instrumentation',
+  args: ['--import', './bench/servers/otel-preload.ts', 'bench/servers/raw-fastify.ts', '--port', '0'],
+  env: {},
+};
+
 export const SDK_STDIO: ServerSpec = {
   id: 'sdk',
   label: 'SDK v2 serveStdio',

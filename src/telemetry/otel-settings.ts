@@ -226,8 +226,23 @@ const instrumentationList = z
     return names;
   });
 
+/** `OTEL_TRACES_EXPORTER` / `OTEL_METRICS_EXPORTER`: OTLP (the default) or none; one value. */
+const exporterChoice = z
+  .string()
+  .optional()
+  .transform((v) => blankIsUnset(v)?.toLowerCase())
+  .pipe(
+    z
+      .enum(['otlp', 'none'], {
+        error: 'expected otlp or none (this server exports OTLP over HTTP, or nothing for the signal)',
+      })
+      .optional(),
+  );
+
 /** The standard variables, as the specification names them. */
 const otelEnvSchema = z.object({
+  OTEL_TRACES_EXPORTER: exporterChoice,
+  OTEL_METRICS_EXPORTER: exporterChoice,
   OTEL_SDK_DISABLED: z
     .string()
     .optional()
@@ -352,8 +367,10 @@ export function parseTracingConfig(
       : (o.OTEL_TRACES_SAMPLER ?? 'parentbased_always_on');
   return Object.freeze({
     sdkDisabled: o.OTEL_SDK_DISABLED,
-    traces: target(o, 'TRACES', settings.MCP_OTEL_ENDPOINT),
-    metrics: target(o, 'METRICS', settings.MCP_OTEL_ENDPOINT),
+    // `none` turns one signal off and keeps the other (the specification's values).
+    traces: o.OTEL_TRACES_EXPORTER === 'none' ? undefined : target(o, 'TRACES', settings.MCP_OTEL_ENDPOINT),
+    metrics:
+      o.OTEL_METRICS_EXPORTER === 'none' ? undefined : target(o, 'METRICS', settings.MCP_OTEL_ENDPOINT),
     serviceName:
       settings.MCP_OTEL_SERVICE_NAME ??
       o.OTEL_SERVICE_NAME ??

@@ -109,47 +109,185 @@ interface Instruments {
   readonly refusals: Counter;
 }
 
+/**
+ * What every request of one kind shares: the same method, registered tool or prompt,
+ * transport, HTTP version and MCP version. Built once per kind and kept (a server sees a
+ * handful), so that a request builds none of it: the attributes its span starts with (the
+ * ones a sampler may key on), its span name, and the attribute sets of its metrics, which the
+ * SDK's aggregation is then handed as the same frozen objects request after request.
+ */
+class Series {
+  /** `startSpan`'s attributes: `mcp.method.name`, and the tool or prompt with its operation. */
+  readonly start: Attributes;
+  readonly name: string;
+  /** `mcp.server.operation.duration` of a request that succeeded. */
+  readonly ok: Attributes;
+  /** `mcp.server.tool_errors`. */
+  readonly toolError: Attributes;
+  readonly transport: 'stdio' | 'http' | undefined;
+  readonly httpVersion: string | undefined;
+  readonly protocolVersion: string | undefined;
+  readonly #failures = new Map<string, Attributes>();
+
+  constructor(key: SeriesKey) {
+    const { method, target, known } = key;
+    const start: Attributes = { [Attr.McpMethodName]: boundTarget(method) ?? '' };
+    if (target !== undefined && known) {
+      if (method === 'tools/call') {
+        start[Attr.GenAiToolName] = target;
+        start[Attr.GenAiOperationName] = 'execute_tool';
+      } else if (method === 'prompts/get') start[Attr.GenAiPromptName] = target;
+    }
+    this.start = Object.freeze(start);
+    this.name = spanName(method, target, known);
+    this.transport = key.transport;
+    this.httpVersion = key.httpVersion;
+    this.protocolVersion = key.protocolVersion;
+    // The metric carries every conditionally required attribute the span does, but only
+    // low-cardinality values: a method or a tool/prompt name that matched nothing is left out.
+    const bounded = boundedMethod(method);
+    const ok: Attributes = { [Attr.McpMethodName]: bounded };
+    networkAttributes(ok, { transport: key.transport, httpVersion: key.httpVersion });
+    if (key.protocolVersion !== undefined) ok[Attr.McpProtocolVersion] = key.protocolVersion;
+    const tool = known && method === 'tools/call' ? target : undefined;
+    if (tool !== undefined) ok[Attr.GenAiToolName] = tool;
+    if (bounded === 'tools/call') ok[Attr.GenAiOperationName] = 'execute_tool';
+    if (known && method === 'prompts/get' && target !== undefined) ok[Attr.GenAiPromptName] = target;
+    this.ok = Object.freeze(ok);
+    const toolError: Attributes = { [Attr.McpMethodName]: bounded };
+    if (tool !== undefined) toolError[Attr.GenAiToolName] = tool;
+    this.toolError = Object.freeze(toolError);
+  }
+
+  /** The duration's attributes for an outcome with an `error.type` and maybe a JSON-RPC code. */
+  failure(errorType: string | undefined, code: string | undefined): Attributes {
+    const key = `${errorType ?? ''}\n${code ?? ''}`;
+    let attributes = this.#failures.get(key);
+    if (attributes === undefined) {
+      const built: Attributes = { ...this.ok };
+      if (errorType !== undefined) built[Attr.ErrorType] = errorType;
+      if (code !== undefined) built[Attr.RpcResponseStatusCode] = code;
+      attributes = Object.freeze(built);
+      // Error class names are the application's: bounded, but not by us.
+      if (this.#failures.size < MAX_FAILURE_KINDS) this.#failures.set(key, attributes);
+    }
+    return attributes;
+  }
+}
+
+interface SeriesKey {
+  readonly method: string;
+  readonly target: string | undefined;
+  readonly known: boolean;
+  readonly transport: 'stdio' | 'http' | undefined;
+  readonly httpVersion: string | undefined;
+  readonly protocolVersion: string | undefined;
+}
+
+/** Kinds of request kept; past it (versions and methods come from clients) each is built anew. */
+const MAX_SERIES = 512;
+const MAX_FAILURE_KINDS = 64;
+/** Variants (transport, HTTP and MCP version) of one method and target, scanned in order. */
+const MAX_VARIANTS = 16;
+
+/**
+ * The series of every request kind, built on first sight: by method, then target, then a
+ * short list of transport and version variants compared in place (no key string is built
+ * per request).
+ */
+class SeriesCache {
+  readonly #byMethod = new Map<string, Map<string, Series[]>>();
+  #size = 0;
+
+  get(key: SeriesKey): Series {
+    // A target that names nothing registered is the client's, unbounded: no part of a series.
+    const bounded = key.known || key.target === undefined ? key : { ...key, target: undefined };
+    // Only known methods are kept (a client may send any name).
+    if (boundedMethod(key.method) !== key.method) return new Series(bounded);
+    let byTarget = this.#byMethod.get(key.method);
+    if (byTarget === undefined) {
+      byTarget = new Map();
+      this.#byMethod.set(key.method, byTarget);
+    }
+    const target = bounded.target ?? '';
+    let variants = byTarget.get(target);
+    if (variants === undefined) {
+      variants = [];
+      byTarget.set(target, variants);
+    }
+    for (const series of variants) {
+      if (
+        series.transport === key.transport &&
+        series.httpVersion === key.httpVersion &&
+        series.protocolVersion === key.protocolVersion
+      )
+        return series;
+    }
+    const series = new Series(bounded);
+    if (this.#size < MAX_SERIES && variants.length < MAX_VARIANTS) {
+      variants.push(series);
+      this.#size++;
+    }
+    return series;
+  }
+}
+
 class OtelRequestSpan implements RequestSpan {
   readonly span: Span;
   readonly context: Context;
   readonly #instruments: Instruments;
+  readonly #cache: SeriesCache;
   readonly #info: RequestSpanInfo;
   readonly #started = performance.now();
-  readonly #tool: string | undefined;
-  readonly #prompt: string | undefined;
+  #series: Series;
   #protocolVersion: string | undefined;
   #ended = false;
   #logFields: TraceLogFields | undefined | null = null;
 
-  constructor(tracer: Tracer, instruments: Instruments, info: RequestSpanInfo) {
+  constructor(
+    tracer: Tracer,
+    instruments: Instruments,
+    cache: SeriesCache,
+    extractKeys: readonly string[] | undefined,
+    info: RequestSpanInfo,
+  ) {
     this.#instruments = instruments;
+    this.#cache = cache;
     this.#info = info;
-    const method = boundTarget(info.method) ?? '';
     const target = boundTarget(info.target);
-    const known = info.targetKnown === true;
-    const attributes: Attributes = { [Attr.McpMethodName]: method };
-    if (target !== undefined) {
-      if (info.method === 'tools/call') {
-        attributes[Attr.GenAiToolName] = target;
-        attributes[Attr.GenAiOperationName] = 'execute_tool';
-        if (known) this.#tool = target;
-      } else if (info.method === 'prompts/get') {
-        attributes[Attr.GenAiPromptName] = target;
-        if (known) this.#prompt = target;
-      } else if (info.method.startsWith('resources/')) {
-        attributes[Attr.McpResourceUri] = target;
+    const protocolVersion =
+      info.protocolVersion !== undefined && info.protocolVersion !== '' ? info.protocolVersion : undefined;
+    this.#protocolVersion = protocolVersion;
+    const series = cache.get({
+      method: info.method,
+      target,
+      known: info.targetKnown === true,
+      transport: info.transport,
+      httpVersion: info.httpVersion,
+      protocolVersion,
+    });
+    this.#series = series;
+    // What a sampler may key on, and nothing built per request for it: the series' frozen
+    // set, plus the target when it is the client's own (a tool or prompt that matched
+    // nothing, a resource URI).
+    let attributes = series.start;
+    if (target !== undefined && info.targetKnown !== true) {
+      const key =
+        info.method === 'tools/call'
+          ? Attr.GenAiToolName
+          : info.method === 'prompts/get'
+            ? Attr.GenAiPromptName
+            : info.method.startsWith('resources/')
+              ? Attr.McpResourceUri
+              : undefined;
+      if (key !== undefined) {
+        attributes = { ...attributes, [key]: target };
+        if (key === Attr.GenAiToolName) attributes[Attr.GenAiOperationName] = 'execute_tool';
       }
     }
-    if (info.sessionId !== undefined) attributes[Attr.McpSessionId] = info.sessionId;
-    const clientId = info.identity?.clientId;
-    if (clientId !== undefined) attributes[Attr.McpClientId] = clientId;
-    if (info.transport === 'http' && info.address !== undefined)
-      attributes[Attr.ClientAddress] = info.address;
-    if (info.protocolVersion !== undefined && info.protocolVersion !== '')
-      this.#protocolVersion = info.protocolVersion;
-    const { parent, links } = parentOf(info.meta, info.headers);
+    const { parent, links } = parentOf(info.meta, info.headers, extractKeys);
     const span = tracer.startSpan(
-      spanName(info.method, target, known),
+      series.name,
       links === undefined
         ? { kind: SpanKind.SERVER, attributes }
         : { kind: SpanKind.SERVER, attributes, links },
@@ -161,22 +299,26 @@ class OtelRequestSpan implements RequestSpan {
   }
 
   /**
-   * The attributes no sampler decides on: the request id, the negotiated version, the
-   * transport's protocol and the client's port. Set once the sampler kept the span, so that
-   * a span sampled out (most of them at a low ratio) never has them checked and copied (the
-   * SDK validates the attributes of `startSpan` twice, those of `setAttributes` once). What
-   * a sampler may key on (method, tool, prompt, resource, session, client id and address,
-   * as the HTTP conventions list `client.address` among the sampling-relevant ones) is passed
-   * to `startSpan`.
+   * The attributes of one request: who sent it (session, client id and address), its id, the
+   * negotiated version, the transport's protocol and the client's port. Built and set only
+   * once the sampler kept the span: a span sampled out (most of them at a low ratio) never
+   * has them built, checked or copied (the SDK checks each attribute given to `startSpan`
+   * before and after sampling, allocating a `WeakSet` per value).
    */
   #perRequestAttributes(): Attributes {
     const info = this.#info;
     const attributes: Attributes = {};
+    if (info.sessionId !== undefined) attributes[Attr.McpSessionId] = info.sessionId;
+    const clientId = info.identity?.clientId;
+    if (clientId !== undefined) attributes[Attr.McpClientId] = clientId;
+    if (info.transport === 'http' && info.address !== undefined)
+      attributes[Attr.ClientAddress] = info.address;
     // Conventions: no jsonrpc.request.id for a null id.
     if (info.requestId !== undefined && info.requestId !== null)
       attributes[Attr.JsonRpcRequestId] = idText(info.requestId);
     if (this.#protocolVersion !== undefined) attributes[Attr.McpProtocolVersion] = this.#protocolVersion;
-    // Conventions: `pipe` for stdio, `tcp` for HTTP.
+    // Conventions: `pipe` for stdio, `tcp` for HTTP; nothing for a task's round.
+    if (info.transport === undefined) return attributes;
     attributes[Attr.NetworkTransport] = info.transport === 'stdio' ? 'pipe' : 'tcp';
     if (info.transport === 'stdio') return attributes;
     attributes[Attr.NetworkProtocolName] = 'http';
@@ -216,28 +358,25 @@ class OtelRequestSpan implements RequestSpan {
     }
     span.end();
 
-    // The metric carries every conditionally required attribute the span does, but only
-    // low-cardinality values: a method or a tool/prompt name that matched nothing is left out.
-    const info = this.#info;
-    const method = boundedMethod(info.method);
-    const attributes: Attributes = { [Attr.McpMethodName]: method };
-    networkAttributes(attributes, { transport: info.transport, httpVersion: info.httpVersion });
-    if (this.#protocolVersion !== undefined) attributes[Attr.McpProtocolVersion] = this.#protocolVersion;
-    if (this.#tool !== undefined) {
-      attributes[Attr.GenAiToolName] = this.#tool;
-      attributes[Attr.GenAiOperationName] = 'execute_tool';
-    } else if (method === 'tools/call') {
-      attributes[Attr.GenAiOperationName] = 'execute_tool';
+    let series = this.#series;
+    if (this.#protocolVersion !== series.protocolVersion) {
+      // `initialize`: the version was negotiated while the request ran.
+      const info = this.#info;
+      series = this.#cache.get({
+        method: info.method,
+        target: boundTarget(info.target),
+        known: info.targetKnown === true,
+        transport: info.transport,
+        httpVersion: info.httpVersion,
+        protocolVersion: this.#protocolVersion,
+      });
     }
-    if (this.#prompt !== undefined) attributes[Attr.GenAiPromptName] = this.#prompt;
-    if (errorType !== undefined) attributes[Attr.ErrorType] = errorType;
-    if (code !== undefined) attributes[Attr.RpcResponseStatusCode] = code;
-    this.#instruments.duration.record(seconds, attributes);
-    if (outcome.isError === true && outcome.code === undefined && outcome.error === undefined) {
-      const toolAttributes: Attributes = { [Attr.McpMethodName]: method };
-      if (this.#tool !== undefined) toolAttributes[Attr.GenAiToolName] = this.#tool;
-      this.#instruments.toolErrors.add(1, toolAttributes);
-    }
+    this.#instruments.duration.record(
+      seconds,
+      errorType === undefined && code === undefined ? series.ok : series.failure(errorType, code),
+    );
+    if (outcome.isError === true && outcome.code === undefined && outcome.error === undefined)
+      this.#instruments.toolErrors.add(1, series.toolError);
   }
 }
 
@@ -250,11 +389,18 @@ export class RequestTelemetry implements Telemetry {
   readonly #instruments: Instruments;
   readonly #own: OwnedSdk | undefined;
   readonly #sessions = new Map<string, { started: number; attributes: Attributes }>();
+  readonly #series = new SeriesCache();
+  readonly #extractKeys: readonly string[] | undefined;
 
-  /** `own`: our SDK, when we started one (else the application's provider is used, and flushed only). */
-  constructor(version: string, own: OwnedSdk | undefined) {
+  /**
+   * `own`: our SDK, when we started one (else the application's provider is used, and flushed
+   * only). `extractKeys`: the carrier keys our own propagators read (span-parent.ts), so that a
+   * request carrying none is not handed to them; undefined with an application's propagator.
+   */
+  constructor(version: string, own: OwnedSdk | undefined, extractKeys?: readonly string[]) {
     this.#tracer = trace.getTracer(SCOPE, version);
     this.#own = own;
+    this.#extractKeys = extractKeys;
     const meter = metrics.getMeter(SCOPE, version);
     const advice = { explicitBucketBoundaries: DURATION_BUCKETS_S };
     this.#instruments = {
@@ -281,7 +427,7 @@ export class RequestTelemetry implements Telemetry {
   }
 
   startRequestSpan(info: RequestSpanInfo): RequestSpan {
-    return new OtelRequestSpan(this.#tracer, this.#instruments, info);
+    return new OtelRequestSpan(this.#tracer, this.#instruments, this.#series, this.#extractKeys, info);
   }
 
   countRefusal(status: number, reason: string): void {
@@ -298,7 +444,7 @@ export class RequestTelemetry implements Telemetry {
     if (info.method !== undefined) attributes[Attr.McpMethodName] = boundTarget(info.method) ?? '';
     if (info.clientId !== undefined) attributes[Attr.McpClientId] = info.clientId;
     networkAttributes(attributes, { transport: 'http', ...info });
-    const { parent } = parentOf(undefined, info.headers);
+    const { parent } = parentOf(undefined, info.headers, this.#extractKeys);
     const name = info.method === undefined ? `HTTP ${info.httpMethod}` : boundedMethod(info.method);
     const span = this.#tracer.startSpan(
       name,

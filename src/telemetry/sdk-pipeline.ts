@@ -49,19 +49,30 @@ export interface OwnedSdk {
   flush(timeoutMs: number): Promise<void>;
 }
 
+/**
+ * The ratio sampler of `ratio`: at 0 and 1 the decision does not depend on the trace id, and
+ * the SDK's always-off and always-on samplers make it without reading the id (the
+ * specification's TraceIdRatioBased keeps no trace at 0 and every trace at 1).
+ */
+function ratioSampler(ratio: number): Sampler {
+  if (ratio <= 0) return new AlwaysOffSampler();
+  if (ratio >= 1) return new AlwaysOnSampler();
+  return new TraceIdRatioBasedSampler(ratio);
+}
+
 /** The sampler OTEL_TRACES_SAMPLER (or MCP_OTEL_SAMPLE_RATIO) names. */
-function samplerOf(config: Pick<TracingConfig, 'sampler' | 'samplerRatio'>): Sampler {
+export function samplerOf(config: Pick<TracingConfig, 'sampler' | 'samplerRatio'>): Sampler {
   switch (config.sampler) {
     case 'always_on':
       return new AlwaysOnSampler();
     case 'always_off':
       return new AlwaysOffSampler();
     case 'traceidratio':
-      return new TraceIdRatioBasedSampler(config.samplerRatio);
+      return ratioSampler(config.samplerRatio);
     case 'parentbased_always_off':
       return new ParentBasedSampler({ root: new AlwaysOffSampler() });
     case 'parentbased_traceidratio':
-      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(config.samplerRatio) });
+      return new ParentBasedSampler({ root: ratioSampler(config.samplerRatio) });
     default:
       return new ParentBasedSampler({ root: new AlwaysOnSampler() });
   }

@@ -34,6 +34,35 @@ const validSpanOf = (ctx: Context): SpanContext | undefined => {
   return sc !== undefined && isSpanContextValid(sc) ? sc : undefined;
 };
 
+/**
+ * Whether a carrier holds any key the propagators read. `keys` undefined: unknown (an
+ * application's propagator), so it may. A propagator given a carrier without its keys returns
+ * the context it was given; skipping it is the same answer without the work.
+ */
+function carries(carrier: Carrier, keys: readonly string[] | undefined): boolean {
+  if (keys === undefined) return true;
+  for (const key of keys) if (carrier[key] !== undefined) return true;
+  return false;
+}
+
+/**
+ * The carrier keys the propagators `OTEL_PROPAGATORS` names read when extracting (W3C Trace
+ * Context, W3C Baggage, B3 single and multi header: a B3 propagator reads both encodings,
+ * whichever it injects, and the multi-header one needs `x-b3-traceid`).
+ */
+export function extractKeysOf(propagators: readonly string[]): readonly string[] {
+  const keys = new Set<string>();
+  for (const name of propagators) {
+    if (name === 'tracecontext') keys.add('traceparent');
+    else if (name === 'baggage') keys.add('baggage');
+    else if (name === 'b3' || name === 'b3multi') {
+      keys.add('b3');
+      keys.add('x-b3-traceid');
+    }
+  }
+  return Object.freeze([...keys]);
+}
+
 const sameSpan = (a: SpanContext, b: SpanContext) => a.traceId === b.traceId && a.spanId === b.spanId;
 
 /**
@@ -46,16 +75,17 @@ const sameSpan = (a: SpanContext, b: SpanContext) => a.traceId === b.traceId && 
 export function parentOf(
   meta: Carrier | undefined,
   headers: Carrier | undefined,
+  extractKeys?: readonly string[],
 ): { parent: Context; links?: Link[] } {
   const ambient = context.active();
   const ambientSpan = validSpanOf(ambient);
   const header =
-    ambientSpan === undefined && headers !== undefined
+    ambientSpan === undefined && headers !== undefined && carries(headers, extractKeys)
       ? propagation.extract(ambient, headers, getter)
       : undefined;
   const headerSpan = header === undefined ? undefined : validSpanOf(header);
   const transport = ambientSpan ?? headerSpan;
-  if (meta !== undefined) {
+  if (meta !== undefined && carries(meta, extractKeys)) {
     const fromMeta = propagation.extract(ambient, meta, getter);
     const metaSpan = validSpanOf(fromMeta);
     if (metaSpan !== undefined && (ambientSpan === undefined || !sameSpan(metaSpan, ambientSpan))) {

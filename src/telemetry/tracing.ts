@@ -127,10 +127,13 @@ export function telemetryMode(config: TracingConfig): TelemetryMode {
 export async function createTelemetry(options: TelemetryOptions): Promise<Telemetry> {
   const mode = telemetryMode(options.config);
   if (mode === 'off') return NOOP_TELEMETRY;
-  const [{ RequestTelemetry }, pipeline] = await Promise.all([
+  const [{ RequestTelemetry }, { extractKeysOf }, pipeline] = await Promise.all([
     import('./request-span.ts'),
+    import('./span-parent.ts'),
     mode === 'own' ? import('./sdk-pipeline.ts') : undefined,
   ]);
   const own = pipeline?.startOwnSdk(options.config, options.onExportError);
-  return new RequestTelemetry(options.config.serviceVersion, own);
+  // Our own propagators are known, so are the keys they read; an application's are not.
+  const extractKeys = own === undefined ? undefined : extractKeysOf(options.config.propagators);
+  return new RequestTelemetry(options.config.serviceVersion, own, extractKeys);
 }

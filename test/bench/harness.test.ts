@@ -68,11 +68,12 @@ test('the harness runs every scenario and writes figures for every server', {
   for (const server of ['ours', 'sdk', 'raw']) assertMeasured(results, '1', server);
   for (const server of ['ours', 'sdk', 'sdk-session']) assertMeasured(results, '2', server);
   for (const server of ['ours', 'sdk', 'echo']) assertMeasured(results, '3', server);
-  // Scenario 4, at sample ratio 0.1 too, and its two parts (the edge alone, tracing alone).
-  for (const server of ['ours', 'sampled', 'edge', 'traced']) assertMeasured(results, '4', server);
+  // Scenario 4 at sample ratios 1, 0.1 and 0 (and 0 without metrics), the edge alone, and the anchor.
+  for (const server of ['ours', 'sampled', 'unsampled', 'unsampled-nometrics', 'edge', 'raw-otel'])
+    assertMeasured(results, '4', server);
 
   const names = results.ratios.map((r) => r.name);
-  assert.equal(names.length, 10);
+  assert.equal(names.length, 12);
   for (const r of results.ratios) {
     assert.ok(r.value !== null && Number.isFinite(r.value), `${r.name} was not computed`);
   }
@@ -118,7 +119,7 @@ test('the micro-benchmarks of the hot path run and report every part', { timeout
   assert.equal(code, 0, stderr);
   const report = JSON.parse(stdout) as { usPerOp: Record<string, number> };
   const parts = Object.entries(report.usPerOp);
-  assert.equal(parts.length, 9, Object.keys(report.usPerOp).join(', '));
+  assert.equal(parts.length, 10, Object.keys(report.usPerOp).join(', '));
   // A quick run is too short for thread CPU clocks to see the cheapest parts: >= 0, not > 0.
   for (const [name, us] of parts) assert.ok(Number.isFinite(us) && us >= 0, `${name}: ${us}`);
 });
