@@ -57,7 +57,7 @@ export interface TracingConfig {
   /** `OTEL_RESOURCE_ATTRIBUTES`, decoded. */
   readonly resourceAttributes: Readonly<Record<string, string>>;
   readonly sampler: SamplerName;
-  /** The ratio of the `traceidratio` samplers, 0 to 1. */
+  /** The ratio of the `traceidratio` samplers, 0 to 1 (the specification's default: 1). */
   readonly samplerRatio: number;
   /** `OTEL_PROPAGATORS`; empty for `none`. */
   readonly propagators: readonly PropagatorName[];
@@ -379,7 +379,6 @@ export function parseTracingConfig(
     serviceVersion,
     resourceAttributes: Object.freeze(o.OTEL_RESOURCE_ATTRIBUTES),
     sampler,
-    // The specification's default ratio when OTEL_TRACES_SAMPLER_ARG is unset is 1.
     samplerRatio: ratioAlias ?? o.OTEL_TRACES_SAMPLER_ARG ?? 1,
     propagators: Object.freeze(
       (o.OTEL_PROPAGATORS ?? ['tracecontext', 'baggage']).filter((p): p is PropagatorName => p !== 'none'),

@@ -6,8 +6,6 @@
 import {
   type Attributes,
   type Context,
-  type Counter,
-  type Histogram,
   metrics,
   type Span,
   SpanKind,
@@ -18,16 +16,9 @@ import {
 import { idText } from '../base/json-ids.ts';
 import { logFieldsOf, type TraceLogFields } from '../base/trace-context.ts';
 import type { RequestRecord } from '../protocol/request-record.ts';
+import { type Instruments, networkAttributes, type Series, SeriesCache } from './request-series.ts';
 import type { OwnedSdk } from './sdk-pipeline.ts';
-import {
-  Attr,
-  boundedMethod,
-  boundTarget,
-  DURATION_BUCKETS_S,
-  errorTypeOf,
-  Metric,
-  spanName,
-} from './semconv.ts';
+import { Attr, boundedMethod, boundTarget, DURATION_BUCKETS_S, errorTypeOf, Metric } from './semconv.ts';
 import { type Carrier, parentOf } from './span-parent.ts';
 import type { RequestSpan, SpanOutcome, Telemetry } from './tracing.ts';
 
@@ -81,155 +72,6 @@ export interface SessionInfo {
   readonly protocolVersion: string;
   readonly transport: 'stdio' | 'http';
   readonly httpVersion?: string | undefined;
-}
-
-function networkAttributes(
-  attributes: Attributes,
-  info: {
-    transport?: 'stdio' | 'http' | undefined;
-    address?: string | undefined;
-    port?: number | undefined;
-    httpVersion?: string | undefined;
-  },
-): void {
-  // Conventions: `pipe` for stdio, `tcp` for HTTP; nothing for a task's round, detached from any.
-  if (info.transport === undefined) return;
-  attributes[Attr.NetworkTransport] = info.transport === 'stdio' ? 'pipe' : 'tcp';
-  if (info.transport === 'stdio') return;
-  attributes[Attr.NetworkProtocolName] = 'http';
-  if (info.httpVersion !== undefined) attributes[Attr.NetworkProtocolVersion] = info.httpVersion;
-  if (info.address !== undefined) attributes[Attr.ClientAddress] = info.address;
-  if (info.port !== undefined) attributes[Attr.ClientPort] = info.port;
-}
-
-interface Instruments {
-  readonly duration: Histogram;
-  readonly sessions: Histogram;
-  readonly toolErrors: Counter;
-  readonly refusals: Counter;
-}
-
-/**
- * What every request of one kind shares: the same method, registered tool or prompt,
- * transport, HTTP version and MCP version. Built once per kind and kept (a server sees a
- * handful), so that a request builds none of it: the attributes its span starts with (the
- * ones a sampler may key on), its span name, and the attribute sets of its metrics, which the
- * SDK's aggregation is then handed as the same frozen objects request after request.
- */
-class Series {
-  /** `startSpan`'s attributes: `mcp.method.name`, and the tool or prompt with its operation. */
-  readonly start: Attributes;
-  readonly name: string;
-  /** `mcp.server.operation.duration` of a request that succeeded. */
-  readonly ok: Attributes;
-  /** `mcp.server.tool_errors`. */
-  readonly toolError: Attributes;
-  readonly transport: 'stdio' | 'http' | undefined;
-  readonly httpVersion: string | undefined;
-  readonly protocolVersion: string | undefined;
-  readonly #failures = new Map<string, Attributes>();
-
-  constructor(key: SeriesKey) {
-    const { method, target, known } = key;
-    const start: Attributes = { [Attr.McpMethodName]: boundTarget(method) ?? '' };
-    if (target !== undefined && known) {
-      if (method === 'tools/call') {
-        start[Attr.GenAiToolName] = target;
-        start[Attr.GenAiOperationName] = 'execute_tool';
-      } else if (method === 'prompts/get') start[Attr.GenAiPromptName] = target;
-    }
-    this.start = Object.freeze(start);
-    this.name = spanName(method, target, known);
-    this.transport = key.transport;
-    this.httpVersion = key.httpVersion;
-    this.protocolVersion = key.protocolVersion;
-    // The metric carries every conditionally required attribute the span does, but only
-    // low-cardinality values: a method or a tool/prompt name that matched nothing is left out.
-    const bounded = boundedMethod(method);
-    const ok: Attributes = { [Attr.McpMethodName]: bounded };
-    networkAttributes(ok, { transport: key.transport, httpVersion: key.httpVersion });
-    if (key.protocolVersion !== undefined) ok[Attr.McpProtocolVersion] = key.protocolVersion;
-    const tool = known && method === 'tools/call' ? target : undefined;
-    if (tool !== undefined) ok[Attr.GenAiToolName] = tool;
-    if (bounded === 'tools/call') ok[Attr.GenAiOperationName] = 'execute_tool';
-    if (known && method === 'prompts/get' && target !== undefined) ok[Attr.GenAiPromptName] = target;
-    this.ok = Object.freeze(ok);
-    const toolError: Attributes = { [Attr.McpMethodName]: bounded };
-    if (tool !== undefined) toolError[Attr.GenAiToolName] = tool;
-    this.toolError = Object.freeze(toolError);
-  }
-
-  /** The duration's attributes for an outcome with an `error.type` and maybe a JSON-RPC code. */
-  failure(errorType: string | undefined, code: string | undefined): Attributes {
-    const key = `${errorType ?? ''}\n${code ?? ''}`;
-    let attributes = this.#failures.get(key);
-    if (attributes === undefined) {
-      const built: Attributes = { ...this.ok };
-      if (errorType !== undefined) built[Attr.ErrorType] = errorType;
-      if (code !== undefined) built[Attr.RpcResponseStatusCode] = code;
-      attributes = Object.freeze(built);
-      // Error class names are the application's: bounded, but not by us.
-      if (this.#failures.size < MAX_FAILURE_KINDS) this.#failures.set(key, attributes);
-    }
-    return attributes;
-  }
-}
-
-interface SeriesKey {
-  readonly method: string;
-  readonly target: string | undefined;
-  readonly known: boolean;
-  readonly transport: 'stdio' | 'http' | undefined;
-  readonly httpVersion: string | undefined;
-  readonly protocolVersion: string | undefined;
-}
-
-/** Kinds of request kept; past it (versions and methods come from clients) each is built anew. */
-const MAX_SERIES = 512;
-const MAX_FAILURE_KINDS = 64;
-/** Variants (transport, HTTP and MCP version) of one method and target, scanned in order. */
-const MAX_VARIANTS = 16;
-
-/**
- * The series of every request kind, built on first sight: by method, then target, then a
- * short list of transport and version variants compared in place (no key string is built
- * per request).
- */
-class SeriesCache {
-  readonly #byMethod = new Map<string, Map<string, Series[]>>();
-  #size = 0;
-
-  get(key: SeriesKey): Series {
-    // A target that names nothing registered is the client's, unbounded: no part of a series.
-    const bounded = key.known || key.target === undefined ? key : { ...key, target: undefined };
-    // Only known methods are kept (a client may send any name).
-    if (boundedMethod(key.method) !== key.method) return new Series(bounded);
-    let byTarget = this.#byMethod.get(key.method);
-    if (byTarget === undefined) {
-      byTarget = new Map();
-      this.#byMethod.set(key.method, byTarget);
-    }
-    const target = bounded.target ?? '';
-    let variants = byTarget.get(target);
-    if (variants === undefined) {
-      variants = [];
-      byTarget.set(target, variants);
-    }
-    for (const series of variants) {
-      if (
-        series.transport === key.transport &&
-        series.httpVersion === key.httpVersion &&
-        series.protocolVersion === key.protocolVersion
-      )
-        return series;
-    }
-    const series = new Series(bounded);
-    if (this.#size < MAX_SERIES && variants.length < MAX_VARIANTS) {
-      variants.push(series);
-      this.#size++;
-    }
-    return series;
-  }
 }
 
 class OtelRequestSpan implements RequestSpan {
