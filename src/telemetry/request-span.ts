@@ -18,6 +18,7 @@ import {
 import { idText } from '../base/json-ids.ts';
 import { logFieldsOf, type TraceLogFields } from '../base/trace-context.ts';
 import type { RequestRecord } from '../protocol/request-record.ts';
+import { type RouteSpan, type RouteSpanInfo, startRouteSpan } from './route-span.ts';
 import type { OwnedSdk } from './sdk-pipeline.ts';
 import {
   Attr,
@@ -282,6 +283,10 @@ export class RequestTelemetry implements Telemetry {
 
   startRequestSpan(info: RequestSpanInfo): RequestSpan {
     return new OtelRequestSpan(this.#tracer, this.#instruments, info);
+  }
+
+  startRouteSpan(info: RouteSpanInfo): RouteSpan {
+    return startRouteSpan(this.#tracer, info);
   }
 
   countRefusal(status: number, reason: string): void {
