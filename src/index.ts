@@ -8,6 +8,13 @@
 
 export type { Logger } from 'pino';
 export { ErrorCode, InternalCode, ProtocolError, ToolkitError } from './base/errors.ts';
+export type {
+  HttpRoute,
+  HttpRouteHandler,
+  HttpRouteMethod,
+  HttpRouteRequest,
+  HttpRouteResponse,
+} from './base/http-route.ts';
 export type { JsonObject, RequestId } from './base/jsonrpc.ts';
 export type { ClientCapabilities, Implementation } from './base/spec-types.ts';
 export type { HttpRequestInfo, Identity, LogLevel, Wire } from './base/types.ts';

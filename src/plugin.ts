@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { InternalCode, ToolkitError } from './base/errors.ts';
+import type { HttpRoute } from './base/http-route.ts';
 import type { Middleware } from './protocol/middleware.ts';
 import type { Definition } from './registry/define.ts';
 import type { ListKind } from './registry/registry.ts';
@@ -37,6 +38,13 @@ export interface PluginApp {
    * cut off and logged; one that throws is logged.
    */
   onClose(fn: () => void | Promise<void>): void;
+  /**
+   * Declares an HTTP route (a webhook, an admin page) that the HTTP transport serves beside
+   * the MCP endpoint, behind the same auth unless `auth: false`, rate-limited, traced and
+   * logged; not served on stdio. A path the server uses, or another plugin's route, stops
+   * start-up naming both. See docs/plugins.md, "HTTP routes".
+   */
+  httpRoute(route: HttpRoute): void;
   /** The plugin's own logger (stderr). */
   readonly logger: Logger;
 }

@@ -92,6 +92,12 @@ async function start(
   const stop = () =>
     assembled.stop(httpHandle ? (budgetMs) => (httpHandle as HttpHandle).close(budgetMs) : undefined);
   if (transport === 'stdio') {
+    if (server.routes.length > 0) {
+      logger.info(
+        { routes: server.routes.map((r) => `${r.method} ${r.url}`) },
+        `plugin HTTP routes are not served on stdio (${server.routes.length}); run with the HTTP transport to serve them`,
+      );
+    }
     const stdio = serveStdio(server, { ...stdioOptions(settings), write: assembled.protocolWrite });
     closed = stdio.closed.then(() => stop());
   } else if (transport === 'http') {

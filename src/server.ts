@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Authenticator } from './auth/types.ts';
 import { InternalCode, ToolkitError } from './base/errors.ts';
+import type { PluginHttpRoute } from './base/http-route.ts';
 import { notification } from './base/jsonrpc.ts';
 import type { Identity } from './base/types.ts';
 import type { Settings } from './config/settings.ts';
@@ -15,6 +16,7 @@ import { describeServer } from './discovery/server-description.ts';
 import { composeInstructions, type LoadedPlugin, type PluginApp } from './plugin.ts';
 import { createPluginLifecycle } from './plugin-lifecycle.ts';
 import { ownedRegistry, registerPlugin } from './plugin-register.ts';
+import { createRouteTable } from './plugin-routes.ts';
 import { Dispatcher, type DispatcherOptions } from './protocol/dispatcher.ts';
 import { Hub } from './protocol/hub.ts';
 import { createInputRounds } from './protocol/input.ts';
@@ -70,6 +72,8 @@ export interface McpServer extends HttpDeps, ConnectionDeps {
   readonly auth: Authenticator | undefined;
   readonly limiter: RateLimiter | undefined;
   readonly telemetry: Telemetry;
+  /** The plugins' HTTP routes, in declaration order. */
+  readonly routes: readonly PluginHttpRoute[];
   /** What initialize and server/discover send as `instructions` (composeInstructions). */
   readonly instructions: string | undefined;
   /** The SSE event store shared with other replicas; undefined on a single replica. */
@@ -220,6 +224,7 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
 
   const owned = ownedRegistry(registry);
   const middleware: Middleware[] = [];
+  const routes = createRouteTable();
   const lifecycle = createPluginLifecycle(logger);
   for (const { definition, settings: pluginSettings } of options.plugins) {
     const app: PluginApp = {
@@ -234,6 +239,7 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
       add: (...defs) => {
         for (const def of defs) owned.add(definition.name, def);
       },
+      httpRoute: (route) => routes.add(definition.name, route),
       remove: (kind, key) => registry.remove(kind, key),
       notifyResourceUpdated: (uri) => void notifyResourceUpdated(uri),
       notifyListChanged: (kind) => registry.notifyListChanged(kind),
@@ -317,6 +323,7 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     limiter: options.limiter,
     telemetry: options.telemetry ?? NOOP_TELEMETRY,
     instructions,
+    routes: routes.routes,
     eventStore: options.shared?.eventStore,
     readiness: createReadiness({
       limiter: options.limiter,

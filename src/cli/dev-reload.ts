@@ -82,6 +82,7 @@ export function createReloader(
   hook(pluginFolders(refs));
   let generation = 0;
   let warnedMiddleware = false;
+  let warnedRoutes = false;
   // The generation serving now: its onClose hooks run once the next one has taken over.
   let current: Pick<PluginLifecycle, 'close'> = { close: (budgetMs) => server.closePlugins(budgetMs) };
   return {
@@ -114,6 +115,14 @@ export function createReloader(
                   'middleware is not reloaded: restart mcp-toolkit dev to apply changes to it',
                 );
               warnedMiddleware = true;
+            },
+            // Routes are fixed once the HTTP server listens: the running ones stay in place.
+            httpRoute: () => {
+              if (!warnedRoutes)
+                server.logger.warn(
+                  'HTTP routes are not reloaded: restart mcp-toolkit dev to apply changes to them',
+                );
+              warnedRoutes = true;
             },
             add: (...defs) => {
               for (const def of defs) {

@@ -11,6 +11,7 @@ import { type AuthorizationServerMetadata, discoverAuthorizationServer } from '.
 import { resourceUrls } from '../auth/resource-metadata.ts';
 import type { Authenticator } from '../auth/types.ts';
 import { maskSecret } from '../base/env.ts';
+import type { PluginHttpRoute } from '../base/http-route.ts';
 import { parseSettings, requireReplicaSettings, SETTING_NAMES, type Settings } from '../config/settings.ts';
 import { describeUnknownSetting, unknownSettings } from '../config/unknown-settings.ts';
 import { type LoadedPlugin, settingEnvName } from '../plugin.ts';
@@ -23,7 +24,8 @@ import {
   parseTracingConfig,
   type TracingConfig,
 } from '../telemetry/otel-settings.ts';
-import { publicBaseUrl } from '../transport-options.ts';
+import { httpOptions, publicBaseUrl } from '../transport-options.ts';
+import { checkRouteClashes } from '../transports/http/plugin-routes.ts';
 
 /** Longest wait for one dependency (discovery, JWKS, PING, OTLP POST). */
 const PROBE_TIMEOUT_MS = 3000;
@@ -126,6 +128,7 @@ export async function doctor(
         true,
         `registered ${c.tools} tools, ${c.resources} resources, ${c.resourceTemplates} resource templates, ${c.prompts} prompts`,
       );
+      listRoutes(server.routes, settings, mark, print);
       await server.close();
     } catch (err) {
       mark(false, `registration: ${(err as Error).message}`);
@@ -137,6 +140,29 @@ export async function doctor(
   print('');
   print(failures === 0 ? 'doctor: all checks passed' : `doctor: ${failures} check(s) failed`);
   return failures === 0 ? 0 : 1;
+}
+
+/**
+ * Each plugin's HTTP routes, one line each (`public` for `auth: false`), and whether any takes
+ * a path the HTTP transport serves itself (start-up would stop on it).
+ */
+function listRoutes(
+  routes: readonly PluginHttpRoute[],
+  settings: Settings,
+  mark: Mark,
+  print: (line: string) => void,
+): void {
+  if (routes.length === 0) return;
+  print(`HTTP routes (served with the HTTP transport, not on stdio):`);
+  for (const r of routes) {
+    print(`  plugin ${r.plugin}: ${r.method} ${r.url}${r.auth ? '' : ' (public: auth: false)'}`);
+  }
+  try {
+    checkRouteClashes(routes, httpOptions(settings));
+    mark(true, `HTTP routes: ${routes.length}, none on a path the server uses`);
+  } catch (err) {
+    mark(false, `HTTP routes: ${(err as Error).message}`);
+  }
 }
 
 /**

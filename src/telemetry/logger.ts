@@ -132,3 +132,43 @@ export function requestLogLine(logger: Logger, request: RequestLogSource, end: R
     'mcp request',
   );
 }
+
+/** What the line of a request to a plugin's HTTP route says. */
+export interface RouteLogLine {
+  /** `GET`, `POST`, ... */
+  readonly httpMethod: string;
+  /** The route as declared. */
+  readonly route: string;
+  readonly plugin: string;
+  readonly status: number;
+  readonly durationMs: number;
+  readonly clientId?: string | undefined;
+  readonly trace?: TraceLogFields | undefined;
+}
+
+/**
+ * Writes the one info line of a request to a plugin's HTTP route (`msg: "http route"`), with
+ * the fields of an MCP request's line: `method` is `GET /admin/stats`, `outcome` is `ok`
+ * below 400, `refused` for a 4xx and `error` for a 5xx.
+ *
+ * @example
+ * routeLogLine(logger, { httpMethod: 'GET', route: '/admin/stats', plugin: 'admin', status: 200, durationMs: 1.2 });
+ */
+export function routeLogLine(logger: Logger, line: RouteLogLine): void {
+  if (!logger.isLevelEnabled('info')) return;
+  const outcome: RequestOutcome = line.status >= 500 ? 'error' : line.status >= 400 ? 'refused' : 'ok';
+  logger.info(
+    {
+      method: `${line.httpMethod} ${line.route}`,
+      plugin: line.plugin,
+      status: line.status,
+      outcome,
+      durationMs: Math.round(line.durationMs * 1000) / 1000,
+      trace_id: line.trace?.trace_id,
+      span_id: line.trace?.span_id,
+      trace_flags: line.trace?.trace_flags,
+      clientId: line.clientId,
+    },
+    'http route',
+  );
+}

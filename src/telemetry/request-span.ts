@@ -17,6 +17,7 @@ import { idText } from '../base/json-ids.ts';
 import { logFieldsOf, type TraceLogFields } from '../base/trace-context.ts';
 import type { RequestRecord } from '../protocol/request-record.ts';
 import { type Instruments, networkAttributes, type Series, SeriesCache } from './request-series.ts';
+import { type RouteSpan, type RouteSpanInfo, startRouteSpan } from './route-span.ts';
 import type { OwnedSdk } from './sdk-pipeline.ts';
 import { Attr, boundedMethod, boundTarget, DURATION_BUCKETS_S, errorTypeOf, Metric } from './semconv.ts';
 import { type Carrier, parentOf } from './span-parent.ts';
@@ -270,6 +271,10 @@ export class RequestTelemetry implements Telemetry {
 
   startRequestSpan(info: RequestSpanInfo): RequestSpan {
     return new OtelRequestSpan(this.#tracer, this.#instruments, this.#series, this.#extractKeys, info);
+  }
+
+  startRouteSpan(info: RouteSpanInfo): RouteSpan {
+    return startRouteSpan(this.#tracer, info);
   }
 
   countRefusal(status: number, reason: string): void {

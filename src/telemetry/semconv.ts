@@ -28,6 +28,9 @@ export const Attr = {
   ErrorType: 'error.type',
   HttpRequestMethod: 'http.request.method',
   HttpResponseStatusCode: 'http.response.status_code',
+  HttpRoute: 'http.route',
+  UrlPath: 'url.path',
+  PluginName: 'mcp_toolkit.plugin',
 } as const;
 
 export const Metric = {

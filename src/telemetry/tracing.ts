@@ -14,10 +14,12 @@ import { type Context, ROOT_CONTEXT, type Span, trace } from '@opentelemetry/api
 import { NOOP_SPAN, type TraceLogFields } from '../base/trace-context.ts';
 import type { TracingConfig } from './otel-settings.ts';
 import type { RefusalInfo, RequestSpanInfo, SessionInfo } from './request-span.ts';
+import { NOOP_ROUTE_SPAN, type RouteSpan, type RouteSpanInfo } from './route-span.ts';
 import type { ExportErrorHandler } from './sdk-pipeline.ts';
 
 export { NOOP_SPAN, type TraceLogFields } from '../base/trace-context.ts';
 export type { RefusalInfo, RequestSpanInfo, SessionInfo } from './request-span.ts';
+export type { RouteSpan, RouteSpanInfo } from './route-span.ts';
 
 /** How a request ended. */
 export interface SpanOutcome {
@@ -49,6 +51,8 @@ export interface Telemetry {
   readonly enabled: boolean;
   /** Call at request entry, before dispatching; end the span with the outcome. */
   startRequestSpan(info: RequestSpanInfo): RequestSpan;
+  /** A request to a plugin's HTTP route: a SERVER span `<METHOD> <route>`, the handler run in its context. */
+  startRouteSpan(info: RouteSpanInfo): RouteSpan;
   /** A request refused at the HTTP edge: a span in the caller's trace and a count. */
   recordRefusal(info: RefusalInfo): TraceLogFields | undefined;
   /** Counts a refusal that already has its span (a tool's scope or rate limit, in the dispatcher). */
@@ -84,6 +88,7 @@ const RESOLVED = Promise.resolve();
 export const NOOP_TELEMETRY: Telemetry = Object.freeze({
   enabled: false,
   startRequestSpan: (): RequestSpan => NOOP_REQUEST_SPAN,
+  startRouteSpan: (): RouteSpan => NOOP_ROUTE_SPAN,
   recordRefusal: () => undefined,
   countRefusal(): void {},
   sessionStarted(): void {},

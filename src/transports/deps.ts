@@ -8,6 +8,7 @@
  */
 import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/types.ts';
+import type { PluginHttpRoute } from '../base/http-route.ts';
 import type { ServerDescription } from '../discovery/server-description.ts';
 import type { Exchange, Reply } from '../protocol/exchange.ts';
 import type { Hub } from '../protocol/hub.ts';
@@ -44,13 +45,16 @@ export interface HttpDeps {
   readonly hub: Hub;
   readonly sessions: SessionStore;
   readonly logger: Logger;
-  readonly telemetry: Pick<Telemetry, 'recordRefusal' | 'countRefusal' | 'sessionEnded'>;
+  readonly telemetry: Pick<Telemetry, 'recordRefusal' | 'countRefusal' | 'sessionEnded'> &
+    Partial<Pick<Telemetry, 'startRouteSpan'>>;
   /** Verifies callers at the edge; undefined with MCP_AUTH=none. */
   readonly auth: Authenticator | undefined;
   /** Per-client limits at the edge; undefined: none. */
   readonly limiter: RateLimiter | undefined;
   /** The SSE event store shared with other replicas (Redis); undefined: one in memory. */
   readonly eventStore: EventStore | undefined;
+  /** The plugins' own HTTP routes (`app.httpRoute`), served beside the MCP endpoint; undefined: none. */
+  readonly routes?: readonly PluginHttpRoute[];
   /** The checks /readyz reports (besides shutdown), by name; wired where the server is assembled. */
   readiness(): Promise<Record<string, CheckResult>>;
   /** Every scope a tool requires, for the protected resource metadata's `scopes_supported`. */

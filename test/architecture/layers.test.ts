@@ -39,6 +39,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'plugin-lifecycle.ts',
     'plugin-loader.ts',
     'plugin-register.ts',
+    'plugin-routes.ts',
   ],
   ['config'],
   ['transports'],

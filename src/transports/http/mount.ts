@@ -1,6 +1,7 @@
 /**
  * The HTTP transport's routes, mounted on a Fastify instance: the MCP endpoint (both wires),
- * the discovery documents and landing page, and the OAuth protected resource metadata. The
+ * the discovery documents and landing page, the OAuth protected resource metadata, and the
+ * plugins' own routes (plugin-routes.ts). The
  * standalone server (server.ts) mounts them on a Fastify app of its own; the Fastify plugin
  * (src/fastify.ts) mounts them on the user's app. Both drain the same way: in-flight calls
  * finish (bounded), then the SSE streams still open are ended.
@@ -17,6 +18,7 @@ import { Refusal } from '../../base/refusals.ts';
 import type { HttpDeps } from '../deps.ts';
 import { discoveryRoutes } from './discovery-routes.ts';
 import type { HttpOptions } from './options.ts';
+import { checkRouteClashes, pluginRoutes } from './plugin-routes.ts';
 import { refuse } from './refuse.ts';
 import { mcpRoutes } from './routes.ts';
 
@@ -58,6 +60,9 @@ export async function installCors(app: FastifyInstance, http: HttpOptions): Prom
  */
 export async function mountMcp(app: FastifyInstance, options: MountOptions): Promise<void> {
   const { server, http, closing } = options;
+  // A plugin's route on one of the paths served here stops start-up before anything is mounted.
+  const routes = server.routes ?? [];
+  checkRouteClashes(routes, http);
   if (closing) {
     app.addHook('onRequest', (req, reply, done) => {
       if (!closing()) return done();
@@ -80,6 +85,7 @@ export async function mountMcp(app: FastifyInstance, options: MountOptions): Pro
   }
   await app.register(mcpRoutes, { server, http, streams: options.streams });
   await app.register(discoveryRoutes, { server, http });
+  await app.register(pluginRoutes, { server, http, routes });
 }
 
 /**

@@ -98,6 +98,7 @@ export async function loadPlugin(raw: Record<string, string>): Promise<Loaded> {
     notifyResourceUpdated: () => {},
     notifyListChanged: () => {},
     use: () => {},
+    httpRoute: () => {},
     logger: pino({ level: 'silent' }),
   };
   await filesystemPlugin.register(app, filesystemSettings.parse(raw));
