@@ -14,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { CLI, childEnv, REPO_ROOT } from '../helpers/spawn-server.ts';
-import { until as waitUntil } from '../helpers/until.ts';
+import { type Truthy, until as waitUntil } from '../helpers/until.ts';
 
 // Inside the repository (under the ignored .cache/), so the plugin's `@mcp-toolkit/server`
 // import resolves as it does for a plugin of the clone.
@@ -58,9 +58,9 @@ async function until<T>(
   what: string,
   check: () => T | undefined | false | Promise<T | undefined | false>,
   ms = 20_000,
-): Promise<NonNullable<T>> {
+): Promise<Truthy<T>> {
   try {
-    return (await waitUntil(check, { timeoutMs: ms, intervalMs: 50, message: what })) as NonNullable<T>;
+    return await waitUntil(check, { timeoutMs: ms, intervalMs: 50, message: what });
   } catch (err) {
     assert.fail(`${(err as Error).message}; stderr:\n${stderr}`);
   }

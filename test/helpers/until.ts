@@ -18,10 +18,13 @@ export interface UntilOptions {
   readonly message?: string;
 }
 
+/** What a predicate's truthy value can be. */
+export type Truthy<T> = Exclude<T, false | 0 | '' | null | undefined>;
+
 export async function until<T>(
   predicate: () => T | Promise<T>,
   options: UntilOptions = {},
-): Promise<NonNullable<T>> {
+): Promise<Truthy<T>> {
   const { timeoutMs = 5000, intervalMs = 10, message = 'the condition never held' } = options;
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
@@ -29,7 +32,7 @@ export async function until<T>(
     try {
       const value = await predicate();
       if (value !== undefined && value !== null && value !== false && value !== 0 && value !== '') {
-        return value as NonNullable<T>;
+        return value as Truthy<T>;
       }
       lastError = undefined;
     } catch (error) {
