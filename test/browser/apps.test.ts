@@ -14,6 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { build } from 'esbuild';
 import type { Frame, Page } from 'playwright-core';
 import { type SpawnedHttpServer, spawnHttpServer } from '../helpers/spawn-server.ts';
+import { until } from '../helpers/until.ts';
 import { artifact, type Browser, chromiumMissing, launchChromium } from './chromium.ts';
 
 const skip = chromiumMissing();
@@ -58,14 +59,16 @@ async function hostState(page: Page): Promise<{ step: string; error?: string; ca
 
 /** Waits until the host reaches `step` (or fails, with its error). */
 async function waitForStep(page: Page, step: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const state = await hostState(page);
-    assert.notEqual(state.step, 'failed', `the host failed: ${state.error}`);
-    if (state.step === step) return;
-    assert.ok(Date.now() < deadline, `the host is at "${state.step}", not "${step}"`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  let last = '';
+  const state = await until(
+    async () => {
+      const s = await hostState(page);
+      last = s.step;
+      return (s.step === step || s.step === 'failed') && s;
+    },
+    { timeoutMs: 20_000, intervalMs: 25, message: `the host never reached "${step}"` },
+  ).catch((err: Error) => assert.fail(`${err.message} (it is at "${last}")`));
+  assert.notEqual(state.step, 'failed', `the host failed: ${state.error}`);
 }
 
 async function viewFrame(page: Page): Promise<Frame> {

@@ -10,11 +10,11 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { CLI, childEnv, REPO_ROOT } from '../helpers/spawn-server.ts';
+import { type Truthy, until as waitUntil } from '../helpers/until.ts';
 
 // Inside the repository (under the ignored .cache/), so the plugin's `@mcp-toolkit/server`
 // import resolves as it does for a plugin of the clone.
@@ -54,13 +54,28 @@ after(() => {
 });
 
 /** Polls until `check` holds (bounded), then returns its value. */
-async function until<T>(what: string, check: () => T | undefined | false, ms = 20_000): Promise<T> {
-  for (const start = Date.now(); Date.now() - start < ms; await sleep(50)) {
-    const value = check();
-    if (value) return value;
+async function until<T>(
+  what: string,
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  ms = 20_000,
+): Promise<Truthy<T>> {
+  try {
+    return await waitUntil(check, { timeoutMs: ms, intervalMs: 50, message: what });
+  } catch (err) {
+    assert.fail(`${(err as Error).message}; stderr:\n${stderr}`);
   }
-  assert.fail(`${what} within ${ms} ms; stderr:\n${stderr}`);
 }
+
+/**
+ * The client's fetch, noting when its standalone GET (notification) stream has been answered:
+ * the server has attached it by then, so a list_changed sent afterwards reaches the client.
+ */
+let streamOpen = false;
+const watchingFetch: typeof fetch = async (input, init) => {
+  const res = await fetch(input, init);
+  if (init?.method === 'GET' && res.ok) streamOpen = true;
+  return res;
+};
 
 const text = (r: unknown) => ((r as { content: { text: string }[] }).content[0] ?? { text: '' }).text;
 
@@ -82,7 +97,7 @@ test('dev reloads the plugin in place and keeps the last good version on a compi
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     changed++;
   });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: watchingFetch }));
   try {
     assert.deepEqual(
       (await client.listTools()).tools.map((t) => t.name),
@@ -90,11 +105,11 @@ test('dev reloads the plugin in place and keeps the last good version on a compi
     );
 
     // An edit to a file the plugin's index imports: the plugin's own files are read again.
-    await sleep(300); // let the client's notification stream open
+    await until("the client's notification stream open", () => streamOpen);
     toolsFile(['first', 'second']);
     await until('a list_changed notification', () => changed > 0);
     const names = async () => (await client.listTools()).tools.map((t) => t.name);
-    for (let i = 0; i < 100 && (await names()).length < 2; i++) await sleep(100);
+    await until('the reloaded tools listed', async () => (await names()).length >= 2);
     assert.deepEqual(await names(), ['first', 'second']);
     assert.equal(text(await client.callTool({ name: 'second', arguments: {} })), 'second');
 
@@ -108,7 +123,7 @@ test('dev reloads the plugin in place and keeps the last good version on a compi
 
     // Fixed: it reloads again.
     toolsFile(['first', 'third']);
-    for (let i = 0; i < 200 && !(await names()).includes('third'); i++) await sleep(100);
+    await until('the fixed plugin reloaded', async () => (await names()).includes('third'));
     assert.deepEqual(await names(), ['first', 'third']);
   } finally {
     await client.close();

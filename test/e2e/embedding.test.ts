@@ -21,6 +21,7 @@ import { z } from 'zod';
 import mcpToolkit from '../../src/fastify.ts';
 import { definePlugin, defineTool } from '../../src/index.ts';
 import { docBlocks, layOut } from '../helpers/doc-blocks.ts';
+import { until } from '../helpers/until.ts';
 
 const KEY = 'embedding-test-key-0123456789';
 const INFO = { name: 'embedding-test', version: '1.0.0' };
@@ -226,9 +227,18 @@ describe('app.close() with the Fastify plugin', () => {
       new HttpV2(new URL(`http://127.0.0.1:${address.port}/mcp`), { fetch: keyedFetch([]) }),
     );
     const call = client.callTool({ name: 'wait', arguments: {} });
-    while (!events.includes('call started')) await new Promise((r) => setTimeout(r, 10));
+    await until(() => events.includes('call started'), { message: 'the call never started' });
     const closing = app.close();
-    await new Promise((r) => setTimeout(r, 150));
+    // The close is under way (a new request is refused with 503) and is held by the call: a
+    // close that did not drain would have closed the plugins, or stopped listening, by now.
+    await until(
+      async () => {
+        const probe = await fetch(`http://127.0.0.1:${address.port}/mcp`, { method: 'POST', body: '{}' });
+        await probe.body?.cancel();
+        return probe.status === 503;
+      },
+      { message: 'the app never began closing (no 503 for a new request)' },
+    );
     assert.deepEqual(events, ['call started'], 'nothing closes while the call runs');
     release();
     const result = (await call) as { content: { text: string }[] };

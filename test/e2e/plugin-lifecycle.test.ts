@@ -6,6 +6,7 @@
  * hangs is cut off within MCP_SHUTDOWN_TIMEOUT_MS and logged.
  */
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -19,6 +20,7 @@ import {
   type ServerOptions,
   ToolkitError,
 } from '../../src/index.ts';
+import { until } from '../helpers/until.ts';
 
 const INFO = { name: 'lifecycle-test', version: '1.0.0' };
 
@@ -32,6 +34,18 @@ function capture(): { logger: ServerOptions['logger']; lines: Record<string, unk
     },
   });
   return { logger: pino({ level: 'info' }, stream), lines };
+}
+
+/** Whether a new TCP connection to 127.0.0.1:`port` is refused. */
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
 }
 
 const settings = { MCP_HTTP_HOST: '127.0.0.1', MCP_HTTP_PORT: 0, MCP_LOG_LEVEL: 'silent' };
@@ -75,9 +89,11 @@ describe('plugin lifecycle', () => {
     const client = new Client(INFO, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     await client.connect(new StreamableHTTPClientTransport(new URL(running.url)));
     const call = client.callTool({ name: 'slow', arguments: {} });
-    while (!events.includes('call started')) await new Promise((r) => setTimeout(r, 10));
+    await until(() => events.includes('call started'), { message: 'the call never started' });
     const closing = running.close();
-    await new Promise((r) => setTimeout(r, 100));
+    // The close is under way (the listener refuses new connections) and is held by the call.
+    const { port } = new URL(running.url);
+    await until(() => refused(Number(port)), { message: 'the server never stopped accepting connections' });
     assert.ok(!events.includes('close'), 'onClose waits for the call in flight');
     release();
     const result = await call;

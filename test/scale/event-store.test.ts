@@ -16,6 +16,7 @@ import {
   type StoredEvent,
 } from '../../src/transports/http/event-store.ts';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
+import { until } from '../helpers/until.ts';
 
 let redis: RedisServer;
 let command: Redis;
@@ -87,8 +88,10 @@ for (const maker of makers) {
       const id = await store.append('s2', note(1));
       await store.release('s2');
       assert.equal(await store.streamOf(id), 's2', 'still there for late reconnects');
-      await new Promise((r) => setTimeout(r, 200));
-      assert.equal(await store.streamOf(id), undefined);
+      await until(async () => (await store.streamOf(id)) === undefined, {
+        timeoutMs: 2000,
+        message: 'the released stream was never forgotten',
+      });
     });
   });
 }
@@ -103,11 +106,6 @@ describe('EventStore in Redis: following a stream another replica writes', () =>
     return { seen, stop, done };
   }
 
-  const until = async (check: () => boolean) => {
-    for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
-    assert.ok(check(), 'reached within 2 s');
-  };
-
   test('the stored rest, then live events exactly once, until the release', async () => {
     const writer = makers[1]!.make(60_000);
     const reader = createRedisEventStore({
@@ -121,10 +119,10 @@ describe('EventStore in Redis: following a stream another replica writes', () =>
     const priming = await writer.append('live', undefined);
     const one = await writer.append('live', note(1));
     const f = follower(reader, priming);
-    await until(() => f.seen.length === 1);
+    await until(() => f.seen.length === 1, { message: 'the follower never saw the first event' });
     const two = await writer.append('live', note(2));
     const three = await writer.append('live', note(3));
-    await until(() => f.seen.length === 3);
+    await until(() => f.seen.length === 3, { message: 'the follower never saw all three events' });
     await writer.release('live');
     await f.done;
     assert.deepEqual(

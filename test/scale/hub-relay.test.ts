@@ -15,6 +15,7 @@ import { createRedisClient } from '../../src/ratelimit/redis-client.ts';
 import { createHubRelay } from '../../src/scale/hub-relay.ts';
 import { createPubSub, createSubscriberClient, type PubSub } from '../../src/scale/pubsub.ts';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
+import { until } from '../helpers/until.ts';
 
 let redis: RedisServer;
 const clients: Redis[] = [];
@@ -130,15 +131,19 @@ describe('the hub relayed between replicas', () => {
     a.hub.cancel('s1', 'running-on-a');
     // Running on A, cancelled through B: B finds nothing and relays it to A.
     b.hub.cancel('s1', 7);
-    const deadline = Date.now() + 5000;
-    while (cancelledOnA.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await until(() => cancelledOnA.length >= 2, { message: "B's relayed cancellation never reached A" });
     assert.deepEqual(cancelledOnA, [
       ['s1', 'running-on-a'],
       ['s1', 7],
     ]);
-    // B tried locally once; A's local hit never reached B.
-    await new Promise((r) => setTimeout(r, 100));
-    assert.deepEqual(cancelledOnB, [['s1', 7]]);
+    // B tried locally once; A's local hit never reached B. A barrier A cannot handle goes over
+    // the same channel after it: once B has it, anything A relayed before has arrived too.
+    a.hub.cancel('s1', 'barrier');
+    await until(() => cancelledOnB.length >= 2, { message: "A's relayed barrier never reached B" });
+    assert.deepEqual(cancelledOnB, [
+      ['s1', 7],
+      ['s1', 'barrier'],
+    ]);
   });
 
   test('a message for a session reaches the replica holding its stream', async () => {
@@ -163,11 +168,22 @@ describe('the hub relayed between replicas', () => {
     const made = b.hub.announce({ type: 'list_changed', kind: 'tools' });
     assert.equal(b.announced.length, before.b + 1, 'the announcing replica fans out synchronously');
     await made;
-    for (let i = 0; i < 200 && a.announced.length === before.a; i++)
-      await new Promise((r) => setTimeout(r, 10));
+    await until(() => a.announced.length > before.a, { message: 'the announcement never reached A' });
     assert.deepEqual(a.announced.slice(before.a), [{ type: 'list_changed', kind: 'tools' }]);
-    await new Promise((r) => setTimeout(r, 50));
-    assert.equal(b.announced.length, before.b + 1, 'a replica ignores its own relayed announcement');
+    // A barrier from A, on the same channel after B's own: once B has it, B's echo (if it
+    // were not ignored) would have arrived before it.
+    await a.hub.announce({ type: 'list_changed', kind: 'prompts' });
+    await until(() => b.announced.length >= before.b + 2, {
+      message: "A's barrier announcement never reached B",
+    });
+    assert.deepEqual(
+      b.announced.slice(before.b),
+      [
+        { type: 'list_changed', kind: 'tools' },
+        { type: 'list_changed', kind: 'prompts' },
+      ],
+      'a replica ignores its own relayed announcement',
+    );
   });
 });
 

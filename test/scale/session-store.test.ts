@@ -11,6 +11,7 @@ import { createMemorySessionStore, type SessionStore, sessionOwner } from '../..
 import { createRedisClient } from '../../src/ratelimit/redis-client.ts';
 import { createRedisSessionStore } from '../../src/scale/redis-session-store.ts';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
+import { until } from '../helpers/until.ts';
 
 let redis: RedisServer;
 const clients: Redis[] = [];
@@ -113,14 +114,22 @@ for (const maker of makers) {
 
 describe('SessionStore in Redis: what replicas share', () => {
   test('idle expiry is refreshed by every get', async () => {
-    const store = await makers[1]!.make({ idleMs: 1000, maxSessions: 10 });
+    // Real time: Redis expires the keys itself (PEXPIRE), so the store's `now` option cannot
+    // fake it; a short idle time keeps the waits short instead. A late timer only makes the
+    // "expired" step surer; the "alive" steps have half the idle time as margin.
+    const idleMs = 300;
+    const store = await makers[1]!.make({ idleMs, maxSessions: 10 });
     const session = await store.create();
     assert.ok(session);
-    await new Promise((r) => setTimeout(r, 600));
-    assert.ok(await store.get(session.id), 'alive within the idle time');
-    await new Promise((r) => setTimeout(r, 600));
-    assert.ok(await store.get(session.id), 'the get above refreshed it');
-    await new Promise((r) => setTimeout(r, 1300));
+    let last = Date.now();
+    const idleFor = () => `idle for ${Date.now() - last} ms of ${idleMs}`;
+    await new Promise((r) => setTimeout(r, idleMs / 2));
+    assert.ok(await store.get(session.id), `alive within the idle time (${idleFor()})`);
+    last = Date.now();
+    await new Promise((r) => setTimeout(r, idleMs / 2));
+    // Past idleMs since create: alive only because the get above refreshed it.
+    assert.ok(await store.get(session.id), `the get above refreshed it (${idleFor()})`);
+    await new Promise((r) => setTimeout(r, idleMs + 100));
     assert.equal(await store.get(session.id), undefined, 'idle for longer than idleMs: expired');
   });
 
@@ -182,7 +191,9 @@ describe('SessionStore in Redis: what replicas share', () => {
       await assert.rejects(store.delete(session.id), unavailable);
 
       await own.restart();
-      for (let i = 0; i < 100 && c.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 50));
+      await until(() => c.status === 'ready', {
+        message: 'the client never reconnected to the restarted Redis',
+      });
       assert.ok(await store.create(), 'creates sessions again once Redis is back');
     } finally {
       c.disconnect();

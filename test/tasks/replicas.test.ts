@@ -132,7 +132,8 @@ describe('tasks across two replicas', () => {
 
   test('Redis away while a task runs: 503 meanwhile; the outcome is stored once Redis is back, data lost or not', async () => {
     const taskId = await create(replica(0), 'slow_compute', { seconds: 2, label: 'through the outage' });
-    await new Promise((r) => setTimeout(r, 300));
+    // Running: its first progress step is stored as the status message.
+    await pollUntil(replica(1), taskId, (t) => t.statusMessage === 'step 1 of 2', 10_000);
     await cluster.redis.stop();
     const away = await rpc(replica(1), 'tasks/get', { taskId });
     assert.equal(away.status, 503);

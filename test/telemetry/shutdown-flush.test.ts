@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import { BATTERIES_PLUGIN, connectSdk } from '../e2e/batteries/helpers.ts';
 import { type OtlpReceiver, startOtlpReceiver } from '../helpers/otlp-receiver.ts';
 import { type SpawnedHttpServer, spawnHttpServer } from '../helpers/spawn-server.ts';
+import { until } from '../helpers/until.ts';
 
 const BUDGET_MS = 3000;
 let receiver: OtlpReceiver;
@@ -80,7 +81,10 @@ describe('shutdown flushes telemetry', () => {
     const s = await start();
     const { client } = await bufferedSpanAndSlowCall(s);
     s.child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 200));
+    // The second signal must land during the drain: wait for the first one's log line.
+    await until(() => s.stderr().includes('signal received: draining'), {
+      message: 'the server never logged the first SIGTERM (draining)',
+    });
     const t0 = Date.now();
     s.child.kill('SIGTERM');
     const code = await s.exited;

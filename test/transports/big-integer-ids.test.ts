@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { spawnStdioServer } from '../helpers/spawn-server.ts';
+import { until } from '../helpers/until.ts';
 import { buildTestApp, ECHO_PLUGIN, parseSse, type TestApp, V2025, V2026 } from './http-helpers.ts';
 
 const BIG = '12345678901234567890';
@@ -120,11 +121,12 @@ describe('integer ids past Number.MAX_SAFE_INTEGER over HTTP', () => {
       `{"jsonrpc":"2.0","id":${BIG},"method":"tools/call","params":{"name":"slow","arguments":{"ms":15000}}}`,
       { ...headers, accept: 'application/json' },
     );
-    await new Promise((r) => setTimeout(r, 200));
+    // A cancel for a request not running yet is ignored: wait for the call to start.
+    await until(() => t.server.dispatcher.inflightCount > 0, { message: 'the slow call never started' });
     // A different id that JSON.parse would round to the same number must not cancel it.
     const near = `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":12345678901234567891}}`;
     assert.equal((await postRaw(url, near, headers)).status, 202);
-    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(t.server.dispatcher.inflightCount, 1, 'the near id did not cancel the call');
     const cancel = `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${BIG}}}`;
     assert.equal((await postRaw(url, cancel, headers)).status, 202);
     const res = await call;
@@ -184,15 +186,12 @@ describe('integer ids past Number.MAX_SAFE_INTEGER over stdio', () => {
   test('each answer line carries the digits sent', async (t) => {
     const peer = spawnStdioServer({ MCP_PLUGINS: ECHO_PLUGIN });
     t.after(() => peer.stop());
-    const line = async (pattern: RegExp) => {
-      const deadline = Date.now() + 20_000;
-      for (;;) {
-        const found = peer.lines.find((l) => pattern.test(l));
-        if (found !== undefined) return found;
-        if (Date.now() > deadline) assert.fail(`no line matching ${pattern}; got:\n${peer.lines.join('\n')}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    };
+    const line = (pattern: RegExp) =>
+      until(() => peer.lines.find((l) => pattern.test(l)), {
+        timeoutMs: 20_000,
+        intervalMs: 20,
+        message: `no line matching ${pattern}`,
+      });
     peer.write(
       `{"jsonrpc":"2.0","id":${BIG},"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"big","version":"1"}}}\n`,
     );

@@ -17,6 +17,7 @@ import {
   spawnHttpServer,
   spawnStdioServer,
 } from '../helpers/spawn-server.ts';
+import { until } from '../helpers/until.ts';
 import { buildTestApp } from './http-helpers.ts';
 
 const HOSTILE = './test/transports/fixtures/hostile-plugin.ts';
@@ -146,10 +147,9 @@ describe('stdio', () => {
       params: { name: 'stray_rejection', arguments: {} },
     });
     assert.ok('result' in reply);
-    for (let i = 0; i < 100 && !peer.stderr().includes('unhandled promise rejection'); i++) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    assert.match(peer.stderr(), /unhandled promise rejection/);
+    await until(() => peer.stderr().includes('unhandled promise rejection'), {
+      message: 'the stray rejection was never logged',
+    });
     assert.ok('result' in (await peer.request({ id: 'still-up', method: 'ping' })));
     assert.equal(peer.child.exitCode, null);
   });
@@ -439,7 +439,7 @@ describe('HTTP shutdown', () => {
       });
     });
     socket.write(frame(1, 'tools/call', { name: 'slow', arguments: { ms: 500 } }, 'mcp-name: slow\r\n'));
-    await new Promise((r) => setTimeout(r, 100));
+    await until(() => t.server.dispatcher.inflightCount > 0, { message: 'the slow call never started' });
     const closing = t.app.close();
     await answered;
     socket.write(frame(2, 'server/discover', {}, ''));

@@ -4,9 +4,11 @@
  * notifications, here `notifications/tools/list_changed` when the registry changes.
  */
 import assert from 'node:assert/strict';
+import type { IncomingMessage } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { ErrorCode } from '../../src/base/errors.ts';
 import { defineTool } from '../../src/registry/define.ts';
+import { until } from '../helpers/until.ts';
 import {
   buildTestApp,
   openSession,
@@ -16,6 +18,23 @@ import {
   type TestApp,
   V2025,
 } from './http-helpers.ts';
+
+/**
+ * Watches the server side of the next request of `session` to reach `app`: `closed()` turns
+ * true once the server has seen its socket close (the client went away).
+ */
+function watchServerSide(app: TestApp, session: string): { closed(): boolean } {
+  let closed = false;
+  const onRequest = (req: IncomingMessage) => {
+    if (req.headers['mcp-session-id'] !== session) return;
+    app.app.server.off('request', onRequest);
+    req.socket.once('close', () => {
+      closed = true;
+    });
+  };
+  app.app.server.on('request', onRequest);
+  return { closed: () => closed };
+}
 
 let t: TestApp;
 let url: string;
@@ -97,6 +116,7 @@ describe('the standalone GET stream', () => {
     timeout: 15_000,
   }, async () => {
     const session = await openSession(t.app);
+    const serverSide = watchServerSide(t, session);
     const controller = new AbortController();
     const response = await fetch(url, {
       headers: { accept: 'text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': V2025 },
@@ -108,7 +128,9 @@ describe('the standalone GET stream', () => {
     const primingId = parseSse(text)[0]!.id!;
     controller.abort();
     // Wait until the server has seen the disconnect, then change the list while no one listens.
-    await new Promise((r) => setTimeout(r, 200));
+    await until(serverSide.closed, {
+      message: 'the server never saw the first stream disconnect',
+    });
     t.server.registry.add(defineTool({ name: 'missed', description: 'Added while away' }, async () => 'x'));
     const again = await fetch(url, {
       headers: {
@@ -187,13 +209,13 @@ describe('GET streams per session (MCP_MAX_STREAMS_PER_SESSION)', () => {
     assert.equal((await resumed.response).status, 200);
     // A stream whose client went away frees its slot once the server sees the socket close.
     resumed.controller.abort();
-    let status = 0;
-    for (let i = 0; i < 50 && status !== 200; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      const attempt = await open(a).response;
-      status = attempt.status;
-      if (status !== 200) await attempt.body?.cancel();
-    }
-    assert.equal(status, 200, 'a slot is free again after a stream closed');
+    await until(
+      async () => {
+        const attempt = await open(a).response;
+        if (attempt.status !== 200) await attempt.body?.cancel();
+        return attempt.status === 200;
+      },
+      { intervalMs: 20, message: 'no slot was free again after a stream closed' },
+    );
   });
 });

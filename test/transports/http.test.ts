@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { ErrorCode } from '../../src/base/errors.ts';
 import { createMemorySessionStore } from '../../src/protocol/session.ts';
 import { assertValidServerMessage } from '../helpers/spec-schema.ts';
+import { until } from '../helpers/until.ts';
 import {
   buildTestApp,
   expectError,
@@ -22,8 +23,6 @@ import {
   type TestApp,
   V2025,
 } from './http-helpers.ts';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let t: TestApp;
 before(async () => {
@@ -338,12 +337,13 @@ describe('calls in flight', () => {
         body: JSON.stringify(req(1, 'tools/call', { name: 'slow', arguments: { ms: 30_000 } })),
         signal: controller.signal,
       });
-      for (let i = 0; i < 200 && app.server.dispatcher.inflightCount === 0; i++) await sleep(10);
+      await until(() => app.server.dispatcher.inflightCount > 0, { message: 'the slow call never started' });
       assert.equal(app.server.dispatcher.inflightCount, 1);
       controller.abort();
       await assert.rejects(pending);
-      for (let i = 0; i < 200 && app.server.dispatcher.inflightCount > 0; i++) await sleep(10);
-      assert.equal(app.server.dispatcher.inflightCount, 0);
+      await until(() => app.server.dispatcher.inflightCount === 0, {
+        message: 'the call went on running after its client went away',
+      });
     } finally {
       await app.close();
     }
@@ -372,7 +372,8 @@ describe('calls in flight', () => {
       session,
       accept: 'application/json',
     });
-    await new Promise((r) => setTimeout(r, 100));
+    // A cancel for a request not running yet is ignored: wait for the call to start.
+    await until(() => t.server.dispatcher.inflightCount > 0, { message: 'the slow call never started' });
     const cancel = await post(
       t.app,
       { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c1', reason: 'user' } },

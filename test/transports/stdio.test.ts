@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { ErrorCode } from '../../src/base/errors.ts';
 import { type SpawnedProcess, type StdioPeer, spawnCli, spawnStdioServer } from '../helpers/spawn-server.ts';
 import { assertValidServerMessage } from '../helpers/spec-schema.ts';
+import { until } from '../helpers/until.ts';
 
 const V2025 = '2025-11-25';
 const V2026 = '2026-07-28';
@@ -51,13 +52,44 @@ function resultOf(reply: Message): Message {
 
 /** Resolves when stderr contains `text`, or rejects after a bounded wait. */
 async function stderrIncludes(proc: SpawnedProcess, text: string): Promise<void> {
-  for (let i = 0; i < 200 && !proc.stderr().includes(text); i++) await new Promise((r) => setTimeout(r, 25));
-  assert.ok(proc.stderr().includes(text), `stderr should contain ${JSON.stringify(text)}`);
+  await until(() => proc.stderr().includes(text), {
+    message: `stderr never contained ${JSON.stringify(text)}`,
+  });
+}
+
+/** Whether stderr holds the "mcp request" line (written once a request has ended) of `id`. */
+function requestLogged(proc: SpawnedProcess, id: Id): boolean {
+  return proc
+    .stderr()
+    .split('\n')
+    .some((line) => {
+      try {
+        const entry = JSON.parse(line) as Message;
+        return entry.msg === 'mcp request' && entry.requestId === id;
+      } catch {
+        return false;
+      }
+    });
+}
+
+/** Waits for the `slow` call carrying `progressToken` to report it is running. */
+function slowStarted(from: number, progressToken: string): Promise<Message> {
+  return peer.waitFor(
+    (m) =>
+      m.method === 'notifications/progress' &&
+      (m.params as Message | undefined)?.progressToken === progressToken,
+    from,
+  );
 }
 
 before(async () => {
   // Start every process at once: start-up dominates the run time on a busy machine.
-  peer = spawnStdioServer({ MCP_PLUGINS: `${ECHO},${NOISY}`, MCP_MAX_BODY_BYTES: '1024' });
+  // Info level: each request's "mcp request" line on stderr tells when a call has ended.
+  peer = spawnStdioServer({
+    MCP_PLUGINS: `${ECHO},${NOISY}`,
+    MCP_MAX_BODY_BYTES: '1024',
+    MCP_LOG_LEVEL: 'info',
+  });
   second = spawnStdioServer({ MCP_PLUGINS: `${NOISY_STARTUP},${ECHO}`, MCP_INPUT_TIMEOUT_MS: '60000' });
   badSetting = spawnCli(['run', '--transport', 'http'], {
     MCP_HTTP_PORT: 'abc',
@@ -217,26 +249,35 @@ describe('stdio: a session on one process', () => {
       jsonrpc: '2.0',
       id: 11,
       method: 'tools/call',
-      params: { name: 'slow', arguments: { ms: 15_000 } },
+      params: { name: 'slow', arguments: { ms: 15_000 }, _meta: { progressToken: 'slow-11' } },
     });
     // Let the call start before cancelling it (a cancel for an unknown id is ignored).
-    await new Promise((r) => setTimeout(r, 200));
+    await slowStarted(from, 'slow-11');
     peer.send({
       jsonrpc: '2.0',
       method: 'notifications/cancelled',
       params: { requestId: 11, reason: 'test' },
     });
-    // The aborted handler returns at once; a later ping is answered, the cancelled call never is
+    // The aborted handler returns at once (its "mcp request" line is written when it has
+    // ended, before any answer would be); a later ping is answered, the cancelled call never is
     // (2025-11-25 cancellation: receivers SHOULD NOT respond to a cancelled request).
-    await new Promise((r) => setTimeout(r, 200));
+    await until(() => requestLogged(peer, 11), {
+      timeoutMs: 10_000,
+      message: 'the cancelled call 11 never ended (no "mcp request" log line for it)',
+    });
     assert.deepEqual(resultOf(await rpc(12, 'ping')), {});
     const answered = peer.lines.slice(from).map((l) => JSON.parse(l) as Message);
     assert.equal(answered.filter((m) => m.id === 11).length, 0);
   });
 
   test('a cancellation names its request by id as sent: "13" does not cancel 13', async () => {
-    const answer = rpc(13, 'tools/call', { name: 'slow', arguments: { ms: 600 } });
-    await new Promise((r) => setTimeout(r, 200));
+    const from = peer.lines.length;
+    const answer = rpc(13, 'tools/call', {
+      name: 'slow',
+      arguments: { ms: 600 },
+      _meta: { progressToken: 'slow-13' },
+    });
+    await slowStarted(from, 'slow-13');
     peer.send({
       jsonrpc: '2.0',
       method: 'notifications/cancelled',

@@ -9,11 +9,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { CLI, childEnv, REPO_ROOT } from '../../helpers/spawn-server.ts';
+import { type Truthy, until as waitUntil } from '../../helpers/until.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'openapi-dev-'));
 const specFile = path.join(dir, 'api.json');
@@ -52,13 +52,28 @@ after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function until<T>(what: string, check: () => T | undefined | false, ms = 30_000): Promise<T> {
-  for (const start = Date.now(); Date.now() - start < ms; await sleep(50)) {
-    const value = check();
-    if (value) return value;
+async function until<T>(
+  what: string,
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  ms = 30_000,
+): Promise<Truthy<T>> {
+  try {
+    return await waitUntil(check, { timeoutMs: ms, intervalMs: 50, message: what });
+  } catch (err) {
+    assert.fail(`${(err as Error).message}; stderr:\n${stderr}`);
   }
-  assert.fail(`${what} within ${ms} ms; stderr:\n${stderr}`);
 }
+
+/**
+ * The client's fetch, noting when its standalone GET (notification) stream has been answered:
+ * the server has attached it by then, so a list_changed sent afterwards reaches the client.
+ */
+let streamOpen = false;
+const watchingFetch: typeof fetch = async (input, init) => {
+  const res = await fetch(input, init);
+  if (init?.method === 'GET' && res.ok) streamOpen = true;
+  return res;
+};
 
 test('a change to the local document reloads the tools and clients hear list_changed', {
   timeout: 120_000,
@@ -72,14 +87,14 @@ test('a change to the local document reloads the tools and clients hear list_cha
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     changed++;
   });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: watchingFetch }));
   try {
     const names = async () => (await client.listTools()).tools.map((t) => t.name).sort();
     assert.deepEqual(await names(), ['listPets']);
-    await sleep(300); // let the client's notification stream open
+    await until("the client's notification stream open", () => streamOpen);
     writeSpec(['listPets', 'getOwner']);
     await until('a list_changed notification', () => changed > 0);
-    for (let i = 0; i < 100 && (await names()).length < 2; i++) await sleep(100);
+    await until('the reloaded tools listed', async () => (await names()).length >= 2);
     assert.deepEqual(await names(), ['getOwner', 'listPets']);
   } finally {
     await client.close();
