@@ -80,6 +80,9 @@ Options:
 Adds this server to an MCP client's configuration: claude-desktop, claude-code, cursor,
 vscode or windsurf. The client's file is merged (other servers are left as they are), the
 previous file is kept as <file>.bak, and --dry-run prints the change instead of writing it.
+Secrets stay out of the file: a credential header (Authorization, *Key*, *Token*, ...) and an
+--env whose name has KEY, TOKEN, SECRET or PASSWORD in it are written as the client's own
+placeholder (\${VAR}, \${env:VAR}, or a VS Code input), and the variable to set is printed.
 
 Options:
   --name N                 the server's name in the client (default mcp-toolkit)
@@ -88,6 +91,8 @@ Options:
   --header 'Name: value'   with --url: an HTTP header the client sends (repeatable)
   --scope user|project     claude-code, cursor, vscode: the user's file or the project's
                            (default user)
+  --plain-secret           write secret values as given (a user's file only, never a
+                           project's; Claude Desktop's file has no placeholders)
   --dry-run                print the file as it would be written, change nothing
   -h, --help               this text`,
 };
