@@ -36,9 +36,11 @@ Exit codes: 0 stopped cleanly, 1 a failure while running, 2 a bad setting, flag 
 
 The development loop: the HTTP server with readable logs; the plugin folders and the modules
 MCP_PLUGINS names are watched, and on a change the plugins are reloaded in place (connected
-clients get notifications/tools/list_changed and the resource and prompt equivalents). A
-plugin that stops compiling is reported with file and line, and its last good version keeps
-serving until it is fixed. Prints the command that opens the MCP Inspector on the server.
+clients get one notifications/tools/list_changed, or the resource or prompt one, per list
+that changed; none for a list that lists as before). A plugin that stops compiling is
+reported with file and line, and its last good version keeps serving until it is fixed; one
+that does not compile at start is reported and watched, the others served meanwhile. Prints
+the command that opens the MCP Inspector on the server.
 
 Options:
   --host H                 the address to bind (MCP_HTTP_HOST, default 127.0.0.1)

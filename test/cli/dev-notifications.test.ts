@@ -1,7 +1,9 @@
 /**
  * `mcp-toolkit dev` as a client hears it, counted per list over a real process: a reload sends
  * one `notifications/<list>/list_changed` for each list whose listing changed, and none for a
- * list that lists as before (nor for a save that changes no listing at all).
+ * list that lists as before (nor for a save that changes no listing at all); and a plugin that
+ * does not compile at start is reported and watched instead of stopping the loop, the server
+ * answering meanwhile, and taking the plugin in once it is fixed.
  *
  * The client is plain HTTP: the notification stream (GET) counts as open once its response
  * headers arrive, and the stream is ordered, so the notification awaited for one reload proves
@@ -194,6 +196,47 @@ test('a reload sends one list_changed per list that changed, none for the others
     assert.deepEqual(seen(), { tools: 2, resources: 1, prompts: 2 });
     assert.deepEqual(await client.names('resources'), ['r1', 'r2']);
     assert.deepEqual(await client.names('prompts'), ['p2']);
+  } finally {
+    client.close();
+  }
+});
+
+test('a plugin that does not compile at start is reported and watched, and taken in once fixed', {
+  timeout: 120_000,
+}, async () => {
+  const dev = startDev('broken-at-start', { tools: ['first'], extra: 'const broken = ;\n' });
+  const url = await dev.until(
+    'the summary line',
+    () => /mcp-toolkit listening on (http:\/\/[^\s"]+)/.exec(dev.log.text)?.[1],
+  );
+  await dev.until('the compile error with file and line', () =>
+    /failed to load: [^\n]*lists\/defs\.ts:\d+:\d+: SyntaxError[\s\S]*serving no plugin until it is fixed/.test(
+      dev.log.text,
+    ),
+  );
+  const client = await connect(url);
+  try {
+    assert.deepEqual(await client.names('tools'), [], 'the server answers, with nothing to list');
+
+    // Still broken: reported again, still serving.
+    const failures = () => dev.log.text.match(/plugins not reloaded/g)?.length ?? 0;
+    dev.write({ tools: ['first', 'second'], extra: 'const still = ;\n' });
+    await dev.until('the compile error of the second save', () => failures() >= 1);
+    assert.deepEqual(await client.names('tools'), []);
+
+    // Fixed: the plugin loads, and the client is told once.
+    dev.write({ tools: ['first', 'second'] });
+    await dev.until('tools/list_changed', () => client.listChanged('tools') >= 1);
+    assert.deepEqual(await client.names('tools'), ['first', 'second']);
+    assert.equal(
+      (
+        (await client.post('tools/call', { name: 'second', arguments: {} })) as {
+          content: { text: string }[];
+        }
+      ).content[0]?.text,
+      'hi',
+    );
+    assert.equal(dev.log.exited, undefined, 'mcp-toolkit dev kept running');
   } finally {
     client.close();
   }
