@@ -37,6 +37,16 @@ export interface ClientInfo {
   entry(spec: ServerSpec): Record<string, unknown> | { refused: string };
   /** What to do after the file changed. */
   readonly next: string;
+  /**
+   * How the file names a secret it does not hold, in the client's own syntax: `env`, a
+   * variable of the environment the client starts from (`ref` spells the placeholder);
+   * `input`, VS Code's `${input:id}` with an `inputs` entry (VS Code asks once and keeps the
+   * value in its secret storage). Absent: the client has no placeholder, so a secret can only
+   * be written as it is (`--plain-secret`).
+   */
+  readonly secrets?: { kind: 'env'; ref(variable: string): string } | { kind: 'input' };
+  /** The file is JSONC (comments, trailing commas), as VS Code's are; otherwise strict JSON. */
+  readonly jsonc?: boolean;
 }
 
 /** The per-user application-data folder: Application Support, %APPDATA%, or XDG_CONFIG_HOME. */
@@ -78,6 +88,8 @@ export const CLIENTS: Readonly<Record<string, ClientInfo>> = {
         ? { type: 'stdio', ...stdioPlain(spec) }
         : { type: 'http', url: spec.url, headers: spec.headers },
     next: 'Start a new Claude Code session; `/mcp` lists the server.',
+    // code.claude.com/docs/en/mcp, "Environment variable expansion in .mcp.json".
+    secrets: { kind: 'env', ref: (v) => `\${${v}}` },
   },
   cursor: {
     label: 'Cursor',
@@ -89,6 +101,8 @@ export const CLIENTS: Readonly<Record<string, ClientInfo>> = {
         : path.join(where.home, '.cursor', 'mcp.json'),
     entry: (spec) => (spec.kind === 'stdio' ? stdioPlain(spec) : { url: spec.url, headers: spec.headers }),
     next: "Open Cursor's MCP settings to enable the server.",
+    // cursor.com/docs/mcp, "Config interpolation".
+    secrets: { kind: 'env', ref: (v) => `\${env:${v}}` },
   },
   vscode: {
     label: 'VS Code',
@@ -103,6 +117,9 @@ export const CLIENTS: Readonly<Record<string, ClientInfo>> = {
         ? { type: 'stdio', ...stdioPlain(spec) }
         : { type: 'http', url: spec.url, headers: spec.headers },
     next: 'In VS Code, run "MCP: List Servers" and start it.',
+    // code.visualstudio.com/docs/copilot/customization/mcp-servers, "Input variables for sensitive data".
+    secrets: { kind: 'input' },
+    jsonc: true,
   },
   windsurf: {
     label: 'Windsurf',
@@ -112,6 +129,8 @@ export const CLIENTS: Readonly<Record<string, ClientInfo>> = {
     entry: (spec) =>
       spec.kind === 'stdio' ? stdioPlain(spec) : { serverUrl: spec.url, headers: spec.headers },
     next: "Refresh the server list in Windsurf's MCP panel.",
+    // docs.windsurf.com/windsurf/cascade/mcp, "Config interpolation".
+    secrets: { kind: 'env', ref: (v) => `\${env:${v}}` },
   },
 };
 

@@ -5,7 +5,8 @@
  * (`?mcp-dev=3`), so a plugin's own files are read again while the toolkit and the
  * dependencies it imports stay shared. The new generation registers into a scratch registry
  * first; only when every plugin imports and registers without error does it replace the
- * definitions the server serves (the registry's changes become list_changed notifications).
+ * definitions the server serves, in one batch: each list whose listing changed gets one
+ * list_changed notification, a list that lists as before none.
  * Otherwise the error is reported with file and line and the last good version keeps serving.
  */
 import { registerHooks } from 'node:module';
@@ -17,7 +18,7 @@ import { createPluginLifecycle, type PluginLifecycle } from '../plugin-lifecycle
 import { parsePluginSettings, resolvePluginPath } from '../plugin-loader.ts';
 import { ownedRegistry, registerPlugin } from '../plugin-register.ts';
 import type { Definition } from '../registry/define.ts';
-import { Registry } from '../registry/registry.ts';
+import { type ListKind, Registry } from '../registry/registry.ts';
 import type { McpServer } from '../server.ts';
 
 const PARAM = 'mcp-dev';
@@ -66,7 +67,9 @@ function served(registry: Registry): [Definition['kind'], string][] {
 
 export interface Reloader {
   /** Imports and registers every plugin afresh; resolves with what was served, or the error. */
-  reload(): Promise<{ ok: true; counts: Registry['counts'] } | { ok: false; error: Error }>;
+  reload(): Promise<
+    { ok: true; counts: Registry['counts']; changed: ListKind[] } | { ok: false; error: Error }
+  >;
 }
 
 /**
@@ -145,13 +148,16 @@ export function createReloader(
         await lifecycle.close(server.settings.MCP_SHUTDOWN_TIMEOUT_MS);
         return { ok: false, error: err as Error };
       }
-      for (const [kind, key] of served(server.registry)) server.registry.remove(kind, key);
-      for (const def of staged) server.registry.add(def);
+      // One swap, one list_changed per list that changed: none for a list that lists as before.
+      const announced = server.registry.batch(() => {
+        for (const [kind, key] of served(server.registry)) server.registry.remove(kind, key);
+        for (const def of staged) server.registry.add(def);
+      });
       live = true;
       const previous = current;
       current = lifecycle;
       await previous.close(server.settings.MCP_SHUTDOWN_TIMEOUT_MS);
-      return { ok: true, counts: server.registry.counts };
+      return { ok: true, counts: server.registry.counts, changed: announced };
     },
   };
 }

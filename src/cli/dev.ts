@@ -1,11 +1,17 @@
 /**
  * `mcp-toolkit dev`: the development loop. The HTTP server with readable logs, the plugin
  * folders watched, and on a change the plugins reloaded in place (src/cli/dev-reload.ts):
- * connected clients get list_changed notifications, and a plugin that stops compiling is
- * reported with file and line while its last good version keeps serving.
+ * connected clients get one list_changed notification per list that changed, and a plugin
+ * that stops compiling is reported with file and line while its last good version keeps
+ * serving. A plugin that does not load at start is reported the same way and watched: the
+ * server serves the plugins that loaded (or none) and takes it in once it is fixed.
  */
 import { type FSWatcher, watch } from 'node:fs';
 import path from 'node:path';
+import { InternalCode, ToolkitError } from '../base/errors.ts';
+import { parseSettings } from '../config/settings.ts';
+import { importPlugin } from '../plugin-loader.ts';
+import type { PluginRef } from '../serve.ts';
 import { createReloader, pluginFolders } from './dev-reload.ts';
 import { type RunIo, startupSummary } from './run.ts';
 import { checkFlags, parseCommand, USAGE } from './usage.ts';
@@ -31,28 +37,46 @@ export async function devCommand(
   }
   const { host, port } = parsed.values as { host?: string; port?: string };
   checkFlags('dev', { host: ['MCP_HTTP_HOST', host], port: ['MCP_HTTP_PORT', port] });
+  const overrides = {
+    MCP_TRANSPORT: 'http',
+    MCP_HTTP_HOST: host,
+    MCP_HTTP_PORT: port,
+    // Readable logs, unless the environment asks otherwise.
+    MCP_LOG_FORMAT: env['MCP_LOG_FORMAT'] || 'pretty',
+  };
+  // Each plugin imported here first: one that does not import (a syntax error, a bad export)
+  // is reported and watched, as tsx watch or nodemon would, instead of stopping the loop; one
+  // that is not found is a setting to fix, and stops it as `run` does (exit 2).
+  const given = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
+  const refs = parseSettings({ ...env, ...given }).MCP_PLUGINS;
+  const plugins: PluginRef[] = [];
+  const broken: Error[] = [];
+  for (const ref of refs) {
+    try {
+      plugins.push(await importPlugin(ref));
+    } catch (err) {
+      if (err instanceof ToolkitError && err.code === InternalCode.PluginNotFound) throw err;
+      broken.push(err as Error);
+    }
+  }
   const { serve } = await import('../serve.ts');
-  const running = await serve({
-    env,
-    overrides: {
-      MCP_TRANSPORT: 'http',
-      MCP_HTTP_HOST: host,
-      MCP_HTTP_PORT: port,
-      // Readable logs, unless the environment asks otherwise.
-      MCP_LOG_FORMAT: env['MCP_LOG_FORMAT'] || 'pretty',
-    },
-    handleSignals: true,
-  });
+  const running = await serve({ env, overrides, plugins, handleSignals: true });
   const { server, settings } = running;
   const folders = pluginFolders(settings.MCP_PLUGINS);
   io.err(startupSummary(running, (env['MCP_LOG_FORMAT'] || 'pretty') === 'pretty'));
+  for (const err of broken) {
+    server.logger.error(
+      `${err.message}\nserving ${plugins.length === 0 ? 'no plugin' : 'the plugins that loaded'} until it is fixed: save it and the plugins reload`,
+    );
+  }
   const reloader = createReloader(server, settings.MCP_PLUGINS, env);
   let timer: NodeJS.Timeout | undefined;
   let reloading: Promise<void> = Promise.resolve();
   const reload = () => {
     reloading = reloading.then(async () => {
       const outcome = await reloader.reload();
-      if (outcome.ok) server.logger.info({ ...outcome.counts }, 'plugins reloaded');
+      if (outcome.ok)
+        server.logger.info({ ...outcome.counts, listChanged: outcome.changed }, 'plugins reloaded');
       else
         server.logger.error(
           `plugins not reloaded, the last good version keeps serving: ${outcome.error.message}`,

@@ -4,13 +4,26 @@
  * the current folder (`run --cwd`), with the `MCP_*` settings given; an HTTP entry names a URL
  * and its headers. The file is merged (every other server and key stays as it was), the
  * previous file is kept as `<file>.bak`, and `--dry-run` prints the change instead.
- * Exit codes: 0 done, 2 a usage mistake or a file that is not plain JSON (left untouched).
+ * Secrets stay out of the file: a credential header and an `--env` whose name looks secret
+ * (KEY, TOKEN, SECRET, PASSWORD) are written as the client's own placeholder, and the
+ * command says which variable to set; `--plain-secret` writes the value itself, into a
+ * user's file only (a project's file is meant to be committed). VS Code's JSONC is edited in
+ * place, its comments kept. Exit codes: 0 done, 2 a usage mistake or a file that does not
+ * parse (left untouched).
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CLIENT_NAMES, CLIENTS, type Scope, type ServerSpec } from './clients.ts';
+import {
+  applyEdits,
+  type FormattingOptions,
+  modify,
+  type ParseError,
+  parse,
+  printParseErrorCode,
+} from 'jsonc-parser';
+import { CLIENT_NAMES, CLIENTS, type ClientInfo, type Scope, type ServerSpec } from './clients.ts';
 import { CliUsageError, parseCommand, USAGE } from './usage.ts';
 
 export interface InstallIo {
@@ -50,24 +63,190 @@ function pairs(flag: string, values: string[], separator: '=' | ':'): Record<str
   return out;
 }
 
-/** The file as JSON, `{}` when absent; a file that does not parse is refused, never replaced. */
-function readConfig(file: string): { config: Json; existed: boolean } {
-  if (!existsSync(file)) return { config: {}, existed: false };
+/** An `--env` name that holds a secret; a header that carries credentials. */
+const SECRET_ENV_RE = /KEY|TOKEN|SECRET|PASSWORD/;
+const SECRET_HEADER_RE = /^(?:authorization|proxy-authorization|cookie)$|key|token|secret|password|auth/i;
+/** `Bearer abc`: the scheme stays in the file, the credential becomes the placeholder. */
+const SCHEME_RE = /^([A-Za-z][A-Za-z0-9._~+-]*)\s+(\S.*)$/;
+const FORMAT: FormattingOptions = { insertSpaces: true, tabSize: 2, eol: '\n' };
+
+/** A value kept out of the file: where it was given, and the variable (or VS Code input) that holds it. */
+interface Secret {
+  given: string;
+  variable: string;
+  /** The part of the value the variable holds, when not all of it (after `Bearer `). */
+  part?: string;
+}
+
+/**
+ * The variable that holds a header's secret: `my-notes` + `X-API-Key` → `MY_NOTES_X_API_KEY`.
+ * Never `MCP_*`: that is the server's own namespace, where a name that is not a setting is
+ * warned about (`mcp-toolkit` + `Authorization` → `TOOLKIT_AUTHORIZATION`).
+ */
+function variableName(server: string, header: string): string {
+  const name = `${server}_${header}`
+    .toUpperCase()
+    .replace(/[^A-Z0-9_]/g, '_')
+    .replace(/^MCP_/, '');
+  return /^[0-9]/.test(name) ? `_${name}` : name;
+}
+
+/** A VS Code input id: `mcp-toolkit` + `MCP_API_KEYS` → `mcp-toolkit-mcp-api-keys`. */
+function inputId(server: string, what: string): string {
+  return `${server}-${what}`.toLowerCase().replace(/[^a-z0-9.-]/g, '-');
+}
+
+/**
+ * The spec with every secret replaced by the client's placeholder, the secrets, and the VS
+ * Code `inputs` entries they need. A value already holding `${` is the user's own placeholder.
+ */
+function placeholders(
+  spec: ServerSpec,
+  client: ClientInfo,
+  name: string,
+): { spec: ServerSpec; secrets: Secret[]; inputs: Json[] } {
+  const secrets: Secret[] = [];
+  const inputs: Json[] = [];
+  const style = client.secrets;
+  /** `variable`: the environment variable; `id`: the VS Code input. */
+  const replace = (given: string, variable: string, id: string, value: string, description: string) => {
+    const scheme = given.startsWith('--header') ? SCHEME_RE.exec(value) : null;
+    const part = scheme ? { part: `after "${scheme[1]} "` } : {};
+    if (!style) {
+      secrets.push({ given, variable });
+      return value;
+    }
+    if (style.kind === 'env') {
+      secrets.push({ given, variable, ...part });
+      return scheme ? `${scheme[1]} ${style.ref(variable)}` : style.ref(variable);
+    }
+    secrets.push({ given, variable: id, ...part });
+    inputs.push({ type: 'promptString', id, description, password: true });
+    return scheme ? `${scheme[1]} \${input:${id}}` : `\${input:${id}}`;
+  };
+  if (spec.kind === 'http') {
+    const headers: Record<string, string> = {};
+    for (const [header, value] of Object.entries(spec.headers)) {
+      headers[header] =
+        SECRET_HEADER_RE.test(header) && value !== '' && !value.includes('${')
+          ? replace(
+              `--header ${header}`,
+              variableName(name, header),
+              inputId(name, header),
+              value,
+              `${header} header for the MCP server "${name}"`,
+            )
+          : value;
+    }
+    return { spec: { ...spec, headers }, secrets, inputs };
+  }
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(spec.env)) {
+    env[key] =
+      SECRET_ENV_RE.test(key) && value !== '' && !value.includes('${')
+        ? replace(`--env ${key}`, key, inputId(name, key), value, `${key} for the MCP server "${name}"`)
+        : value;
+  }
+  return { spec: { ...spec, env }, secrets, inputs };
+}
+
+/**
+ * The file's text and value, `{}` when absent; strict JSON, or JSONC (comments, trailing
+ * commas) for a client whose files are. A file that does not parse is refused, never replaced.
+ */
+function readConfig(file: string, jsonc: boolean): { config: Json; existed: boolean; text: string } {
+  if (!existsSync(file)) return { config: {}, existed: false, text: '' };
   const text = readFileSync(file, 'utf8');
-  if (text.trim() === '') return { config: {}, existed: true };
+  if (text.trim() === '') return { config: {}, existed: true, text };
   let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (err) {
-    throw new CliUsageError(
-      'install',
-      `${file} is not plain JSON (${(err as Error).message}); it was left as it is: fix it, or add the entry by hand (--dry-run prints it)`,
-    );
+  if (jsonc) {
+    const errors: ParseError[] = [];
+    parsed = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+    const first = errors[0];
+    if (first) {
+      throw new CliUsageError(
+        'install',
+        `${file} is not valid JSONC (${printParseErrorCode(first.error)} at offset ${first.offset}); it was left as it is: fix it, or add the entry by hand (--dry-run prints it)`,
+      );
+    }
+  } else {
+    try {
+      parsed = JSON.parse(text);
+    } catch (err) {
+      throw new CliUsageError(
+        'install',
+        `${file} is not plain JSON (${(err as Error).message}); it was left as it is: fix it, or add the entry by hand (--dry-run prints it)`,
+      );
+    }
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new CliUsageError('install', `${file} does not hold a JSON object; it was left as it is`);
   }
-  return { config: parsed as Json, existed: true };
+  return { config: parsed as Json, existed: true, text };
+}
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The new file. Strict JSON is written whole (every other key as it was); JSONC is edited in
+ * place, so its comments and layout stay: the entry set, and each input replaced by id or
+ * appended.
+ */
+function render(
+  client: ClientInfo,
+  read: { config: Json; text: string },
+  name: string,
+  entry: Json,
+  inputs: Json[],
+): string {
+  const { config } = read;
+  const section = config[client.key];
+  if (!client.jsonc) {
+    const merged: Json = {
+      ...config,
+      [client.key]: { ...(isObject(section) ? section : {}), [name]: entry },
+    };
+    return `${JSON.stringify(merged, null, 2)}\n`;
+  }
+  let text = read.text.trim() === '' ? '{}\n' : read.text;
+  const edit = (path: (string | number)[], value: unknown, isArrayInsertion = false) => {
+    text = applyEdits(text, modify(text, path, value, { formattingOptions: FORMAT, isArrayInsertion }));
+  };
+  if (isObject(section)) edit([client.key, name], entry);
+  else edit([client.key], { [name]: entry });
+  if (inputs.length > 0) {
+    const existing = Array.isArray(config['inputs']) ? (config['inputs'] as unknown[]) : undefined;
+    if (!existing) edit(['inputs'], inputs);
+    else {
+      for (const input of inputs) {
+        const at = existing.findIndex((i) => isObject(i) && i['id'] === input['id']);
+        if (at >= 0) edit(['inputs', at], input);
+        else edit(['inputs', -1], input, true);
+      }
+    }
+  }
+  return text.endsWith('\n') ? text : `${text}\n`;
+}
+
+/** What to tell the user about the secrets kept out of the file. */
+function secretNotes(client: ClientInfo, secrets: Secret[], plain: boolean, file: string): string {
+  if (secrets.length === 0) return '';
+  if (plain) {
+    return `--plain-secret: ${secrets.map((s) => s.given).join(', ')} written as given into ${file} (readable by you alone, mode 600).\n`;
+  }
+  if (client.secrets?.kind === 'input') {
+    return (
+      `${client.label} asks for each secret the first time it starts the server, and keeps it in its secret storage (not in the file):\n` +
+      secrets
+        .map((s) => `  input "${s.variable}": the value of ${s.given}${s.part ? `, ${s.part}` : ''}\n`)
+        .join('')
+    );
+  }
+  return (
+    `The file names these variables, not their values: set them in the environment ${client.label} starts from:\n` +
+    secrets.map((s) => `  ${s.variable}: the value of ${s.given}${s.part ? `, ${s.part}` : ''}\n`).join('')
+  );
 }
 
 /**
@@ -91,6 +270,7 @@ export async function installCommand(
       url: { type: 'string' },
       header: { type: 'string', multiple: true },
       scope: { type: 'string' },
+      'plain-secret': { type: 'boolean' },
       'dry-run': { type: 'boolean' },
     },
     true,
@@ -105,6 +285,7 @@ export async function installCommand(
     url?: string;
     header?: string[];
     scope?: string;
+    'plain-secret'?: boolean;
     'dry-run'?: boolean;
   };
   const [clientName, ...extra] = parsed.positionals;
@@ -144,8 +325,15 @@ export async function installCommand(
   if (v.url !== undefined && !/^https?:\/\//.test(v.url)) {
     throw new CliUsageError('install', `--url "${v.url}" is not an http:// or https:// URL`);
   }
+  const plain = v['plain-secret'] === true;
+  if (plain && scope === 'project') {
+    throw new CliUsageError(
+      'install',
+      "--plain-secret writes secrets into a user's own file only: a project file (--scope project) is meant to be committed, so it gets placeholders; leave out --plain-secret, or use --scope user",
+    );
+  }
   const cwd = options.cwd ?? process.cwd();
-  const spec: ServerSpec =
+  const given: ServerSpec =
     v.url !== undefined
       ? { kind: 'http', url: v.url, headers: pairs('header', v.header ?? [], ':') }
       : {
@@ -154,19 +342,32 @@ export async function installCommand(
           args: [options.bin ?? BIN, 'run', '--transport', 'stdio', '--cwd', cwd],
           env: pairs('env', v.env ?? [], '='),
         };
+  const protectedSpec = placeholders(given, client, name);
+  const { secrets } = protectedSpec;
+  if (secrets.length > 0 && !plain && !client.secrets) {
+    throw new CliUsageError(
+      'install',
+      `${client.label}'s file has no placeholder for a value it does not hold, so ${secrets.map((s) => s.given).join(', ')} would be written into it as given: add --plain-secret to accept that (the file is yours alone), or leave the secret out and set it another way`,
+    );
+  }
+  const spec = plain ? given : protectedSpec.spec;
+  const inputs = plain ? [] : protectedSpec.inputs;
   const entry = client.entry(spec);
   if ('refused' in entry) throw new CliUsageError('install', String(entry.refused));
 
   const platform = options.platform ?? process.platform;
   const home = (platform === 'win32' ? env['USERPROFILE'] : env['HOME']) || homedir();
   const file = client.file(scope, { platform, home, cwd, env });
-  const { config, existed } = readConfig(file);
+  const read = readConfig(file, client.jsonc === true);
+  const { config, existed } = read;
   const servers = config[client.key];
-  const section: Json =
-    typeof servers === 'object' && servers !== null && !Array.isArray(servers) ? (servers as Json) : {};
-  const replaced = name in section;
-  const merged: Json = { ...config, [client.key]: { ...section, [name]: entry } };
-  const change = JSON.stringify({ [client.key]: { [name]: entry } }, null, 2);
+  const replaced = isObject(servers) && name in servers;
+  const change = JSON.stringify(
+    { [client.key]: { [name]: entry }, ...(inputs.length > 0 ? { inputs } : {}) },
+    null,
+    2,
+  );
+  const notes = secretNotes(client, secrets, plain, file);
 
   if (v['dry-run'] === true) {
     io.out(
@@ -177,6 +378,7 @@ export async function installCommand(
         ? 'Every other entry of the file would stay as it is. Nothing was written.\n'
         : 'The file does not exist yet. Nothing was written.\n',
     );
+    io.out(notes);
     return 0;
   }
   mkdirSync(path.dirname(file), { recursive: true });
@@ -184,11 +386,12 @@ export async function installCommand(
   if (existed) copyFileSync(file, backup);
   // Write beside the file, then rename: a crash never leaves the client half a file.
   const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(merged, null, 2)}\n`, { mode: 0o600 });
+  writeFileSync(temp, render(client, read, name, entry, inputs), { mode: 0o600 });
   renameSync(temp, file);
   io.out(
     `${replaced ? 'Replaced' : 'Added'} the server "${name}" in ${client.label}'s configuration (${scope}): ${file}\n` +
       (existed ? `The previous file is kept as ${backup}.\n` : '') +
+      notes +
       `${client.next}\n`,
   );
   return 0;

@@ -36,9 +36,11 @@ Exit codes: 0 stopped cleanly, 1 a failure while running, 2 a bad setting, flag 
 
 The development loop: the HTTP server with readable logs; the plugin folders and the modules
 MCP_PLUGINS names are watched, and on a change the plugins are reloaded in place (connected
-clients get notifications/tools/list_changed and the resource and prompt equivalents). A
-plugin that stops compiling is reported with file and line, and its last good version keeps
-serving until it is fixed. Prints the command that opens the MCP Inspector on the server.
+clients get one notifications/tools/list_changed, or the resource or prompt one, per list
+that changed; none for a list that lists as before). A plugin that stops compiling is
+reported with file and line, and its last good version keeps serving until it is fixed; one
+that does not compile at start is reported and watched, the others served meanwhile. Prints
+the command that opens the MCP Inspector on the server.
 
 Options:
   --host H                 the address to bind (MCP_HTTP_HOST, default 127.0.0.1)
@@ -80,6 +82,9 @@ Options:
 Adds this server to an MCP client's configuration: claude-desktop, claude-code, cursor,
 vscode or windsurf. The client's file is merged (other servers are left as they are), the
 previous file is kept as <file>.bak, and --dry-run prints the change instead of writing it.
+Secrets stay out of the file: a credential header (Authorization, *Key*, *Token*, ...) and an
+--env whose name has KEY, TOKEN, SECRET or PASSWORD in it are written as the client's own
+placeholder (\${VAR}, \${env:VAR}, or a VS Code input), and the variable to set is printed.
 
 Options:
   --name N                 the server's name in the client (default mcp-toolkit)
@@ -88,6 +93,8 @@ Options:
   --header 'Name: value'   with --url: an HTTP header the client sends (repeatable)
   --scope user|project     claude-code, cursor, vscode: the user's file or the project's
                            (default user)
+  --plain-secret           write secret values as given (a user's file only, never a
+                           project's; Claude Desktop's file has no placeholders)
   --dry-run                print the file as it would be written, change nothing
   -h, --help               this text`,
 };

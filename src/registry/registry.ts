@@ -73,6 +73,8 @@ export class Registry {
   readonly #templates = new Map<string, ResourceTemplateDefinition>();
   readonly #prompts = new Map<string, PromptDefinition>();
   readonly #listeners = new Set<ChangeListener>();
+  /** The changes held back while `batch` runs. */
+  #held: ListChange[] | undefined;
   #toolListing: JsonObject[] | undefined;
   #modelToolListing: JsonObject[] | undefined;
   #resourceListing: JsonObject[] | undefined;
@@ -135,7 +137,55 @@ export class Registry {
   }
 
   #emit(change: ListChange): void {
+    if (this.#held) {
+      this.#held.push(change);
+      return;
+    }
     for (const listener of this.#listeners) listener(change);
+  }
+
+  /**
+   * Applies many changes as one: the listeners hear nothing while `apply` runs, then one change
+   * per list whose listing differs from before (compared as listed, by its JSON), naming every
+   * item touched. A list that ends as it began is not announced, however much was removed and
+   * added again; one a plugin announced itself (`notifyListChanged`) is. Returns the lists
+   * announced. For swaps such as `mcp-toolkit dev`'s reload.
+   *
+   * @example
+   * registry.batch(() => { registry.remove('tool', 'a'); registry.add(newA); }); // → [] if newA lists as a did
+   */
+  batch(apply: () => void): ListKind[] {
+    if (this.#held) {
+      apply(); // inside another batch: that one announces
+      return [];
+    }
+    const before = this.#listed();
+    const held: ListChange[] = [];
+    this.#held = held;
+    try {
+      apply();
+    } finally {
+      this.#held = undefined;
+    }
+    const after = this.#listed();
+    const announced: ListKind[] = [];
+    for (const kind of ['tools', 'resources', 'prompts'] as const) {
+      const changes = held.filter((c) => c.kind === kind);
+      const unsaid = changes.some((c) => c.items === undefined);
+      if (changes.length === 0 || (!unsaid && before[kind] === after[kind])) continue;
+      this.#emit(unsaid ? { kind } : { kind, items: changes.flatMap((c) => c.items ?? []) });
+      announced.push(kind);
+    }
+    return announced;
+  }
+
+  /** Each list as clients are given it, as JSON (resources: the resources and the templates). */
+  #listed(): Record<ListKind, string> {
+    return {
+      tools: JSON.stringify(this.toolListing()),
+      resources: JSON.stringify([this.resourceListing(), this.templateListing()]),
+      prompts: JSON.stringify(this.promptListing()),
+    };
   }
 
   /**

@@ -1,9 +1,11 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the clients' placeholders (${VAR}, ${env:VAR}, ${input:id}) are the expected file contents, not templates
 /**
  * `mcp-toolkit install <client>` against temporary home folders: each client's file lands
  * where that client reads it (per OS and scope) in that client's shape; an existing file is
  * merged without touching other servers or keys and kept as `.bak`; --dry-run writes nothing;
- * a file that is not JSON is refused and left alone; and the stdio entry written really starts
- * this server, which answers initialize.
+ * a file that is not JSON is refused and left alone; secrets are written as each client's own
+ * placeholder (never as given into a project's file); VS Code's JSONC is merged with its
+ * comments kept; and the stdio entry written really starts this server, which answers initialize.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -11,6 +13,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
+import { type ParseError, parse as parseJsonc } from 'jsonc-parser';
 import { installCommand } from '../../src/cli/install.ts';
 import { CliUsageError } from '../../src/cli/usage.ts';
 import { CLI, childEnv, REPO_ROOT } from '../helpers/spawn-server.ts';
@@ -84,10 +87,10 @@ describe('where each client keeps its file', () => {
 
 describe('HTTP servers', () => {
   const shapes: Record<string, Record<string, unknown>> = {
-    'claude-code': { type: 'http', url: 'https://mcp.example.test/mcp', headers: { 'X-API-Key': 'k' } },
-    cursor: { url: 'https://mcp.example.test/mcp', headers: { 'X-API-Key': 'k' } },
-    vscode: { type: 'http', url: 'https://mcp.example.test/mcp', headers: { 'X-API-Key': 'k' } },
-    windsurf: { serverUrl: 'https://mcp.example.test/mcp', headers: { 'X-API-Key': 'k' } },
+    'claude-code': { type: 'http', url: 'https://mcp.example.test/mcp', headers: { 'X-Tenant': 't1' } },
+    cursor: { url: 'https://mcp.example.test/mcp', headers: { 'X-Tenant': 't1' } },
+    vscode: { type: 'http', url: 'https://mcp.example.test/mcp', headers: { 'X-Tenant': 't1' } },
+    windsurf: { serverUrl: 'https://mcp.example.test/mcp', headers: { 'X-Tenant': 't1' } },
   };
   for (const [client, shape] of Object.entries(shapes)) {
     test(`${client}: the client's own shape of a remote entry`, async () => {
@@ -97,7 +100,7 @@ describe('HTTP servers', () => {
         '--url',
         'https://mcp.example.test/mcp',
         '--header',
-        'X-API-Key: k',
+        'X-Tenant: t1',
         '--dry-run',
       ]);
       assert.equal(r.code, 0);
@@ -112,6 +115,253 @@ describe('HTTP servers', () => {
   test('claude-desktop refuses a URL (its file takes stdio servers only)', async () => {
     const { install } = setup();
     await assert.rejects(install(['claude-desktop', '--url', 'https://mcp.example.test/mcp']), CliUsageError);
+  });
+});
+
+/** The file as its client reads it: JSONC for VS Code (comments, trailing commas), strict JSON otherwise. */
+function clientParse(client: string, text: string): Record<string, unknown> {
+  if (client !== 'vscode') return JSON.parse(text) as Record<string, unknown>;
+  const errors: ParseError[] = [];
+  const value = parseJsonc(text, errors, { allowTrailingComma: true }) as Record<string, unknown>;
+  assert.deepEqual(errors, [], 'VS Code reads it as JSONC');
+  return value;
+}
+
+describe('secrets stay out of the file', () => {
+  const SECRET = 's3cr3t-value-42';
+  // client, scope, the file, the placeholder of --header Authorization and of --env MCP_API_KEYS.
+  const cases: [string, string, (home: string, project: string) => string, string, string][] = [
+    [
+      'claude-code',
+      'project',
+      (_h, p) => path.join(p, '.mcp.json'),
+      'Bearer ${TOOLKIT_AUTHORIZATION}',
+      '${MCP_API_KEYS}',
+    ],
+    [
+      'cursor',
+      'project',
+      (_h, p) => path.join(p, '.cursor/mcp.json'),
+      'Bearer ${env:TOOLKIT_AUTHORIZATION}',
+      '${env:MCP_API_KEYS}',
+    ],
+    [
+      'vscode',
+      'project',
+      (_h, p) => path.join(p, '.vscode/mcp.json'),
+      'Bearer ${input:mcp-toolkit-authorization}',
+      '${input:mcp-toolkit-mcp-api-keys}',
+    ],
+    [
+      'windsurf',
+      'user',
+      (h) => path.join(h, '.codeium/windsurf/mcp_config.json'),
+      'Bearer ${env:TOOLKIT_AUTHORIZATION}',
+      '${env:MCP_API_KEYS}',
+    ],
+  ];
+  for (const [client, scope, where, headerRef, envRef] of cases) {
+    test(`${client} (${scope}): a secret header becomes ${headerRef}, and the file parses as ${client} reads it`, async () => {
+      const { home, project, install } = setup();
+      const r = await install([
+        client,
+        '--scope',
+        scope,
+        '--url',
+        'https://mcp.example.test/mcp',
+        '--header',
+        `Authorization: Bearer ${SECRET}`,
+        '--header',
+        'X-Tenant: t1',
+      ]);
+      assert.equal(r.code, 0, r.out);
+      const text = readFileSync(where(home, project), 'utf8');
+      assert.ok(!text.includes(SECRET), `the secret is not in the file:\n${text}`);
+      assert.ok(!r.out.includes(SECRET), 'nor printed');
+      const config = clientParse(client, text);
+      const key = client === 'vscode' ? 'servers' : 'mcpServers';
+      const entry = (config[key] as Record<string, { headers: Record<string, string> }>)['mcp-toolkit'];
+      assert.deepEqual(entry?.headers, { Authorization: headerRef, 'X-Tenant': 't1' });
+      if (client === 'vscode') {
+        assert.deepEqual(config.inputs, [
+          {
+            type: 'promptString',
+            id: 'mcp-toolkit-authorization',
+            description: 'Authorization header for the MCP server "mcp-toolkit"',
+            password: true,
+          },
+        ]);
+        assert.match(
+          r.out,
+          /input "mcp-toolkit-authorization": the value of --header Authorization, after "Bearer "/,
+        );
+      } else {
+        assert.match(
+          r.out,
+          /set them in the environment .* starts from:\n {2}TOOLKIT_AUTHORIZATION: the value of --header Authorization, after "Bearer "/,
+        );
+      }
+    });
+
+    test(`${client} (${scope}): an --env whose name looks secret becomes ${envRef}`, async () => {
+      const { home, project, install } = setup();
+      const r = await install([
+        client,
+        '--scope',
+        scope,
+        '--env',
+        `MCP_API_KEYS=${SECRET}`,
+        '--env',
+        'MCP_AUTH=api_key',
+      ]);
+      assert.equal(r.code, 0, r.out);
+      const text = readFileSync(where(home, project), 'utf8');
+      assert.ok(!text.includes(SECRET), `the secret is not in the file:\n${text}`);
+      const config = clientParse(client, text);
+      const key = client === 'vscode' ? 'servers' : 'mcpServers';
+      const entry = (config[key] as Record<string, { env: Record<string, string> }>)['mcp-toolkit'];
+      assert.deepEqual(entry?.env, { MCP_API_KEYS: envRef, MCP_AUTH: 'api_key' });
+      assert.match(
+        r.out,
+        client === 'vscode'
+          ? /input "mcp-toolkit-mcp-api-keys"/
+          : /\n {2}MCP_API_KEYS: the value of --env MCP_API_KEYS\n/,
+      );
+    });
+  }
+
+  test('--plain-secret is refused for a project file, which is meant to be committed (exit 2)', () => {
+    const { project } = setup();
+    const r = spawnSync(
+      process.execPath,
+      [
+        CLI,
+        'install',
+        'claude-code',
+        '--scope',
+        'project',
+        '--url',
+        'https://mcp.example.test/mcp',
+        '--header',
+        `Authorization: Bearer ${SECRET}`,
+        '--plain-secret',
+      ],
+      { cwd: project, env: childEnv(), encoding: 'utf8', timeout: 30_000 },
+    );
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      /--plain-secret writes secrets into a user's own file only: a project file \(--scope project\) is meant to be committed/,
+    );
+    assert.equal(existsSync(path.join(project, '.mcp.json')), false);
+  });
+
+  test('--plain-secret writes the value into a user file', async () => {
+    const { home, install } = setup();
+    const r = await install(['cursor', '--env', `MCP_API_KEYS=${SECRET}`, '--plain-secret']);
+    assert.equal(r.code, 0, r.out);
+    const entry = readJson(path.join(home, '.cursor/mcp.json')).mcpServers?.['mcp-toolkit'];
+    assert.deepEqual(entry?.env, { MCP_API_KEYS: SECRET });
+    assert.match(r.out, /--plain-secret: --env MCP_API_KEYS written as given/);
+  });
+
+  test('Claude Desktop has no placeholders: a secret needs --plain-secret', async () => {
+    const { home, install } = setup();
+    const file = path.join(home, '.config/Claude/claude_desktop_config.json');
+    await assert.rejects(
+      install(['claude-desktop', '--env', `MCP_API_KEYS=${SECRET}`]),
+      (err: unknown) =>
+        err instanceof CliUsageError && /has no placeholder .* add --plain-secret/.test(err.message),
+    );
+    assert.equal(existsSync(file), false);
+    const r = await install(['claude-desktop', '--env', `MCP_API_KEYS=${SECRET}`, '--plain-secret']);
+    assert.equal(r.code, 0, r.out);
+    assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')).mcpServers['mcp-toolkit'].env, {
+      MCP_API_KEYS: SECRET,
+    });
+  });
+
+  test("a value that is already a placeholder is the user's own and stays as given", async () => {
+    const { install } = setup();
+    const r = await install([
+      'claude-code',
+      '--url',
+      'https://mcp.example.test/mcp',
+      '--header',
+      'Authorization: Bearer ${MY_TOKEN}',
+      '--dry-run',
+    ]);
+    assert.match(r.out, /"Authorization": "Bearer \$\{MY_TOKEN\}"/);
+    assert.doesNotMatch(r.out, /TOOLKIT_AUTHORIZATION/);
+  });
+});
+
+describe("VS Code's JSONC", () => {
+  const original = `// Shared MCP servers of this project
+{
+  "inputs": [
+    // the other server's key
+    { "type": "promptString", "id": "other-key", "description": "Other key", "password": true },
+    { "type": "promptString", "id": "mcp-toolkit-authorization", "description": "old" },
+  ],
+  "servers": {
+    /* kept as it is */
+    "other": { "type": "stdio", "command": "other-server" },
+  },
+}
+`;
+
+  test('a file with comments and trailing commas is merged, its comments kept; an input of the same id is replaced', async () => {
+    const { project, install } = setup();
+    const file = path.join(project, '.vscode', 'mcp.json');
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, original);
+    const r = await install([
+      'vscode',
+      '--scope',
+      'project',
+      '--url',
+      'https://mcp.example.test/mcp',
+      '--header',
+      'Authorization: Bearer abc',
+    ]);
+    assert.equal(r.code, 0, r.out);
+    const text = readFileSync(file, 'utf8');
+    for (const comment of [
+      '// Shared MCP servers of this project',
+      "// the other server's key",
+      '/* kept as it is */',
+    ])
+      assert.ok(text.includes(comment), `${comment} kept:\n${text}`);
+    const config = clientParse('vscode', text) as {
+      inputs: { id: string; description: string }[];
+      servers: Record<string, Record<string, unknown>>;
+    };
+    assert.deepEqual(Object.keys(config.servers), ['other', 'mcp-toolkit']);
+    assert.deepEqual(config.servers.other, { type: 'stdio', command: 'other-server' });
+    assert.deepEqual(config.servers['mcp-toolkit']?.headers, {
+      Authorization: 'Bearer ${input:mcp-toolkit-authorization}',
+    });
+    assert.deepEqual(
+      config.inputs.map((i) => [i.id, i.description]),
+      [
+        ['other-key', 'Other key'],
+        ['mcp-toolkit-authorization', 'Authorization header for the MCP server "mcp-toolkit"'],
+      ],
+    );
+    assert.equal(readFileSync(`${file}.bak`, 'utf8'), original);
+  });
+
+  test('a JSONC file that does not parse is refused and left as it is', async () => {
+    const { project, install } = setup();
+    const file = path.join(project, '.vscode', 'mcp.json');
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, '{ "servers": { // unclosed\n');
+    await assert.rejects(
+      install(['vscode', '--scope', 'project']),
+      (err: unknown) => err instanceof CliUsageError && err.message.includes('is not valid JSONC'),
+    );
+    assert.equal(readFileSync(file, 'utf8'), '{ "servers": { // unclosed\n');
   });
 });
 
