@@ -42,7 +42,7 @@ export type RequestSpanInfo = Pick<RequestRecord, 'method' | 'transport'> &
   Partial<
     Pick<
       RequestRecord,
-      | 'target'
+      | 'targetName'
       | 'targetKnown'
       | 'requestId'
       | 'sessionId'
@@ -125,7 +125,7 @@ class OtelRequestSpan implements RequestSpan {
     this.#instruments = instruments;
     this.#info = info;
     const method = boundTarget(info.method) ?? '';
-    const target = boundTarget(info.target);
+    const target = boundTarget(info.targetName);
     const known = info.targetKnown === true;
     const attributes: Attributes = { [Attr.McpMethodName]: method };
     if (target !== undefined) {
