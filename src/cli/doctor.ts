@@ -8,7 +8,6 @@
 import pino from 'pino';
 import { authWarnings, createAuthenticator } from '../auth/create.ts';
 import { type AuthorizationServerMetadata, discoverAuthorizationServer } from '../auth/discovery.ts';
-import { resourceUrls } from '../auth/resource-metadata.ts';
 import type { Authenticator } from '../auth/types.ts';
 import { maskSecret } from '../base/env.ts';
 import { parseSettings, requireReplicaSettings, SETTING_NAMES, type Settings } from '../config/settings.ts';
@@ -23,7 +22,7 @@ import {
   parseTracingConfig,
   type TracingConfig,
 } from '../telemetry/otel-settings.ts';
-import { publicBaseUrl } from '../transport-options.ts';
+import { oauthResourceUrls } from '../transport-options.ts';
 
 /** Longest wait for one dependency (discovery, JWKS, PING, OTLP POST). */
 const PROBE_TIMEOUT_MS = 3000;
@@ -145,11 +144,7 @@ export async function doctor(
  * Checked whatever MCP_TRANSPORT says: `run --transport http` can switch to HTTP later.
  */
 async function checkAuth(settings: Settings, mark: Mark, print: (line: string) => void): Promise<void> {
-  const urls = resourceUrls({
-    publicUrl: publicBaseUrl(settings),
-    mcpPath: settings.MCP_HTTP_PATH,
-    audience: settings.MCP_OAUTH_AUDIENCE,
-  });
+  const urls = oauthResourceUrls(settings);
   let auth: Authenticator | undefined;
   try {
     auth = createAuthenticator(settings, urls);
