@@ -122,11 +122,7 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
   // What only one transport or setting needs is loaded on demand, alongside the plugins: a
   // stdio server for a desktop agent starts without jose or ioredis.
   const authModules = http
-    ? Promise.all([
-        import('./auth/create.ts'),
-        import('./transport-options.ts'),
-        import('./auth/resource-metadata.ts'),
-      ])
+    ? Promise.all([import('./auth/create.ts'), import('./transport-options.ts')])
     : undefined;
   const redisModules = settings.MCP_REDIS_URL
     ? Promise.all([import('./ratelimit/redis-client.ts'), import('./scale/scale-out.ts')])
@@ -140,7 +136,7 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
   }
   let auth: Authenticator | undefined;
   if (authModules) {
-    const [{ authWarnings, createAuthenticator }, { publicBaseUrl }, { resourceUrls }] = await authModules;
+    const [{ authWarnings, createAuthenticator }, { oauthResourceUrls }] = await authModules;
     if (
       settings.MCP_AUTH === 'oauth' &&
       !settings.MCP_PUBLIC_URL &&
@@ -155,12 +151,7 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
           : 'MCP_AUTH=oauth inside an application needs MCP_PUBLIC_URL: the public URL clients reach this server on',
       );
     }
-    const urls = resourceUrls({
-      publicUrl: publicBaseUrl(settings),
-      mcpPath: settings.MCP_HTTP_PATH,
-      audience: settings.MCP_OAUTH_AUDIENCE,
-    });
-    auth = createAuthenticator(settings, urls);
+    auth = createAuthenticator(settings, oauthResourceUrls(settings));
     for (const warning of authWarnings(settings)) logger.warn(warning);
     if (
       listens &&

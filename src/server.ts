@@ -40,8 +40,7 @@ import { createLocalTaskBus, createMemoryTaskStore } from './tasks/memory-store.
 import { taskLane, taskMethods } from './tasks/methods.ts';
 import type { TaskBackend } from './tasks/types.ts';
 import { NOOP_TELEMETRY, type Telemetry } from './telemetry/tracing.ts';
-import type { ConnectionDeps, HttpDeps } from './transports/deps.ts';
-import type { EventStore } from './transports/http/event-store.ts';
+import type { ConnectionDeps, EventStore, HttpDeps } from './transports/deps.ts';
 
 export const PACKAGE_VERSION: string = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }

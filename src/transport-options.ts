@@ -3,7 +3,7 @@
  * `MCP_*` names the HTTP transport depends on are read. The transports (src/transports/)
  * take these values under the names of what they do (host, port, path, limits, ...).
  */
-import { resourceUrls } from './auth/resource-metadata.ts';
+import { type ResourceUrls, resourceUrls } from './auth/resource-metadata.ts';
 import type { Settings } from './config/settings.ts';
 import { baseUrlOf, type HttpOptions } from './transports/http/options.ts';
 import type { StdioOptions } from './transports/stdio.ts';
@@ -14,6 +14,20 @@ export function publicBaseUrl(settings: Settings, port = settings.MCP_HTTP_PORT)
     { publicUrl: settings.MCP_PUBLIC_URL, host: settings.MCP_HTTP_HOST, port: settings.MCP_HTTP_PORT },
     port,
   );
+}
+
+/**
+ * The OAuth resource's URLs from the settings: the resource identifier (the public base URL
+ * and MCP_HTTP_PATH), its RFC 9728 metadata URL and the audience tokens must carry
+ * (MCP_OAUTH_AUDIENCE, else the resource). The one place they are built: the authenticator
+ * (assemble.ts), the metadata document (`httpOptions`) and `doctor` read them from here.
+ */
+export function oauthResourceUrls(settings: Settings): ResourceUrls {
+  return resourceUrls({
+    publicUrl: publicBaseUrl(settings),
+    mcpPath: settings.MCP_HTTP_PATH,
+    audience: settings.MCP_OAUTH_AUDIENCE,
+  });
 }
 
 /**
@@ -40,11 +54,7 @@ export function httpOptions(settings: Settings): HttpOptions {
     landingPage: settings.MCP_LANDING_PAGE,
     resourceMetadata: oauth
       ? {
-          resource: resourceUrls({
-            publicUrl: publicBaseUrl(settings),
-            mcpPath: settings.MCP_HTTP_PATH,
-            audience: settings.MCP_OAUTH_AUDIENCE,
-          }).resource,
+          resource: oauthResourceUrls(settings).resource,
           authorizationServers: [oauth],
           scopes: settings.MCP_OAUTH_SCOPES,
         }

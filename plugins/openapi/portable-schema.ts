@@ -79,7 +79,12 @@ const COPIED = [
   'contentEncoding',
 ] as const;
 
-const ONE_SCHEMA = [
+/**
+ * The keyword lists below are the toolkit's own (src/base/schema-keywords.ts), copied because a
+ * plugin imports only the public entry; test/plugins/openapi/schema-keywords.test.ts holds them
+ * equal. `$defs` and `definitions` are not walked: the schema is dereferenced, and dropped.
+ */
+export const ONE_SCHEMA = [
   'items',
   'additionalProperties',
   'not',
@@ -91,8 +96,8 @@ const ONE_SCHEMA = [
   'unevaluatedItems',
   'unevaluatedProperties',
 ] as const;
-const SCHEMA_MAPS = ['patternProperties', 'dependentSchemas'] as const;
-const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
+export const SCHEMA_MAPS = ['patternProperties', 'dependentSchemas'] as const;
+export const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
 
 /**
  * The portable form of one schema.
@@ -175,9 +180,9 @@ function convertObject(
 /**
  * The formats that every major client accepts in a tool's input (OpenAI's strict mode is the
  * narrowest); another format, such as OpenAPI's `int64`, moves into the description, where
- * the model still reads it.
+ * the model still reads it. The toolkit's PORTABLE_FORMATS (src/base/schema-keywords.ts), copied.
  */
-const INPUT_FORMATS: ReadonlySet<string> = new Set([
+export const INPUT_FORMATS: ReadonlySet<string> = new Set([
   'date-time',
   'time',
   'date',

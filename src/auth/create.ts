@@ -25,8 +25,7 @@ export interface CreateAuthenticatorOptions {
  * (InvalidSetting) naming the variable when the mode's settings are incomplete.
  *
  * @example
- * const urls = resourceUrls({ publicUrl, mcpPath: settings.MCP_HTTP_PATH, audience: settings.MCP_OAUTH_AUDIENCE });
- * const auth = createAuthenticator(settings, urls);
+ * const auth = createAuthenticator(settings, oauthResourceUrls(settings)); // src/transport-options.ts
  */
 export function createAuthenticator(
   settings: AuthSettings,

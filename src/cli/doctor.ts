@@ -8,7 +8,6 @@
 import pino from 'pino';
 import { authWarnings, createAuthenticator } from '../auth/create.ts';
 import { type AuthorizationServerMetadata, discoverAuthorizationServer } from '../auth/discovery.ts';
-import { resourceUrls } from '../auth/resource-metadata.ts';
 import type { Authenticator } from '../auth/types.ts';
 import { maskSecret } from '../base/env.ts';
 import type { PluginHttpRoute } from '../base/http-route.ts';
@@ -24,7 +23,7 @@ import {
   parseTracingConfig,
   type TracingConfig,
 } from '../telemetry/otel-settings.ts';
-import { httpOptions, publicBaseUrl } from '../transport-options.ts';
+import { httpOptions, oauthResourceUrls } from '../transport-options.ts';
 import { checkRouteClashes } from '../transports/http/plugin-routes.ts';
 
 /** Longest wait for one dependency (discovery, JWKS, PING, OTLP POST). */
@@ -171,11 +170,7 @@ function listRoutes(
  * Checked whatever MCP_TRANSPORT says: `run --transport http` can switch to HTTP later.
  */
 async function checkAuth(settings: Settings, mark: Mark, print: (line: string) => void): Promise<void> {
-  const urls = resourceUrls({
-    publicUrl: publicBaseUrl(settings),
-    mcpPath: settings.MCP_HTTP_PATH,
-    audience: settings.MCP_OAUTH_AUDIENCE,
-  });
+  const urls = oauthResourceUrls(settings);
   let auth: Authenticator | undefined;
   try {
     auth = createAuthenticator(settings, urls);

@@ -322,11 +322,10 @@ export class Dispatcher {
       });
     }
     if (http) checkRoutingHeaders(req, ex.headers);
-    if (http && req.method === 'tools/call') {
-      const tool = this.#o.registry.tool(String(req.params?.name));
+    const tool = record.target?.kind === 'tool' ? record.target.def : undefined;
+    if (http && tool && tool.headerParams.length > 0) {
       const args = req.params?.arguments;
-      if (tool && tool.headerParams.length > 0)
-        checkParamHeaders(tool.headerParams, isObject(args) ? args : {}, ex.headers);
+      checkParamHeaders(tool.headerParams, isObject(args) ? args : {}, ex.headers);
     }
     let result: JsonObject;
     if (!handler) {

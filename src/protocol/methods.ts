@@ -17,6 +17,7 @@ import type { Restrictable, Visibility } from '../registry/visibility.ts';
 import type { Hub, ListenFilter } from './hub.ts';
 import type { RequestContext } from './request-context.ts';
 import { type SessionStore, sessionOwner } from './session.ts';
+import { promptNamed, resourceAt, toolNamed } from './target.ts';
 import { META } from './wire.ts';
 
 export interface MethodDeps {
@@ -102,7 +103,7 @@ function listResult(key: string, page: { items: JsonObject[]; nextCursor?: strin
 
 const toolsCall: MethodHandler = (params, ctx, deps) => {
   const name = requireString(params, 'name');
-  const def = deps.registry.tool(name);
+  const def = toolNamed(ctx.record.target, name, deps.registry);
   // A tool the caller may not see answers exactly as one that does not exist.
   if (!def || !deps.visible(def.spec, ctx.identity)) {
     throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { data: { name } });
@@ -119,7 +120,7 @@ const toolsCall: MethodHandler = (params, ctx, deps) => {
 
 /** The resource or template match `uri` names, if this caller may see it (else as absent). */
 function visibleResource(uri: string, ctx: RequestContext, deps: MethodDeps) {
-  const target = deps.registry.resolveResource(uri);
+  const target = resourceAt(ctx.record.target, uri, deps.registry);
   return target && deps.visible(target.def.spec, ctx.identity) ? target : undefined;
 }
 
@@ -133,7 +134,7 @@ const resourcesRead: MethodHandler = (params, ctx, deps) => {
 
 const promptsGet: MethodHandler = (params, ctx, deps) => {
   const name = requireString(params, 'name');
-  const def = deps.registry.prompt(name);
+  const def = promptNamed(ctx.record.target, name, deps.registry);
   if (!def || !deps.visible(def.spec, ctx.identity)) {
     throw new ProtocolError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`, { data: { name } });
   }
@@ -218,7 +219,7 @@ const subscribe =
     // A URI the caller may not see is acknowledged as any other but never recorded, so no
     // resources/updated for it ever reaches this caller (no oracle of hidden URIs); a URI
     // nothing serves yet is recorded, for a resource that may appear later.
-    const target = deps.registry.resolveResource(uri);
+    const target = resourceAt(ctx.record.target, uri, deps.registry);
     const hidden = target !== undefined && !deps.visible(target.def.spec, ctx.identity);
     if (ctx.session && !hidden) {
       if (on) ctx.session.subscriptions.add(uri);

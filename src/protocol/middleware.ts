@@ -12,6 +12,8 @@ import type { JsonObject, JsonRpcRequest } from '../base/jsonrpc.ts';
 import type { Registry } from '../registry/registry.ts';
 import { toolFailure } from '../registry/results.ts';
 import type { HandlerContext, ToolAnnotations } from '../registry/types.ts';
+import type { RequestRecord } from './request-record.ts';
+import { toolNamed } from './target.ts';
 
 /** One call as middleware sees it. `params` may be replaced or changed before `next()`. */
 export interface MiddlewareCall {
@@ -121,11 +123,12 @@ function runHooks(
 export async function withMiddleware(
   hooks: readonly MiddlewareHook[],
   req: JsonRpcRequest,
-  ctx: HandlerContext,
+  ctx: HandlerContext & { readonly record: Pick<RequestRecord, 'target'> },
   registry: Pick<Registry, 'tool'>,
   handler: (params: JsonObject) => Promise<JsonObject>,
 ): Promise<JsonObject> {
-  const def = req.method === 'tools/call' ? registry.tool(String(req.params?.name)) : undefined;
+  const target = ctx.record.target;
+  const def = target?.kind === 'tool' ? target.def : undefined;
   const call: MiddlewareCall = {
     method: req.method,
     params: { ...req.params },
@@ -136,7 +139,8 @@ export async function withMiddleware(
     return await runHooks(hooks, call, handler);
   } catch (err) {
     if (req.method === 'tools/call' && !(err instanceof ProtocolError)) {
-      return toolFailure(registry.tool(String(call.params.name)), err);
+      // The tool the params name now: a hook may have renamed it before throwing.
+      return toolFailure(toolNamed(target, String(call.params.name), registry), err);
     }
     throw err;
   }

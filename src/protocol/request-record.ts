@@ -1,7 +1,8 @@
 /**
  * The record of one request: what is known of it when it arrives (method, target, id, wire and
  * version, session, caller, transport, client), read once from the message and the Exchange
- * and frozen. The dispatcher builds it once per request; the observer's span, metrics and log
+ * and frozen. The target is resolved here, once (target.ts): whatever comes after reads
+ * `record.target` rather than asking the registry again. The dispatcher builds it once per request; the observer's span, metrics and log
  * line read it as it is, and the request context (`ctx.record`, and the handler's `ctx.method`,
  * `ctx.identity`, ...) reads its facts from it, so the same facts are never copied into
  * another shape on the way.
@@ -19,8 +20,8 @@ import {
   type LogLevel,
   type Wire,
 } from '../base/types.ts';
-import type { Registry } from '../registry/registry.ts';
 import type { Exchange } from './exchange.ts';
+import { type RequestTarget, resolveTarget, type TargetLookups } from './target.ts';
 import { META, metaOf } from './wire.ts';
 
 export interface RequestRecord {
@@ -28,7 +29,13 @@ export interface RequestRecord {
   readonly method: string;
   readonly requestId: RequestId;
   /** Tool name (`tools/call`), prompt name (`prompts/get`) or resource URI (`resources/*`), as sent. */
-  readonly target: string | undefined;
+  readonly targetName: string | undefined;
+  /**
+   * What the request names, resolved in the registry once, when the record is made (target.ts):
+   * the tool, the prompt, or the resource or template match; hidden or not (the method handlers
+   * apply visibility). Undefined for a method that names no target.
+   */
+  readonly target: RequestTarget | undefined;
   /** The target names a registered tool or prompt (only then may it name a span: client-chosen names are unbounded). */
   readonly targetKnown: boolean;
   readonly wire: Wire;
@@ -80,7 +87,7 @@ export function requestRecord(
   req: JsonRpcRequest,
   ex: Exchange,
   modern: boolean,
-  registry: Pick<Registry, 'tool' | 'prompt'>,
+  registry: TargetLookups,
 ): RequestRecord {
   const { method, params } = req;
   const meta = metaOf(params);
@@ -105,15 +112,13 @@ export function requestRecord(
     clientCapabilities = session?.clientCapabilities ?? NO_CAPABILITIES;
     logLevel = undefined;
   }
+  const target = resolveTarget(method, params, registry);
   return Object.freeze({
     method,
     requestId: req.id,
-    target: name ?? (typeof params?.uri === 'string' ? params.uri : undefined),
-    targetKnown:
-      name !== undefined &&
-      (method === 'tools/call'
-        ? registry.tool(name) !== undefined
-        : method === 'prompts/get' && registry.prompt(name) !== undefined),
+    targetName: name ?? (typeof params?.uri === 'string' ? params.uri : undefined),
+    target,
+    targetKnown: target !== undefined && target.kind !== 'resource' && target.def !== undefined,
     wire: modern ? '2026' : '2025',
     protocolVersion,
     sessionId: session?.id,

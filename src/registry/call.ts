@@ -5,7 +5,8 @@
  * handler run under the request's signal with a deadline (and progress heartbeats), its input
  * rounds run, its result checked and shaped, and what it throws mapped (a tool's failure
  * becomes an `isError` result the model sees; a broken output schema, a timeout or a
- * cancellation a -32603). The method handlers resolve the target and call it; nothing else
+ * cancellation a -32603). The method handlers hand it the target (resolved once per request,
+ * src/protocol/target.ts) and call it; nothing else
  * runs a handler (the task engine runs a task's rounds through `taskRound`).
  *
  * The request's server span is active around the whole request (the dispatcher runs it in the

@@ -7,11 +7,21 @@
  * names the replica it came from, so a replica ignores its own.
  *
  * At most once: a message published while Redis is away, or while a replica is
- * reconnecting, is lost (docs/deployment.md, "Scaling out" lists what that means).
+ * reconnecting, is lost (docs/deployment.md, "Scaling out" lists what that means). What
+ * arrives is checked against the shape of a relayed event before the hub sees it: a message
+ * that is not one (a replica of another version, anything else publishing on the channel) is
+ * dropped with a warning.
  */
 
+import { z } from 'zod';
 import { type IdPath, MESSAGE_IDS, parseKeepingIds } from '../base/json-ids.ts';
-import { isObject } from '../base/jsonrpc.ts';
+import {
+  classify,
+  isId,
+  type JsonRpcMessage,
+  type JsonRpcResponse,
+  type RequestId,
+} from '../base/jsonrpc.ts';
 import type { Hub, HubRelay, RelayedEvent } from '../protocol/hub.ts';
 import type { PubSub } from './pubsub.ts';
 
@@ -25,6 +35,8 @@ export interface HubRelayOptions {
   onPublishError?: (err: unknown, event: RelayedEvent) => void;
   /** Called after a publish succeeds. */
   onPublished?: () => void;
+  /** Told of each relayed message dropped as malformed (a pino logger fits); absent: dropped silently. */
+  logger?: { warn(obj: object, msg: string): void };
 }
 
 export interface RedisHubRelay extends HubRelay {
@@ -32,7 +44,41 @@ export interface RedisHubRelay extends HubRelay {
   listen(hub: Hub): Promise<() => void>;
 }
 
-const TYPES = new Set(['response', 'session', 'announce', 'cancel']);
+/**
+ * What a replica publishes: `{ from, event }`, the event one of the hub's RelayedEvents. The
+ * messages it carries are JSON-RPC envelopes (classify, as for a message from a client); a list
+ * change's touched items are checked where the hub reads them (hub.ts, readAnnouncement).
+ */
+const RelayedEventSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('response'),
+    scope: z.string(),
+    response: z.custom<JsonRpcResponse>((v) => classify(v).kind === 'response', 'a JSON-RPC response'),
+  }),
+  z.object({
+    type: z.literal('session'),
+    sessionId: z.string(),
+    message: z.custom<JsonRpcMessage>((v) => classify(v).kind !== 'invalid', 'a JSON-RPC message'),
+  }),
+  z.object({
+    type: z.literal('announce'),
+    announcement: z.discriminatedUnion('type', [
+      z.object({
+        type: z.literal('list_changed'),
+        kind: z.enum(['tools', 'resources', 'prompts']),
+        items: z.unknown().optional(),
+      }),
+      z.object({ type: z.literal('resource_updated'), uri: z.string() }),
+    ]),
+  }),
+  z.object({
+    type: z.literal('cancel'),
+    scope: z.string(),
+    requestId: z.custom<RequestId>(isId, 'a request id'),
+  }),
+]);
+const RelayedSchema = z.object({ from: z.string(), event: z.unknown() });
+
 /** Ids past Number.MAX_SAFE_INTEGER a relayed event carries, kept as sent. */
 const RELAYED_IDS: readonly IdPath[] = [
   ['event', 'requestId'],
@@ -65,17 +111,38 @@ export function createHubRelay(options: HubRelayOptions): RedisHubRelay {
       );
     },
     listen(hub) {
+      const drop = (problem: string, from?: string) =>
+        options.logger?.warn({ channel, from, problem }, 'relayed hub message dropped: malformed');
       return pubsub.subscribe(channel, (payload) => {
         let parsed: unknown;
         try {
           parsed = parseKeepingIds(payload, RELAYED_IDS);
         } catch {
+          drop('not JSON');
           return;
         }
-        if (!isObject(parsed) || parsed.from === replicaId || !isObject(parsed.event)) return;
-        if (!TYPES.has(String(parsed.event.type))) return;
-        hub.receive(parsed.event as unknown as RelayedEvent);
+        const relayed = RelayedSchema.safeParse(parsed);
+        if (!relayed.success) {
+          drop(describeIssues(relayed.error));
+          return;
+        }
+        const { from } = relayed.data;
+        if (from === replicaId) return;
+        const event = RelayedEventSchema.safeParse(relayed.data.event);
+        if (!event.success) {
+          drop(describeIssues(event.error), from);
+          return;
+        }
+        hub.receive(event.data as RelayedEvent);
       });
     },
   };
+}
+
+/** Where a message is not a relayed event, and why (paths and messages, never the values: they may be a client's data). */
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.length > 0 ? i.path.join('.') : '(root)'}: ${i.message}`)
+    .join('; ');
 }

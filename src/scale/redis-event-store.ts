@@ -13,7 +13,7 @@
 import type { Redis } from 'ioredis';
 import { parseMessage } from '../base/json-ids.ts';
 import type { JsonRpcMessage } from '../base/jsonrpc.ts';
-import type { EventStore, StoredEvent } from '../transports/http/event-store.ts';
+import type { EventStore, StoredEvent } from '../transports/deps.ts';
 import type { PubSub } from './pubsub.ts';
 import { replyValues } from './replies.ts';
 import { recorded, type StoreHealth } from './store-health.ts';

@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { type IdPath, parseKeepingIds } from '../base/json-ids.ts';
 import { Refusal } from '../base/refusals.ts';
-import { cloneRecord, decodeOffset, encodeOffset } from '../tasks/memory-store.ts';
+import { cloneRecord, decodeOffset, encodeOffset } from '../tasks/store-shared.ts';
 import type { TaskRecord, TaskStore } from '../tasks/types.ts';
 import { replyValues } from './replies.ts';
 import { recorded, type StoreHealth } from './store-health.ts';

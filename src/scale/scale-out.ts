@@ -86,6 +86,7 @@ export function createScaleOut(options: ScaleOutOptions): ScaleOut {
     replicaId,
     onPublished: () => health.succeeded(),
     onPublishError: (err) => health.failed(err),
+    logger,
   });
   const hub = new Hub({ relay, requestIdPrefix: `s2c-${replicaId}-` });
   const sessions = createRedisSessionStore({

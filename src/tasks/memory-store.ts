@@ -4,53 +4,14 @@
  * copied in and out, so a caller holding one never sees a later change through it; the same
  * contract as the Redis store, where every read is a fresh parse.
  */
-import { ErrorCode, ProtocolError } from '../base/errors.ts';
-import { isBigId } from '../base/json-ids.ts';
+import { cloneRecord, decodeOffset, encodeOffset } from './store-shared.ts';
 import type { TaskBus, TaskEvent, TaskRecord, TaskStore } from './types.ts';
-
-/**
- * A deep copy of a record. An id past Number.MAX_SAFE_INTEGER (a `BigId`, json-ids.ts) cannot
- * go through structuredClone; it is frozen, so the copy shares it.
- *
- * @example
- * records.set(record.taskId, cloneRecord(record));
- */
-export function cloneRecord(record: TaskRecord): TaskRecord {
-  const token = record.meta.progressToken;
-  const bigToken = isBigId(token);
-  const copy = structuredClone({
-    ...record,
-    requestId: isBigId(record.requestId) ? 0 : record.requestId,
-    meta: bigToken ? { ...record.meta, progressToken: null } : record.meta,
-  });
-  return {
-    ...copy,
-    requestId: record.requestId,
-    meta: bigToken ? { ...copy.meta, progressToken: token } : copy.meta,
-  };
-}
 
 export interface MemoryTaskStoreOptions {
   /** Clock for expiry (tests pass a fake one). */
   now?: () => number;
   /** How often expired records are swept; default 60 s. */
   sweepMs?: number;
-}
-
-export function encodeOffset(offset: number): string {
-  return Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
-}
-
-/** The offset a `tasks/list` cursor carries; -32602 for one we did not issue. */
-export function decodeOffset(cursor: string | undefined): number {
-  if (cursor === undefined) return 0;
-  try {
-    const o = (JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { o?: unknown }).o;
-    if (typeof o === 'number' && Number.isInteger(o) && o >= 0) return o;
-  } catch {
-    // fall through: the client's error
-  }
-  throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid cursor: pass back a nextCursor from tasks/list');
 }
 
 /**

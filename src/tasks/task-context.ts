@@ -34,7 +34,8 @@ export class TaskContext extends RequestContext {
       Object.freeze({
         method: 'tools/call',
         requestId: record.requestId,
-        target: record.tool,
+        targetName: record.tool,
+        target: undefined,
         targetKnown: true,
         wire: record.wire,
         protocolVersion: record.protocolVersion,

@@ -32,7 +32,7 @@ export type RequestOutcome = 'ok' | 'error' | 'tool_error' | 'refused';
  * for a request refused at the HTTP edge, before it had one, what the edge knows.
  */
 export type RequestLogSource = Pick<RequestRecord, 'method'> &
-  Partial<Pick<RequestRecord, 'target' | 'requestId' | 'identity' | 'args'>>;
+  Partial<Pick<RequestRecord, 'targetName' | 'requestId' | 'identity' | 'args'>>;
 
 /** How the request ended, for its line. */
 export interface RequestLogEnd {
@@ -109,7 +109,7 @@ function isTerminal(destination: NodeJS.WritableStream | number): boolean {
  * redacted. Builds nothing when info is disabled.
  *
  * @example
- * requestLogLine(logger, { method: 'tools/call', target: 'read_file', requestId: 7 },
+ * requestLogLine(logger, { method: 'tools/call', targetName: 'read_file', requestId: 7 },
  *   { outcome: 'ok', durationMs: 3.2, trace: span.logFields, sessionId });
  */
 export function requestLogLine(logger: Logger, request: RequestLogSource, end: RequestLogEnd): void {
@@ -118,7 +118,7 @@ export function requestLogLine(logger: Logger, request: RequestLogSource, end: R
   logger.info(
     {
       method: request.method,
-      tool: request.method === 'tools/call' ? request.target : undefined,
+      tool: request.method === 'tools/call' ? request.targetName : undefined,
       outcome: end.outcome,
       durationMs: Math.round(end.durationMs * 1000) / 1000,
       trace_id: end.trace?.trace_id,

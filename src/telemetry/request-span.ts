@@ -34,7 +34,7 @@ export type RequestSpanInfo = Pick<RequestRecord, 'method' | 'transport'> &
   Partial<
     Pick<
       RequestRecord,
-      | 'target'
+      | 'targetName'
       | 'targetKnown'
       | 'requestId'
       | 'sessionId'
@@ -97,7 +97,7 @@ class OtelRequestSpan implements RequestSpan {
     this.#instruments = instruments;
     this.#cache = cache;
     this.#info = info;
-    const target = boundTarget(info.target);
+    const target = boundTarget(info.targetName);
     const protocolVersion =
       info.protocolVersion !== undefined && info.protocolVersion !== '' ? info.protocolVersion : undefined;
     this.#protocolVersion = protocolVersion;
@@ -207,7 +207,7 @@ class OtelRequestSpan implements RequestSpan {
       const info = this.#info;
       series = this.#cache.get({
         method: info.method,
-        target: boundTarget(info.target),
+        target: boundTarget(info.targetName),
         known: info.targetKnown === true,
         transport: info.transport,
         httpVersion: info.httpVersion,

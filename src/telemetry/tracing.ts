@@ -125,7 +125,7 @@ export function telemetryMode(config: TracingConfig): TelemetryMode {
  *
  * @example
  * const telemetry = await createTelemetry({ config: parseTracingConfig(env, settings, PACKAGE_VERSION) });
- * const span = telemetry.startRequestSpan({ method: 'tools/call', target: 'add', targetKnown: true, transport: 'stdio' });
+ * const span = telemetry.startRequestSpan({ method: 'tools/call', targetName: 'add', targetKnown: true, transport: 'stdio' });
  * span.end({});
  * await telemetry.shutdown(2000);
  */

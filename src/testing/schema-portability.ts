@@ -7,6 +7,13 @@
  * conformance.
  */
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
+import {
+  DEFINITIONS_KEYWORDS,
+  PORTABLE_FORMATS,
+  SUBSCHEMA_KEYWORDS,
+  SUBSCHEMA_LIST_KEYWORDS,
+  SUBSCHEMA_MAP_KEYWORDS,
+} from '../base/schema-keywords.ts';
 
 export type PortabilityRule =
   | 'type-union'
@@ -41,17 +48,7 @@ export const PORTABILITY_CLIENTS: Readonly<Record<PortabilityRule, string>> = {
 export const INFORMATIONAL_RULES: ReadonlySet<PortabilityRule> = new Set(['dollar-schema']);
 
 /** The string formats OpenAI's strict structured outputs accept; every other format is refused there. */
-const STRICT_FORMATS: ReadonlySet<string> = new Set([
-  'date-time',
-  'time',
-  'date',
-  'duration',
-  'email',
-  'hostname',
-  'ipv4',
-  'ipv6',
-  'uuid',
-]);
+const STRICT_FORMATS: ReadonlySet<string> = new Set(PORTABLE_FORMATS);
 
 /** The format vocabulary of JSON Schema 2020-12: anything else is ignored by every validator. */
 const JSON_SCHEMA_FORMATS: ReadonlySet<string> = new Set([
@@ -80,20 +77,10 @@ export interface PortabilityFinding {
 
 const MAX_DEPTH = 32;
 /** Keywords whose value is one subschema, walked (the `properties`-like maps are walked below). */
-const ONE_SCHEMA = [
-  'items',
-  'additionalProperties',
-  'not',
-  'if',
-  'then',
-  'else',
-  'contains',
-  'propertyNames',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-] as const;
-const SCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const;
-const SCHEMA_MAPS = ['$defs', 'definitions', 'patternProperties', 'dependentSchemas'] as const;
+const ONE_SCHEMA = SUBSCHEMA_KEYWORDS;
+const SCHEMA_LISTS = SUBSCHEMA_LIST_KEYWORDS;
+/** The definitions are walked too: what a `$ref` reaches is part of the schema a client reads. */
+const SCHEMA_MAPS = [...DEFINITIONS_KEYWORDS, ...SUBSCHEMA_MAP_KEYWORDS] as const;
 
 /**
  * Every finding in one schema. A "property" is a schema under `properties` or an array's `items`:
@@ -115,7 +102,7 @@ export function portabilityFindings(schema: unknown, name = 'inputSchema'): Port
     if (!isObject(node)) return;
     if (node.$schema !== undefined) add('dollar-schema', path, `$schema ${JSON.stringify(node.$schema)}`);
     if (typeof node.$ref === 'string') add('ref', path, `$ref ${JSON.stringify(node.$ref)}`);
-    for (const key of ['$defs', 'definitions'] as const)
+    for (const key of DEFINITIONS_KEYWORDS)
       if (isObject(node[key])) add('ref', path, `${key} ${Object.keys(node[key]).join(', ')}`);
     if (Array.isArray(node.type)) add('type-union', path, `type ${JSON.stringify(node.type)}`);
     const unions = (['anyOf', 'oneOf'] as const).filter((k) => Array.isArray(node[k]));

@@ -9,13 +9,13 @@
 import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/types.ts';
 import type { PluginHttpRoute } from '../base/http-route.ts';
+import type { JsonRpcMessage } from '../base/jsonrpc.ts';
 import type { ServerDescription } from '../discovery/server-description.ts';
 import type { Exchange, Reply } from '../protocol/exchange.ts';
 import type { Hub } from '../protocol/hub.ts';
 import type { SessionStore } from '../protocol/session.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
 import type { Telemetry } from '../telemetry/tracing.ts';
-import type { EventStore } from './http/event-store.ts';
 
 /** The dispatcher as a transport sees it: one parsed message or batch in, the reply out. */
 export interface MessageHandler {
@@ -34,6 +34,36 @@ export interface ConnectionDeps {
 export interface CheckResult {
   readonly ok: boolean;
   readonly detail?: string;
+}
+
+/** One event of a resumable SSE stream, as an `EventStore` keeps it. */
+export interface StoredEvent {
+  id: string;
+  message: JsonRpcMessage | undefined;
+}
+
+/**
+ * The port behind SSE resumability (the HTTP transport's): every event written to a resumable
+ * stream is stored with an id, so a client reconnecting with `Last-Event-ID` receives the rest
+ * of that stream. In memory in src/transports/http/event-store.ts; shared by replicas in Redis
+ * Streams (src/scale/redis-event-store.ts).
+ */
+export interface EventStore {
+  /** Stores an event (undefined message: a priming event) and returns its id. */
+  append(streamId: string, message: JsonRpcMessage | undefined): Promise<string>;
+  /** The stream an event id belongs to, when that stream is known. */
+  streamOf(eventId: string): Promise<string | undefined>;
+  /** Events of the stream after `eventId`, oldest first. */
+  after(eventId: string): Promise<StoredEvent[]>;
+  /** Forgets a finished stream (after a grace period for late reconnects). */
+  release(streamId: string): Promise<void>;
+  /**
+   * Shared stores only (src/scale/), where a stream may be live on another replica: passes
+   * the events after `eventId` to `onEvent`, then each later one as it is stored, until the
+   * stream is released or `signal` aborts. Absent in memory: a stream not live in this
+   * process has finished, and `after` has all of it.
+   */
+  follow?(eventId: string, onEvent: (event: StoredEvent) => void, signal: AbortSignal): Promise<void>;
 }
 
 /** What the HTTP transport uses (src/transports/http/). */

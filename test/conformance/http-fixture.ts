@@ -12,7 +12,7 @@ import type { PluginDefinition } from '../../src/plugin.ts';
 import { parsePluginSettings } from '../../src/plugin-loader.ts';
 import { createServer, type McpServer } from '../../src/server.ts';
 import { httpOptions } from '../../src/transport-options.ts';
-import type { EventStore } from '../../src/transports/http/event-store.ts';
+import type { EventStore } from '../../src/transports/deps.ts';
 import { mcpRoutes } from '../../src/transports/http/routes.ts';
 import { assertValidServerMessage } from '../helpers/spec-schema.ts';
 

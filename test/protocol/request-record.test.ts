@@ -127,9 +127,12 @@ describe('the request record', () => {
       assert.equal(ctx.meta, record.meta);
       assert.equal(ctx.clientCapabilities, record.clientCapabilities);
       assert.deepEqual(
-        [record.target, record.targetKnown, record.args, record.transport],
-        ['look', true, { n: i + 1 }, 'stdio'],
+        [record.targetName, record.target?.kind, record.targetKnown, record.args, record.transport],
+        ['look', 'tool', true, { n: i + 1 }, 'stdio'],
       );
+      // The target carries the definition itself, resolved when the record was made.
+      assert.equal(record.target?.kind === 'tool' ? record.target.def : null, server.registry.tool('look'));
+      assert.ok(Object.isFrozen(record.target));
     }
     const logged = lines();
     assert.equal(logged.length, 2);
@@ -138,7 +141,7 @@ describe('the request record', () => {
       assert.ok(record);
       assert.deepEqual(
         [line.method, line.tool, line.requestId, line.clientId, line.outcome],
-        [record.method, record.target, record.requestId, record.identity?.clientId, 'ok'],
+        [record.method, record.targetName, record.requestId, record.identity?.clientId, 'ok'],
       );
     }
   });
@@ -202,9 +205,10 @@ describe('the request record', () => {
 describe('the record of what a client sent', () => {
   test('a target that is not a string is no target (it would otherwise reach span attributes)', () => {
     const ex = { transport: 'http' as const, session: undefined, identity: undefined } as never;
-    const registry = { tool: () => undefined, prompt: () => undefined };
+    const registry = { tool: () => undefined, prompt: () => undefined, resolveResource: () => undefined };
     const read = (params: Record<string, unknown>) =>
-      requestRecord({ jsonrpc: '2.0', id: 1, method: 'resources/read', params }, ex, false, registry).target;
+      requestRecord({ jsonrpc: '2.0', id: 1, method: 'resources/read', params }, ex, false, registry)
+        .targetName;
     assert.equal(read({ uri: 'file:///a' }), 'file:///a');
     assert.equal(read({ uri: { nested: true } }), undefined);
     assert.equal(read({ uri: 42 }), undefined);

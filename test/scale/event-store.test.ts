@@ -10,11 +10,8 @@ import type { JsonRpcMessage } from '../../src/base/jsonrpc.ts';
 import { createRedisClient } from '../../src/ratelimit/redis-client.ts';
 import { createPubSub, createSubscriberClient, type PubSub } from '../../src/scale/pubsub.ts';
 import { createRedisEventStore } from '../../src/scale/redis-event-store.ts';
-import {
-  createMemoryEventStore,
-  type EventStore,
-  type StoredEvent,
-} from '../../src/transports/http/event-store.ts';
+import type { EventStore, StoredEvent } from '../../src/transports/deps.ts';
+import { createMemoryEventStore } from '../../src/transports/http/event-store.ts';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
 import { until } from '../helpers/until.ts';
 

@@ -153,7 +153,7 @@ describe('createLogger', () => {
 describe('requestLogLine', () => {
   const request = {
     method: 'tools/call',
-    target: 'read_file',
+    targetName: 'read_file',
     identity: { clientId: 'alice', scopes: [] },
     requestId: 7,
   } as const;

@@ -38,7 +38,7 @@ after(async () => {
 
 const REQUEST = {
   method: 'tools/call',
-  target: 'read_file',
+  targetName: 'read_file',
   targetKnown: true,
   requestId: 7,
   sessionId: 'session-1',

@@ -61,7 +61,7 @@ describe('request spans from the OpenTelemetry API', () => {
     assert.equal(telemetry.enabled, true);
     const span = telemetry.startRequestSpan({
       method: 'tools/call',
-      target: 'read_file',
+      targetName: 'read_file',
       targetKnown: true,
       requestId: 7,
       sessionId: 'session-1',
@@ -109,7 +109,7 @@ describe('request spans from the OpenTelemetry API', () => {
     const { telemetry, mine } = await telemetryFor(t);
     const span = telemetry.startRequestSpan({
       method: 'tools/call',
-      target: 'fetcher',
+      targetName: 'fetcher',
       targetKnown: true,
       transport: 'stdio',
     });
@@ -138,7 +138,7 @@ describe('request spans from the OpenTelemetry API', () => {
     const { telemetry, mine } = await telemetryFor(t);
     const span = telemetry.startRequestSpan({
       method: 'tools/call',
-      target: 'read_file',
+      targetName: 'read_file',
       targetKnown: true,
       requestId: 1,
       transport: 'http',
@@ -240,7 +240,7 @@ describe('request spans from the OpenTelemetry API', () => {
     const call = (id: string) =>
       telemetry.startRequestSpan({
         method: 'tools/call',
-        target: 'fails',
+        targetName: 'fails',
         targetKnown: true,
         requestId: id,
         transport: 'stdio',
@@ -267,7 +267,7 @@ describe('request spans from the OpenTelemetry API', () => {
     telemetry
       .startRequestSpan({
         method: 'tools/call',
-        target: 'made_up',
+        targetName: 'made_up',
         targetKnown: false,
         requestId: 'a',
         transport: 'stdio',
@@ -276,7 +276,7 @@ describe('request spans from the OpenTelemetry API', () => {
     telemetry
       .startRequestSpan({
         method: 'prompts/get',
-        target: 'made_up',
+        targetName: 'made_up',
         targetKnown: false,
         requestId: 'b',
         transport: 'stdio',
@@ -284,7 +284,12 @@ describe('request spans from the OpenTelemetry API', () => {
       .end({});
     telemetry.startRequestSpan({ method: 'x/made-up', requestId: 'c', transport: 'stdio' }).end({});
     telemetry
-      .startRequestSpan({ method: 'resources/read', target: 'file:///a', requestId: 'd', transport: 'stdio' })
+      .startRequestSpan({
+        method: 'resources/read',
+        targetName: 'file:///a',
+        requestId: 'd',
+        transport: 'stdio',
+      })
       .end({});
     await telemetry.shutdown(2000);
     const spans = await receiver.waitForSpans(mine, 5000, 4);
@@ -324,7 +329,7 @@ describe('request spans from the OpenTelemetry API', () => {
     const call = (target: string, known: boolean) =>
       telemetry.startRequestSpan({
         method: 'tools/call',
-        target,
+        targetName: target,
         targetKnown: known,
         protocolVersion: '2025-06-18',
         transport: 'http',
@@ -334,7 +339,12 @@ describe('request spans from the OpenTelemetry API', () => {
     call('add', true).end({ isError: true });
     call('made_up', false).end({ code: ErrorCode.InvalidParams });
     telemetry
-      .startRequestSpan({ method: 'prompts/get', target: 'review', targetKnown: true, transport: 'stdio' })
+      .startRequestSpan({
+        method: 'prompts/get',
+        targetName: 'review',
+        targetKnown: true,
+        transport: 'stdio',
+      })
       .end({});
     telemetry.recordRefusal({
       httpMethod: 'POST',
@@ -409,7 +419,11 @@ describe('no endpoint and no application provider', () => {
   test('is disabled, shares one no-op span and sends nothing', async () => {
     const telemetry: Telemetry = await createTelemetry({ config: parseTracingConfig({}, SETTINGS, '1') });
     assert.equal(telemetry, NOOP_TELEMETRY);
-    const a = telemetry.startRequestSpan({ method: 'tools/call', target: 'read_file', transport: 'stdio' });
+    const a = telemetry.startRequestSpan({
+      method: 'tools/call',
+      targetName: 'read_file',
+      transport: 'stdio',
+    });
     const b = telemetry.startRequestSpan({ method: 'ping', transport: 'stdio' });
     assert.equal(a, b, 'no allocation per request');
     assert.equal(a.logFields, undefined);

@@ -1,33 +1,11 @@
 /**
- * The event store behind SSE resumability: every event written to a resumable stream gets
- * an id `<streamId>_<seq>` and is kept (bounded per stream), so a client reconnecting with
- * `Last-Event-ID` receives the rest of that stream. In memory here; a shared store (Redis
- * Streams, for replicas) implements the same interface.
+ * The event store behind SSE resumability, in memory: every event written to a resumable
+ * stream gets an id `<streamId>_<seq>` and is kept (bounded per stream), so a client
+ * reconnecting with `Last-Event-ID` receives the rest of that stream. The port it implements,
+ * `EventStore`, is declared with what the transports take (../deps.ts); a shared store (Redis
+ * Streams, for replicas, src/scale/redis-event-store.ts) implements the same interface.
  */
-import type { JsonRpcMessage } from '../../base/jsonrpc.ts';
-
-export interface StoredEvent {
-  id: string;
-  message: JsonRpcMessage | undefined;
-}
-
-export interface EventStore {
-  /** Stores an event (undefined message: a priming event) and returns its id. */
-  append(streamId: string, message: JsonRpcMessage | undefined): Promise<string>;
-  /** The stream an event id belongs to, when that stream is known. */
-  streamOf(eventId: string): Promise<string | undefined>;
-  /** Events of the stream after `eventId`, oldest first. */
-  after(eventId: string): Promise<StoredEvent[]>;
-  /** Forgets a finished stream (after a grace period for late reconnects). */
-  release(streamId: string): Promise<void>;
-  /**
-   * Shared stores only (src/scale/), where a stream may be live on another replica: passes
-   * the events after `eventId` to `onEvent`, then each later one as it is stored, until the
-   * stream is released or `signal` aborts. Absent here: a stream not live in this process
-   * has finished, and `after` has all of it.
-   */
-  follow?(eventId: string, onEvent: (event: StoredEvent) => void, signal: AbortSignal): Promise<void>;
-}
+import type { EventStore, StoredEvent } from '../deps.ts';
 
 function parseEventId(eventId: string): { streamId: string; seq: number } | undefined {
   const cut = eventId.lastIndexOf('_');

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Refusal } from '../../base/refusals.ts';
 import { header } from '../../protocol/wire.ts';
-import type { EventStore } from './event-store.ts';
+import type { EventStore } from '../deps.ts';
 import { refuse } from './refuse.ts';
 import {
   accepts,

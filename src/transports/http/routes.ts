@@ -8,11 +8,11 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { Refusal } from '../../base/refusals.ts';
-import type { HttpDeps } from '../deps.ts';
+import type { EventStore, HttpDeps } from '../deps.ts';
 import { installBodyHandling } from './body.ts';
 import { installDelete } from './delete.ts';
 import { installEdge } from './edge.ts';
-import { createMemoryEventStore, type EventStore } from './event-store.ts';
+import { createMemoryEventStore } from './event-store.ts';
 import { installGetStream } from './get-stream.ts';
 import { createHostGuard } from './guards.ts';
 import type { HttpOptions } from './options.ts';

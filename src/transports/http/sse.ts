@@ -11,7 +11,7 @@ import {
   logEncodeFailure,
 } from '../../base/jsonrpc.ts';
 import type { OutboundChannel } from '../../protocol/hub.ts';
-import type { EventStore, StoredEvent } from './event-store.ts';
+import type { EventStore, StoredEvent } from '../deps.ts';
 
 /** The headers of an event stream; a fetch Response leaves out `connection` (hop-by-hop, the runtime's). */
 export const SSE_HEADERS = {
