@@ -44,19 +44,27 @@ export function templateVariables(template: string): string[] {
   return names.filter((n) => n !== '');
 }
 
+/**
+ * The client's options for one forwarded request: our signal (cancellation and our deadline
+ * reach the upstream as `notifications/cancelled`), and the upstream's progress passed on to
+ * ours. `flushed()` waits until the progress sent so far has gone out, so that none of it
+ * arrives after the result.
+ */
 function callOptions(ctx: HandlerContext) {
-  const wantsProgress = ctx.meta.progressToken !== undefined;
-  return {
+  const sent: Promise<void>[] = [];
+  const options = {
     signal: ctx.signal,
     timeout: NO_CLIENT_TIMEOUT,
-    ...(wantsProgress
+    ...(ctx.meta.progressToken !== undefined
       ? {
           resetTimeoutOnProgress: true,
-          onprogress: (p: { progress: number; total?: number; message?: string }) =>
-            void ctx.progress(p.progress, p.total, p.message),
+          onprogress: (p: { progress: number; total?: number; message?: string }) => {
+            sent.push(ctx.progress(p.progress, p.total, p.message).catch(() => {}));
+          },
         }
       : {}),
   };
+  return { options, flushed: () => Promise.all(sent) };
 }
 
 /** Copies the optional fields an upstream item carries. */
@@ -84,7 +92,9 @@ function toolDef({ upstream, settings }: Upstreamed, t: UpstreamTool, name: stri
     async (args: Record<string, unknown>, ctx: HandlerContext) => {
       try {
         const client = await upstream.client(ctx.signal);
-        const r = await client.callTool({ name: t.name, arguments: args }, callOptions(ctx));
+        const { options, flushed } = callOptions(ctx);
+        const r = await client.callTool({ name: t.name, arguments: args }, options);
+        await flushed();
         const result: ToolResult<JsonObject> = {
           kind: 'tool_result',
           content: r.content as ToolResult<JsonObject>['content'] & object,
@@ -142,9 +152,9 @@ function promptDef(
     },
     async (args, ctx) => {
       const client = await upstream.client(ctx.signal).catch(forwardError);
-      const r = await client
-        .getPrompt({ name: p.name, arguments: { ...args } }, callOptions(ctx))
-        .catch(forwardError);
+      const { options, flushed } = callOptions(ctx);
+      const r = await client.getPrompt({ name: p.name, arguments: { ...args } }, options).catch(forwardError);
+      await flushed();
       return r as never;
     },
   );
@@ -152,9 +162,9 @@ function promptDef(
 
 async function read({ upstream }: Upstreamed, uri: string, ctx: HandlerContext) {
   const client = await upstream.client(ctx.signal).catch(forwardError);
-  const r = await client
-    .readResource({ uri }, { ...callOptions(ctx), cacheMode: 'bypass' })
-    .catch(forwardError);
+  const { options, flushed } = callOptions(ctx);
+  const r = await client.readResource({ uri }, { ...options, cacheMode: 'bypass' }).catch(forwardError);
+  await flushed();
   return r.contents as never;
 }
 
