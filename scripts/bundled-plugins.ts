@@ -13,6 +13,7 @@ export const BUNDLED_PLUGINS: readonly string[] = [
   'conformance',
   'filesystem',
   'openapi',
+  'proxy',
   'result-cache',
 ];
 

@@ -31,6 +31,9 @@ function cell(text: string): string {
 function shownDefault(value: unknown): string {
   if (value === undefined) return '(unset)';
   if (Array.isArray(value)) return value.length === 0 ? '(empty)' : `\`${value.join(',')}\``;
+  if (typeof value === 'object' && value !== null) {
+    return Object.keys(value).length === 0 ? '(empty)' : `\`${JSON.stringify(value)}\``;
+  }
   return `\`${String(value)}\``;
 }
 

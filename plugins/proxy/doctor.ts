@@ -1,0 +1,75 @@
+/**
+ * The proxy plugin's check, for `mcp-toolkit doctor` and `/readyz`: the upstream answers. In
+ * the running server it reports the live connection (its name, version, protocol revision and
+ * tool count, or why it is down and when the next restart is due); from `mcp-toolkit doctor`
+ * it connects once, reads the tools and closes. A `dependency` check: /readyz is 503 while the
+ * upstream is down. Details name the kind of upstream, never its command line or credentials.
+ */
+import type { DoctorCheck, Logger } from '@mcp-toolkit/server';
+import type { Mirror } from './mirror.ts';
+import type { ProxySettings } from './settings.ts';
+import { Upstream, type UpstreamStatus } from './upstream.ts';
+
+const NAME = 'proxy upstream answers';
+/** A doctor probe must not hold doctor for long. */
+const PROBE_TIMEOUT_MS = 15_000;
+
+/** The running server's upstream, by the settings object its plugin was registered with. */
+export const running = new WeakMap<object, { upstream: Upstream; mirror: Mirror }>();
+
+const quiet = { debug() {}, info() {}, warn() {}, error() {} } as unknown as Logger;
+
+function kindOf(settings: ProxySettings): string {
+  return settings.url !== undefined ? 'HTTP upstream' : 'stdio upstream';
+}
+
+function upDetail(status: UpstreamStatus, tools: string): string {
+  const s = status.server;
+  return `${s?.name ?? '?'} ${s?.version ?? '?'}, protocol ${s?.protocolVersion ?? '?'}: ${tools}`;
+}
+
+function downDetail(settings: ProxySettings, status: UpstreamStatus): string {
+  const next =
+    status.retryAt !== undefined
+      ? `; next attempt in ${Math.max(0, Math.ceil((status.retryAt - Date.now()) / 1000))} s`
+      : '';
+  const restarts = status.restarts > 0 ? `; ${status.restarts} restart(s) so far` : '';
+  return `${kindOf(settings)} ${status.state}: ${status.error ?? 'not connected yet'}${restarts}${next}`;
+}
+
+/**
+ * @example
+ * const [check] = await checkUpstream(settings); // { name: 'proxy upstream answers', ok: true, detail: 'memory-server 0.6.3, ...' }
+ */
+export async function checkUpstream(settings: ProxySettings): Promise<DoctorCheck[]> {
+  const live = running.get(settings);
+  if (live !== undefined) {
+    const status = live.upstream.status();
+    if (status.state !== 'up')
+      return [{ name: NAME, ok: false, kind: 'dependency', detail: downDetail(settings, status) }];
+    const c = live.mirror.counts();
+    const tools = `${c.upstreamTools} tool(s), ${c.tools} served; ${c.resources} resource(s), ${c.resourceTemplates} template(s), ${c.prompts} prompt(s)`;
+    return [{ name: NAME, ok: true, kind: 'dependency', detail: upDetail(status, tools) }];
+  }
+  let tools = 0;
+  const probe = new Upstream(
+    { ...settings, connectTimeoutMs: Math.min(settings.connectTimeoutMs, PROBE_TIMEOUT_MS) },
+    quiet,
+    {
+      connected: async (client) => {
+        tools = client.getServerCapabilities()?.tools ? (await client.listTools()).tools.length : 0;
+      },
+      listChanged: () => {},
+    },
+  );
+  try {
+    await probe.start();
+    return [
+      { name: NAME, ok: true, kind: 'dependency', detail: upDetail(probe.status(), `${tools} tool(s)`) },
+    ];
+  } catch {
+    return [{ name: NAME, ok: false, kind: 'dependency', detail: downDetail(settings, probe.status()) }];
+  } finally {
+    await probe.stop();
+  }
+}

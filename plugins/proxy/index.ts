@@ -1,0 +1,65 @@
+/**
+ * The proxy plugin: another MCP server's tools, resources, resource templates, prompts and
+ * completions served as ours. The upstream is a command run over stdio (MCP_PROXY_COMMAND) or
+ * a streamable-HTTP endpoint (MCP_PROXY_URL), reached with the official client; what it offers
+ * is registered through the public define* API, so our auth, scopes, rate limits, spans and
+ * logs apply as to our own tools, on both protocol wires. See docs/proxy.md.
+ */
+import { definePlugin } from '@mcp-toolkit/server';
+import { checkUpstream, running } from './doctor.ts';
+import { Mirror } from './mirror.ts';
+import { type ProxySettings, proxySettings } from './settings.ts';
+import { describeTarget, type ListKind, Upstream } from './upstream.ts';
+
+export type { ProxySettings };
+export { proxySettings };
+
+/**
+ * The plugin definition; `MCP_PLUGINS=proxy` loads it.
+ *
+ * @example
+ * const client = await TestClient.start({ plugins: [proxyPlugin], env: { MCP_PROXY_COMMAND: 'npx', MCP_PROXY_ARGS: '-y @modelcontextprotocol/server-memory' } });
+ */
+export const proxyPlugin = definePlugin({
+  name: 'proxy',
+  description:
+    'Serves the tools, resources and prompts of another MCP server (MCP_PROXY_COMMAND over stdio, or MCP_PROXY_URL over streamable HTTP) as its own.',
+  settings: proxySettings,
+  register(app, settings) {
+    // Syncs run one at a time: a list_changed during a reconnection's full sync waits for it.
+    let syncing: Promise<void> = Promise.resolve();
+    const never = new AbortController().signal;
+    const resync = (kind: ListKind) => {
+      syncing = syncing
+        .then(() => upstream.client(never))
+        .then((client) => mirror.sync(client, kind))
+        .catch((err: Error) =>
+          app.logger.warn({ kind, err: err.message }, 'could not re-read an upstream list'),
+        );
+    };
+    const upstream: Upstream = new Upstream(settings, app.logger, {
+      connected: (client) => mirror.syncAll(client),
+      listChanged: resync,
+      resourceUpdated: (uri) => app.notifyResourceUpdated(uri),
+    });
+    const mirror = new Mirror(upstream, settings, app);
+    running.set(settings, { upstream, mirror });
+    app.onReady(async () => {
+      try {
+        await upstream.start();
+      } catch (err) {
+        const message = `the upstream MCP server (${describeTarget(settings)}) did not start: ${(err as Error).message}`;
+        // A command that does not come up is most likely a wrong setting: stop start-up. An
+        // HTTP upstream may just not be up yet: serve, retry, and keep /readyz red meanwhile.
+        if (settings.url === undefined) throw new Error(message);
+        app.logger.error(message);
+        upstream.retryLater();
+      }
+      app.logger.info({ upstream: describeTarget(settings), ...mirror.counts() }, 'proxy plugin ready');
+    });
+    app.onClose(() => upstream.stop());
+  },
+  doctor: (settings) => checkUpstream(settings),
+});
+
+export default proxyPlugin;

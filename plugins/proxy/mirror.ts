@@ -1,0 +1,338 @@
+/**
+ * The upstream's tools, resources, resource templates and prompts as our own definitions,
+ * made with the public `define*` API: each goes through our call wrapper (auth, scopes, rate
+ * limits, argument validation, deadline, spans, logs) and its handler forwards the request
+ * upstream. `Mirror` keeps the registry equal to the upstream's lists: on each sync it removes
+ * what went away or changed and adds what is new, so clients get `list_changed`.
+ */
+
+import {
+  type Definition,
+  definePrompt,
+  defineResource,
+  defineResourceTemplate,
+  defineTool,
+  type HandlerContext,
+  type JsonObject,
+  type JsonSchema,
+  type Logger,
+  type PluginApp,
+  type ToolResult,
+} from '@mcp-toolkit/server';
+import type { Client } from '@modelcontextprotocol/client';
+import { forwardError, toolFailure } from './errors.ts';
+import { type Filter, makeFilter } from './filter.ts';
+import type { ProxySettings } from './settings.ts';
+import type { ListKind, Upstream } from './upstream.ts';
+
+/** Our own deadline (ctx.signal) bounds a call; the client's per-request timer must not. */
+const NO_CLIENT_TIMEOUT = 24 * 60 * 60 * 1000;
+
+type Upstreamed = { upstream: Upstream; settings: ProxySettings };
+type Entry = { def: Definition; key: string; fingerprint: string };
+type UpstreamTool = Awaited<ReturnType<Client['listTools']>>['tools'][number];
+type UpstreamPrompt = Awaited<ReturnType<Client['listPrompts']>>['prompts'][number];
+type UpstreamResource = Awaited<ReturnType<Client['listResources']>>['resources'][number];
+type UpstreamTemplate = Awaited<ReturnType<Client['listResourceTemplates']>>['resourceTemplates'][number];
+
+/** The names of an RFC 6570 template's variables (`{a}`, `{+path}`, `{?q,lang}`, `{x*}`, `{y:3}`). */
+export function templateVariables(template: string): string[] {
+  const names: string[] = [];
+  for (const m of template.matchAll(/\{[+#./;?&]?([^}]+)\}/g)) {
+    for (const part of (m[1] ?? '').split(',')) names.push(part.replace(/(\*|:\d+)$/, '').trim());
+  }
+  return names.filter((n) => n !== '');
+}
+
+/**
+ * The client's options for one forwarded request: our signal (cancellation and our deadline
+ * reach the upstream as `notifications/cancelled`), and the upstream's progress passed on to
+ * ours. `flushed()` waits until the progress sent so far has gone out, so that none of it
+ * arrives after the result.
+ */
+function callOptions(ctx: HandlerContext) {
+  const sent: Promise<void>[] = [];
+  const options = {
+    signal: ctx.signal,
+    timeout: NO_CLIENT_TIMEOUT,
+    ...(ctx.meta.progressToken !== undefined
+      ? {
+          resetTimeoutOnProgress: true,
+          onprogress: (p: { progress: number; total?: number; message?: string }) => {
+            sent.push(ctx.progress(p.progress, p.total, p.message).catch(() => {}));
+          },
+        }
+      : {}),
+  };
+  return { options, flushed: () => Promise.all(sent) };
+}
+
+/** Copies the optional fields an upstream item carries. */
+function pick<T extends object>(item: T, keys: readonly (keyof T)[]): Partial<T> {
+  const out: Partial<T> = {};
+  for (const k of keys) if (item[k] !== undefined) out[k] = item[k];
+  return out;
+}
+
+function toolDef({ upstream, settings }: Upstreamed, t: UpstreamTool, name: string): Definition {
+  const scopes = settings.scopes[t.name] ?? settings.scopes[name] ?? settings.scopes['*'];
+  const hasOutput = t.outputSchema !== undefined;
+  return defineTool(
+    {
+      name,
+      description: t.description ?? t.title ?? `The upstream tool ${t.name}.`,
+      ...(t.title !== undefined ? { title: t.title } : {}),
+      input: t.inputSchema as JsonSchema,
+      ...(hasOutput ? { output: t.outputSchema as JsonSchema } : {}),
+      ...(t.annotations !== undefined ? { annotations: t.annotations } : {}),
+      ...(t.icons !== undefined ? { icons: t.icons as JsonObject[] } : {}),
+      ...(t._meta !== undefined ? { _meta: t._meta as JsonObject } : {}),
+      ...(scopes !== undefined && scopes.length > 0 ? { scopes } : {}),
+    },
+    async (args: Record<string, unknown>, ctx: HandlerContext) => {
+      try {
+        const client = await upstream.client(ctx.signal);
+        const { options, flushed } = callOptions(ctx);
+        const r = await client.callTool({ name: t.name, arguments: args }, options);
+        await flushed();
+        const result: ToolResult<JsonObject> = {
+          kind: 'tool_result',
+          content: r.content as ToolResult<JsonObject>['content'] & object,
+          ...(r.isError === true ? { isError: true } : {}),
+          ...(r.structuredContent !== undefined && r.isError !== true
+            ? { structured: r.structuredContent as JsonObject }
+            : {}),
+          ...(r._meta !== undefined ? { meta: r._meta as JsonObject } : {}),
+        };
+        return result as never;
+      } catch (err) {
+        // A cancelled or timed-out call: the framework answers it (no response, or Timeout).
+        if (ctx.signal.aborted) throw ctx.signal.reason;
+        return toolFailure(err) as never;
+      }
+    },
+  );
+}
+
+function promptDef(
+  { upstream }: Upstreamed,
+  p: UpstreamPrompt,
+  name: string,
+  completes: boolean,
+): Definition {
+  return definePrompt(
+    {
+      name,
+      description: p.description ?? p.title ?? `The upstream prompt ${p.name}.`,
+      ...(p.title !== undefined ? { title: p.title } : {}),
+      ...(p._meta !== undefined ? { _meta: p._meta as JsonObject } : {}),
+      arguments: (p.arguments ?? []).map((a) => ({
+        name: a.name,
+        ...(a.description !== undefined ? { description: a.description } : {}),
+        ...(a.required !== undefined ? { required: a.required } : {}),
+        ...(completes
+          ? {
+              complete: async (value: string, { arguments: context, ctx }) => {
+                const client = await upstream.client(ctx.signal);
+                const r = await client
+                  .complete(
+                    {
+                      ref: { type: 'ref/prompt', name: p.name },
+                      argument: { name: a.name, value },
+                      context: { arguments: { ...context } },
+                    },
+                    { signal: ctx.signal },
+                  )
+                  .catch(forwardError);
+                return r.completion.values;
+              },
+            }
+          : {}),
+      })),
+    },
+    async (args, ctx) => {
+      const client = await upstream.client(ctx.signal).catch(forwardError);
+      const { options, flushed } = callOptions(ctx);
+      const r = await client.getPrompt({ name: p.name, arguments: { ...args } }, options).catch(forwardError);
+      await flushed();
+      return r as never;
+    },
+  );
+}
+
+async function read({ upstream }: Upstreamed, uri: string, ctx: HandlerContext) {
+  const client = await upstream.client(ctx.signal).catch(forwardError);
+  const { options, flushed } = callOptions(ctx);
+  const r = await client.readResource({ uri }, { ...options, cacheMode: 'bypass' }).catch(forwardError);
+  await flushed();
+  return r.contents as never;
+}
+
+function resourceDef(u: Upstreamed, r: UpstreamResource): Definition {
+  return defineResource(
+    {
+      uri: r.uri,
+      name: r.name,
+      ...pick(r, ['title', 'description', 'mimeType', 'size']),
+      ...(r.annotations !== undefined ? { annotations: r.annotations as JsonObject } : {}),
+      ...(r._meta !== undefined ? { _meta: r._meta as JsonObject } : {}),
+    },
+    (uri, ctx) => read(u, uri, ctx),
+  );
+}
+
+function templateDef(u: Upstreamed, t: UpstreamTemplate, completes: boolean): Definition {
+  const complete = completes
+    ? Object.fromEntries(
+        templateVariables(t.uriTemplate).map((variable) => [
+          variable,
+          async (
+            value: string,
+            { arguments: context, ctx }: { arguments: Readonly<Record<string, string>>; ctx: HandlerContext },
+          ) => {
+            const client = await u.upstream.client(ctx.signal);
+            const r = await client
+              .complete(
+                {
+                  ref: { type: 'ref/resource', uri: t.uriTemplate },
+                  argument: { name: variable, value },
+                  context: { arguments: { ...context } },
+                },
+                { signal: ctx.signal },
+              )
+              .catch(forwardError);
+            return r.completion.values;
+          },
+        ]),
+      )
+    : undefined;
+  return defineResourceTemplate(
+    {
+      uriTemplate: t.uriTemplate,
+      name: t.name,
+      ...pick(t, ['title', 'description', 'mimeType']),
+      ...(t._meta !== undefined ? { _meta: t._meta as JsonObject } : {}),
+      ...(complete !== undefined ? { complete } : {}),
+    },
+    (uri, _variables, ctx) => read(u, uri, ctx),
+  );
+}
+
+/** What one sync found upstream and served. */
+export interface MirrorCounts {
+  upstreamTools: number;
+  tools: number;
+  resources: number;
+  resourceTemplates: number;
+  prompts: number;
+}
+
+export class Mirror {
+  readonly #u: Upstreamed;
+  readonly #app: PluginApp;
+  readonly #logger: Logger;
+  readonly #filter: Filter;
+  /** What we registered, per kind, by its registry key. */
+  readonly #entries = new Map<string, Map<string, Entry>>();
+  #upstreamTools = 0;
+
+  constructor(upstream: Upstream, settings: ProxySettings, app: PluginApp) {
+    this.#u = { upstream, settings };
+    this.#app = app;
+    this.#logger = app.logger;
+    this.#filter = makeFilter(settings.include, settings.exclude);
+  }
+
+  counts(): MirrorCounts {
+    const n = (k: string) => this.#entries.get(k)?.size ?? 0;
+    return {
+      upstreamTools: this.#upstreamTools,
+      tools: n('tool'),
+      resources: n('resource'),
+      resourceTemplates: n('resource-template'),
+      prompts: n('prompt'),
+    };
+  }
+
+  /** Reads every list the upstream offers and brings the registry in line. */
+  async syncAll(client: Client): Promise<void> {
+    await this.sync(client, 'tools');
+    await this.sync(client, 'prompts');
+    await this.sync(client, 'resources');
+  }
+
+  /** Re-reads one list (after `list_changed`, or a reconnection). */
+  async sync(client: Client, kind: ListKind): Promise<void> {
+    const caps = client.getServerCapabilities() ?? {};
+    const completes = caps.completions !== undefined;
+    const prefix = this.#u.settings.prefix ?? '';
+    const opts = { cacheMode: 'refresh' as const };
+    if (kind === 'tools') {
+      const tools = caps.tools ? (await client.listTools(undefined, opts)).tools : [];
+      this.#upstreamTools = tools.length;
+      const wanted = tools.filter((t) => this.#filter.name(t.name));
+      this.#apply(
+        'tool',
+        wanted.map((t) => ({
+          key: prefix + t.name,
+          item: t,
+          make: () => toolDef(this.#u, t, prefix + t.name),
+        })),
+      );
+    } else if (kind === 'prompts') {
+      const prompts = caps.prompts ? (await client.listPrompts(undefined, opts)).prompts : [];
+      const wanted = prompts.filter((p) => this.#filter.name(p.name));
+      this.#apply(
+        'prompt',
+        wanted.map((p) => ({
+          key: prefix + p.name,
+          item: p,
+          make: () => promptDef(this.#u, p, prefix + p.name, completes),
+        })),
+      );
+    } else {
+      const resources = caps.resources ? (await client.listResources(undefined, opts)).resources : [];
+      const templates = caps.resources
+        ? (await client.listResourceTemplates(undefined, opts)).resourceTemplates
+        : [];
+      this.#apply(
+        'resource',
+        resources
+          .filter((r) => this.#filter.uri(r.uri))
+          .map((r) => ({ key: r.uri, item: r, make: () => resourceDef(this.#u, r) })),
+      );
+      this.#apply(
+        'resource-template',
+        templates
+          .filter((t) => this.#filter.uri(t.uriTemplate))
+          .map((t) => ({ key: t.uriTemplate, item: t, make: () => templateDef(this.#u, t, completes) })),
+      );
+    }
+  }
+
+  /** Removes what went away or changed, adds what is new or changed; leaves the rest alone. */
+  #apply(kind: Definition['kind'], wanted: { key: string; item: unknown; make: () => Definition }[]): void {
+    const current = this.#entries.get(kind) ?? new Map<string, Entry>();
+    this.#entries.set(kind, current);
+    const next = new Map(wanted.map((w) => [w.key, w]));
+    for (const [key, entry] of current) {
+      const w = next.get(key);
+      if (w === undefined || JSON.stringify(w.item) !== entry.fingerprint) {
+        this.#app.remove(kind, key);
+        current.delete(key);
+      }
+    }
+    for (const w of wanted) {
+      if (current.has(w.key)) continue;
+      let def: Definition;
+      try {
+        def = w.make();
+        this.#app.add(def);
+      } catch (err) {
+        this.#logger.warn({ [kind]: w.key, reason: (err as Error).message }, 'upstream item not served');
+        continue;
+      }
+      current.set(w.key, { def, key: w.key, fingerprint: JSON.stringify(w.item) });
+    }
+  }
+}

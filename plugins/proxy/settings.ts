@@ -1,0 +1,202 @@
+/**
+ * The proxy plugin's settings, `MCP_PROXY_*`, parsed by the core with this zod schema. An
+ * upstream is either a command run over stdio (`MCP_PROXY_COMMAND`, `_ARGS`, `_ENV`, `_CWD`)
+ * or a streamable-HTTP URL (`MCP_PROXY_URL`, with its own credentials). The secrets
+ * (`MCP_PROXY_BEARER_TOKEN`, `MCP_PROXY_API_KEY`, `MCP_PROXY_SECRET_ENV`) carry names the core
+ * masks wherever settings are printed.
+ */
+import { z } from 'zod';
+
+const NEVER_SHOWN = 'never logged, printed masked';
+
+/** An optional string; blank counts as unset. */
+function text() {
+  return z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+}
+
+/** A comma-separated list, blanks dropped; unset is the empty list. */
+function list() {
+  return z
+    .string()
+    .optional()
+    .transform((v) =>
+      (v ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
+    );
+}
+
+/** An integer in [min, max], with a default. */
+function int(defaultValue: number, min: number, max: number) {
+  const error = `expected an integer from ${min} to ${max}`;
+  return z
+    .string()
+    .trim()
+    .regex(/^\d+$/, { error })
+    .transform(Number)
+    .pipe(z.number().int().min(min, { error }).max(max, { error }))
+    .optional()
+    .transform((v) => v ?? defaultValue);
+}
+
+/**
+ * Splits a command line as a POSIX shell would split words (no expansion): blanks separate
+ * words, single quotes keep everything, double quotes keep everything but `\"` and `\\`, a
+ * backslash outside quotes escapes the next character. Throws on an unclosed quote.
+ *
+ * @example
+ * shellWords(`--root '/my files' -v`); // ['--root', '/my files', '-v']
+ */
+export function shellWords(line: string): string[] {
+  const words: string[] = [];
+  let word: string | undefined;
+  let quote: "'" | '"' | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i] as string;
+    if (quote === "'") {
+      if (c === "'") quote = undefined;
+      else word = (word ?? '') + c;
+    } else if (quote === '"') {
+      if (c === '"') quote = undefined;
+      else if (c === '\\' && (line[i + 1] === '"' || line[i + 1] === '\\')) word = (word ?? '') + line[++i];
+      else word = (word ?? '') + c;
+    } else if (/\s/.test(c)) {
+      if (word !== undefined) words.push(word);
+      word = undefined;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+      word ??= '';
+    } else if (c === '\\' && i + 1 < line.length) {
+      word = (word ?? '') + line[++i];
+    } else {
+      word = (word ?? '') + c;
+    }
+  }
+  if (quote !== undefined) throw new Error(`unclosed ${quote} quote`);
+  if (word !== undefined) words.push(word);
+  return words;
+}
+
+/** `MCP_PROXY_ARGS`: a JSON array of strings, or shell words. */
+const args = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined || v.trim() === '') return [];
+    const trimmed = v.trim();
+    try {
+      if (trimmed.startsWith('[')) {
+        const parsed = JSON.parse(trimmed) as unknown;
+        if (Array.isArray(parsed) && parsed.every((a) => typeof a === 'string')) return parsed as string[];
+        throw new Error('a JSON array must hold strings only');
+      }
+      return shellWords(trimmed);
+    } catch (err) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected a JSON array of strings or shell words (${(err as Error).message})`,
+      });
+      return z.NEVER;
+    }
+  });
+
+/** A JSON object whose values are all of one kind, e.g. `{"NAME":"value"}`. */
+function jsonObject<T>(what: string, value: z.ZodType<T>) {
+  const schema = z.record(z.string(), value);
+  return z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return {} as Record<string, T>;
+      try {
+        const r = schema.safeParse(JSON.parse(v));
+        if (r.success) return r.data;
+      } catch {
+        // fall through to the one message
+      }
+      ctx.addIssue({ code: 'custom', message: `expected a JSON object ${what}` });
+      return z.NEVER;
+    });
+}
+
+// RFC 9110 field-name (token) characters.
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+const url = text().refine(
+  (v) => v === undefined || (URL.canParse(v) && /^https?:$/.test(new URL(v).protocol)),
+  {
+    error: 'expected an http(s) URL of a streamable-HTTP MCP endpoint, e.g. https://mcp.example.com/mcp',
+  },
+);
+
+export const proxySettings = z
+  .object({
+    command: text().describe(
+      'The upstream MCP server to run over stdio: an executable (found on PATH) such as `npx` or `node`. Set this or MCP_PROXY_URL.',
+    ),
+    args: args.describe(
+      'Arguments of MCP_PROXY_COMMAND: a JSON array of strings (`["-y","@modelcontextprotocol/server-memory"]`) or shell words (`-y @modelcontextprotocol/server-memory`).',
+    ),
+    env: jsonObject('of strings, e.g. {"MEMORY_FILE_PATH":"/data/memory.jsonl"}', z.string()).describe(
+      "Environment of the upstream command, as a JSON object of strings, on top of a minimal inherited one (PATH, HOME, ...); the server's own MCP_* settings are never passed on.",
+    ),
+    secretEnv: jsonObject('of strings', z.string()).describe(
+      `Like MCP_PROXY_ENV, for values that are secrets (an upstream's API token) (${NEVER_SHOWN}).`,
+    ),
+    cwd: text().describe('Working folder of the upstream command. Default: the server’s own.'),
+    url: url.describe(
+      'The upstream MCP server over streamable HTTP, e.g. `https://mcp.example.com/mcp`. Set this or MCP_PROXY_COMMAND.',
+    ),
+    bearerToken: text().describe(
+      `Sent to MCP_PROXY_URL as \`Authorization: Bearer <token>\`; the clients' own credentials are never passed on (${NEVER_SHOWN}).`,
+    ),
+    apiKey: text().describe(`Sent to MCP_PROXY_URL in the header MCP_PROXY_API_KEY_HEADER (${NEVER_SHOWN}).`),
+    apiKeyHeader: text()
+      .refine((v) => v === undefined || HEADER_NAME.test(v), { error: 'expected an HTTP header name' })
+      .describe('The header that carries MCP_PROXY_API_KEY. Default: `X-API-Key`.'),
+    prefix: text()
+      .refine((v) => v === undefined || /^[A-Za-z0-9_./-]+$/.test(v), {
+        error: 'expected characters of a tool name: A-Z a-z 0-9 _ . / -',
+      })
+      .describe(
+        'Put before every upstream tool and prompt name (`mem_` makes `read_graph` `mem_read_graph`).',
+      ),
+    include: list().describe(
+      'Upstream items to serve (default all), by upstream name for tools and prompts and by URI or URI template for resources (`*` matches any run of characters). Only the kinds an entry names are narrowed.',
+    ),
+    exclude: list().describe(
+      'Upstream items not to serve, in the same forms as MCP_PROXY_INCLUDE; wins over it.',
+    ),
+    scopes: jsonObject(
+      'of string arrays by upstream tool name, e.g. {"delete_entities":["admin"]}',
+      z.array(z.string()),
+    ).describe(
+      'OAuth scopes a caller needs per tool, by upstream name (`"*"`: every tool without its own entry), as with `scopes` on our own tools.',
+    ),
+    connectTimeoutMs: int(30_000, 100, 600_000).describe(
+      'How long the upstream gets to answer its initialize (and the first lists) at start-up and after a restart.',
+    ),
+    waitMs: int(5_000, 0, 600_000).describe(
+      'How long a call waits for an upstream that is restarting before it answers with a tool error.',
+    ),
+    restartDelayMs: int(500, 10, 600_000).describe(
+      'First wait before the upstream is started (or connected) again after it went away; doubled on each failure.',
+    ),
+    restartMaxDelayMs: int(30_000, 10, 3_600_000).describe('Longest wait between two restarts.'),
+  })
+  .refine((s) => (s.command === undefined) !== (s.url === undefined), {
+    error:
+      'set MCP_PROXY_COMMAND (a stdio upstream) or MCP_PROXY_URL (a streamable-HTTP upstream): one of them',
+    path: ['command'],
+  })
+  .refine((s) => s.url !== undefined || (s.bearerToken === undefined && s.apiKey === undefined), {
+    error:
+      'MCP_PROXY_BEARER_TOKEN and MCP_PROXY_API_KEY are sent to MCP_PROXY_URL only; a stdio upstream takes MCP_PROXY_SECRET_ENV',
+    path: ['bearerToken'],
+  });
+
+export type ProxySettings = z.output<typeof proxySettings>;

@@ -1,0 +1,296 @@
+/**
+ * The connection to the upstream MCP server, through the official client
+ * (`@modelcontextprotocol/client`): a child process over stdio or a streamable-HTTP endpoint.
+ * One connection serves every client of ours. It is opened at start-up; when it goes away (the
+ * process exits, the pipe breaks) the calls in flight fail at once (the client rejects its
+ * pending requests on close) and it is opened again after a back-off that doubles on each
+ * failure. `client()` hands the live connection to a call, waiting a little for a restart.
+ */
+
+import type { Logger } from '@mcp-toolkit/server';
+import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { ProxySettings } from './settings.ts';
+
+/** A connection that stayed up this long resets the back-off. */
+const STABLE_MS = 10_000;
+/** Lines of the upstream's stderr kept for the log line of a crash. */
+const STDERR_LINES = 20;
+
+export type ListKind = 'tools' | 'prompts' | 'resources';
+export type UpstreamState = 'starting' | 'up' | 'down' | 'stopped';
+
+export interface UpstreamStatus {
+  readonly state: UpstreamState;
+  /** The upstream's serverInfo and negotiated protocol revision, once connected. */
+  readonly server?: { name: string; version: string; protocolVersion: string | undefined };
+  /** Why it is down (no secrets: the message of the failure). */
+  readonly error?: string;
+  readonly restarts: number;
+  /** When the next attempt is due, while down. */
+  readonly retryAt?: number;
+}
+
+export interface UpstreamHooks {
+  /** Runs after each (re)connection, before calls are let through: read the lists. */
+  connected(client: Client): Promise<void>;
+  /** The upstream said a list changed. */
+  listChanged(kind: ListKind): void;
+  /** The upstream said a resource changed. */
+  resourceUpdated?(uri: string): void;
+}
+
+/** Thrown to a call when there is no upstream to send it to. */
+export class UpstreamUnavailable extends Error {
+  override name = 'UpstreamUnavailable';
+}
+
+/** Where the upstream is, as logs and doctor show it (no credentials, no query string). */
+export function describeTarget(settings: ProxySettings): string {
+  if (settings.url !== undefined) {
+    const u = new URL(settings.url);
+    return `${u.origin}${u.pathname}`;
+  }
+  return [settings.command, ...settings.args].join(' ');
+}
+
+export class Upstream {
+  readonly #settings: ProxySettings;
+  readonly #logger: Logger;
+  readonly #hooks: UpstreamHooks;
+  readonly #version: string;
+  #client: Client | undefined;
+  #state: UpstreamState = 'starting';
+  #error: string | undefined;
+  #restarts = 0;
+  #attempt = 0;
+  #upSince = 0;
+  #retryAt: number | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #stderr: string[] = [];
+  readonly #waiters = new Set<() => void>();
+
+  constructor(settings: ProxySettings, logger: Logger, hooks: UpstreamHooks, version = '0.0.0') {
+    this.#settings = settings;
+    this.#logger = logger;
+    this.#hooks = hooks;
+    this.#version = version;
+  }
+
+  get state(): UpstreamState {
+    return this.#state;
+  }
+
+  status(): UpstreamStatus {
+    const client = this.#client;
+    const info = client?.getServerVersion();
+    return {
+      state: this.#state,
+      ...(info && this.#state === 'up'
+        ? {
+            server: {
+              name: info.name,
+              version: info.version,
+              protocolVersion: client?.getNegotiatedProtocolVersion(),
+            },
+          }
+        : {}),
+      ...(this.#error !== undefined ? { error: this.#error } : {}),
+      restarts: this.#restarts,
+      ...(this.#retryAt !== undefined && this.#state === 'down' ? { retryAt: this.#retryAt } : {}),
+    };
+  }
+
+  /** Connects for the first time; rejects with the reason when that fails. */
+  async start(): Promise<void> {
+    try {
+      await this.#connect();
+    } catch (err) {
+      this.#down(err as Error);
+      throw err;
+    }
+  }
+
+  /** Keeps trying in the background after a failed start (an HTTP upstream that is not up yet). */
+  retryLater(): void {
+    this.#schedule();
+  }
+
+  /**
+   * The live connection, for one call: at once when up, else after waiting up to
+   * MCP_PROXY_WAIT_MS for a restart (or until `signal` aborts).
+   */
+  async client(signal: AbortSignal): Promise<Client> {
+    if (this.#state === 'up' && this.#client) return this.#client;
+    if (this.#state !== 'stopped' && this.#settings.waitMs > 0) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          this.#waiters.delete(done);
+          signal.removeEventListener('abort', done);
+          resolve();
+        };
+        const timer = setTimeout(done, this.#settings.waitMs);
+        this.#waiters.add(done);
+        signal.addEventListener('abort', done, { once: true });
+      });
+      signal.throwIfAborted();
+      if (this.#state === 'up' && this.#client) return this.#client;
+    }
+    const why = this.#state === 'stopped' ? 'the server is shutting down' : (this.#error ?? 'not connected');
+    const retry =
+      this.#retryAt !== undefined && this.#state === 'down'
+        ? ` It is being restarted (next attempt in ${Math.max(0, Math.ceil((this.#retryAt - Date.now()) / 1000))} s); retry shortly.`
+        : '';
+    throw new UpstreamUnavailable(`The upstream MCP server is unavailable: ${why}.${retry}`);
+  }
+
+  /** Stops for good: no restart, the process (or HTTP session) closed. */
+  async stop(): Promise<void> {
+    this.#state = 'stopped';
+    clearTimeout(this.#timer);
+    this.#wake();
+    const client = this.#client;
+    this.#client = undefined;
+    await client?.close().catch(() => {});
+  }
+
+  #transport(): Transport {
+    const s = this.#settings;
+    if (s.url !== undefined) {
+      const headers: Record<string, string> = {};
+      if (s.bearerToken !== undefined) headers.authorization = `Bearer ${s.bearerToken}`;
+      if (s.apiKey !== undefined) headers[(s.apiKeyHeader ?? 'X-API-Key').toLowerCase()] = s.apiKey;
+      return new StreamableHTTPClientTransport(new URL(s.url), { requestInit: { headers } });
+    }
+    const transport = new StdioClientTransport({
+      command: s.command as string,
+      args: [...s.args],
+      // Only the minimal inherited variables (PATH, HOME, ...) and the configured ones: the
+      // server's own settings and secrets stay with it.
+      env: { ...getDefaultEnvironment(), ...s.env, ...s.secretEnv },
+      ...(s.cwd !== undefined ? { cwd: s.cwd } : {}),
+      stderr: 'pipe',
+    });
+    let rest = '';
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      rest += chunk.toString('utf8');
+      const lines = rest.split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) {
+        if (line.trim() === '') continue;
+        this.#stderr.push(line);
+        if (this.#stderr.length > STDERR_LINES) this.#stderr.shift();
+        this.#logger.debug({ upstreamStderr: line }, 'upstream stderr');
+      }
+    });
+    return transport;
+  }
+
+  async #connect(): Promise<void> {
+    this.#stderr = [];
+    const listChanged = (kind: ListKind) => ({
+      autoRefresh: false,
+      debounceMs: 100,
+      onChanged: () => this.#hooks.listChanged(kind),
+    });
+    const client = new Client(
+      { name: 'mcp-toolkit-proxy', version: this.#version },
+      {
+        listChanged: {
+          tools: listChanged('tools'),
+          prompts: listChanged('prompts'),
+          resources: listChanged('resources'),
+        },
+      },
+    );
+    client.onerror = (err) => this.#logger.debug({ err: err.message }, 'upstream connection error');
+    client.onclose = () => {
+      if (this.#client === client) this.#lost(client);
+    };
+    const timeout = this.#settings.connectTimeoutMs;
+    const transport = this.#transport();
+    try {
+      await client.connect(transport, { timeout });
+      client.setNotificationHandler('notifications/resources/updated', (n) => {
+        this.#hooks.resourceUpdated?.(n.params.uri);
+      });
+      await withTimeout(this.#hooks.connected(client), timeout, 'reading the upstream lists');
+    } catch (err) {
+      await client.close().catch(() => {});
+      const tail = this.#stderr.length > 0 ? { upstreamStderr: this.#stderr.join('\n') } : {};
+      this.#logger.warn({ ...tail, err: (err as Error).message }, 'upstream did not start');
+      throw err;
+    }
+    this.#client = client;
+    this.#state = 'up';
+    this.#error = undefined;
+    this.#retryAt = undefined;
+    this.#upSince = Date.now();
+    const info = client.getServerVersion();
+    this.#logger.info(
+      {
+        upstream: info?.name,
+        version: info?.version,
+        protocolVersion: client.getNegotiatedProtocolVersion(),
+      },
+      'upstream connected',
+    );
+    this.#wake();
+  }
+
+  /** The connection went away by itself: the SDK has already failed its pending requests. */
+  #lost(client: Client): void {
+    this.#client = undefined;
+    if (this.#state === 'stopped') return;
+    if (Date.now() - this.#upSince > STABLE_MS) this.#attempt = 0;
+    const tail = this.#stderr.length > 0 ? { upstreamStderr: this.#stderr.join('\n') } : {};
+    this.#logger.warn(
+      { ...tail, upstream: client.getServerVersion()?.name },
+      'upstream went away; restarting',
+    );
+    this.#down(new Error('the upstream connection closed'));
+    this.#schedule();
+  }
+
+  #down(err: Error): void {
+    if (this.#state === 'stopped') return;
+    this.#state = 'down';
+    this.#error = err.message;
+  }
+
+  #schedule(): void {
+    if (this.#state === 'stopped') return;
+    const { restartDelayMs, restartMaxDelayMs } = this.#settings;
+    const delay = Math.min(restartMaxDelayMs, restartDelayMs * 2 ** Math.min(this.#attempt, 30));
+    this.#attempt++;
+    this.#retryAt = Date.now() + delay;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      if (this.#state === 'stopped') return;
+      this.#restarts++;
+      this.#connect().catch((err: Error) => {
+        this.#down(err);
+        this.#schedule();
+      });
+    }, delay);
+    this.#timer.unref();
+  }
+
+  #wake(): void {
+    for (const w of [...this.#waiters]) w();
+  }
+}
+
+async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([p, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * Real upstreams for the proxy plugin's tests: the official memory server (its knowledge
+ * graph in a temporary file) and the official "everything" server, each run over stdio with
+ * this Node, as MCP_PROXY_* settings.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { REPO_ROOT } from '../../helpers/spawn-server.ts';
+
+const MEMORY = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
+const EVERYTHING = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+
+/** A fresh temporary folder and its removal. */
+export function scratch(): { dir: string; remove(): void } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'mcp-proxy-'));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Settings for the memory server, its graph kept in `dir`. */
+export function memoryUpstream(dir: string): Record<string, string> {
+  return {
+    MCP_PROXY_COMMAND: process.execPath,
+    MCP_PROXY_ARGS: JSON.stringify([MEMORY]),
+    MCP_PROXY_ENV: JSON.stringify({ MEMORY_FILE_PATH: path.join(dir, 'memory.jsonl') }),
+  };
+}
+
+/** Settings for the everything server over stdio (args as shell words). */
+export function everythingUpstream(): Record<string, string> {
+  return { MCP_PROXY_COMMAND: process.execPath, MCP_PROXY_ARGS: `'${EVERYTHING}' stdio` };
+}
