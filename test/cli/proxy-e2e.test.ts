@@ -1,7 +1,7 @@
 /**
  * `mcp-toolkit proxy --port 0 -- node <server-memory>` end to end: the real CLI serves the
  * official memory server over our HTTP transport, and the official v2 client creates an
- * entity and finds it again through it. Then the Done of issue 33: `mcp-toolkit check` on the
+ * entity and finds it again through it. Then the proxy's check parity: `mcp-toolkit check` on the
  * proxy reports no failed MUST or SHOULD check that `check` does not also report on the
  * memory server itself (run over stdio).
  */
