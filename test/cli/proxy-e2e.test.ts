@@ -1,7 +1,8 @@
 /**
  * `mcp-toolkit proxy --port 0 -- node <server-memory>` end to end: the real CLI serves the
  * official memory server over our HTTP transport, and the official v2 client creates an
- * entity and finds it again through it. Then the proxy's check parity: `mcp-toolkit check` on the
+ * entity and finds it again through it; `mcp-toolkit proxy <url>` in front of that proxy serves
+ * its tools with a prefix. Then the proxy's check parity: `mcp-toolkit check` on the
  * proxy reports no failed MUST or SHOULD check that `check` does not also report on the
  * memory server itself (run over stdio).
  */
@@ -100,6 +101,23 @@ describe('mcp-toolkit proxy -- node server-memory', () => {
       };
       assert.notEqual(found.isError, true, JSON.stringify(found));
       assert.match(found.content.map((c) => c.text ?? '').join('\n'), /wrote the first program/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('proxy <url>: a second proxy serves the first one over HTTP, with a prefix', async (t) => {
+    const outer = await spawnHttpCli(['proxy', '--port', '0', '--prefix', 'mem_', proxy.url]);
+    t.after(() => outer.stop());
+    const client = new Client({ name: 'proxy-cli-e2e', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(outer.url)));
+    try {
+      const result = (await client.callTool({ name: 'mem_read_graph', arguments: {} })) as {
+        content: { type: string; text?: string }[];
+        isError?: boolean;
+      };
+      assert.notEqual(result.isError, true, JSON.stringify(result));
+      assert.match(result.content.map((c) => c.text ?? '').join('\n'), /Ada/);
     } finally {
       await client.close();
     }
