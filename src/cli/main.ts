@@ -27,7 +27,7 @@ const err = (text: string) => void process.stderr.write(text);
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   // The server commands write their failures as log lines when stderr is a log stream.
-  const server = command === 'run' || command === 'dev';
+  const server = command === 'run' || command === 'dev' || command === 'proxy';
   try {
     if (command === undefined || command === '--help' || command === '-h') return out(`${HELP}\n`);
     if (command === 'help') {
@@ -44,6 +44,10 @@ export async function main(argv: string[]): Promise<void> {
     if (command === 'dev') {
       const { devCommand } = await import('./dev.ts');
       return await devCommand(rest, process.env, { out, err, isTTY: process.stderr.isTTY === true });
+    }
+    if (command === 'proxy') {
+      const { proxyCommand } = await import('./proxy.ts');
+      return await proxyCommand(rest, process.env, { out, err, isTTY: process.stderr.isTTY === true });
     }
     if (command === 'login') return await loginCommand(rest);
     if (command === 'check' || command === 'test') {

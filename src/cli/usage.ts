@@ -46,6 +46,30 @@ Options:
   --host H                 the address to bind (MCP_HTTP_HOST, default 127.0.0.1)
   --port P                 the port (MCP_HTTP_PORT, default 8000; 0 picks a free one)
   -h, --help               this text`,
+  proxy: `Usage: mcp-toolkit proxy [--prefix P] [--host H] [--port N] -- <command> [args...]
+       mcp-toolkit proxy [--prefix P] [--host H] [--port N] <url>
+
+Serves another MCP server (the upstream) over our HTTP transport, through the bundled proxy
+plugin (docs/proxy.md): its tools, resources, prompts and completions get our auth, scopes,
+rate limits, logs, traces and both protocol wires. The upstream is a command run over stdio
+(everything after --) or a streamable-HTTP URL. This is \`run --transport http\` with
+MCP_PLUGINS=proxy and MCP_PROXY_COMMAND/MCP_PROXY_ARGS (or MCP_PROXY_URL) set from the
+arguments; every other setting comes from the environment (MCP_AUTH, MCP_PROXY_ENV,
+MCP_PROXY_SCOPES, MCP_PROXY_BEARER_TOKEN, ...). The command gets a minimal environment (PATH,
+HOME, ...) plus MCP_PROXY_ENV and MCP_PROXY_SECRET_ENV, not this one.
+
+Options:
+  --prefix P               put before every upstream tool and prompt name (MCP_PROXY_PREFIX)
+  --host H                 the address to bind (MCP_HTTP_HOST, default 127.0.0.1)
+  --port N                 the port (MCP_HTTP_PORT, default 8000; 0 picks a free one)
+  -h, --help               this text
+
+Examples:
+  mcp-toolkit proxy -- npx -y @modelcontextprotocol/server-memory
+  MCP_AUTH=api_key MCP_API_KEYS=team:change-me-0123456789 mcp-toolkit proxy --port 9000 https://mcp.internal.example/mcp
+
+Exit codes: 0 stopped cleanly, 1 a failure while running, 2 a bad setting, flag or upstream
+command that does not start.`,
   doctor: `Usage: mcp-toolkit doctor
 
 Checks the MCP_* settings (secrets masked), the auth mode, each external dependency (OAuth
@@ -104,6 +128,7 @@ export const COMMANDS_HELP = (version: string) => `mcp-toolkit ${version}
 Usage:
   mcp-toolkit run [--transport stdio|http] [--host H] [--port P]   start the server
   mcp-toolkit dev [--port P]                                       HTTP server that reloads plugins as you edit them
+  mcp-toolkit proxy [--port P] <url | -- command [args...]>        serve another MCP server through ours, over HTTP
   mcp-toolkit doctor                                               check settings, plugins and dependencies
   mcp-toolkit install <client> [--dry-run]                         add the server to Claude Desktop, Claude Code, Cursor, VS Code or Windsurf
   mcp-toolkit init <name> [--dir D]                                scaffold plugins/<name>/ and its test

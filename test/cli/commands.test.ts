@@ -41,7 +41,7 @@ function assertJsonLines(stderr: string): Record<string, unknown>[] {
 }
 
 describe('--help and --version', () => {
-  for (const command of ['run', 'dev', 'doctor', 'install', 'login', 'init', 'check', 'test']) {
+  for (const command of ['run', 'dev', 'proxy', 'doctor', 'install', 'login', 'init', 'check', 'test']) {
     for (const flag of ['--help', '-h']) {
       test(`${command} ${flag}: its own usage on stdout, exit 0`, () => {
         const r = cli([command, flag]);

@@ -104,7 +104,21 @@ export function spawnNode(
 export async function spawnHttpServer(
   env: Readonly<Record<string, string>> = {},
 ): Promise<SpawnedHttpServer> {
-  const proc = spawnCli(['run', '--transport', 'http', '--host', '127.0.0.1', '--port', '0'], env);
+  return spawnHttpCli(['run', '--transport', 'http', '--host', '127.0.0.1', '--port', '0'], env);
+}
+
+/**
+ * Spawns a CLI command that serves HTTP (`run --transport http`, `proxy`, ...) and waits for
+ * its listening line, as spawnHttpServer does.
+ *
+ * @example
+ * const proxy = await spawnHttpCli(['proxy', '--port', '0', '--', 'node', 'server.js']);
+ */
+export async function spawnHttpCli(
+  args: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+): Promise<SpawnedHttpServer> {
+  const proc = spawnCli(args, env);
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error('no "listening" line within 30 s')), READY_TIMEOUT_MS);
     const onData = () => {
