@@ -18,12 +18,17 @@
  * so nothing lands in the working tree); `--run-timeout-ms N` bounds each suite run
  * (default 600000); `--replicas N` (N ≥ 2) runs N replicas sharing a real `redis-server`
  * (MCP_REDIS_URL, one MCP_STATE_SECRET) behind a round-robin proxy with no affinity, and
- * points the suite at the proxy, so consecutive requests land on different replicas.
+ * points the suite at the proxy, so consecutive requests land on different replicas;
+ * `--fastify` runs, instead of the command, a Fastify application of its own
+ * (test/fixtures/fastify-conformance-app.ts: one route of its own, `GET /hello`, and the
+ * plugin `@mcp-toolkit/server/fastify` with the same plugins and settings) on a free
+ * loopback port, and points the suite at its endpoint as in the one-replica case.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +52,8 @@ const SERVER_START_MS = 30_000;
 /** The skills the `sep-2640-skills-*` scenarios read (served through MCP_SKILLS_DIR). */
 const SKILLS_DIR = path.join(ROOT, 'plugins/conformance/skills');
 const STOP_MS = 10_000;
+/** The Fastify application `--fastify` runs the suite against. */
+const FASTIFY_APP = path.join(ROOT, 'test/fixtures/fastify-conformance-app.ts');
 
 interface Run {
   name: string;
@@ -76,17 +83,20 @@ function parseCli(argv: string[]): {
   out?: string;
   runTimeoutMs: number;
   replicas: number;
+  fastify: boolean;
   passThrough: string[];
 } {
   const passThrough: string[] = [];
   let out: string | undefined;
   let runTimeoutMs = 600_000;
   let replicas = 1;
+  let fastify = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg === '--out') out = argv[++i];
     else if (arg === '--run-timeout-ms') runTimeoutMs = Number(argv[++i]);
     else if (arg === '--replicas') replicas = Number(argv[++i]);
+    else if (arg === '--fastify') fastify = true;
     else passThrough.push(arg);
   }
   if (!(Number.isInteger(runTimeoutMs) && runTimeoutMs > 0)) {
@@ -95,7 +105,8 @@ function parseCli(argv: string[]): {
   if (!(Number.isInteger(replicas) && replicas >= 1 && replicas <= 8)) {
     throw new Error('--replicas needs an integer from 1 to 8');
   }
-  return { out, runTimeoutMs, replicas, passThrough };
+  if (fastify && replicas !== 1) throw new Error('--fastify runs one application: it takes no --replicas');
+  return { out, runTimeoutMs, replicas, fastify, passThrough };
 }
 
 /** The suite's entry point, from its package.json `bin`. */
@@ -122,25 +133,49 @@ function serverEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   };
 }
 
-/** Starts `mcp-toolkit run` on port 0 and resolves with the URL it prints on stderr. */
-function startServer(
+/** A free loopback port (the Fastify application is told its port, so its settings name it). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no free port')),
+      );
+    });
+  });
+}
+
+/**
+ * Starts `mcp-toolkit run` on port 0 (or, with `fastify`, the Fastify application on a free
+ * port) and resolves with the URL it prints on stderr.
+ */
+async function startServer(
   logFile: string,
   extra: Record<string, string> = {},
+  fastify = false,
 ): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    [
-      path.join(ROOT, 'bin/mcp-toolkit.js'),
-      'run',
-      '--transport',
-      'http',
-      '--host',
-      '127.0.0.1',
-      '--port',
-      '0',
-    ],
-    { cwd: ROOT, env: serverEnv(extra), stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  const child = fastify
+    ? spawn(process.execPath, [FASTIFY_APP], {
+        cwd: ROOT,
+        env: serverEnv({ ...extra, MCP_HTTP_HOST: '127.0.0.1', MCP_HTTP_PORT: String(await freePort()) }),
+        stdio: ['ignore', 'ignore', 'pipe'],
+      })
+    : spawn(
+        process.execPath,
+        [
+          path.join(ROOT, 'bin/mcp-toolkit.js'),
+          'run',
+          '--transport',
+          'http',
+          '--host',
+          '127.0.0.1',
+          '--port',
+          '0',
+        ],
+        { cwd: ROOT, env: serverEnv(extra), stdio: ['ignore', 'ignore', 'pipe'] },
+      );
   const log = createWriteStream(logFile);
   let seen = '';
   return new Promise((resolve, reject) => {
@@ -302,9 +337,9 @@ interface Target {
   stop(): Promise<void>;
 }
 
-async function startTarget(outDir: string, replicas: number): Promise<Target> {
+async function startTarget(outDir: string, replicas: number, fastify: boolean): Promise<Target> {
   if (replicas === 1) {
-    const { child, url } = await startServer(path.join(outDir, 'server.log'));
+    const { child, url } = await startServer(path.join(outDir, 'server.log'), {}, fastify);
     return { url, servers: [child], stop: () => stop(child) };
   }
   let redis: RedisServer | undefined;
@@ -334,11 +369,11 @@ async function startTarget(outDir: string, replicas: number): Promise<Target> {
 }
 
 async function main(): Promise<number> {
-  const { out, runTimeoutMs, replicas, passThrough } = parseCli(process.argv.slice(2));
+  const { out, runTimeoutMs, replicas, fastify, passThrough } = parseCli(process.argv.slice(2));
   const outDir = out ? path.resolve(out) : await mkdtemp(path.join(tmpdir(), 'mcp-conformance-'));
   await mkdir(outDir, { recursive: true });
   const bin = suiteBin();
-  const target = await startTarget(outDir, replicas);
+  const target = await startTarget(outDir, replicas, fastify);
   const { url, servers } = target;
   const onSignal = () => {
     current?.kill('SIGTERM');
@@ -348,9 +383,11 @@ async function main(): Promise<number> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   console.log(
-    replicas === 1
-      ? `conformance: server at ${url}; raw results in ${outDir}`
-      : `conformance: ${replicas} replicas sharing Redis behind a round-robin proxy at ${url}; raw results in ${outDir}`,
+    fastify
+      ? `conformance: the Fastify plugin on an application of its own at ${url}; raw results in ${outDir}`
+      : replicas === 1
+        ? `conformance: server at ${url}; raw results in ${outDir}`
+        : `conformance: ${replicas} replicas sharing Redis behind a round-robin proxy at ${url}; raw results in ${outDir}`,
   );
   let blocking = 0;
   try {
