@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
-import { buildHiddenApp, call, errorShape, guest, open } from '../protocol/hidden-helpers.ts';
+import { buildHiddenApp, call, guest, open } from '../protocol/hidden-helpers.ts';
 import type { Message, TestApp } from '../transports/http-helpers.ts';
 
 /** What each method is asked with, and the hidden item it names. */
