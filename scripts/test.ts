@@ -42,6 +42,7 @@ export const SLOW: readonly string[] = [
   'test/scale/replicas.test.ts',
   'test/tasks/replicas.test.ts',
   'test/examples/',
+  'test/plugins/proxy/',
 ];
 
 export function isSlow(file: string): boolean {
