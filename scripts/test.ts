@@ -43,6 +43,12 @@ export const SLOW: readonly string[] = [
   'test/tasks/replicas.test.ts',
   'test/examples/',
   'test/plugins/proxy/',
+  'test/testing/process-hygiene.test.ts',
+  'test/testing/cli.test.ts',
+  'test/testing/refusals.test.ts',
+  'test/cli/init.test.ts',
+  'test/transports/rollout.test.ts',
+  'test/types/',
 ];
 
 export function isSlow(file: string): boolean {
