@@ -7,7 +7,7 @@
  */
 import type { DoctorCheck, Logger } from '@mcp-toolkit/server';
 import type { Mirror } from './mirror.ts';
-import type { ProxySettings } from './settings.ts';
+import { NEEDS_ONE_UPSTREAM, type ProxySettings } from './settings.ts';
 import { Upstream, type UpstreamStatus } from './upstream.ts';
 
 const NAME = 'proxy upstream answers';
@@ -42,6 +42,9 @@ function downDetail(settings: ProxySettings, status: UpstreamStatus): string {
  * const [check] = await checkUpstream(settings); // { name: 'proxy upstream answers', ok: true, detail: 'memory-server 0.6.3, ...' }
  */
 export async function checkUpstream(settings: ProxySettings): Promise<DoctorCheck[]> {
+  if (settings.command === undefined && settings.url === undefined) {
+    return [{ name: NAME, ok: false, kind: 'config', detail: NEEDS_ONE_UPSTREAM }];
+  }
   const live = running.get(settings);
   if (live !== undefined) {
     const status = live.upstream.status();

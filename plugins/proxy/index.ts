@@ -5,10 +5,10 @@
  * is registered through the public define* API, so our auth, scopes, rate limits, spans and
  * logs apply as to our own tools, on both protocol wires. See docs/proxy.md.
  */
-import { definePlugin } from '@mcp-toolkit/server';
+import { definePlugin, InternalCode, ToolkitError } from '@mcp-toolkit/server';
 import { checkUpstream, running } from './doctor.ts';
 import { Mirror } from './mirror.ts';
-import { type ProxySettings, proxySettings } from './settings.ts';
+import { NEEDS_ONE_UPSTREAM, type ProxySettings, proxySettings } from './settings.ts';
 import { describeTarget, type ListKind, Upstream } from './upstream.ts';
 
 export type { ProxySettings };
@@ -26,6 +26,9 @@ export const proxyPlugin = definePlugin({
     'Serves the tools, resources and prompts of another MCP server (MCP_PROXY_COMMAND over stdio, or MCP_PROXY_URL over streamable HTTP) as its own.',
   settings: proxySettings,
   register(app, settings) {
+    if (settings.command === undefined && settings.url === undefined) {
+      throw new ToolkitError(InternalCode.InvalidSetting, NEEDS_ONE_UPSTREAM);
+    }
     // Syncs run one at a time: a list_changed during a reconnection's full sync waits for it.
     let syncing: Promise<void> = Promise.resolve();
     const never = new AbortController().signal;

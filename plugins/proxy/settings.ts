@@ -9,6 +9,10 @@ import { z } from 'zod';
 
 const NEVER_SHOWN = 'never logged, printed masked';
 
+/** What a proxy needs: one upstream. */
+export const NEEDS_ONE_UPSTREAM =
+  'set MCP_PROXY_COMMAND (a stdio upstream) or MCP_PROXY_URL (a streamable-HTTP upstream): one of them';
+
 /** An optional string; blank counts as unset. */
 function text() {
   return z
@@ -188,9 +192,9 @@ export const proxySettings = z
     ),
     restartMaxDelayMs: int(30_000, 10, 3_600_000).describe('Longest wait between two restarts.'),
   })
-  .refine((s) => (s.command === undefined) !== (s.url === undefined), {
-    error:
-      'set MCP_PROXY_COMMAND (a stdio upstream) or MCP_PROXY_URL (a streamable-HTTP upstream): one of them',
+  // Neither is fine here (the plugin is bundled without being loaded); register() refuses it.
+  .refine((s) => s.command === undefined || s.url === undefined, {
+    error: NEEDS_ONE_UPSTREAM,
     path: ['command'],
   })
   .refine((s) => s.url !== undefined || (s.bearerToken === undefined && s.apiKey === undefined), {

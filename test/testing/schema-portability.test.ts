@@ -113,6 +113,9 @@ describe('portability findings', () => {
 const VERBATIM = new Set(['json_schema_2020_12_tool']);
 const FROM_DOCUMENT = new Set(['openapi']);
 const PETSTORE = path.join(REPO_ROOT, 'test/plugins/openapi/fixtures/petstore.yaml');
+/** The proxy serves another server's tools with that server's schemas: here the memory server's. */
+const MIRRORED = new Set(['proxy']);
+const MEMORY = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
 
 describe('the bundled plugins publish portable schemas', () => {
   test('every tool of every plugin under plugins/ is clean', async () => {
@@ -124,6 +127,7 @@ describe('the bundled plugins publish portable schemas', () => {
     let checked = 0;
     const verbatim: string[] = [];
     const fromDocument: string[] = [];
+    let mirrored = 0;
     try {
       for (const name of names) {
         const mod = (await import(path.join(REPO_ROOT, 'plugins', name, 'index.ts'))) as { default: never };
@@ -133,6 +137,9 @@ describe('the bundled plugins publish portable schemas', () => {
             MCP_FILESYSTEM_ROOT: path.join(dir, name),
             MCP_OPENAPI_SPEC: PETSTORE,
             MCP_OPENAPI_BASE_URL: 'http://127.0.0.1:9/api',
+            MCP_PROXY_COMMAND: process.execPath,
+            MCP_PROXY_ARGS: JSON.stringify([MEMORY]),
+            MCP_PROXY_ENV: JSON.stringify({ MEMORY_FILE_PATH: path.join(dir, 'memory.jsonl') }),
           },
         });
         try {
@@ -141,6 +148,10 @@ describe('the bundled plugins publish portable schemas', () => {
             const findings = toolPortability(tool);
             if (VERBATIM.has(tool.name as string)) {
               verbatim.push(...findings.map((f) => f.rule));
+              continue;
+            }
+            if (MIRRORED.has(name)) {
+              mirrored++;
               continue;
             }
             if (FROM_DOCUMENT.has(name)) {
@@ -158,6 +169,7 @@ describe('the bundled plugins publish portable schemas', () => {
       await rm(dir, { recursive: true, force: true });
     }
     assert.ok(checked > 20, `only ${checked} tools checked`);
+    assert.ok(mirrored > 0, 'the proxy served the upstream memory server’s tools');
     // The check is not vacuous: the verbatim 2020-12 tool is caught.
     assert.deepEqual([...new Set(verbatim)].sort(), ['dollar-schema', 'ref', 'union', 'untyped-property']);
     // The openapi plugin keeps the document's type lists (OpenAPI 3.1 nullable: its null can

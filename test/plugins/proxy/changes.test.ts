@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { TestClient } from '@mcp-toolkit/server/testing';
 import proxy from '../../../plugins/proxy/index.ts';
 import { REPO_ROOT } from '../../helpers/spawn-server.ts';
+import { until } from '../../helpers/until.ts';
 
 const FIXTURE = path.join(REPO_ROOT, 'test/plugins/proxy/fixtures/changing-server.ts');
 
@@ -26,18 +26,12 @@ before(async () => {
 });
 after(() => client?.close());
 
-async function until(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline; await sleep(50))
-    if (await check()) return;
-  assert.fail(`timed out waiting for ${what}`);
-}
-
 test("the upstream's list_changed re-reads its tools, and our client is told", async () => {
   assert.equal(await client.callText('up_grow'), 'grown_1');
-  await until(
-    async () => (await client.listTools()).some((t) => t.name === 'up_grown_1'),
-    'up_grown_1 to be listed',
-  );
+  await until(async () => (await client.listTools()).some((t) => t.name === 'up_grown_1'), {
+    timeoutMs: 10_000,
+    message: 'up_grown_1 to be listed',
+  });
   assert.equal(await client.callText('up_grown_1'), 'grown_1');
   assert.ok(client.notifications.some((n) => n.method === 'notifications/tools/list_changed'));
 });
@@ -47,13 +41,22 @@ test('a call our client cancels is cancelled upstream', async () => {
     jsonrpc: '2.0',
     id: 'slow',
     method: 'tools/call',
-    params: { name: 'up_wait', arguments: { ms: 30_000 } },
+    params: { name: 'up_wait', arguments: { ms: 30_000 }, _meta: { progressToken: 'begun' } },
   });
-  await sleep(300);
+  // The upstream's first progress says it is running the wait.
+  await until(
+    () =>
+      client.notifications.some(
+        (n) =>
+          n.method === 'notifications/progress' &&
+          (n.params as { progressToken?: unknown } | undefined)?.progressToken === 'begun',
+      ),
+    { timeoutMs: 10_000, message: 'the upstream to be running the call' },
+  );
   await client.notify('notifications/cancelled', { requestId: 'slow', reason: 'changed my mind' });
   assert.equal(await call, undefined);
-  await until(
-    async () => (await client.callText('up_cancelled')) === '1',
-    'the upstream to see the cancellation',
-  );
+  await until(async () => (await client.callText('up_cancelled')) === '1', {
+    timeoutMs: 10_000,
+    message: 'the upstream to see the cancellation',
+  });
 });

@@ -9,9 +9,9 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { type SpawnedHttpServer, spawnHttpServer } from '../../helpers/spawn-server.ts';
+import { until } from '../../helpers/until.ts';
 import { everythingUpstream, memoryUpstream, scratch } from './helpers.ts';
 
 const KEY = 'proxy-test-key-0123456789abcdef';
@@ -167,12 +167,14 @@ describe('everything server: progress, a crash and the restart', () => {
       assert.equal(ready.status, 503, JSON.stringify(body));
       assert.match(String(body.checks['plugin:proxy']?.detail), /stdio upstream down/);
 
-      let echoed: Result | undefined;
-      for (const deadline = Date.now() + 15_000; Date.now() < deadline; await sleep(250)) {
-        echoed = (await client.callTool({ name: 'echo', arguments: { message: 'back' } })) as Result;
-        if (echoed.isError !== true) break;
-      }
-      assert.notEqual(echoed?.isError, true, JSON.stringify(echoed));
+      // The next call succeeds once the upstream is restarted (with back-off).
+      const echoed = await until(
+        async () => {
+          const r = (await client.callTool({ name: 'echo', arguments: { message: 'back' } })) as Result;
+          return r.isError === true ? undefined : r;
+        },
+        { timeoutMs: 15_000, intervalMs: 50, message: 'a call to succeed after the restart' },
+      );
       assert.match(String(echoed?.content[0]?.text), /back/);
       assert.notEqual(upstreamPid(server, 'server-everything'), before);
     } finally {

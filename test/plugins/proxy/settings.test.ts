@@ -48,8 +48,13 @@ describe('proxy settings', () => {
     assert.throws(() => parse({ MCP_PROXY_COMMAND: 'x', MCP_PROXY_SCOPES: '["admin"]' }), /MCP_PROXY_SCOPES/);
   });
 
-  test('one upstream, and credentials only for a URL', () => {
-    assert.throws(() => parse({}), /MCP_PROXY_COMMAND.*MCP_PROXY_URL/s);
+  test('one upstream, and credentials only for a URL', async () => {
+    // Unset is valid settings (the plugin is bundled without being loaded); loading it is not.
+    assert.doesNotThrow(() => parse({}));
+    await assert.rejects(
+      TestClient.start({ plugins: [proxyPlugin as PluginDefinition<never>], env: {} }),
+      /MCP_PROXY_COMMAND \(a stdio upstream\) or MCP_PROXY_URL/,
+    );
     assert.throws(
       () => parse({ MCP_PROXY_COMMAND: 'x', MCP_PROXY_URL: 'https://a.example/mcp' }),
       /one of them/,
