@@ -20,7 +20,8 @@ const FAST_FLAGS = ['--request-timeout', '2', '--call-timeout', '5'];
 const SDK_V1_FAILURES = ['jsonrpc.invalid-request'];
 const SDK_V1_WARNINGS = ['tools.unknown-tool'];
 /** The SDK v1's draft-07 `$schema` key is a note, not a warning (docs/testing.md, "Findings"). */
-const EVERYTHING_WARNINGS = ['portability.format', ...SDK_V1_WARNINGS];
+/** It declares logging, and the SDK v1 answers an invalid level with -32603 (issue 31). */
+const EVERYTHING_WARNINGS = ['logging.invalid-level', 'portability.format', ...SDK_V1_WARNINGS];
 const FILESYSTEM_WARNINGS = ['portability.union', ...SDK_V1_WARNINGS];
 
 function findings(report: ConformanceReport, status: 'fail' | 'warn'): string[] {
@@ -62,6 +63,10 @@ describe('official servers over stdio', { concurrency: 2 }, () => {
     assert.match(
       report.checks.find((c) => c.id === 'portability.format')?.reason ?? '',
       /"gzip-file-as-resource" inputSchema properties\.data: format "uri"\naffects: OpenAI strict/,
+    );
+    assert.match(
+      report.checks.find((c) => c.id === 'logging.invalid-level')?.reason ?? '',
+      /got error -32603 \(the message is a raw validation dump\)/,
     );
     // It serves requests before initialize over stdio: not its fault (the rule is the client's).
     assert.ok(!report.checks.some((c) => c.id === 'lifecycle.pre-initialize'));
