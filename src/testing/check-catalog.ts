@@ -292,6 +292,16 @@ export const CHECKS = {
     },
     fix: 'answer logging/setLevel with an empty result, or stop declaring the logging capability',
   },
+  'logging.invalid-level': {
+    title: 'an invalid log level is refused with -32602 (servers that declare logging)',
+    level: 'SHOULD',
+    source: {
+      spec: 'server/utilities/logging',
+      anchor: 'error-handling',
+      label: 'Logging §Error Handling (invalid log level: -32602)',
+    },
+    fix: 'check params.level against the eight RFC 5424 levels and answer another value with error -32602 (Invalid params) and a short message, not -32603 with the validator output',
+  },
   'completions.complete': {
     title: 'completion/complete returns values (servers that declare completions)',
     level: 'MUST',

@@ -1,16 +1,44 @@
 /**
  * The utility checks of the conformance report, each run when the server declares what it
- * needs: ping (always, on the 2025 wire), logging/setLevel (the `logging` capability),
+ * needs: ping (always, on the 2025 wire), logging/setLevel with a valid and an invalid level (the `logging` capability),
  * completion/complete (`completions`, against a prompt argument or a resource template
  * variable), and resources/subscribe with unsubscribe (`resources.subscribe`). Rules: MCP
  * 2025-11-25 "Ping", "Logging", "Completion" and "Resources §Subscriptions".
  */
+import { ErrorCode } from '../base/errors.ts';
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
+import type { Answer } from './answer.ts';
 import type { Recorder } from './conformance-recorder.ts';
 import { describeAnswer, type ProbeClient } from './probe-client.ts';
 
 /** The 2026 wire has no ping, logging/setLevel or subscribe (they are 2025-wire methods). */
 const NOT_ON_2026 = 'not on the 2026 wire (ping, logging/setLevel and subscriptions are 2025-wire methods)';
+
+/** A value outside RFC 5424's eight levels. */
+const BAD_LEVEL = 'not-a-level';
+
+/**
+ * `logging/setLevel` with a level that is none of the eight: Logging §Error Handling says
+ * servers SHOULD answer -32602 (Invalid params). Another error (the SDK v1 answers -32603 with
+ * its validator's dump as the message) or a result is the SHOULD finding.
+ */
+function judgeInvalidLevel(answer: Answer): { status: 'pass' | 'warn'; reason?: string } {
+  if (answer.kind === 'error' && answer.error.code === ErrorCode.InvalidParams) return { status: 'pass' };
+  const what = `logging/setLevel "${BAD_LEVEL}" got`;
+  if (answer.kind === 'error') {
+    const message = answer.error.message;
+    const dump =
+      /^\s*[[{]/.test(message) || message.includes('"code"') ? ' (the message is a raw validation dump)' : '';
+    return {
+      status: 'warn',
+      reason: `${what} error ${answer.error.code}${dump}; an invalid log level SHOULD get -32602 (Invalid params)`,
+    };
+  }
+  return {
+    status: 'warn',
+    reason: `${what} ${describeAnswer(answer)}; an invalid log level SHOULD get -32602 (Invalid params)`,
+  };
+}
 
 /** The first `{name}` variable of an RFC 6570 template (`file:///{path}` gives `path`). */
 function firstVariable(template: string): string | undefined {
@@ -64,14 +92,20 @@ export async function checkUtilities(c: ProbeClient, rec: Recorder, capabilities
     );
   }
 
-  if (!isObject(capabilities.logging))
-    rec.notRun('logging.set-level', 'the server declares no logging capability');
-  else if (!on2025) rec.notRun('logging.set-level', NOT_ON_2026);
-  else {
+  if (!isObject(capabilities.logging)) {
+    for (const id of ['logging.set-level', 'logging.invalid-level'] as const)
+      rec.notRun(id, 'the server declares no logging capability');
+  } else if (!on2025) {
+    for (const id of ['logging.set-level', 'logging.invalid-level'] as const) rec.notRun(id, NOT_ON_2026);
+  } else {
     const set = await c.request('logging/setLevel', { level: 'warning' });
     rec.expect(
       'logging.set-level',
       set.kind === 'result' ? [] : [`logging/setLevel "warning" got ${describeAnswer(set)}`],
+    );
+    rec.judge(
+      'logging.invalid-level',
+      judgeInvalidLevel(await c.request('logging/setLevel', { level: BAD_LEVEL })),
     );
   }
 

@@ -1,26 +1,29 @@
 /**
  * The families of generated tests of `mcp-toolkit test`: each generated test (named as
- * pytest-mcp-tools names it, `test_{tool}_schema_3`) belongs to one family, which gives its
- * level, the rule it applies and a one-line fix. A single failure may state a level of its own
- * (an example whose structuredContent breaks the outputSchema breaks a MUST, not a house rule).
+ * pytest-mcp-tools names it, `test_{tool}_schema_3`) belongs to one family, which names the
+ * rule it is graded by. A family that applies a rule `check` also judges (`sameAs`) is graded
+ * by that rule's entry in CHECKS: one id, one level, one source, one fix for both commands
+ * (the family id stays the name baselines and JUnit key on). The other families are rules of
+ * their own, `test` only. RULES is the one table of every rule. A single failure may state a
+ * level of its own (an example whose structuredContent breaks the outputSchema breaks a MUST,
+ * not a house rule).
  */
-import type { CheckInfo, Source } from './check-catalog.ts';
-import { PORTABILITY } from './check-sources.ts';
-import { TASK_CHECKS } from './task-catalog.ts';
+import { CHECKS, type CheckId, type CheckInfo } from './check-catalog.ts';
+import { TOOLS } from './check-sources.ts';
 
-const TOOLS = (anchor: string, label: string): Source => ({ spec: 'server/tools', anchor, label });
-const JSONRPC = (anchor: string, label: string): Source => ({
-  url: `https://www.jsonrpc.org/specification#${anchor}`,
-  label,
-});
+/** A family's entry: a rule of its own, or (`rule`) the check rule it is graded by. */
+export interface FamilyInfo extends CheckInfo {
+  /** The id in RULES of the rule this family applies, when it is a rule of `check`. */
+  readonly rule?: CheckId;
+}
+
+/** The family grades by check's rule `id`: the same title, level, source and fix. */
+function sameAs<I extends CheckId>(id: I): (typeof CHECKS)[I] & { rule: I } {
+  return { ...CHECKS[id], rule: id };
+}
 
 export const LIVE_CHECKS = {
-  'test.connect': {
-    title: 'the server answers the handshake',
-    level: 'MUST',
-    source: { spec: 'basic/lifecycle', anchor: 'initialization', label: 'Lifecycle §Initialization' },
-    fix: 'start the server, check the URL or command, and give credentials (--token, --api-key, mcp-toolkit login)',
-  },
+  'test.connect': sameAs('connection'),
   'test.deprecated-endpoint': {
     title: 'no deprecated HTTP+SSE endpoint',
     level: 'HOUSE',
@@ -37,24 +40,9 @@ export const LIVE_CHECKS = {
     source: TOOLS('listing-tools', 'Tools §Listing Tools'),
     fix: 'answer tools/list with tools whose inputSchema (and outputSchema) are { "type": "object" } schemas',
   },
-  'test.descriptions': {
-    title: 'every tool has a description',
-    level: 'HOUSE',
-    source: TOOLS('tool', 'Tools §Tool'),
-    fix: 'describe what each tool does and when to use it',
-  },
-  'test.names': {
-    title: 'tool names follow SEP-986',
-    level: 'SHOULD',
-    source: TOOLS('tool-names', 'Tools §Tool Names (SEP-986)'),
-    fix: 'name every tool with 1-128 of A-Z a-z 0-9 _ - .',
-  },
-  'test.unique-names': {
-    title: 'tool names are unique',
-    level: 'SHOULD',
-    source: TOOLS('tool-names', 'Tools §Tool Names'),
-    fix: 'list each tool once under its own name',
-  },
+  'test.descriptions': sameAs('tools.descriptions'),
+  'test.names': sameAs('tools.name-format'),
+  'test.unique-names': sameAs('tools.unique-names'),
   'test.titles': {
     title: 'annotated tools have a title',
     level: 'HOUSE',
@@ -119,10 +107,10 @@ export const LIVE_CHECKS = {
     source: TOOLS('output-schema', 'Tools §Output Schema'),
     fix: 'declare an outputSchema and return structuredContent',
   },
-  // A tool called as a task: the rules of check's task checks, broken during a generated call.
-  'test.task-create': TASK_CHECKS['tasks.create-result'],
-  'test.task-status': TASK_CHECKS['tasks.status'],
-  'test.task-get': TASK_CHECKS['tasks.get'],
+  // A tool called as a task: check's task rules, broken during a generated call.
+  'test.task-create': sameAs('tasks.create-result'),
+  'test.task-status': sameAs('tasks.status'),
+  'test.task-get': sameAs('tasks.get'),
   'test.invalid-input': {
     title: 'invalid arguments are refused',
     level: 'MUST',
@@ -132,42 +120,34 @@ export const LIVE_CHECKS = {
     ),
     fix: 'validate arguments against the inputSchema; refuse with -32602 (to 2025-06-18) or an isError result (2025-11-25)',
   },
-  'test.contradictory-schema': {
-    title: 'a required property has no default',
-    level: 'HOUSE',
-    source: PORTABILITY('required with default'),
-    fix: 'leave a property with a default out of required, or drop the default: the schema cannot say both',
-  },
-  'test.invalid-request': {
-    title: 'tools/call with params: null is answered with an error (-32600; another code warns)',
-    level: 'MUST',
-    source: JSONRPC('response_object', 'JSON-RPC 2.0 §4.2, §5'),
-    fix: 'answer a request whose params is not an object with error -32600; never drop it',
-  },
-  'test.method-not-found': {
-    title: 'an unknown method gets -32601',
-    level: 'MUST',
-    source: JSONRPC('error_object', 'JSON-RPC 2.0 §5.1'),
-    fix: 'answer a method you do not serve with error -32601',
-  },
-  'test.unknown-tool': {
-    title: 'an unknown tool gets a protocol error (-32602 in the spec example)',
-    level: 'SHOULD',
-    source: TOOLS('error-handling', 'Tools §Error Handling'),
-    fix: 'answer tools/call of a name you do not serve with a JSON-RPC error (-32602, as the spec shows)',
-  },
-  'test.stdout': {
-    title: 'stdout carries only JSON-RPC',
-    level: 'MUST',
-    source: { spec: 'basic/transports', anchor: 'stdio', label: 'Transports §stdio' },
-    fix: 'write logs and banners to stderr; stdout carries protocol messages only',
-  },
+  'test.contradictory-schema': sameAs('portability.required-default'),
+  'test.invalid-request': sameAs('jsonrpc.invalid-request'),
+  'test.method-not-found': sameAs('jsonrpc.method-not-found'),
+  'test.unknown-tool': sameAs('tools.unknown-tool'),
+  'test.stdout': sameAs('stdio.stdout'),
   'test.not-called': {
     title: 'tools that could write were not called',
     level: 'HOUSE',
     source: { spec: 'schema', anchor: 'toolannotations', label: 'Schema §ToolAnnotations (readOnlyHint)' },
     fix: 'annotate tools that change nothing with readOnlyHint: true; pass --allow-writes to a disposable server',
   },
-} as const satisfies Record<string, CheckInfo>;
+} as const satisfies Record<string, FamilyInfo>;
 
 export type LiveCheckId = keyof typeof LIVE_CHECKS;
+
+/** The id in RULES of the rule a family is graded by (its own id for a rule of `test` only). */
+export function ruleOf(family: LiveCheckId): string {
+  const info: FamilyInfo = LIVE_CHECKS[family];
+  return info.rule ?? family;
+}
+
+/**
+ * The one rule table: every rule either command grades by, once, under one id: the checks of
+ * `check` (CHECKS, with the groups it merges) and the families of `test` that are no check.
+ */
+export const RULES: Readonly<Record<string, CheckInfo>> = {
+  ...CHECKS,
+  ...Object.fromEntries(
+    Object.entries(LIVE_CHECKS as Record<string, FamilyInfo>).filter(([, info]) => info.rule === undefined),
+  ),
+};

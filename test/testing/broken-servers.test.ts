@@ -136,6 +136,7 @@ const EXPECTED: Record<Exclude<DefectName, HttpOnly>, Expected> = {
   },
   'ping-error': { check: ['utilities.ping'] },
   'set-level-fails': { check: ['logging.set-level'] },
+  'invalid-level-internal-error': { check: ['logging.invalid-level'] },
   'completion-malformed': { check: ['completions.complete'] },
   'subscribe-fails': { check: ['resources.subscribe'] },
   'resource-unreadable': { check: ['resources.read'] },
@@ -230,6 +231,23 @@ describe('broken fixture servers', { concurrency: 4 }, () => {
     assert.equal(v?.fix, c?.fix);
     const dropped = await runPlan(await fixtureStreams('params-null-dropped'));
     assert.deepEqual([dropped.verdicts.get('test_invalid_request')?.status], ['fail']);
+  });
+
+  test('an invalid log level answered with -32603 and the validator dump is the SHOULD warning, with its spec line', async () => {
+    const report = await conformanceReport(await fixtureStreams('invalid-level-internal-error'), FAST);
+    const c = report.checks.find((x) => x.id === 'logging.invalid-level');
+    assert.deepEqual([c?.level, c?.status, report.ok], ['SHOULD', 'warn', true], JSON.stringify(c));
+    assert.match(
+      c?.reason ?? '',
+      /got error -32603 \(the message is a raw validation dump\); .*SHOULD get -32602/,
+    );
+    assert.equal(
+      c?.spec,
+      'https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging#error-handling',
+    );
+    assert.match(c?.fix ?? '', /-32602/);
+    const good = await conformanceReport(await fixtureStreams('none'), FAST);
+    assert.equal(good.checks.find((x) => x.id === 'logging.invalid-level')?.status, 'pass');
   });
 
   test('an unknown tool answered with -32601 is a protocol error: a pass with a note, in check and test', async () => {

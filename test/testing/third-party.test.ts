@@ -1,6 +1,7 @@
 /**
  * Servers no one here wrote, end to end: the official `server-everything` and
- * `server-filesystem` packages over stdio through `check` and `test`. The commands must finish
+ * `server-filesystem` packages over stdio through `check` and `test`, and `server-memory` through
+ * `check`; each server's findings are pinned with their level and the spec line behind them. The commands must finish
  * (exit 0 or 1) with a parsable report; the findings asserted here are the ones docs/testing.md
  * records. Everything stays local: stdio only, GZIP_ALLOWED_DOMAINS=127.0.0.1, and a short
  * per-call timeout ends the long-running tools.
@@ -15,19 +16,82 @@ import { REPO_ROOT, runCli } from './helpers/fixtures.ts';
 
 const EVERYTHING = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const FILESYSTEM = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+const MEMORY = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
 const FAST_FLAGS = ['--request-timeout', '2', '--call-timeout', '5'];
-/** What both official SDK v1 servers get wrong (docs/testing.md, "Findings"): a MUST and a SHOULD. */
-const SDK_V1_FAILURES = ['jsonrpc.invalid-request'];
-const SDK_V1_WARNINGS = ['tools.unknown-tool'];
-/** The SDK v1's draft-07 `$schema` key is a note, not a warning (docs/testing.md, "Findings"). */
-const EVERYTHING_WARNINGS = ['portability.format', ...SDK_V1_WARNINGS];
-const FILESYSTEM_WARNINGS = ['portability.union', ...SDK_V1_WARNINGS];
 
-function findings(report: ConformanceReport, status: 'fail' | 'warn'): string[] {
-  return report.checks
-    .filter((c) => c.status === status)
-    .map((c) => c.id)
-    .sort();
+/**
+ * A finding pinned on a public server: its check, level and status, and for a MUST or SHOULD
+ * the line of the specification that makes it true (`source`, which starts with the section
+ * the report names), so a changed verdict fails the test and says what it was held to.
+ */
+interface Pinned {
+  id: string;
+  level: 'MUST' | 'SHOULD' | 'HOUSE';
+  status: 'fail' | 'warn';
+  source?: string;
+}
+
+const INVALID_REQUEST: Pinned = {
+  id: 'jsonrpc.invalid-request',
+  level: 'MUST',
+  status: 'fail',
+  source:
+    'JSON-RPC 2.0 §4.2, §5: "parameters for the rpc call MUST be provided as a Structured value" (params: null is no Request object) and "When a rpc call is made, the Server MUST reply with a Response"',
+};
+const UNKNOWN_TOOL: Pinned = {
+  id: 'tools.unknown-tool',
+  level: 'SHOULD',
+  status: 'warn',
+  source:
+    'Tools §Error Handling: "Protocol Errors: Standard JSON-RPC errors for issues like: Unknown tools" (no MUST or SHOULD keyword names it: the kit grades an isError result SHOULD)',
+};
+/** What every official SDK v1 server here gets wrong (docs/testing.md, "Findings"). */
+const SDK_V1: Pinned[] = [INVALID_REQUEST, UNKNOWN_TOOL];
+/** The SDK v1's draft-07 `$schema` key is a note, not a warning (docs/testing.md, "Findings"). */
+const EVERYTHING_FINDINGS: Pinned[] = [
+  ...SDK_V1,
+  {
+    id: 'tasks.required-without-task',
+    level: 'MUST',
+    status: 'fail',
+    source:
+      'Tasks §Tool-Level Negotiation: taskSupport "required": "Servers MUST return a -32601 (Method not found) error if a client does not attempt to" call the tool as a task',
+  },
+  // It declares logging, and the SDK v1 answers an invalid level with -32603 (issue 31).
+  {
+    id: 'logging.invalid-level',
+    level: 'SHOULD',
+    status: 'warn',
+    source:
+      'Logging §Error Handling: "Servers SHOULD return standard JSON-RPC errors for common failure cases: Invalid log level: -32602 (Invalid params)"',
+  },
+  { id: 'portability.format', level: 'HOUSE', status: 'warn' },
+];
+const FILESYSTEM_FINDINGS: Pinned[] = [
+  ...SDK_V1,
+  { id: 'portability.union', level: 'HOUSE', status: 'warn' },
+];
+const MEMORY_FINDINGS: Pinned[] = SDK_V1;
+
+/** The report's findings are exactly `pins`, at their level and status; MUST and SHOULD with their spec line. */
+function assertPinned(report: ConformanceReport, pins: readonly Pinned[]): void {
+  const found = report.checks.filter((c) => c.status === 'fail' || c.status === 'warn');
+  assert.deepEqual(
+    found.map((c) => c.id).sort(),
+    pins.map((p) => p.id).sort(),
+    JSON.stringify(found.map((c) => [c.id, c.status, c.reason])),
+  );
+  for (const pin of pins) {
+    const c = found.find((x) => x.id === pin.id);
+    assert.deepEqual([c?.level, c?.status], [pin.level, pin.status], pin.id);
+    if (pin.level === 'HOUSE') continue;
+    const section = (c?.source ?? '').replace(/ \(.*$/, '');
+    assert.ok(
+      section !== '' && pin.source?.startsWith(section),
+      `${pin.id}: its source should quote ${section}`,
+    );
+  }
+  assert.equal(report.ok, !pins.some((p) => p.status === 'fail'));
 }
 
 function tapSummary(stdout: string): { tests: number; fail: number; failed: string[] } {
@@ -53,15 +117,18 @@ describe('official servers over stdio', { concurrency: 2 }, () => {
     const report = JSON.parse(r.stdout) as ConformanceReport;
     assert.equal(report.serverInfo?.name, 'mcp-servers/everything');
     // simulate-research-query requires a task but answers a plain call with isError, not -32601.
-    assert.deepEqual(findings(report, 'fail'), [...SDK_V1_FAILURES, 'tasks.required-without-task'].sort());
+    assertPinned(report, EVERYTHING_FINDINGS);
     assert.match(
       report.checks.find((c) => c.id === 'tasks.required-without-task')?.reason ?? '',
       /simulate-research-query called without a task got an isError result/,
     );
-    assert.deepEqual(findings(report, 'warn'), EVERYTHING_WARNINGS);
     assert.match(
       report.checks.find((c) => c.id === 'portability.format')?.reason ?? '',
       /"gzip-file-as-resource" inputSchema properties\.data: format "uri"\naffects: OpenAI strict/,
+    );
+    assert.match(
+      report.checks.find((c) => c.id === 'logging.invalid-level')?.reason ?? '',
+      /got error -32603 \(the message is a raw validation dump\)/,
     );
     // It serves requests before initialize over stdio: not its fault (the rule is the client's).
     assert.ok(!report.checks.some((c) => c.id === 'lifecycle.pre-initialize'));
@@ -99,8 +166,7 @@ describe('official servers over stdio', { concurrency: 2 }, () => {
     assert.ok(r.code === 0 || r.code === 1, r.stderr);
     const report = JSON.parse(r.stdout) as ConformanceReport;
     assert.equal(report.serverInfo?.name, 'secure-filesystem-server');
-    assert.deepEqual(findings(report, 'fail'), SDK_V1_FAILURES);
-    assert.deepEqual(findings(report, 'warn'), FILESYSTEM_WARNINGS);
+    assertPinned(report, FILESYSTEM_FINDINGS);
   });
 
   test('server-filesystem: test completes; its inputs lack descriptions', async () => {
@@ -121,5 +187,15 @@ describe('official servers over stdio', { concurrency: 2 }, () => {
       r.stdout,
       /ok \d+ - test_read_media_file_schema_portability # TODO warning \[HOUSE\]: .*outputSchema properties\.content\.items: anyOf/,
     );
+  });
+
+  test('server-memory: check completes with the SDK v1 findings', async () => {
+    const r = await runCli(['check', '--json', ...FAST_FLAGS, '--', process.execPath, MEMORY], {
+      env: { MEMORY_FILE_PATH: path.join(dir, 'memory.jsonl') },
+    });
+    assert.ok(r.code === 0 || r.code === 1, r.stderr);
+    const report = JSON.parse(r.stdout) as ConformanceReport;
+    assert.equal(report.serverInfo?.name, 'memory-server');
+    assertPinned(report, MEMORY_FINDINGS);
   });
 });
