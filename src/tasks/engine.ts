@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { ErrorCode, ProtocolError } from '../base/errors.ts';
 import type { JsonRpcMessage } from '../base/jsonrpc.ts';
-import type { Hub, OutboundChannel } from '../protocol/hub.ts';
+import type { OutboundChannel } from '../protocol/hub/channel.ts';
+import type { Hub } from '../protocol/hub.ts';
 import { wellFormedResponses } from '../protocol/input.ts';
 import type { RequestContext } from '../protocol/request-context.ts';
 import type { SessionStore } from '../protocol/session.ts';
