@@ -186,15 +186,16 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     registry,
     visible,
   });
-  hub.onAnnounce(fanOut.handle);
-  const notifyResourceUpdated = (uri: string) => hub.announce({ type: 'resource_updated', uri });
+  hub.announcements.onAnnounce(fanOut.handle);
+  const notifyResourceUpdated = (uri: string) =>
+    hub.announcements.announce({ type: 'resource_updated', uri });
 
   // Registration at start-up changes lists that no client has seen yet: nothing to announce,
   // least of all to the clients of other replicas.
   let registering = true;
   registry.onChange((change) => {
     if (registering) fanOut.listChanged(change);
-    else void hub.announce({ type: 'list_changed', ...change });
+    else void hub.announcements.announce({ type: 'list_changed', ...change });
   });
 
   const owned = ownedRegistry(registry);

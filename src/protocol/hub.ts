@@ -7,17 +7,13 @@
  * replicas, and `receive` hands what they relay to the part it concerns.
  */
 
-import type { JsonObject, JsonRpcMessage, JsonRpcResponse, RequestId } from '../base/jsonrpc.ts';
 import { isId } from '../base/jsonrpc.ts';
-import type { Identity } from '../base/types.ts';
-import { type Announcement, type AnnouncementHandler, Announcements } from './hub/announcements.ts';
-import { type Canceller, CancelRelay } from './hub/cancel-relay.ts';
-import type { OutboundChannel } from './hub/channel.ts';
+import { Announcements } from './hub/announcements.ts';
+import { CancelRelay } from './hub/cancel-relay.ts';
 import { ClientRequests, type ClientRequestsOptions } from './hub/client-requests.ts';
-import { type ListenFilter, ListenStreams } from './hub/listen-streams.ts';
+import { ListenStreams } from './hub/listen-streams.ts';
 import type { RelayedEvent } from './hub/relay.ts';
-import { type AudienceCheck, SessionStreams } from './hub/session-streams.ts';
-import type { Session } from './session.ts';
+import { SessionStreams } from './hub/session-streams.ts';
 
 /** The other replicas (`relay`; absent on a single replica) and the server-to-client id prefix. */
 export type HubOptions = ClientRequestsOptions;
@@ -44,83 +40,5 @@ export class Hub {
     } else if (event.type === 'response') this.clientRequests.deliverLocal(event.scope, event.response);
     else if (event.type === 'session') this.sessionStreams.sendLocal(event.sessionId, event.message);
     else this.announcements.receive(event.announcement);
-  }
-
-  // Session streams (SessionStreams).
-  attachSession(
-    sessionId: string,
-    channel: OutboundChannel,
-    options?: { session?: Session; identity?: Identity },
-  ): () => void {
-    return this.sessionStreams.attach(sessionId, channel, options);
-  }
-  localSession(sessionId: string): Session | undefined {
-    return this.sessionStreams.localSession(sessionId);
-  }
-  sessionIds(): string[] {
-    return this.sessionStreams.ids();
-  }
-  sendToSession(sessionId: string, message: JsonRpcMessage): boolean {
-    return this.sessionStreams.send(sessionId, message);
-  }
-  broadcastToSessions(message: JsonRpcMessage, to?: AudienceCheck): void {
-    this.sessionStreams.broadcast(message, to);
-  }
-
-  // Listen streams (ListenStreams).
-  addListener(
-    filter: ListenFilter,
-    subscriptionId: RequestId,
-    channel: OutboundChannel,
-    identity?: Identity,
-    caller?: string,
-  ): () => void {
-    return this.listenStreams.add(filter, subscriptionId, channel, identity, caller);
-  }
-  listenersOf(caller: string): number {
-    return this.listenStreams.of(caller);
-  }
-  get listenerCount(): number {
-    return this.listenStreams.count;
-  }
-  publishToListeners(
-    method: string,
-    accepts: (filter: ListenFilter, identity: Identity | undefined) => boolean,
-    params?: JsonObject,
-  ): void {
-    this.listenStreams.publish(method, accepts, params);
-  }
-
-  // Announcements (Announcements).
-  onAnnounce(handler: AnnouncementHandler): () => void {
-    return this.announcements.onAnnounce(handler);
-  }
-  announce(announcement: Announcement): Promise<void> {
-    return this.announcements.announce(announcement);
-  }
-
-  // Cancellations (CancelRelay).
-  setCanceller(canceller: Canceller): void {
-    this.cancels.setCanceller(canceller);
-  }
-  cancel(scope: string, requestId: RequestId): void {
-    this.cancels.cancel(scope, requestId);
-  }
-
-  // Server-to-client requests (ClientRequests).
-  request(
-    scope: string,
-    channel: OutboundChannel,
-    method: string,
-    params: JsonObject,
-    options: { timeoutMs: number; signal?: AbortSignal },
-  ): Promise<JsonObject> {
-    return this.clientRequests.request(scope, channel, method, params, options);
-  }
-  failPending(scope: string, reason: string): void {
-    this.clientRequests.failPending(scope, reason);
-  }
-  deliver(scope: string, response: JsonRpcResponse): boolean {
-    return this.clientRequests.deliver(scope, response);
   }
 }

@@ -45,16 +45,16 @@ async function replica() {
   const hub = new Hub({ relay });
   await relay.listen(hub);
   const announced: Announcement[] = [];
-  hub.onAnnounce((a) => {
+  hub.announcements.onAnnounce((a) => {
     announced.push(a);
   });
   const cancelled: [string, RequestId][] = [];
-  hub.setCanceller((scope, id) => {
+  hub.cancels.setCanceller((scope, id) => {
     cancelled.push([scope, id]);
     return true;
   });
   const sent: JsonRpcMessage[] = [];
-  hub.attachSession('s1', { send: (m) => sent.push(m) });
+  hub.sessionStreams.attach('s1', { send: (m) => sent.push(m) });
   return { pubsub, warnings, announced, cancelled, sent };
 }
 
