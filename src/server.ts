@@ -9,8 +9,6 @@ import type { Logger } from 'pino';
 import type { Authenticator } from './auth/types.ts';
 import { InternalCode, ToolkitError } from './base/errors.ts';
 import type { PluginHttpRoute } from './base/http-route.ts';
-import { notification } from './base/jsonrpc.ts';
-import type { Identity } from './base/types.ts';
 import type { Settings } from './config/settings.ts';
 import { describeServer } from './discovery/server-description.ts';
 import { composeInstructions, type LoadedPlugin, type PluginApp } from './plugin.ts';
@@ -18,6 +16,7 @@ import { createPluginLifecycle } from './plugin-lifecycle.ts';
 import { ownedRegistry, registerPlugin } from './plugin-register.ts';
 import { createRouteTable } from './plugin-routes.ts';
 import { Dispatcher, type DispatcherOptions } from './protocol/dispatcher.ts';
+import { createFanOut } from './protocol/hub/announcements.ts';
 import { Hub } from './protocol/hub.ts';
 import { createInputRounds } from './protocol/input.ts';
 import { checkMiddleware, type Middleware } from './protocol/middleware.ts';
@@ -29,7 +28,6 @@ import { clientKey, type RateLimiter } from './ratelimit/limiter.ts';
 import { createReadiness, pluginStartUpProblems, runPluginChecks } from './readiness.ts';
 import { appsExtension, checkAppLinks } from './registry/apps.ts';
 import { type CallContext, Caller, type CallGuard } from './registry/call.ts';
-import { concerns, type ListChange } from './registry/list-change.ts';
 import { Registry } from './registry/registry.ts';
 import { createVisibility, type Visibility } from './registry/visibility.ts';
 import { loadSkillCatalog, type SkillCatalog } from './skills/catalog.ts';
@@ -180,45 +178,24 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
 
   // Each replica fans announcements out to its own sessions and listen streams; the hub's
   // relay (if any) hands them to the other replicas, which do the same.
-  const fanOutResourceUpdated = async (uri: string) => {
-    const message = notification('notifications/resources/updated', { uri });
-    for (const id of hub.sessionIds()) {
-      const session = hub.localSession(id) ?? (await sessions.get(id).catch(() => undefined));
-      if (session?.subscriptions.has(uri)) hub.sendToSession(id, message);
-    }
-    // A listen stream names its URIs up front: one its caller may not see is never told.
-    const target = registry.resolveResource(uri);
-    hub.publishToListeners(
-      'notifications/resources/updated',
-      (f, identity) =>
-        (f.resourceSubscriptions?.includes(uri) ?? false) &&
-        (target === undefined || visible(target.def.spec, identity)),
-      { uri },
-    );
-  };
-  // With visibility by caller, a list change goes only to the streams of callers who could
-  // see a touched item before or can see it now (list-change.ts): one check per touched
-  // item and stream, never a listing. Without auth every stream has no identity: all are told.
   const visible = visibility(options.auth, settings);
-  const fanOutListChanged = (change: ListChange) => {
-    const method = `notifications/${change.kind}/list_changed`;
-    const told = (identity: Identity | undefined) => concerns(change, identity, visible, registry);
-    hub.broadcastToSessions(notification(method), told);
-    const key = `${change.kind}ListChanged` as
-      | 'toolsListChanged'
-      | 'promptsListChanged'
-      | 'resourcesListChanged';
-    hub.publishToListeners(method, (f, identity) => f[key] === true && told(identity));
-  };
-  hub.onAnnounce((a) => (a.type === 'list_changed' ? fanOutListChanged(a) : fanOutResourceUpdated(a.uri)));
-  const notifyResourceUpdated = (uri: string) => hub.announce({ type: 'resource_updated', uri });
+  const fanOut = createFanOut({
+    sessionStreams: hub.sessionStreams,
+    listenStreams: hub.listenStreams,
+    sessions,
+    registry,
+    visible,
+  });
+  hub.announcements.onAnnounce(fanOut.handle);
+  const notifyResourceUpdated = (uri: string) =>
+    hub.announcements.announce({ type: 'resource_updated', uri });
 
   // Registration at start-up changes lists that no client has seen yet: nothing to announce,
   // least of all to the clients of other replicas.
   let registering = true;
   registry.onChange((change) => {
-    if (registering) fanOutListChanged(change);
-    else void hub.announce({ type: 'list_changed', ...change });
+    if (registering) fanOut.listChanged(change);
+    else void hub.announcements.announce({ type: 'list_changed', ...change });
   });
 
   const owned = ownedRegistry(registry);

@@ -22,7 +22,7 @@ import type { Registry } from '../registry/registry.ts';
 import { ALL_VISIBLE, type Visibility } from '../registry/visibility.ts';
 import { ServerCapabilities } from './capabilities.ts';
 import type { Exchange, Reply, RequestObserver } from './exchange.ts';
-import type { Hub } from './hub.ts';
+import type { CancelRelay } from './hub/cancel-relay.ts';
 import { initialize } from './initialize.ts';
 import { scanJson, tooDeep } from './json-limits.ts';
 import {
@@ -50,7 +50,8 @@ import {
 export interface DispatcherOptions {
   registry: Registry;
   sessions: SessionStore;
-  hub: Hub;
+  /** The parts of the hub the dispatcher and the methods use (src/protocol/hub/). */
+  hub: MethodDeps['hub'] & { readonly cancels: CancelRelay };
   logger: Logger;
   serverInfo: { name: string; version: string; title?: string };
   instructions?: string;
@@ -134,7 +135,7 @@ export class Dispatcher {
         if (hooks.length > 0) this.#hooks.set(method, hooks);
       }
     }
-    options.hub.setCanceller((scope, id) => this.#running.cancel(scope, id, new ClientCancelled()));
+    options.hub.cancels.setCanceller((scope, id) => this.#running.cancel(scope, id, new ClientCancelled()));
   }
 
   /**
@@ -223,7 +224,7 @@ export class Dispatcher {
           status: 400,
         };
       case 'response':
-        if (ex.session) this.#o.hub.deliver(ex.session.id, c.message);
+        if (ex.session) this.#o.hub.clientRequests.deliver(ex.session.id, c.message);
         return {};
       case 'notification':
         await this.#notification(c.message.method, c.message.params, ex);
@@ -235,8 +236,8 @@ export class Dispatcher {
     if (method === 'notifications/initialized') return;
     if (method === 'notifications/cancelled' && ex.session) {
       const id = params?.requestId;
-      // Here or on the replica running it (Hub.cancel relays what is not running here).
-      if (isId(id)) this.#o.hub.cancel(ex.session.id, id);
+      // Here or on the replica running it (CancelRelay.cancel relays what is not running here).
+      if (isId(id)) this.#o.hub.cancels.cancel(ex.session.id, id);
     }
     // Other notifications (roots/list_changed, progress, ...) need no action here.
   }

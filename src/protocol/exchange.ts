@@ -6,7 +6,7 @@
 import { ErrorCode, ProtocolError } from '../base/errors.ts';
 import type { JsonObject, JsonRpcResponse } from '../base/jsonrpc.ts';
 import type { Headers, HttpRequestInfo, Identity } from '../base/types.ts';
-import type { OutboundChannel } from './hub.ts';
+import type { OutboundChannel } from './hub/channel.ts';
 import type { RequestRecord } from './request-record.ts';
 import type { Session } from './session.ts';
 

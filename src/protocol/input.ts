@@ -14,7 +14,7 @@ import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import type { InputRounds } from '../registry/call.ts';
 import { isInputRequired } from '../registry/results.ts';
 import type { InputRequest, InputRequired } from '../registry/types.ts';
-import type { Hub } from './hub.ts';
+import type { ClientRequests } from './hub/client-requests.ts';
 import type { RequestContext } from './request-context.ts';
 import type { StateCodec } from './state-codec.ts';
 
@@ -28,7 +28,8 @@ const CAPABILITY_OF: Record<InputRequest['method'], 'elicitation' | 'sampling' |
 const MAX_ROUNDS = 16;
 
 export interface InputDeps {
-  hub: Hub;
+  /** Where a 2025-wire request waits for the client's answer. */
+  hub: { readonly clientRequests: ClientRequests };
   codec: StateCodec;
   inputTimeoutMs: number;
 }
@@ -122,7 +123,7 @@ async function runWithInput<T>(
     const signal = AbortSignal.any([ctx.signal, sibling.signal]);
     const answers = await Promise.all(
       entries.map(([, req]) =>
-        deps.hub.request(scope, channel, req.method, req.params, {
+        deps.hub.clientRequests.request(scope, channel, req.method, req.params, {
           timeoutMs: deps.inputTimeoutMs,
           signal,
         }),

@@ -14,7 +14,8 @@ import type { ToolDefinition } from '../registry/define.ts';
 import { type ListingKind, paginate, type Registry } from '../registry/registry.ts';
 import type { Completer } from '../registry/types.ts';
 import type { Restrictable, Visibility } from '../registry/visibility.ts';
-import type { Hub, ListenFilter } from './hub.ts';
+import type { ClientRequests } from './hub/client-requests.ts';
+import type { ListenFilter, ListenStreams } from './hub/listen-streams.ts';
 import type { RequestContext } from './request-context.ts';
 import { type SessionStore, sessionOwner } from './session.ts';
 import { promptNamed, resourceAt, toolNamed } from './target.ts';
@@ -22,7 +23,8 @@ import { META } from './wire.ts';
 
 export interface MethodDeps {
   registry: Registry;
-  hub: Hub;
+  /** The parts of the hub the methods use (src/protocol/hub/). */
+  hub: { readonly listenStreams: ListenStreams; readonly clientRequests: ClientRequests };
   sessions: SessionStore;
   /** The call wrapper: every tool, resource, prompt and completion handler runs through it. */
   caller: Caller<RequestContext>;
@@ -236,7 +238,7 @@ const subscribe =
 const subscriptionsListen: MethodHandler = async (params, ctx, deps) => {
   // A caller is its identity, or with auth off its address: each may hold a bounded number.
   const caller = sessionOwner(ctx.identity) ?? `address:${ctx.record.address ?? 'local'}`;
-  if (deps.hub.listenersOf(caller) >= deps.maxListenStreams) {
+  if (deps.hub.listenStreams.of(caller) >= deps.maxListenStreams) {
     throw Refusal.tooManyListenStreams(deps.maxListenStreams);
   }
   const requested = isObject(params?.notifications) ? params.notifications : {};
@@ -260,7 +262,7 @@ const subscriptionsListen: MethodHandler = async (params, ctx, deps) => {
     method: 'notifications/subscriptions/acknowledged',
     params: { notifications: filter, _meta: { [META.subscriptionId]: subscriptionId } },
   });
-  const detach = deps.hub.addListener(filter, subscriptionId, channel, ctx.identity, caller);
+  const detach = deps.hub.listenStreams.add(filter, subscriptionId, channel, ctx.identity, caller);
   try {
     await new Promise<void>((resolve) => {
       if (ctx.signal.aborted) resolve();

@@ -22,7 +22,7 @@ import type { CallContext } from '../registry/call.ts';
 import { Cancellation } from '../registry/cancellation.ts';
 import { ToolError } from '../registry/tool-errors.ts';
 import type { InputRequest, InputRequired, JsonSchema } from '../registry/types.ts';
-import type { OutboundChannel } from './hub.ts';
+import type { OutboundChannel } from './hub/channel.ts';
 import type { RequestRecord } from './request-record.ts';
 import type { Session } from './session.ts';
 

@@ -22,7 +22,8 @@ import {
   type JsonRpcResponse,
   type RequestId,
 } from '../base/jsonrpc.ts';
-import type { Hub, HubRelay, RelayedEvent } from '../protocol/hub.ts';
+import type { HubRelay, RelayedEvent } from '../protocol/hub/relay.ts';
+import type { Hub } from '../protocol/hub.ts';
 import type { PubSub } from './pubsub.ts';
 
 export interface HubRelayOptions {
@@ -47,7 +48,7 @@ export interface RedisHubRelay extends HubRelay {
 /**
  * What a replica publishes: `{ from, event }`, the event one of the hub's RelayedEvents. The
  * messages it carries are JSON-RPC envelopes (classify, as for a message from a client); a list
- * change's touched items are checked where the hub reads them (hub.ts, readAnnouncement).
+ * change's touched items are checked where the hub reads them (src/protocol/hub/announcements.ts, readAnnouncement).
  */
 const RelayedEventSchema = z.discriminatedUnion('type', [
   z.object({

@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
 import { ErrorCode, ProtocolError } from '../base/errors.ts';
 import type { JsonRpcMessage } from '../base/jsonrpc.ts';
-import type { Hub, OutboundChannel } from '../protocol/hub.ts';
+import type { OutboundChannel } from '../protocol/hub/channel.ts';
+import type { ListenStreams } from '../protocol/hub/listen-streams.ts';
+import type { SessionStreams } from '../protocol/hub/session-streams.ts';
 import { wellFormedResponses } from '../protocol/input.ts';
 import type { RequestContext } from '../protocol/request-context.ts';
 import type { SessionStore } from '../protocol/session.ts';
@@ -33,7 +35,8 @@ export interface TaskEngineOptions {
   registry: Registry;
   /** The call wrapper: a task's rounds run through it, as a plain call's handler does. */
   caller: Caller<RequestContext>;
-  hub: Hub;
+  /** Where a task's notifications go (src/protocol/hub/). */
+  hub: { readonly sessionStreams: SessionStreams; readonly listenStreams: ListenStreams };
   sessions: SessionStore;
   store: TaskStore;
   bus: TaskBus;
@@ -301,7 +304,7 @@ export class TaskEngine {
           ...message,
           params: { ...params, _meta: withRelatedTask(params._meta, record.taskId) },
         };
-        this.#o.hub.sendToSession(sessionId, tagged as JsonRpcMessage);
+        this.#o.hub.sessionStreams.send(sessionId, tagged as JsonRpcMessage);
       },
     };
   }
@@ -310,7 +313,7 @@ export class TaskEngine {
   #announce(record: TaskRecord): void {
     this.#o.bus.publish({ type: 'status', task: record });
     if (record.wire === '2025' && record.sessionId !== undefined) {
-      this.#o.hub.sendToSession(record.sessionId, {
+      this.#o.hub.sessionStreams.send(record.sessionId, {
         jsonrpc: '2.0',
         method: 'notifications/tasks/status',
         params: task2025(record),
@@ -326,7 +329,7 @@ export class TaskEngine {
     const { task } = event;
     // Ended elsewhere (a cancellation whose event was lost, a lease that ran out): stop here.
     if (isTerminal(task.status)) this.#running.get(task.taskId)?.abort(new TaskCancelled());
-    this.#o.hub.publishToListeners(
+    this.#o.hub.listenStreams.publish(
       'notifications/tasks',
       (filter) => filter.taskIds?.includes(task.taskId) ?? false,
       detailed2026(task),

@@ -211,7 +211,7 @@ async function deliverInput(engine: TaskEngine, record: TaskRecord, ctx: Request
   const entries = Object.entries(record.inputRequests ?? {});
   const answers = await Promise.all(
     entries.map(([, request]) =>
-      deps.hub.request(
+      deps.hub.clientRequests.request(
         scope,
         channel,
         request.method,

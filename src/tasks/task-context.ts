@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import type { JsonObject } from '../base/jsonrpc.ts';
 import type { ClientCapabilities } from '../base/spec-types.ts';
 import type { Identity } from '../base/types.ts';
-import type { OutboundChannel } from '../protocol/hub.ts';
+import type { OutboundChannel } from '../protocol/hub/channel.ts';
 import { RequestContext } from '../protocol/request-context.ts';
 import type { Session } from '../protocol/session.ts';
 import type { TaskRecord } from './types.ts';

@@ -8,7 +8,7 @@
 import type { JsonRpcMessage } from '../base/jsonrpc.ts';
 import type { Identity } from '../base/types.ts';
 import { ClientPresence } from '../protocol/exchange.ts';
-import type { OutboundChannel } from '../protocol/hub.ts';
+import type { OutboundChannel } from '../protocol/hub/channel.ts';
 import { newSession } from '../protocol/session.ts';
 import type { ConnectionDeps } from './deps.ts';
 
@@ -31,7 +31,7 @@ export function createConnection(
   const session = newSession();
   const presence = new ClientPresence();
   const channel: OutboundChannel = { send: (m) => send(m) };
-  const detach = server.hub.attachSession(session.id, channel, {
+  const detach = server.hub.sessionStreams.attach(session.id, channel, {
     session,
     identity: options.identity,
   });
@@ -77,7 +77,7 @@ export function createConnection(
       );
     },
     clientGone() {
-      server.hub.failPending(session.id, 'the client closed the connection');
+      server.hub.clientRequests.failPending(session.id, 'the client closed the connection');
     },
     drain() {
       if (pending === 0) return Promise.resolve();

@@ -12,7 +12,8 @@ import type { PluginHttpRoute } from '../base/http-route.ts';
 import type { JsonRpcMessage } from '../base/jsonrpc.ts';
 import type { ServerDescription } from '../discovery/server-description.ts';
 import type { Exchange, Reply } from '../protocol/exchange.ts';
-import type { Hub } from '../protocol/hub.ts';
+import type { ClientRequests } from '../protocol/hub/client-requests.ts';
+import type { SessionStreams } from '../protocol/hub/session-streams.ts';
 import type { SessionStore } from '../protocol/session.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
 import type { Telemetry } from '../telemetry/tracing.ts';
@@ -25,7 +26,8 @@ export interface MessageHandler {
 /** What a message-stream connection (stdio, the test kit in-process) uses. */
 export interface ConnectionDeps {
   readonly dispatcher: MessageHandler;
-  readonly hub: Hub;
+  /** The connection's session stream, and its waiting server-to-client requests failed at the end. */
+  readonly hub: { readonly sessionStreams: SessionStreams; readonly clientRequests: ClientRequests };
   readonly logger: Logger;
   readonly telemetry: Pick<Telemetry, 'sessionEnded'>;
 }
@@ -72,7 +74,8 @@ export interface HttpDeps {
     /** Requests being handled now (graceful shutdown waits for 0). */
     readonly inflightCount: number;
   };
-  readonly hub: Hub;
+  /** The standalone GET streams of 2025-wire sessions. */
+  readonly hub: { readonly sessionStreams: SessionStreams };
   readonly sessions: SessionStore;
   readonly logger: Logger;
   readonly telemetry: Pick<Telemetry, 'recordRefusal' | 'countRefusal' | 'sessionEnded'> &

@@ -76,15 +76,15 @@ describe('subscriptions/listen', () => {
   });
 
   test('a listener that goes away is dropped', { timeout: 15_000 }, async () => {
-    const before = fixture.server.hub.listenerCount;
+    const before = fixture.server.hub.listenStreams.count;
     const reader = await listen('listen-short', { toolsListChanged: true });
-    assert.equal(fixture.server.hub.listenerCount, before + 1);
+    assert.equal(fixture.server.hub.listenStreams.count, before + 1);
     controllers.at(-1)!.abort();
     await reader.cancel();
-    for (let i = 0; i < 200 && fixture.server.hub.listenerCount > before; i++) {
+    for (let i = 0; i < 200 && fixture.server.hub.listenStreams.count > before; i++) {
       await new Promise((r) => setTimeout(r, 10));
     }
-    assert.equal(fixture.server.hub.listenerCount, before);
+    assert.equal(fixture.server.hub.listenStreams.count, before);
   });
 });
 
@@ -122,7 +122,7 @@ describe('subscriptions/listen streams per caller', () => {
     assert.equal(body.error.code, -32043);
     assert.match(body.error.message, /MCP_MAX_LISTEN_STREAMS/);
     first.controller.abort();
-    for (let i = 0; i < 500 && capped.server.hub.listenerCount > 1; i++)
+    for (let i = 0; i < 500 && capped.server.hub.listenStreams.count > 1; i++)
       await new Promise((r) => setTimeout(r, 10));
     const again = await open('cap-4');
     assert.equal(again.res.status, 200);

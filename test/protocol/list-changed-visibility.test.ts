@@ -76,7 +76,7 @@ async function sdkClient(server: InProcessServer, headers: Record<string, string
   const id = (client.transport as { sessionId?: string } | undefined)?.sessionId;
   assert.ok(id, 'the SDK client has a session');
   const hub = server.running.server.hub;
-  await until(() => hub.sessionIds().includes(id), WAIT_MS, 'the GET stream');
+  await until(() => hub.sessionStreams.ids().includes(id), WAIT_MS, 'the GET stream');
   return { client, seen };
 }
 

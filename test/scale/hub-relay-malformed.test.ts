@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isBigId } from '../../src/base/json-ids.ts';
 import type { JsonRpcMessage, RequestId } from '../../src/base/jsonrpc.ts';
-import { type Announcement, Hub } from '../../src/protocol/hub.ts';
+import type { Announcement } from '../../src/protocol/hub/announcements.ts';
+import { Hub } from '../../src/protocol/hub.ts';
 import { createHubRelay } from '../../src/scale/hub-relay.ts';
 import type { PubSub } from '../../src/scale/pubsub.ts';
 
@@ -44,16 +45,16 @@ async function replica() {
   const hub = new Hub({ relay });
   await relay.listen(hub);
   const announced: Announcement[] = [];
-  hub.onAnnounce((a) => {
+  hub.announcements.onAnnounce((a) => {
     announced.push(a);
   });
   const cancelled: [string, RequestId][] = [];
-  hub.setCanceller((scope, id) => {
+  hub.cancels.setCanceller((scope, id) => {
     cancelled.push([scope, id]);
     return true;
   });
   const sent: JsonRpcMessage[] = [];
-  hub.attachSession('s1', { send: (m) => sent.push(m) });
+  hub.sessionStreams.attach('s1', { send: (m) => sent.push(m) });
   return { pubsub, warnings, announced, cancelled, sent };
 }
 

@@ -10,7 +10,9 @@ import { after, before, describe, test } from 'node:test';
 import type { Redis } from 'ioredis';
 import { ClientAnswerError, ErrorCode } from '../../src/base/errors.ts';
 import type { JsonRpcMessage, RequestId } from '../../src/base/jsonrpc.ts';
-import { type Announcement, Hub, type OutboundChannel } from '../../src/protocol/hub.ts';
+import type { Announcement } from '../../src/protocol/hub/announcements.ts';
+import type { OutboundChannel } from '../../src/protocol/hub/channel.ts';
+import { Hub } from '../../src/protocol/hub.ts';
 import { createRedisClient } from '../../src/ratelimit/redis-client.ts';
 import { createHubRelay } from '../../src/scale/hub-relay.ts';
 import { createPubSub, createSubscriberClient, type PubSub } from '../../src/scale/pubsub.ts';
@@ -36,7 +38,7 @@ async function replica(id: string): Promise<Replica> {
   const hub = new Hub({ relay, requestIdPrefix: `s2c-${id}-` });
   await relay.listen(hub);
   const announced: Announcement[] = [];
-  hub.onAnnounce((a) => {
+  hub.announcements.onAnnounce((a) => {
     announced.push(a);
   });
   return { hub, announced };
@@ -78,7 +80,7 @@ describe('the hub relayed between replicas', () => {
   test("a client's answer delivered on B resolves the call waiting on A", async () => {
     const channel = recorder();
     const asked = channel.next();
-    const answer = a.hub.request(
+    const answer = a.hub.clientRequests.request(
       'session-1',
       channel,
       'elicitation/create',
@@ -88,7 +90,11 @@ describe('the hub relayed between replicas', () => {
     const request = (await asked) as { id: string };
     assert.match(request.id, /^s2c-a-\d+$/, 'ids name the replica, so no other call can take the answer');
     assert.equal(
-      b.hub.deliver('session-1', { jsonrpc: '2.0', id: request.id, result: { action: 'accept' } }),
+      b.hub.clientRequests.deliver('session-1', {
+        jsonrpc: '2.0',
+        id: request.id,
+        result: { action: 'accept' },
+      }),
       false,
     );
     assert.deepEqual(await answer, { action: 'accept' });
@@ -97,10 +103,20 @@ describe('the hub relayed between replicas', () => {
   test('an error answer on B rejects the call on A; an answer for another session is ignored', async () => {
     const channel = recorder();
     const asked = channel.next();
-    const answer = a.hub.request('session-2', channel, 'sampling/createMessage', {}, { timeoutMs: 5000 });
+    const answer = a.hub.clientRequests.request(
+      'session-2',
+      channel,
+      'sampling/createMessage',
+      {},
+      { timeoutMs: 5000 },
+    );
     const request = (await asked) as { id: string };
-    b.hub.deliver('other-session', { jsonrpc: '2.0', id: request.id, result: { wrong: true } });
-    b.hub.deliver('session-2', {
+    b.hub.clientRequests.deliver('other-session', {
+      jsonrpc: '2.0',
+      id: request.id,
+      result: { wrong: true },
+    });
+    b.hub.clientRequests.deliver('session-2', {
       jsonrpc: '2.0',
       id: request.id,
       error: { code: ErrorCode.InvalidRequest, message: 'user declined' },
@@ -119,18 +135,18 @@ describe('the hub relayed between replicas', () => {
     const b = await replica('b4');
     const cancelledOnA: [string, RequestId][] = [];
     const cancelledOnB: [string, RequestId][] = [];
-    a.hub.setCanceller((scope, id) => {
+    a.hub.cancels.setCanceller((scope, id) => {
       cancelledOnA.push([scope, id]);
       return id === 'running-on-a';
     });
-    b.hub.setCanceller((scope, id) => {
+    b.hub.cancels.setCanceller((scope, id) => {
       cancelledOnB.push([scope, id]);
       return false;
     });
     // Running on A, cancelled through A: handled there, nothing relayed.
-    a.hub.cancel('s1', 'running-on-a');
+    a.hub.cancels.cancel('s1', 'running-on-a');
     // Running on A, cancelled through B: B finds nothing and relays it to A.
-    b.hub.cancel('s1', 7);
+    b.hub.cancels.cancel('s1', 7);
     await until(() => cancelledOnA.length >= 2, { message: "B's relayed cancellation never reached A" });
     assert.deepEqual(cancelledOnA, [
       ['s1', 'running-on-a'],
@@ -138,7 +154,7 @@ describe('the hub relayed between replicas', () => {
     ]);
     // B tried locally once; A's local hit never reached B. A barrier A cannot handle goes over
     // the same channel after it: once B has it, anything A relayed before has arrived too.
-    a.hub.cancel('s1', 'barrier');
+    a.hub.cancels.cancel('s1', 'barrier');
     await until(() => cancelledOnB.length >= 2, { message: "A's relayed barrier never reached B" });
     assert.deepEqual(cancelledOnB, [
       ['s1', 7],
@@ -148,7 +164,7 @@ describe('the hub relayed between replicas', () => {
 
   test('a message for a session reaches the replica holding its stream', async () => {
     const stream = recorder();
-    const detach = a.hub.attachSession('session-3', stream);
+    const detach = a.hub.sessionStreams.attach('session-3', stream);
     try {
       const arrived = stream.next();
       const message: JsonRpcMessage = {
@@ -156,7 +172,7 @@ describe('the hub relayed between replicas', () => {
         method: 'notifications/message',
         params: { level: 'info', data: 'hi' },
       };
-      assert.equal(b.hub.sendToSession('session-3', message), true, 'handed to the other replicas');
+      assert.equal(b.hub.sessionStreams.send('session-3', message), true, 'handed to the other replicas');
       assert.deepEqual(await arrived, message);
     } finally {
       detach();
@@ -165,14 +181,14 @@ describe('the hub relayed between replicas', () => {
 
   test('an announcement runs once on every replica, at once where it was made', async () => {
     const before = { a: a.announced.length, b: b.announced.length };
-    const made = b.hub.announce({ type: 'list_changed', kind: 'tools' });
+    const made = b.hub.announcements.announce({ type: 'list_changed', kind: 'tools' });
     assert.equal(b.announced.length, before.b + 1, 'the announcing replica fans out synchronously');
     await made;
     await until(() => a.announced.length > before.a, { message: 'the announcement never reached A' });
     assert.deepEqual(a.announced.slice(before.a), [{ type: 'list_changed', kind: 'tools' }]);
     // A barrier from A, on the same channel after B's own: once B has it, B's echo (if it
     // were not ignored) would have arrived before it.
-    await a.hub.announce({ type: 'list_changed', kind: 'prompts' });
+    await a.hub.announcements.announce({ type: 'list_changed', kind: 'prompts' });
     await until(() => b.announced.length >= before.b + 2, {
       message: "A's barrier announcement never reached B",
     });
@@ -190,18 +206,18 @@ describe('the hub relayed between replicas', () => {
 describe('the hub without a relay (one replica)', () => {
   test('nothing leaves: no stream means not sent, and answers nobody waits for are dropped', () => {
     const hub = new Hub();
-    assert.equal(hub.sendToSession('nobody', { jsonrpc: '2.0', method: 'x' }), false);
-    assert.equal(hub.deliver('nobody', { jsonrpc: '2.0', id: 's2c-1', result: {} }), false);
+    assert.equal(hub.sessionStreams.send('nobody', { jsonrpc: '2.0', method: 'x' }), false);
+    assert.equal(hub.clientRequests.deliver('nobody', { jsonrpc: '2.0', id: 's2c-1', result: {} }), false);
   });
 
   test('server-to-client request ids keep their single-replica form', async () => {
     const hub = new Hub();
     const channel = recorder();
     const asked = channel.next();
-    const answer = hub.request('s', channel, 'roots/list', {}, { timeoutMs: 5000 });
+    const answer = hub.clientRequests.request('s', channel, 'roots/list', {}, { timeoutMs: 5000 });
     const request = (await asked) as { id: string };
     assert.equal(request.id, 's2c-1');
-    hub.deliver('s', { jsonrpc: '2.0', id: 's2c-1', result: { roots: [] } });
+    hub.clientRequests.deliver('s', { jsonrpc: '2.0', id: 's2c-1', result: { roots: [] } });
     assert.deepEqual(await answer, { roots: [] });
   });
 });

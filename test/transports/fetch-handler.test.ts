@@ -320,11 +320,11 @@ describe('the fetch handler with plain Request objects', () => {
     const [ack] = parseSse(new TextDecoder().decode(value)).map((e) => JSON.parse(e.data) as Message);
     assert.equal(ack?.method, 'notifications/subscriptions/acknowledged');
     assertValidServerMessage(V2026, ack);
-    assert.equal(server.hub.listenersOf('address:local'), 1);
+    assert.equal(server.hub.listenStreams.of('address:local'), 1);
     await reader.cancel();
-    for (let i = 0; i < 50 && server.hub.listenersOf('address:local') > 0; i++)
+    for (let i = 0; i < 50 && server.hub.listenStreams.of('address:local') > 0; i++)
       await new Promise((r) => setTimeout(r, 10));
-    assert.equal(server.hub.listenersOf('address:local'), 0, 'the listener is gone with its reader');
+    assert.equal(server.hub.listenStreams.of('address:local'), 0, 'the listener is gone with its reader');
     const jsonOnly = await handle(
       call(21, 'subscriptions/listen', { notifications: {} }, { accept: 'application/json' }),
     );

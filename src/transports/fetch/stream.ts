@@ -9,7 +9,7 @@ import {
   type JsonRpcMessage,
   logEncodeFailure,
 } from '../../base/jsonrpc.ts';
-import type { OutboundChannel } from '../../protocol/hub.ts';
+import type { OutboundChannel } from '../../protocol/hub/channel.ts';
 import { frame } from '../http/sse.ts';
 
 export interface EventStreamOptions {

@@ -86,7 +86,7 @@ export function installGetStream(app: FastifyInstance, state: RouteState): void 
       replay,
       logger: deps.logger,
     });
-    const detach = deps.hub.attachSession(session.id, stream, { identity: req.mcpIdentity });
+    const detach = deps.hub.sessionStreams.attach(session.id, stream, { identity: req.mcpIdentity });
     if (!resumable) {
       reply.raw.on('close', detach);
       return reply;

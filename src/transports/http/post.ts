@@ -16,7 +16,7 @@ import {
 import { Refusal } from '../../base/refusals.ts';
 import { SUPPORTED_VERSIONS } from '../../base/versions.ts';
 import { ClientPresence, type Exchange } from '../../protocol/exchange.ts';
-import type { OutboundChannel } from '../../protocol/hub.ts';
+import type { OutboundChannel } from '../../protocol/hub/channel.ts';
 import type { Session } from '../../protocol/session.ts';
 import { header, isModernRequest } from '../../protocol/wire.ts';
 import { refuse } from './refuse.ts';

@@ -10,7 +10,7 @@ import {
   type JsonRpcMessage,
   logEncodeFailure,
 } from '../../base/jsonrpc.ts';
-import type { OutboundChannel } from '../../protocol/hub.ts';
+import type { OutboundChannel } from '../../protocol/hub/channel.ts';
 import type { EventStore, StoredEvent } from '../deps.ts';
 
 /** The headers of an event stream; a fetch Response leaves out `connection` (hop-by-hop, the runtime's). */
