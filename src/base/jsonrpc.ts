@@ -38,6 +38,20 @@ export interface JsonRpcFailure {
 export type JsonRpcResponse = JsonRpcSuccess | JsonRpcFailure;
 export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
 
+/**
+ * A value a client sent, as text for a message or a lookup key. Never throws: `String()` and
+ * template literals do on an object whose `toString` is not a function (`{"toString": "x"}`).
+ */
+export function safeText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === null || typeof value !== 'object') return String(value);
+  try {
+    return JSON.stringify(value) ?? '';
+  } catch {
+    return '[unprintable]';
+  }
+}
+
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

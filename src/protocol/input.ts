@@ -10,7 +10,7 @@
  */
 
 import { ErrorCode, ProtocolError } from '../base/errors.ts';
-import { isObject, type JsonObject } from '../base/jsonrpc.ts';
+import { isObject, type JsonObject, safeText } from '../base/jsonrpc.ts';
 import type { InputRounds } from '../registry/call.ts';
 import { isInputRequired } from '../registry/results.ts';
 import type { InputRequest, InputRequired } from '../registry/types.ts';
@@ -42,7 +42,7 @@ export function checkCapabilities(ctx: RequestContext, round: InputRequired): vo
     if (cap === undefined) {
       throw new ProtocolError(
         ErrorCode.InternalError,
-        `Unsupported input request method: ${String(request.method)}`,
+        `Unsupported input request method: ${safeText(request.method)}`,
       );
     }
     if (!isObject((ctx.clientCapabilities as JsonObject)[cap])) missing[cap] = {};
@@ -59,7 +59,7 @@ export function checkCapabilities(ctx: RequestContext, round: InputRequired): vo
 /** What binds sealed state to one request: the method and its target. */
 function bindingOf(ctx: RequestContext, params: JsonObject | undefined): string {
   const target = params?.name ?? params?.uri ?? '';
-  return `${ctx.method}\u0000${String(target)}`;
+  return `${ctx.method}\u0000${safeText(target)}`;
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 
 import { ErrorCode, ProtocolError } from '../base/errors.ts';
-import { isObject, type JsonObject } from '../base/jsonrpc.ts';
+import { isObject, type JsonObject, safeText } from '../base/jsonrpc.ts';
 import { Refusal } from '../base/refusals.ts';
 import { isLogLevel, LOG_LEVELS } from '../base/types.ts';
 import { clientSupportsApps, isAppOnlySpec } from '../registry/apps.ts';
@@ -164,14 +164,14 @@ const completionComplete: MethodHandler = async (params, ctx, deps) => {
   let completer: Completer | undefined;
   let spec: Restrictable;
   if (ref.type === 'ref/prompt') {
-    const def = deps.registry.prompt(String(ref.name));
+    const def = deps.registry.prompt(safeText(ref.name));
     if (!def || !deps.visible(def.spec, ctx.identity)) {
-      throw new ProtocolError(ErrorCode.InvalidParams, `Unknown prompt: ${String(ref.name)}`);
+      throw new ProtocolError(ErrorCode.InvalidParams, `Unknown prompt: ${safeText(ref.name)}`);
     }
     spec = def.spec;
     completer = def.spec.arguments?.find((a) => a.name === argument.name)?.complete;
   } else if (ref.type === 'ref/resource') {
-    const uri = String(ref.uri);
+    const uri = safeText(ref.uri);
     const def = deps.registry.templateByName(uri);
     const found = def?.spec ?? deps.registry.resource(uri)?.spec;
     if (!found || !deps.visible(found, ctx.identity)) {

@@ -8,7 +8,7 @@
  */
 
 import { ProtocolError } from '../base/errors.ts';
-import type { JsonObject, JsonRpcRequest } from '../base/jsonrpc.ts';
+import { type JsonObject, type JsonRpcRequest, safeText } from '../base/jsonrpc.ts';
 import type { Registry } from '../registry/registry.ts';
 import { toolFailure } from '../registry/results.ts';
 import type { HandlerContext, ToolAnnotations } from '../registry/types.ts';
@@ -140,7 +140,7 @@ export async function withMiddleware(
   } catch (err) {
     if (req.method === 'tools/call' && !(err instanceof ProtocolError)) {
       // The tool the params name now: a hook may have renamed it before throwing.
-      return toolFailure(toolNamed(target, String(call.params.name), registry), err);
+      return toolFailure(toolNamed(target, safeText(call.params.name), registry), err);
     }
     throw err;
   }

@@ -10,7 +10,7 @@
  * What changes while a request runs is not here: the 2025 session (its log level,
  * subscriptions) stays on the context, and how the request ended goes to the observer's `end`.
  */
-import { isObject, type JsonObject, type JsonRpcRequest, type RequestId } from '../base/jsonrpc.ts';
+import { isObject, type JsonObject, type JsonRpcRequest, type RequestId, safeText } from '../base/jsonrpc.ts';
 import type { ClientCapabilities, Implementation } from '../base/spec-types.ts';
 import {
   type Headers,
@@ -102,7 +102,7 @@ export function requestRecord(
     const info = meta?.[META.clientInfo];
     const caps = meta?.[META.clientCapabilities];
     const level = meta?.[META.logLevel];
-    protocolVersion = String(declared ?? '');
+    protocolVersion = declared === undefined || declared === null ? '' : safeText(declared);
     clientInfo = isObject(info) ? (info as Implementation) : undefined;
     clientCapabilities = isObject(caps) ? (caps as ClientCapabilities) : NO_CAPABILITIES;
     logLevel = isLogLevel(level) ? level : undefined;

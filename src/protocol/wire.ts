@@ -4,7 +4,7 @@
  */
 
 import { ErrorCode, ProtocolError } from '../base/errors.ts';
-import { isObject, type JsonObject, type JsonRpcRequest } from '../base/jsonrpc.ts';
+import { isObject, type JsonObject, type JsonRpcRequest, safeText } from '../base/jsonrpc.ts';
 import type { Headers } from '../base/types.ts';
 import { isModernVersion, VERSION_2026 } from '../base/versions.ts';
 
@@ -66,7 +66,7 @@ export function checkEnvelope(req: JsonRpcRequest, headers: Headers | undefined,
     if (h !== version) {
       throw new ProtocolError(
         ErrorCode.HeaderMismatch,
-        `MCP-Protocol-Version header (${h ?? 'absent'}) does not match params._meta protocol version (${String(version)})`,
+        `MCP-Protocol-Version header (${h ?? 'absent'}) does not match params._meta protocol version (${safeText(version)})`,
         { httpStatus: 400 },
       );
     }
@@ -74,7 +74,7 @@ export function checkEnvelope(req: JsonRpcRequest, headers: Headers | undefined,
   if (version !== VERSION_2026) {
     throw new ProtocolError(
       ErrorCode.UnsupportedProtocolVersion,
-      `Unsupported protocol version: ${String(version)}`,
+      `Unsupported protocol version: ${safeText(version)}`,
       {
         httpStatus: 400,
         data: { supported: [VERSION_2026], requested: version },
@@ -151,7 +151,7 @@ export function checkParamHeaders(
     if (!present) fail(`is set while argument "${p.property}" is absent`);
     const decoded = decodeParamHeader(raw as string);
     if (decoded === undefined) fail('has an invalid base64 value');
-    if (decoded !== String(value)) fail(`does not match argument "${p.property}"`);
+    if (decoded !== safeText(value)) fail(`does not match argument "${p.property}"`);
   }
 }
 
