@@ -14,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { CLI, childEnv, REPO_ROOT } from '../helpers/spawn-server.ts';
-import { type Truthy, until as waitUntil } from '../helpers/until.ts';
+import { type Truthy, until as waitUntil, watchNotificationStream } from '../helpers/until.ts';
 
 // Inside the repository (under the ignored .cache/), so the plugin's `@mcp-toolkit/server`
 // import resolves as it does for a plugin of the clone.
@@ -66,16 +66,7 @@ async function until<T>(
   }
 }
 
-/**
- * The client's fetch, noting when its standalone GET (notification) stream has been answered:
- * the server has attached it by then, so a list_changed sent afterwards reaches the client.
- */
-let streamOpen = false;
-const watchingFetch: typeof fetch = async (input, init) => {
-  const res = await fetch(input, init);
-  if (init?.method === 'GET' && res.ok) streamOpen = true;
-  return res;
-};
+const stream = watchNotificationStream();
 
 const text = (r: unknown) => ((r as { content: { text: string }[] }).content[0] ?? { text: '' }).text;
 
@@ -97,7 +88,7 @@ test('dev reloads the plugin in place and keeps the last good version on a compi
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     changed++;
   });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: watchingFetch }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: stream.fetch }));
   try {
     assert.deepEqual(
       (await client.listTools()).tools.map((t) => t.name),
@@ -105,7 +96,7 @@ test('dev reloads the plugin in place and keeps the last good version on a compi
     );
 
     // An edit to a file the plugin's index imports: the plugin's own files are read again.
-    await until("the client's notification stream open", () => streamOpen);
+    await until("the client's notification stream open", stream.opened);
     toolsFile(['first', 'second']);
     await until('a list_changed notification', () => changed > 0);
     const names = async () => (await client.listTools()).tools.map((t) => t.name);

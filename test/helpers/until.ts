@@ -47,3 +47,20 @@ export async function until<T>(
     );
   }
 }
+
+/**
+ * A fetch for an MCP client that notes when its standalone GET (notification) stream has been
+ * answered: the server has attached the stream by then, so a notification sent afterwards
+ * reaches the client. `until(stream.opened)` waits for it.
+ */
+export function watchNotificationStream(): { fetch: typeof fetch; opened: () => boolean } {
+  let open = false;
+  return {
+    fetch: async (input, init) => {
+      const res = await fetch(input, init);
+      if (init?.method === 'GET' && res.ok) open = true;
+      return res;
+    },
+    opened: () => open,
+  };
+}

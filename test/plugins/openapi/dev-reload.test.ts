@@ -13,7 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { CLI, childEnv, REPO_ROOT } from '../../helpers/spawn-server.ts';
-import { type Truthy, until as waitUntil } from '../../helpers/until.ts';
+import { type Truthy, until as waitUntil, watchNotificationStream } from '../../helpers/until.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'openapi-dev-'));
 const specFile = path.join(dir, 'api.json');
@@ -64,16 +64,7 @@ async function until<T>(
   }
 }
 
-/**
- * The client's fetch, noting when its standalone GET (notification) stream has been answered:
- * the server has attached it by then, so a list_changed sent afterwards reaches the client.
- */
-let streamOpen = false;
-const watchingFetch: typeof fetch = async (input, init) => {
-  const res = await fetch(input, init);
-  if (init?.method === 'GET' && res.ok) streamOpen = true;
-  return res;
-};
+const stream = watchNotificationStream();
 
 test('a change to the local document reloads the tools and clients hear list_changed', {
   timeout: 120_000,
@@ -87,11 +78,11 @@ test('a change to the local document reloads the tools and clients hear list_cha
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     changed++;
   });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: watchingFetch }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: stream.fetch }));
   try {
     const names = async () => (await client.listTools()).tools.map((t) => t.name).sort();
     assert.deepEqual(await names(), ['listPets']);
-    await until("the client's notification stream open", () => streamOpen);
+    await until("the client's notification stream open", stream.opened);
     writeSpec(['listPets', 'getOwner']);
     await until('a list_changed notification', () => changed > 0);
     await until('the reloaded tools listed', async () => (await names()).length >= 2);
