@@ -93,9 +93,20 @@ function main(): void {
   const result = spawnSync(
     process.execPath,
     ['--test', '--test-concurrency=2', '--test-timeout=120000', ...passed, ...chosen],
-    { cwd: ROOT, stdio: 'inherit' },
+    { cwd: ROOT, stdio: 'inherit', env: testEnv(process.env) },
   );
   process.exit(result.status ?? 1);
+}
+
+/**
+ * The environment of the test processes: Node's on-disk compile cache turned on (in
+ * `node_modules/.cache/mcp-toolkit/tests`), so each of the many test files and the servers they
+ * spawn skip compiling the same modules again (about 0.15 s of CPU per file on two cores). A
+ * cache the user set (`NODE_COMPILE_CACHE`) or turned off (`NODE_DISABLE_COMPILE_CACHE`) is kept.
+ */
+export function testEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (env.NODE_COMPILE_CACHE !== undefined || env.NODE_DISABLE_COMPILE_CACHE !== undefined) return env;
+  return { ...env, NODE_COMPILE_CACHE: path.join(ROOT, 'node_modules', '.cache', 'mcp-toolkit', 'tests') };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) main();

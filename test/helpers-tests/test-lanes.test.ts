@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { globSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { isSlow, SLOW } from '../../scripts/test.ts';
+import { isSlow, SLOW, testEnv } from '../../scripts/test.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const files = globSync('test/**/*.test.ts', { cwd: ROOT }).map((f) => f.replaceAll('\\', '/'));
@@ -55,4 +55,12 @@ test('a path argument runs only the files under it; a path with none is a usage 
   });
   assert.equal(none.status, 2);
   assert.match(none.stderr, /no test file matches test\/no-such-folder/);
+});
+
+test('the test processes get a compile cache, unless the user set or turned off their own', () => {
+  const env = testEnv({ PATH: '/bin' });
+  assert.match(env.NODE_COMPILE_CACHE ?? '', /node_modules[/\\]\.cache[/\\]mcp-toolkit[/\\]tests$/);
+  assert.equal(env.PATH, '/bin');
+  assert.equal(testEnv({ NODE_COMPILE_CACHE: '/mine' }).NODE_COMPILE_CACHE, '/mine');
+  assert.equal(testEnv({ NODE_DISABLE_COMPILE_CACHE: '1' }).NODE_COMPILE_CACHE, undefined);
 });
