@@ -74,7 +74,14 @@ export interface ToolDefinition {
 export function defineTool<
   In extends ToolSchema | undefined = undefined,
   Out extends ToolSchema | undefined = undefined,
->(spec: ToolSpec<In, Out>, handler: ToolHandler<In, Out>): ToolDefinition {
+>(
+  spec: ToolSpec<In, Out>,
+  // NoInfer: the schemas are inferred from the spec alone, and, the handler's type being
+  // generic at its top, TypeScript instantiates it with them before checking the handler, so
+  // the return is contextually typed by the output schema itself: `unit: 'C'` is checked
+  // against `'C' | 'F'` instead of being widened to string first (no `as const` needed).
+  handler: NoInfer<ToolHandler<In, Out>>,
+): ToolDefinition {
   const name = checkName('Tool', spec.name);
   checkDescription('Tool', name, spec.description);
   const input =

@@ -1,8 +1,9 @@
 /**
  * Types that carry, pinned: `tsc` over the fixtures in test/types/fixtures, whose
  * `// @ts-expect-error` lines must each be an error (an unused one fails the compile), so a
- * plugin's settings typed from its schema, a tool's arguments typed from its input schema and
- * a wrong-shaped return refused for its output schema stay that way. And the public entry
+ * plugin's settings typed from its schema, a tool's arguments typed from its input schema, a
+ * wrong-shaped return refused for its output schema and a plain literal accepted for its enum
+ * and literal fields stay that way. And the public entry
  * point's values are exactly the API (the define* functions, errors and error helpers, version
  * constants, the redaction helper for middleware): nothing internal.
  */
