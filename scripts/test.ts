@@ -36,6 +36,7 @@ export const SLOW: readonly string[] = [
   'test/testing/pack.test.ts',
   'test/testing/tarball.test.ts',
   'test/testing/third-party.test.ts',
+  'test/testing/third-party-frameworks.test.ts',
   'test/testing/own-servers.test.ts',
   'test/testing/client-capabilities.test.ts',
   'test/docs/code-blocks.test.ts',

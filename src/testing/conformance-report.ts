@@ -89,6 +89,31 @@ async function runFeatures(c: ProbeClient, rec: Recorder, capabilities: JsonObje
   await checkUtilities(c, rec, capabilities);
 }
 
+/**
+ * Over stdio an `initialize` selects the legacy era for the whole process (Versioning
+ * §Compatibility Matrix: "scoped to the stdio process (stdio)"), and a dual-era server "selects
+ * its behavior from how the client opens": after the 2025 run the 2026 probes go to a fresh
+ * process opened with `server/discover`, as a modern client would open it. Streams the caller
+ * wired (no command to start again) keep the one connection.
+ */
+async function check2026Apart(
+  c: ProbeClient,
+  rec: Recorder,
+  discovered: Answer,
+  fresh: (() => ProbeClient) | undefined,
+): Promise<void> {
+  if (fresh === undefined || c.initializeResult === undefined) {
+    await check2026(c, rec, discovered);
+    return;
+  }
+  const modern = fresh();
+  try {
+    await check2026(modern, rec, await modern.discover());
+  } finally {
+    await modern.close();
+  }
+}
+
 /** The checks that apply to a transport, in catalogue order (for the not-run list). */
 function applicable(transport: ConformanceReport['transport'], wires: readonly Wire[]): CheckId[] {
   return (Object.keys(CHECKS) as CheckId[]).filter((id) => {
@@ -141,7 +166,14 @@ export async function conformanceReport(
     if (wire === '2026' || has2026) {
       wires.push('2026');
       if (wires.length === 1) rec.setRevision(VERSION_2026);
-      await check2026(c, rec, discovered as Answer);
+      await check2026Apart(
+        c,
+        rec,
+        discovered as Answer,
+        resolved.kind === 'command'
+          ? () => new ProbeClient(openLink(resolved, options), resolved, options)
+          : undefined,
+      );
       if (c.discoverResult !== undefined && !rec.checks.some((x) => x.id === 'connection'))
         rec.pass('connection', 'server/discover answered');
       if (capabilities === undefined && has2026 && discovered?.kind === 'result') {

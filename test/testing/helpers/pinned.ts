@@ -1,0 +1,165 @@
+/**
+ * The third-party corpus's findings, pinned: a finding's check, level and status, and for a MUST
+ * or SHOULD the line of the specification that makes it true, quoted as the specification writes
+ * it (`source`, which starts with the section the report names), so a changed verdict fails the
+ * test and says what it was held to. Also the HTTP servers the corpus starts on 127.0.0.1.
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import type { ConformanceReport } from '../../../src/testing/conformance-report.ts';
+import { until } from '../../helpers/until.ts';
+
+/** Short timeouts: each server run stays well under a minute. */
+export const FAST_FLAGS = ['--request-timeout', '2', '--call-timeout', '5'];
+
+export interface Pinned {
+  id: string;
+  level: 'MUST' | 'SHOULD' | 'HOUSE';
+  status: 'fail' | 'warn';
+  source?: string;
+}
+
+export const INVALID_REQUEST: Pinned = {
+  id: 'jsonrpc.invalid-request',
+  level: 'MUST',
+  status: 'fail',
+  source:
+    'JSON-RPC 2.0 §4.2, §5: "If present, parameters for the rpc call MUST be provided as a Structured value" (params: null is no Request object) and "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications"',
+};
+/** Answered, but with -32700: a warning inside the MUST check (no MUST names the code). */
+export const INVALID_REQUEST_PARSE_CODE: Pinned = {
+  id: 'jsonrpc.invalid-request',
+  level: 'MUST',
+  status: 'warn',
+  source:
+    'JSON-RPC 2.0 §4.2, §5: §5.1 defines "-32600 Invalid Request: The JSON sent is not a valid Request object" and "-32700 Parse error: Invalid JSON was received by the server" (params: null is valid JSON; no MUST names the code, so a warning)',
+};
+export const UNKNOWN_TOOL: Pinned = {
+  id: 'tools.unknown-tool',
+  level: 'SHOULD',
+  status: 'warn',
+  source:
+    'Tools §Error Handling: "Protocol Errors: Standard JSON-RPC errors for issues like: Unknown tools" (no MUST or SHOULD keyword names it: the kit grades an isError result SHOULD)',
+};
+export const INVALID_LOG_LEVEL: Pinned = {
+  id: 'logging.invalid-level',
+  level: 'SHOULD',
+  status: 'warn',
+  source:
+    'Logging §Error Handling: "Servers SHOULD return standard JSON-RPC errors for common failure cases: Invalid log level: -32602 (Invalid params)"',
+};
+export const FOREIGN_ORIGIN: Pinned = {
+  id: 'http.origin',
+  level: 'MUST',
+  status: 'fail',
+  source:
+    'Transports §Security Warning: "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks" and "If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden"',
+};
+export const HTML_PARSE_ERROR: Pinned = {
+  id: 'http.parse-error',
+  level: 'MUST',
+  status: 'fail',
+  source:
+    'JSON-RPC 2.0 §5.1: "-32700 Parse error: Invalid JSON was received by the server", which §7 answers for an "rpc call with invalid JSON" with {"code": -32700, "message": "Parse error"}, "id": null; §5: "When a rpc call is made, the Server MUST reply with a Response" (an HTML page is none)',
+};
+export const BATCH_SERVED: Pinned = { id: 'http.batch', level: 'HOUSE', status: 'warn' };
+export const FOREIGN_HOST: Pinned = { id: 'http.host', level: 'HOUSE', status: 'warn' };
+
+/** The report's findings are exactly `pins`, at their level and status; MUST and SHOULD with their spec line. */
+export function assertPinned(report: ConformanceReport, pins: readonly Pinned[]): void {
+  const found = report.checks.filter((c) => c.status === 'fail' || c.status === 'warn');
+  assert.deepEqual(
+    found.map((c) => c.id).sort(),
+    pins.map((p) => p.id).sort(),
+    JSON.stringify(found.map((c) => [c.id, c.status, c.reason])),
+  );
+  for (const pin of pins) {
+    const c = found.find((x) => x.id === pin.id);
+    assert.deepEqual([c?.level, c?.status], [pin.level, pin.status], pin.id);
+    if (pin.level === 'HOUSE') continue;
+    const section = (c?.source ?? '').replace(/ \(.*$/, '');
+    assert.ok(
+      section !== '' && pin.source?.startsWith(section),
+      `${pin.id}: its source should quote ${section}`,
+    );
+  }
+  assert.equal(report.ok, !pins.some((p) => p.status === 'fail'));
+}
+
+export function tapSummary(stdout: string): { tests: number; fail: number; failed: string[] } {
+  const count = (name: string) =>
+    Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(stdout)?.[1] ?? Number.NaN);
+  const failed = [...stdout.matchAll(/^\s*not ok \d+ - (test_\S+)/gm)].map((m) => m[1] as string);
+  return { tests: count('tests'), fail: count('fail'), failed };
+}
+
+/** A port free on 127.0.0.1 now, for servers that take a port and cannot be given 0. */
+export async function freePort(): Promise<number> {
+  const s = createServer();
+  s.listen(0, '127.0.0.1');
+  await once(s, 'listening');
+  const { port } = s.address() as { port: number };
+  s.close();
+  await once(s, 'close');
+  return port;
+}
+
+export interface HttpServerProcess {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts an HTTP server process and waits until `url` answers (any HTTP status); `url` may
+ * instead be read from the first line the process prints that starts with http://127.0.0.1.
+ */
+export async function startHttpServer(
+  command: string,
+  args: readonly string[],
+  options: { url?: string; env?: Record<string, string>; cwd?: string } = {},
+): Promise<HttpServerProcess> {
+  const { NODE_TEST_CONTEXT: _, ...inherited } = process.env;
+  const child: ChildProcess = spawn(command, args, {
+    env: { ...inherited, ...options.env },
+    cwd: options.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.setEncoding('utf8').on('data', (c: string) => {
+    out += c;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (c: string) => {
+    out += c;
+  });
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const gone = once(child, 'exit');
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);
+    await gone;
+    clearTimeout(timer);
+  };
+  try {
+    const url = await until(() => options.url ?? /^http:\/\/127\.0\.0\.1:\d+\/mcp$/m.exec(out)?.[0], {
+      timeoutMs: 20_000,
+      message: `${args.join(' ')} printed no URL: ${out}`,
+    });
+    await until(
+      () =>
+        fetch(url, { method: 'GET', signal: AbortSignal.timeout(1_000) }).then(
+          (r) => {
+            void r.body?.cancel();
+            return true;
+          },
+          () => false,
+        ),
+      { timeoutMs: 20_000, intervalMs: 50, message: `${url} never answered: ${out}` },
+    );
+    return { url, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

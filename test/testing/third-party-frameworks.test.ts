@@ -1,0 +1,235 @@
+/**
+ * Servers built on the libraries people build MCP servers with, written the way each README
+ * shows (test/testing/fixtures/), and Microsoft's `@playwright/mcp`: each through `check` and
+ * `test`, over stdio and over streamable HTTP on 127.0.0.1, with every finding pinned with its
+ * level and the spec line behind it (helpers/pinned.ts). Nothing reaches the network: the
+ * fixtures add numbers, and the browser's one page is about:blank behind a proxy that does not
+ * exist. A package that is not installed skips its block and says so.
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { ConformanceReport } from '../../src/testing/conformance-report.ts';
+import { REPO_ROOT, runCli } from './helpers/fixtures.ts';
+import {
+  assertPinned,
+  BATCH_SERVED,
+  FAST_FLAGS,
+  FOREIGN_HOST,
+  FOREIGN_ORIGIN,
+  freePort,
+  HTML_PARSE_ERROR,
+  type HttpServerProcess,
+  INVALID_LOG_LEVEL,
+  INVALID_REQUEST,
+  INVALID_REQUEST_PARSE_CODE,
+  type Pinned,
+  startHttpServer,
+  tapSummary,
+  UNKNOWN_TOOL,
+} from './helpers/pinned.ts';
+
+const FIXTURES = path.join(REPO_ROOT, 'test/testing/fixtures');
+const installed = (pkg: string) => existsSync(path.join(REPO_ROOT, 'node_modules', pkg, 'package.json'));
+const missing = (pkg: string) => (installed(pkg) ? false : `${pkg} is not installed (npm ci installs it)`);
+
+async function check(target: readonly string[], flags = FAST_FLAGS): Promise<ConformanceReport> {
+  const r = await runCli(['check', '--json', ...flags, ...target]);
+  assert.ok(r.code === 0 || r.code === 1, r.stderr);
+  return JSON.parse(r.stdout) as ConformanceReport;
+}
+
+async function liveTests(target: readonly string[], flags = FAST_FLAGS) {
+  const r = await runCli(['test', '--reporter', 'tap', '--concurrency', '8', ...flags, ...target]);
+  assert.ok(r.code === 0 || r.code === 1, r.stderr);
+  return { stdout: r.stdout, ...tapSummary(r.stdout) };
+}
+
+describe('a server on the official SDK v1', { skip: missing('@modelcontextprotocol/sdk') }, () => {
+  const script = path.join(FIXTURES, 'sdk-v1-server.ts');
+  let http: HttpServerProcess;
+  before(async () => {
+    http = await startHttpServer(process.execPath, [script, 'http']);
+  });
+  after(() => http.stop());
+
+  test('stdio: check and test find the SDK v1 findings', async () => {
+    const stdio = ['--', process.execPath, script];
+    const report = await check(stdio);
+    assert.equal(report.serverInfo?.name, 'sdk-v1-fixture');
+    assertPinned(report, [INVALID_REQUEST, UNKNOWN_TOOL]);
+    const run = await liveTests(stdio);
+    assert.deepEqual(run.failed, ['test_invalid_request']);
+    assert.match(run.stdout, /ok \d+ - test_unknown_tool # TODO warning \[SHOULD\]/);
+    assert.match(run.stdout, /^\d+ passed, 1 failed, 1 warnings, 0 not run$/m);
+  });
+
+  test('HTTP (the SDK Express app, stateless): no Origin check, Express answers bad JSON with HTML', async () => {
+    const report = await check([http.url]);
+    assertPinned(report, [
+      INVALID_REQUEST_PARSE_CODE,
+      UNKNOWN_TOOL,
+      FOREIGN_ORIGIN,
+      HTML_PARSE_ERROR,
+      BATCH_SERVED,
+    ]);
+    assert.match(
+      report.checks.find((c) => c.id === 'http.parse-error')?.reason ?? '',
+      /HTTP 400 \(text\/html\)/,
+    );
+    // Its Express app checks Host on loopback: a foreign Host is refused.
+    assert.equal(report.checks.find((c) => c.id === 'http.host')?.status, 'pass');
+    const run = await liveTests([http.url]);
+    assert.deepEqual(run.failed, []);
+    assert.match(run.stdout, /ok \d+ - test_invalid_request # TODO warning \[SHOULD\]: .*error -32700/);
+    assert.match(run.stdout, /^\d+ passed, 0 failed, 2 warnings, 0 not run$/m);
+  });
+});
+
+describe('a server on the official SDK v2', { skip: missing('@modelcontextprotocol/server') }, () => {
+  const script = path.join(FIXTURES, 'sdk-v2-server.ts');
+  let http: HttpServerProcess;
+  before(async () => {
+    http = await startHttpServer(process.execPath, [script, 'http']);
+  });
+  after(() => http.stop());
+
+  test('stdio: both wires; only params: null goes unanswered', async () => {
+    const stdio = ['--', process.execPath, script];
+    const report = await check(stdio);
+    assert.equal(report.serverInfo?.name, 'sdk-v2-fixture');
+    assert.deepEqual(report.wires, ['2025', '2026']);
+    // Each era on a process of its own: the 2026 checks pass on a process opened with server/discover.
+    assertPinned(report, [INVALID_REQUEST]);
+    assert.equal(report.checks.find((c) => c.id === '2026.missing-envelope')?.status, 'pass');
+    const run = await liveTests(stdio);
+    assert.deepEqual(run.failed, ['test_invalid_request']);
+    // An unknown tool gets -32602, the spec's example.
+    assert.match(run.stdout, /^\d+ passed, 1 failed, 0 warnings, 0 not run$/m);
+  });
+
+  test('HTTP (createMcpHandler behind the SDK Host and Origin checks): batches are its one warning', async () => {
+    const report = await check([http.url]);
+    assert.deepEqual(report.wires, ['2025', '2026']);
+    assertPinned(report, [BATCH_SERVED]);
+    const run = await liveTests([http.url]);
+    assert.deepEqual(run.failed, []);
+    assert.match(run.stdout, /^\d+ passed, 0 failed, 0 warnings, 0 not run$/m);
+  });
+});
+
+describe('a server on fastmcp', { skip: missing('fastmcp') }, () => {
+  const script = path.join(FIXTURES, 'fastmcp-server.ts');
+  let http: HttpServerProcess;
+  before(async () => {
+    const port = await freePort();
+    http = await startHttpServer(process.execPath, [script, 'http', String(port)], {
+      url: `http://127.0.0.1:${port}/mcp`,
+    });
+  });
+  after(() => http.stop());
+
+  /** It declares logging; the SDK v1 under it answers an invalid level with -32603. */
+  const common: Pinned[] = [INVALID_LOG_LEVEL];
+
+  test('stdio: params: null unanswered, -32603 for an invalid log level', async () => {
+    const stdio = ['--', process.execPath, script];
+    const report = await check(stdio);
+    assert.equal(report.serverInfo?.name, 'fastmcp-fixture');
+    // An unknown tool gets a JSON-RPC error (-32601): no finding.
+    assertPinned(report, [INVALID_REQUEST, ...common]);
+    const run = await liveTests(stdio);
+    assert.deepEqual(run.failed, ['test_invalid_request']);
+    assert.match(run.stdout, /ok \d+ - test_tools_have_titles # TODO warning \[HOUSE\]: .*: add/);
+    assert.match(run.stdout, /^\d+ passed, 1 failed, 1 warnings, 0 not run$/m);
+  });
+
+  test('HTTP: no Origin or Host check, batches served, the deprecated /sse served beside /mcp', async () => {
+    const report = await check([http.url]);
+    assertPinned(report, [INVALID_REQUEST_PARSE_CODE, ...common, FOREIGN_ORIGIN, FOREIGN_HOST, BATCH_SERVED]);
+    const run = await liveTests([http.url]);
+    assert.deepEqual(run.failed, []);
+    assert.match(run.stdout, /ok \d+ - test_deprecated_endpoint\[GET \/sse\] # TODO warning \[HOUSE\]/);
+    assert.match(run.stdout, /^\d+ passed, 0 failed, 3 warnings, 0 not run$/m);
+  });
+});
+
+const CHROMIUM = '/usr/bin/chromium';
+const PLAYWRIGHT = path.join(REPO_ROOT, 'node_modules/@playwright/mcp/cli.js');
+
+describe('@playwright/mcp with Debian chromium', {
+  skip:
+    missing('@playwright/mcp') ||
+    (existsSync(CHROMIUM) ? false : `${CHROMIUM} is absent (apt-get install -y chromium)`),
+}, () => {
+  let dir: string;
+  let http: HttpServerProcess;
+  // Headless, in-memory profile, every request through a proxy that does not exist (port 9, the
+  // discard port, closed on 127.0.0.1): its page stays about:blank and nothing leaves the machine.
+  const flags = () => [
+    PLAYWRIGHT,
+    '--headless',
+    '--isolated',
+    '--browser',
+    'chromium',
+    '--executable-path',
+    CHROMIUM,
+    '--no-sandbox',
+    '--proxy-server',
+    'http://127.0.0.1:9',
+    '--output-dir',
+    dir,
+  ];
+  // The browser starts on the first tool call: more than 2 s on a loaded machine.
+  const slow = ['--request-timeout', '10', '--call-timeout', '10'];
+  before(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'mcp-kit-playwright-'));
+    const port = await freePort();
+    http = await startHttpServer(
+      process.execPath,
+      [...flags(), '--host', '127.0.0.1', '--port', String(port), '--allowed-hosts', `127.0.0.1:${port}`],
+      { url: `http://127.0.0.1:${port}/mcp` },
+    );
+  });
+  after(async () => {
+    await http.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Three schemas list a defaulted field as required, and browser_emulate_media's are unions. */
+  const schemas: Pinned[] = [
+    { id: 'portability.union', level: 'HOUSE', status: 'warn' },
+    { id: 'portability.required-default', level: 'HOUSE', status: 'warn' },
+  ];
+
+  test('stdio: params: null unanswered, an unknown tool gets isError', async () => {
+    const stdio = ['--', process.execPath, ...flags()];
+    const report = await check(stdio, slow);
+    assert.match(report.serverInfo?.name ?? '', /^Playwright/);
+    assertPinned(report, [INVALID_REQUEST, UNKNOWN_TOOL, ...schemas]);
+    const run = await liveTests(stdio, slow);
+    assert.deepEqual(run.failed, ['test_invalid_request']);
+    // Navigation, clicks and typing are not annotated read-only: never called.
+    assert.match(run.stdout, /^Not called \(not annotated readOnlyHint: true.*\): .*browser_navigate,/m);
+    assert.match(run.stdout, /ok \d+ - test_browser_take_screenshot_missing_scale # TODO warning \[HOUSE\]/);
+    assert.match(run.stdout, /^\d+ passed, 1 failed, 8 warnings, \d+ not run$/m);
+  });
+
+  test('HTTP: Host checked, Origin not; batches and the deprecated /sse served', async () => {
+    const report = await check([http.url], slow);
+    assertPinned(report, [
+      INVALID_REQUEST_PARSE_CODE,
+      UNKNOWN_TOOL,
+      ...schemas,
+      FOREIGN_ORIGIN,
+      BATCH_SERVED,
+    ]);
+    const run = await liveTests([http.url], slow);
+    assert.deepEqual(run.failed, []);
+    assert.match(run.stdout, /ok \d+ - test_deprecated_endpoint\[GET \/sse\] # TODO warning \[HOUSE\]/);
+    assert.match(run.stdout, /^\d+ passed, 0 failed, 10 warnings, \d+ not run$/m);
+  });
+});
