@@ -23,7 +23,12 @@ export class LiveTestFailure extends Error {
   declare readonly check: LiveCheckId | undefined;
   /** A fix for this finding in place of its family's (e.g. a Host refusal at the handshake). */
   declare readonly fix: string | undefined;
-  constructor(message: string, level?: Level, check?: LiveCheckId, fix?: string) {
+  /**
+   * A warning within its rule (the rule's own level kept: a MUST check answered, but with
+   * another code than the one it names), reported as a warning, a failure under `--strict`.
+   */
+  declare readonly warning: boolean;
+  constructor(message: string, level?: Level, check?: LiveCheckId, fix?: string, warning = false) {
     super(message);
     this.name = 'LiveTestFailure';
     this.stack = `${this.name}: ${message}`;
@@ -31,6 +36,7 @@ export class LiveTestFailure extends Error {
       level: { value: level, enumerable: false },
       check: { value: check, enumerable: false },
       fix: { value: fix, enumerable: false },
+      warning: { value: warning, enumerable: false },
     });
   }
 }
@@ -48,9 +54,10 @@ export function fail(message: string, level?: Level, check?: LiveCheckId, fix?: 
 }
 
 /**
- * A shared judgement (protocol-rules.ts) as a generated test's outcome: a warning throws at
- * SHOULD (a finding, reported as a warning), a failure at the family's level; an error answer
- * is then held to the envelope rules (jsonrpc "2.0", the id echoed).
+ * A shared judgement (protocol-rules.ts) as a generated test's outcome: a warning is a finding
+ * reported as a warning at the rule's own level (as `check` prints it: `[MUST, warning]`), a
+ * failure at the family's level; an error answer is then held to the envelope rules (jsonrpc
+ * "2.0", the id echoed).
  */
 export function judged(
   what: string,
@@ -61,7 +68,8 @@ export function judged(
 ): CaseOutcome {
   if (j.status === 'fail') fail(`${what}: ${j.reason ?? 'failed'}`, undefined, undefined, j.fix);
   if (answer.kind === 'error') expectProtocolError(what, sentId, answer, [answer.error.code], options);
-  if (j.status === 'warn') fail(`${what}: ${j.reason ?? 'a warning'}`, 'SHOULD', undefined, j.fix);
+  if (j.status === 'warn')
+    throw new LiveTestFailure(`${what}: ${j.reason ?? 'a warning'}`, undefined, undefined, j.fix, true);
   return j.reason !== undefined ? { notes: [j.reason] } : {};
 }
 

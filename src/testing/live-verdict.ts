@@ -65,7 +65,8 @@ export async function runCase(
     const own = family === undefined ? base : { ...base, ...familyInfo(family, options.revision) };
     const level = (err instanceof LiveTestFailure ? err.level : undefined) ?? own.level;
     const reason = err instanceof LiveTestFailure ? err.message : `the test itself broke: ${String(err)}`;
-    const status = level === 'MUST' || options.strict ? 'fail' : 'warn';
+    const warning = err instanceof LiveTestFailure && err.warning;
+    const status = options.strict || (level === 'MUST' && !warning) ? 'fail' : 'warn';
     const fix = (err instanceof LiveTestFailure ? err.fix : undefined) ?? own.fix;
     return { ...own, level, status, reason, fix, notes: [], durationMs: took(), finding: true };
   }

@@ -225,10 +225,12 @@ describe('broken fixture servers', { concurrency: 4 }, () => {
     assert.equal(report.ok, true);
     const run = await runPlan(await fixtureStreams('params-null-parse-error'));
     const v = run.verdicts.get('test_invalid_request');
-    // Before: a MUST failure here while check warned.
-    assert.deepEqual([v?.status, v?.level], ['warn', 'SHOULD'], JSON.stringify(v));
+    // One grade: the rule's level (MUST, as check prints it) with the status warn.
+    assert.deepEqual([c?.level, v?.status, v?.level], ['MUST', 'warn', 'MUST'], JSON.stringify(v));
     assert.match(v?.reason ?? '', /answered, but with error -32700 .*the code for it is -32600/);
     assert.equal(v?.fix, c?.fix);
+    const strict = await runPlan(await fixtureStreams('params-null-parse-error'), { strict: true });
+    assert.equal(strict.verdicts.get('test_invalid_request')?.status, 'fail');
     const dropped = await runPlan(await fixtureStreams('params-null-dropped'));
     assert.deepEqual([dropped.verdicts.get('test_invalid_request')?.status], ['fail']);
   });

@@ -84,7 +84,7 @@ describe('a server on the official SDK v1', { skip: missing('@modelcontextprotoc
     assert.equal(report.checks.find((c) => c.id === 'http.host')?.status, 'pass');
     const run = await liveTests([http.url]);
     assert.deepEqual(run.failed, []);
-    assert.match(run.stdout, /ok \d+ - test_invalid_request # TODO warning \[SHOULD\]: .*error -32700/);
+    assert.match(run.stdout, /ok \d+ - test_invalid_request # TODO warning \[MUST\]: .*error -32700/);
     assert.match(run.stdout, /^\d+ passed, 0 failed, 2 warnings, 0 not run$/m);
   });
 });
