@@ -3,7 +3,7 @@
  * needs of it (`CallContext`: abort and progress state) and what the dispatcher needs to
  * finish it. The request's facts are read from its frozen record (request-record.ts), the one
  * the observer reads too; its abort state is the request's one cancellation mechanism
- * (src/registry/cancellation.ts, which it extends). One object per request with its methods on
+ * (src/execution/cancellation.ts, which it extends). One object per request with its methods on
  * the prototype, so the hot path allocates no closures.
  */
 import { type Span, trace } from '@opentelemetry/api';
@@ -18,8 +18,8 @@ import {
   logLevelRank,
   type Wire,
 } from '../base/types.ts';
-import type { CallContext } from '../registry/call.ts';
-import { Cancellation } from '../registry/cancellation.ts';
+import type { CallContext } from '../execution/call.ts';
+import { Cancellation } from '../execution/cancellation.ts';
 import { ToolError } from '../registry/tool-errors.ts';
 import type { InputRequest, InputRequired, JsonSchema } from '../registry/types.ts';
 import type { OutboundChannel } from './hub/channel.ts';

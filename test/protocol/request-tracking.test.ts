@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { InternalCode, ProtocolError, ToolkitError } from '../../src/base/errors.ts';
+import { Cancellation } from '../../src/execution/cancellation.ts';
 import { ClientPresence } from '../../src/protocol/exchange.ts';
 import { RunningRequests } from '../../src/protocol/running.ts';
-import { Cancellation } from '../../src/registry/cancellation.ts';
 
 /** The timers this process has running (each deadline's is one of them). */
 function timers(): number {

@@ -1,29 +1,34 @@
 /**
- * The call wrapper, where a call becomes safe (docs/architecture.md, "Rules the structure keeps": "the registry
- * is where a tool call becomes safe"). `Caller` owns a tool, resource or prompt call from the resolved definition to
- * the shaped result: arguments validated, the guard (scopes, per-tool limits) consulted, the
- * handler run under the request's signal with a deadline (and progress heartbeats), its input
- * rounds run, its result checked and shaped, and what it throws mapped (a tool's failure
- * becomes an `isError` result the model sees; a broken output schema, a timeout or a
- * cancellation a -32603). The method handlers hand it the target (resolved once per request,
- * src/protocol/target.ts) and call it; nothing else
- * runs a handler (the task engine runs a task's rounds through `taskRound`).
+ * The call wrapper, where a call becomes safe (docs/architecture.md, "Rules the structure keeps":
+ * "the execution unit is where a tool call becomes safe"). `Caller` owns a tool, resource or
+ * prompt call from the resolved definition to the shaped result: arguments validated, the guard
+ * (scopes, per-tool limits) consulted, the handler run under the request's signal with a
+ * deadline (cancellation.ts) and progress heartbeats (heartbeat.ts), its input rounds run, its
+ * result checked and shaped (results.ts), and what it throws mapped (a tool's failure becomes an
+ * `isError` result the model sees; a broken output schema, a timeout or a cancellation a
+ * -32603). The method handlers hand it the target (resolved once per request,
+ * src/protocol/target.ts) and call it; nothing else runs a handler (the task engine runs a
+ * task's rounds through `taskRound`).
  *
  * The request's server span is active around the whole request (the dispatcher runs it in the
  * span's context), so the handler runs inside it and `ctx.span` is that span.
  *
- * The registry declares what it needs of the layer above: the request context (`CallContext`)
- * and the input rounds (`InputRounds`, src/protocol/input.ts implements them on both wires).
+ * The execution unit sits above the registry (it runs the definitions the registry holds) and
+ * below the protocol, so it declares what it needs of the layer above: the request context
+ * (`CallContext`) and the input rounds (`InputRounds`, src/protocol/input.ts implements them on
+ * both wires).
  */
 import { ClientAnswerError, ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../base/errors.ts';
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
-import type { Cancellable } from './cancellation.ts';
 import type {
   PromptDefinition,
   ResourceDefinition,
   ResourceTemplateDefinition,
   ToolDefinition,
-} from './define.ts';
+} from '../registry/define.ts';
+import type { Completer, HandlerContext, InputRequired, ResourceReturn } from '../registry/types.ts';
+import type { Restrictable } from '../registry/visibility.ts';
+import type { Cancellable } from './cancellation.ts';
 import { type Beating, startHeartbeat } from './heartbeat.ts';
 import {
   checkArguments,
@@ -33,8 +38,6 @@ import {
   shapeToolResult,
   toolFailure,
 } from './results.ts';
-import type { Completer, HandlerContext, InputRequired, ResourceReturn } from './types.ts';
-import type { Restrictable } from './visibility.ts';
 
 /** What the wrapper needs of a request: the handler's context plus its abort and progress state. */
 export interface CallContext extends HandlerContext, Cancellable, Beating {
