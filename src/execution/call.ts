@@ -39,10 +39,12 @@ import {
   toolFailure,
 } from './results.ts';
 
-/** What the wrapper needs of a request: the handler's context plus its abort and progress state. */
-export interface CallContext extends HandlerContext, Cancellable, Beating {
+/** What the wrapper needs of a request: the handler's context, its progress state and the cancellation it holds. */
+export interface CallContext extends HandlerContext, Beating {
   /** The client's network address (HTTP), for per-client limits of anonymous callers. */
   readonly address: string | undefined;
+  /** The request's one cancellation: every deadline of the call runs on it. */
+  readonly cancellation: Cancellable;
 }
 
 /**
@@ -137,7 +139,7 @@ export class Caller<C extends CallContext> {
     const stopHeartbeat = startHeartbeat(ctx, def.spec.heartbeatMs ?? this.#heartbeatMs);
     try {
       const out = await this.#input.run(ctx, params, () =>
-        ctx.withDeadline(timeoutMs, () => def.handler(checked.value, ctx)),
+        ctx.cancellation.withDeadline(timeoutMs, () => def.handler(checked.value, ctx)),
       );
       return 'inputRequired' in out ? out.inputRequired : shapeToolResult(def, out.value);
     } catch (err) {
@@ -159,7 +161,9 @@ export class Caller<C extends CallContext> {
     const read = async (): Promise<ResourceReturn> =>
       'variables' in target ? target.def.read(uri, target.variables, ctx) : target.def.read(uri, ctx);
     try {
-      const out = await this.#input.run(ctx, params, () => ctx.withDeadline(this.#timeoutMs, read));
+      const out = await this.#input.run(ctx, params, () =>
+        ctx.cancellation.withDeadline(this.#timeoutMs, read),
+      );
       if ('inputRequired' in out) return out.inputRequired;
       return { contents: shapeContents(uri, def.listing.mimeType, out.value) };
     } catch (err) {
@@ -190,7 +194,7 @@ export class Caller<C extends CallContext> {
     }
     try {
       const out = await this.#input.run(ctx, params, () =>
-        ctx.withDeadline(this.#timeoutMs, async () => def.get(args, ctx)),
+        ctx.cancellation.withDeadline(this.#timeoutMs, async () => def.get(args, ctx)),
       );
       return 'inputRequired' in out ? out.inputRequired : shapePrompt(out.value, def.spec.description);
     } catch (err) {
@@ -212,7 +216,9 @@ export class Caller<C extends CallContext> {
   ): Promise<string[]> {
     this.#guard?.item(spec, ctx);
     if (!completer) return [];
-    return ctx.withDeadline(this.#timeoutMs, async () => completer(value, { arguments: context, ctx }));
+    return ctx.cancellation.withDeadline(this.#timeoutMs, async () =>
+      completer(value, { arguments: context, ctx }),
+    );
   }
 
   /**
@@ -239,7 +245,7 @@ export class Caller<C extends CallContext> {
    * the task engine's to record.
    */
   async taskRound(def: ToolDefinition, args: unknown, ctx: C, timeoutMs: number): Promise<TaskRound> {
-    const value = await ctx.withDeadline(timeoutMs, () => def.handler(args, ctx));
+    const value = await ctx.cancellation.withDeadline(timeoutMs, () => def.handler(args, ctx));
     return isInputRequired(value) ? { input: value } : { result: shapeToolResult(def, value) };
   }
 }
