@@ -1,7 +1,7 @@
 /**
  * The context of one request: what the handler sees (`HandlerContext`), what the call wrapper
- * needs of it (`CallContext`: abort and progress state) and what the dispatcher needs to
- * finish it. The request's facts are read from its frozen record (request-record.ts), the one
+ * needs of it (`CallContext`: its cancellation and progress state) and what the dispatcher
+ * needs to finish it. The request's facts are read from its frozen record (request-record.ts), the one
  * the observer reads too; its abort state is the request's one cancellation mechanism, which it
  * holds (`cancellation`, src/execution/cancellation.ts) and whose signal and abort it hands on.
  * Two objects per request, the context and its cancellation, with their methods on the
