@@ -57,7 +57,7 @@ export interface DispatcherOptions {
   instructions?: string;
   /** `capabilities.extensions` to advertise on both wires (e.g. MCP Apps), beside the core capabilities (capabilities.ts). */
   extensions?: JsonObject;
-  /** The call wrapper, with the guard and the deadlines (src/registry/call.ts). */
+  /** The call wrapper, with the guard and the deadlines (src/execution/call.ts). */
   caller: MethodDeps['caller'];
   /** How long a 2025-wire server-to-client request waits for its answer. */
   inputTimeoutMs: number;

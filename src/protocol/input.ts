@@ -11,8 +11,8 @@
 
 import { ErrorCode, ProtocolError } from '../base/errors.ts';
 import { isObject, type JsonObject, safeText } from '../base/jsonrpc.ts';
-import type { InputRounds } from '../registry/call.ts';
-import { isInputRequired } from '../registry/results.ts';
+import type { InputRounds } from '../execution/call.ts';
+import { isInputRequired } from '../execution/results.ts';
 import type { InputRequest, InputRequired } from '../registry/types.ts';
 import type { ClientRequests } from './hub/client-requests.ts';
 import type { RequestContext } from './request-context.ts';
@@ -142,7 +142,7 @@ async function runWithInput<T>(
 }
 
 /**
- * The input rounds the call wrapper (src/registry/call.ts) runs handlers in.
+ * The input rounds the call wrapper (src/execution/call.ts) runs handlers in.
  *
  * @example
  * new Caller({ input: createInputRounds({ hub, codec, inputTimeoutMs: 300_000 }), toolTimeoutMs: 60_000 });

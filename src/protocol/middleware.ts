@@ -9,8 +9,8 @@
 
 import { ProtocolError } from '../base/errors.ts';
 import { type JsonObject, type JsonRpcRequest, safeText } from '../base/jsonrpc.ts';
+import { toolFailure } from '../execution/results.ts';
 import type { Registry } from '../registry/registry.ts';
-import { toolFailure } from '../registry/results.ts';
 import type { HandlerContext, ToolAnnotations } from '../registry/types.ts';
 import type { RequestRecord } from './request-record.ts';
 import { toolNamed } from './target.ts';

@@ -1,10 +1,11 @@
 /**
  * The context of one request: what the handler sees (`HandlerContext`), what the call wrapper
- * needs of it (`CallContext`: abort and progress state) and what the dispatcher needs to
- * finish it. The request's facts are read from its frozen record (request-record.ts), the one
- * the observer reads too; its abort state is the request's one cancellation mechanism
- * (src/registry/cancellation.ts, which it extends). One object per request with its methods on
- * the prototype, so the hot path allocates no closures.
+ * needs of it (`CallContext`: its cancellation and progress state) and what the dispatcher
+ * needs to finish it. The request's facts are read from its frozen record (request-record.ts), the one
+ * the observer reads too; its abort state is the request's one cancellation mechanism, which it
+ * holds (`cancellation`, src/execution/cancellation.ts) and whose signal and abort it hands on.
+ * Two objects per request, the context and its cancellation, with their methods on the
+ * prototype, so the hot path allocates no closures.
  */
 import { type Span, trace } from '@opentelemetry/api';
 import type { Logger } from 'pino';
@@ -18,8 +19,8 @@ import {
   logLevelRank,
   type Wire,
 } from '../base/types.ts';
-import type { CallContext } from '../registry/call.ts';
-import { Cancellation } from '../registry/cancellation.ts';
+import type { CallContext } from '../execution/call.ts';
+import { Cancellation } from '../execution/cancellation.ts';
 import { ToolError } from '../registry/tool-errors.ts';
 import type { InputRequest, InputRequired, JsonSchema } from '../registry/types.ts';
 import type { OutboundChannel } from './hub/channel.ts';
@@ -28,7 +29,13 @@ import type { Session } from './session.ts';
 
 const NO_META: JsonObject = Object.freeze({});
 
-export class RequestContext extends Cancellation implements CallContext {
+export class RequestContext implements CallContext {
+  /**
+   * The request's one cancellation: its deadlines (run by the call wrapper), the client's
+   * notifications/cancelled, the client going away, a task cancelled and the server stopping
+   * all end the request through it, and the first reason is the one kept.
+   */
+  readonly cancellation = new Cancellation();
   /** What the request said and where it came from, read once when it arrived (request-record.ts). */
   readonly record: RequestRecord;
   /** The live 2025 session (its log level, subscriptions); undefined on the 2026 wire. */
@@ -52,12 +59,31 @@ export class RequestContext extends Cancellation implements CallContext {
     record: RequestRecord,
     init: { session: Session | undefined; channel: OutboundChannel | undefined; logger: Logger },
   ) {
-    super();
     this.record = record;
     this.session = init.session;
     this.span = trace.getActiveSpan() ?? NOOP_SPAN;
     this.channel = init.channel;
     this.#logger = init.logger;
+  }
+
+  // The request's abort state, as the handler and the dispatcher see it: its cancellation's.
+
+  /** Aborted when the client cancels, the call times out, or the client goes away. */
+  get signal(): AbortSignal {
+    return this.cancellation.signal;
+  }
+
+  get aborted(): boolean {
+    return this.cancellation.aborted;
+  }
+
+  get abortReason(): unknown {
+    return this.cancellation.abortReason;
+  }
+
+  /** Ends the request early (src/execution/cancellation.ts: the first reason wins). */
+  abort(reason: unknown): void {
+    this.cancellation.abort(reason);
   }
 
   // The request's facts, as the handler sees them: read from the record, never copied.

@@ -3,7 +3,7 @@
  * leaves once when it ends, and while it runs this is where the triggers that abort it find
  * it: the client going away (its exchange's `ClientPresence`) and, on the 2025 wire, the
  * client's notifications/cancelled (by session and request id). Both abort it through its one
- * entry, `abort(reason)` (src/registry/cancellation.ts), which keeps the first reason.
+ * entry, `abort(reason)` (src/execution/cancellation.ts), which keeps the first reason.
  *
  * Ids are kept as sent: `1` and `"1"` are different requests (JSON-RPC 2.0 §4); an integer
  * id past Number.MAX_SAFE_INTEGER (a `BigId`) is keyed by its value (`idKey`). One Map per

@@ -14,7 +14,7 @@
  * looked up for that name (`toolNamed`, `promptNamed`, `resourceAt`).
  */
 import type { JsonObject } from '../base/jsonrpc.ts';
-import type { ResourceTarget } from '../registry/call.ts';
+import type { ResourceTarget } from '../execution/call.ts';
 import type { PromptDefinition, ToolDefinition } from '../registry/define.ts';
 import type { Registry } from '../registry/registry.ts';
 

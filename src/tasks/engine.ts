@@ -1,13 +1,13 @@
 import type { Logger } from 'pino';
 import { ErrorCode, ProtocolError } from '../base/errors.ts';
 import type { JsonRpcMessage } from '../base/jsonrpc.ts';
+import type { Caller } from '../execution/call.ts';
 import type { OutboundChannel } from '../protocol/hub/channel.ts';
 import type { ListenStreams } from '../protocol/hub/listen-streams.ts';
 import type { SessionStreams } from '../protocol/hub/session-streams.ts';
 import { wellFormedResponses } from '../protocol/input.ts';
 import type { RequestContext } from '../protocol/request-context.ts';
 import type { SessionStore } from '../protocol/session.ts';
-import type { Caller } from '../registry/call.ts';
 import type { ToolDefinition } from '../registry/define.ts';
 import type { Registry } from '../registry/registry.ts';
 import {

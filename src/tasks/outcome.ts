@@ -4,9 +4,9 @@
  * the abort reasons that end a handler early.
  */
 import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../base/errors.ts';
+import { toolFailure } from '../execution/results.ts';
 import { checkCapabilities } from '../protocol/input.ts';
 import type { ToolDefinition } from '../registry/define.ts';
-import { toolFailure } from '../registry/results.ts';
 import type { InputRequired } from '../registry/types.ts';
 import type { TaskContext } from './task-context.ts';
 import type { TaskRecord } from './types.ts';

@@ -9,7 +9,9 @@
  * CLI, when a plugin imports the toolkit other than through its public entry, or when a file
  * under src/ or plugins/ grows past 400 lines, or when code under src/transports/ reads an
  * `MCP_*` setting (the transports take options named for what they do, built from the
- * settings once where the server is assembled: src/transport-options.ts).
+ * settings once where the server is assembled: src/transport-options.ts), or when a handler
+ * is run outside src/execution/ (a deadline started, or a timer or abort controller held by the
+ * registry, which holds definitions and lookup only).
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -27,6 +29,7 @@ const MAX_LINES = 400;
 const LAYERS: readonly (readonly string[])[] = [
   ['base'],
   ['registry'],
+  ['execution'],
   ['protocol'],
   ['auth', 'ratelimit'],
   [
@@ -153,6 +156,22 @@ test(`no file under src/ or plugins/ is over ${MAX_LINES} lines`, () => {
     .filter((f) => f.lines > MAX_LINES)
     .map((f) => `${f.file}: ${f.lines} lines`);
   assert.deepEqual(long, []);
+});
+
+test('one place runs a handler: deadlines start in src/execution/ only, and the registry keeps no timer', () => {
+  const found = srcFiles.flatMap((file) => {
+    const rel = path.relative(ROOT, file);
+    const unit = unitOf(file);
+    const code = codeOf(file);
+    const deadlines =
+      unit === 'execution' || !/\.withDeadline\(/.test(code) ? [] : [`${rel} starts a deadline`];
+    const running =
+      unit === 'registry' && /\b(setTimeout|setInterval|AbortController)\b/.test(code)
+        ? [`${rel} runs something: its place is src/execution/`]
+        : [];
+    return [...deadlines, ...running];
+  });
+  assert.deepEqual(found, []);
 });
 
 /** A file's code without its comments (a comment may name the setting an option comes from). */

@@ -1,29 +1,20 @@
 /**
  * The per-call bookkeeping of the dispatcher: the client's presence (a departed client aborts
  * what runs for it), the table of running requests notifications/cancelled looks requests up
- * in, and the request's one cancellation: the first reason kept, one signal, the deadline's
- * one timer, and its handling of handlers that return or throw without a promise.
+ * in, and the request context, which holds the request's one cancellation
+ * (test/execution/cancellation.test.ts tests that one on its own).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { InternalCode, ProtocolError, ToolkitError } from '../../src/base/errors.ts';
+import { parseSettings } from '../../src/config/settings.ts';
+import { Cancellation } from '../../src/execution/cancellation.ts';
+import { definePlugin, defineTool } from '../../src/index.ts';
 import { ClientPresence } from '../../src/protocol/exchange.ts';
+import { RequestContext } from '../../src/protocol/request-context.ts';
 import { RunningRequests } from '../../src/protocol/running.ts';
-import { Cancellation } from '../../src/registry/cancellation.ts';
-
-/** The timers this process has running (each deadline's is one of them). */
-function timers(): number {
-  return process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
-}
-
-/** `promise`, or a rejection once `ms` have passed, so a test never hangs on it. */
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`not settled within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
+import { createServer } from '../../src/server.ts';
+import { createLogger } from '../../src/telemetry/logger.ts';
 
 function request(): { abort(reason: unknown): void; reasons: unknown[] } {
   const reasons: unknown[] = [];
@@ -115,126 +106,51 @@ describe('RunningRequests', () => {
   });
 });
 
-describe('Cancellation: the deadline', () => {
-  test('a handler that returns a plain value resolves with it', async () => {
-    assert.equal(await new Cancellation().withDeadline(1000, () => 42), 42);
-  });
-
-  test('a handler that throws without a promise rejects with its error, and its timer is cleared', async (t) => {
-    // A fake clock: the 20 ms deadline is passed at once, no real waiting.
-    t.mock.timers.enable({ apis: ['setTimeout'] });
-    const boom = new Error('boom');
-    const c = new Cancellation();
-    await assert.rejects(
-      c.withDeadline(20, () => {
-        throw boom;
-      }),
-      (err) => err === boom,
+describe('RequestContext: the cancellation it holds', () => {
+  test('the context holds a Cancellation rather than being one; the signal, the abort and the deadline all reach it', async () => {
+    const seen: RequestContext[] = [];
+    const plugin = definePlugin({
+      name: 'holds',
+      register(app) {
+        app.add(
+          defineTool(
+            { name: 'hold', description: 'Waits for its signal', timeoutMs: 20 },
+            async (_args, ctx) => {
+              assert.ok(ctx instanceof RequestContext);
+              seen.push(ctx);
+              await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+              return 'stopped';
+            },
+          ),
+        );
+      },
+    });
+    const server = await createServer({
+      settings: parseSettings({ MCP_PLUGINS: '' }),
+      logger: createLogger({ level: 'silent', format: 'json' }),
+      plugins: [{ definition: plugin as never, settings: {} }],
+    });
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const reply = await server.dispatcher.handle(
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'hold', arguments: {}, _meta: meta } },
+      { transport: 'stdio' },
     );
-    // A timer left running would abort the request once it fired.
-    t.mock.timers.tick(60);
-    assert.equal(c.aborted, false);
-  });
-
-  test('an abort while the handler runs rejects at once with the reason', async () => {
-    const c = new Cancellation();
-    const running = c.withDeadline(10_000, () => new Promise(() => {}));
-    const reason = new Error('the client went away');
-    c.abort(reason);
-    await assert.rejects(running, (err) => err === reason);
-  });
-
-  test('a deadline after an abort rejects at once with the first reason', async () => {
-    const c = new Cancellation();
-    const reason = new Error('cancelled');
-    c.abort(reason);
-    let ran = false;
-    await assert.rejects(
-      c.withDeadline(1000, () => {
-        ran = true;
-      }),
-      (err) => err === reason,
-    );
-    assert.equal(ran, false);
-  });
-});
-
-describe('Cancellation: one abort per request', () => {
-  test('the first reason wins: later aborts change neither the reason nor the signal', () => {
-    const early = new Cancellation();
-    const signal = early.signal;
-    let fired = 0;
-    signal.addEventListener('abort', () => fired++);
-    const first = new Error('timed out');
-    early.abort(first);
-    early.abort(new Error('cancelled'));
-    assert.equal(early.aborted, true);
-    assert.equal(early.abortReason, first);
-    assert.equal(signal.reason, first);
-    assert.equal(fired, 1);
-
-    // A signal asked for only after the abort is the same one, already aborted with it.
-    const late = new Cancellation();
-    late.abort(first);
-    late.abort(new Error('the client went away'));
-    assert.equal(late.signal.aborted, true);
-    assert.equal(late.signal.reason, first);
-    assert.equal(late.signal, late.signal);
-  });
-
-  test('a deadline runs one timer, cleared when the handler settles and when the request is aborted', async () => {
-    const before = timers();
-    const settles = new Cancellation();
-    const done = settles.withDeadline(60_000, () => new Promise((r) => setImmediate(r, 'ok')));
-    assert.equal(timers(), before + 1);
-    assert.equal(await done, 'ok');
-    assert.equal(timers(), before);
-
-    const aborted = new Cancellation();
-    const hanging = aborted.withDeadline(60_000, () => new Promise(() => {}));
-    assert.equal(timers(), before + 1);
-    aborted.abort(new Error('cancelled'));
-    assert.equal(timers(), before, 'the abort cleared the deadline timer at once');
-    await assert.rejects(hanging, /cancelled/);
-  });
-
-  test('on timeout the request is aborted with a Timeout error, which the deadline rejects with', async () => {
-    const c = new Cancellation();
-    const signal = c.signal;
-    await assert.rejects(
-      within(
-        c.withDeadline(5, () => new Promise(() => {})),
-        5000,
-      ),
-      (err) => err instanceof ToolkitError && err.code === InternalCode.Timeout,
-    );
-    assert.equal(c.abortReason instanceof ToolkitError && c.abortReason.code, InternalCode.Timeout);
-    assert.equal(signal.reason, c.abortReason);
-    // A cancellation arriving after the timeout does not replace it.
-    c.abort(new Error('cancelled'));
-    assert.equal((c.abortReason as ToolkitError).code, InternalCode.Timeout);
-  });
-
-  test('a reason that is not an Error rejects the deadline with a Cancelled error', async () => {
-    const c = new Cancellation();
-    const running = c.withDeadline(60_000, () => new Promise(() => {}));
-    c.abort('user');
-    await assert.rejects(
-      running,
-      (err) => err instanceof ToolkitError && err.code === InternalCode.Cancelled,
-    );
-    assert.equal(c.abortReason, 'user');
-  });
-
-  test('a deadline started while another runs leaves the first to settle with its own handler', async () => {
-    const c = new Cancellation();
-    let finishFirst!: (value: string) => void;
-    const first = c.withDeadline(60_000, () => new Promise<string>((r) => (finishFirst = r)));
-    const second = c.withDeadline(60_000, () => new Promise<string>(() => {}));
-    finishFirst('first');
-    assert.equal(await within(first, 5000), 'first');
-    // The second is the request's running deadline: an abort fails it at once.
-    c.abort(new Error('cancelled'));
-    await assert.rejects(within(second, 5000), /cancelled/);
+    const result = (reply.body as { result?: { isError?: boolean } } | undefined)?.result;
+    assert.equal(result?.isError, true, JSON.stringify(reply.body));
+    const ctx = seen[0];
+    assert.ok(ctx);
+    assert.equal(ctx instanceof Cancellation, false, 'composition, not inheritance');
+    assert.ok(ctx.cancellation instanceof Cancellation);
+    // The call wrapper's deadline ran on the held cancellation and aborted it with a Timeout.
+    const reason = ctx.cancellation.abortReason;
+    assert.ok(reason instanceof ToolkitError && reason.code === InternalCode.Timeout);
+    assert.equal(ctx.signal, ctx.cancellation.signal);
+    assert.deepEqual([ctx.aborted, ctx.abortReason, ctx.signal.reason], [true, reason, reason]);
+    // An abort through the context is the cancellation's, and the first reason stays.
+    ctx.abort(new Error('cancelled'));
+    assert.equal(ctx.cancellation.abortReason, reason);
   });
 });

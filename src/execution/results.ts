@@ -7,9 +7,9 @@
 import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../base/errors.ts';
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import { invalidArgsAsToolError } from '../base/versions.ts';
-import type { ToolDefinition } from './define.ts';
-import { ToolError, toolErrorResult } from './tool-errors.ts';
-import type { ContentBlock, InputRequired, PromptMessage } from './types.ts';
+import type { ToolDefinition } from '../registry/define.ts';
+import { ToolError, toolErrorResult } from '../registry/tool-errors.ts';
+import type { ContentBlock, InputRequired, PromptMessage } from '../registry/types.ts';
 
 /** A tool failure the model should see: `isError: true` with `ErrorName: message` (docs/architecture.md, "Version-aware rules"). */
 function toolError(message: string): JsonObject {

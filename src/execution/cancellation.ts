@@ -7,9 +7,10 @@
  * handlers never look at it) and the running deadline, which rejects at once whether or not
  * the handler stops.
  *
- * The request context (src/protocol/request-context.ts) extends this class, so a request is
- * one object with one abort state: no listener, hook or controller per request unless a
- * handler asks for the signal, and one timer per deadline, which runs on every call.
+ * The request context (src/protocol/request-context.ts) holds one, as `ctx.cancellation`, and
+ * hands its signal and abort on, so a request has one abort state: no listener, hook or
+ * controller per request unless a handler asks for the signal, and one timer per deadline,
+ * which runs on every call.
  */
 import { InternalCode, ToolkitError } from '../base/errors.ts';
 

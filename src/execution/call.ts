@@ -1,29 +1,34 @@
 /**
- * The call wrapper, where a call becomes safe (docs/architecture.md, "Rules the structure keeps": "the registry
- * is where a tool call becomes safe"). `Caller` owns a tool, resource or prompt call from the resolved definition to
- * the shaped result: arguments validated, the guard (scopes, per-tool limits) consulted, the
- * handler run under the request's signal with a deadline (and progress heartbeats), its input
- * rounds run, its result checked and shaped, and what it throws mapped (a tool's failure
- * becomes an `isError` result the model sees; a broken output schema, a timeout or a
- * cancellation a -32603). The method handlers hand it the target (resolved once per request,
- * src/protocol/target.ts) and call it; nothing else
- * runs a handler (the task engine runs a task's rounds through `taskRound`).
+ * The call wrapper, where a call becomes safe (docs/architecture.md, "Rules the structure keeps":
+ * "the execution unit is where a tool call becomes safe"). `Caller` owns a tool, resource or
+ * prompt call from the resolved definition to the shaped result: arguments validated, the guard
+ * (scopes, per-tool limits) consulted, the handler run under the request's signal with a
+ * deadline (cancellation.ts) and progress heartbeats (heartbeat.ts), its input rounds run, its
+ * result checked and shaped (results.ts), and what it throws mapped (a tool's failure becomes an
+ * `isError` result the model sees; a broken output schema, a timeout or a cancellation a
+ * -32603). The method handlers hand it the target (resolved once per request,
+ * src/protocol/target.ts) and call it; nothing else runs a handler (the task engine runs a
+ * task's rounds through `taskRound`).
  *
  * The request's server span is active around the whole request (the dispatcher runs it in the
  * span's context), so the handler runs inside it and `ctx.span` is that span.
  *
- * The registry declares what it needs of the layer above: the request context (`CallContext`)
- * and the input rounds (`InputRounds`, src/protocol/input.ts implements them on both wires).
+ * The execution unit sits above the registry (it runs the definitions the registry holds) and
+ * below the protocol, so it declares what it needs of the layer above: the request context
+ * (`CallContext`) and the input rounds (`InputRounds`, src/protocol/input.ts implements them on
+ * both wires).
  */
 import { ClientAnswerError, ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../base/errors.ts';
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
-import type { Cancellable } from './cancellation.ts';
 import type {
   PromptDefinition,
   ResourceDefinition,
   ResourceTemplateDefinition,
   ToolDefinition,
-} from './define.ts';
+} from '../registry/define.ts';
+import type { Completer, HandlerContext, InputRequired, ResourceReturn } from '../registry/types.ts';
+import type { Restrictable } from '../registry/visibility.ts';
+import type { Cancellable } from './cancellation.ts';
 import { type Beating, startHeartbeat } from './heartbeat.ts';
 import {
   checkArguments,
@@ -33,13 +38,13 @@ import {
   shapeToolResult,
   toolFailure,
 } from './results.ts';
-import type { Completer, HandlerContext, InputRequired, ResourceReturn } from './types.ts';
-import type { Restrictable } from './visibility.ts';
 
-/** What the wrapper needs of a request: the handler's context plus its abort and progress state. */
-export interface CallContext extends HandlerContext, Cancellable, Beating {
+/** What the wrapper needs of a request: the handler's context, its progress state and the cancellation it holds. */
+export interface CallContext extends HandlerContext, Beating {
   /** The client's network address (HTTP), for per-client limits of anonymous callers. */
   readonly address: string | undefined;
+  /** The request's one cancellation: every deadline of the call runs on it. */
+  readonly cancellation: Cancellable;
 }
 
 /**
@@ -134,7 +139,7 @@ export class Caller<C extends CallContext> {
     const stopHeartbeat = startHeartbeat(ctx, def.spec.heartbeatMs ?? this.#heartbeatMs);
     try {
       const out = await this.#input.run(ctx, params, () =>
-        ctx.withDeadline(timeoutMs, () => def.handler(checked.value, ctx)),
+        ctx.cancellation.withDeadline(timeoutMs, () => def.handler(checked.value, ctx)),
       );
       return 'inputRequired' in out ? out.inputRequired : shapeToolResult(def, out.value);
     } catch (err) {
@@ -156,7 +161,9 @@ export class Caller<C extends CallContext> {
     const read = async (): Promise<ResourceReturn> =>
       'variables' in target ? target.def.read(uri, target.variables, ctx) : target.def.read(uri, ctx);
     try {
-      const out = await this.#input.run(ctx, params, () => ctx.withDeadline(this.#timeoutMs, read));
+      const out = await this.#input.run(ctx, params, () =>
+        ctx.cancellation.withDeadline(this.#timeoutMs, read),
+      );
       if ('inputRequired' in out) return out.inputRequired;
       return { contents: shapeContents(uri, def.listing.mimeType, out.value) };
     } catch (err) {
@@ -187,7 +194,7 @@ export class Caller<C extends CallContext> {
     }
     try {
       const out = await this.#input.run(ctx, params, () =>
-        ctx.withDeadline(this.#timeoutMs, async () => def.get(args, ctx)),
+        ctx.cancellation.withDeadline(this.#timeoutMs, async () => def.get(args, ctx)),
       );
       return 'inputRequired' in out ? out.inputRequired : shapePrompt(out.value, def.spec.description);
     } catch (err) {
@@ -209,7 +216,9 @@ export class Caller<C extends CallContext> {
   ): Promise<string[]> {
     this.#guard?.item(spec, ctx);
     if (!completer) return [];
-    return ctx.withDeadline(this.#timeoutMs, async () => completer(value, { arguments: context, ctx }));
+    return ctx.cancellation.withDeadline(this.#timeoutMs, async () =>
+      completer(value, { arguments: context, ctx }),
+    );
   }
 
   /**
@@ -236,7 +245,7 @@ export class Caller<C extends CallContext> {
    * the task engine's to record.
    */
   async taskRound(def: ToolDefinition, args: unknown, ctx: C, timeoutMs: number): Promise<TaskRound> {
-    const value = await ctx.withDeadline(timeoutMs, () => def.handler(args, ctx));
+    const value = await ctx.cancellation.withDeadline(timeoutMs, () => def.handler(args, ctx));
     return isInputRequired(value) ? { input: value } : { result: shapeToolResult(def, value) };
   }
 }
