@@ -53,7 +53,7 @@ function codeLines(file: string): string[] {
 }
 
 /** Every place under src/ (exemptions aside) that matches one of PATTERNS, as `file:line: why: code`. */
-export function wireDecisions(): string[] {
+function wireDecisions(): string[] {
   const found: string[] = [];
   for (const file of sources(SRC)) {
     const rel = path.relative(ROOT, file).split(path.sep).join('/');
