@@ -31,3 +31,18 @@ export function negotiateVersion(requested: unknown): string {
     ? requested
     : LATEST_2025;
 }
+
+/** Revisions are dated: `version` is `revision` or a later one. */
+export function revisionAtLeast(version: string, revision: string): boolean {
+  return version >= revision;
+}
+
+/** 2025-11-25 (SEP-1699): a reply stream may be closed early and resumed with Last-Event-ID. */
+export function resumesStreams(version: string): boolean {
+  return version >= '2025-11-25';
+}
+
+/** SEP-1686: the core tasks (`params.task`, `tasks/get|result|list|cancel`) exist from 2025-11-25. */
+export function hasCoreTasks(version: string): boolean {
+  return version >= '2025-11-25';
+}

@@ -4,6 +4,7 @@
  * 2025-wire clients on 2025-11-25 or later also get core tasks).
  */
 import type { JsonObject } from '../base/jsonrpc.ts';
+import { revisionAtLeast } from '../base/versions.ts';
 import type { MethodSet } from './methods.ts';
 
 const SERVER_CAPABILITIES = Object.freeze({
@@ -24,7 +25,7 @@ export class ServerCapabilities {
   /** Both wires' capabilities, the extensions on both included. */
   readonly #both: JsonObject;
   /** 2026 discover's, with the extensions that exist on 2026 only. */
-  readonly modern: JsonObject;
+  readonly discover: JsonObject;
   /** Capabilities 2025-wire clients get from a revision on (core tasks on 2025-11-25). */
   readonly #from: readonly { readonly since: string; readonly capabilities: JsonObject }[];
 
@@ -33,7 +34,7 @@ export class ServerCapabilities {
     const both = merged(extensions, ...sets.map((set) => set.extensions));
     this.#both = both ? Object.freeze({ ...SERVER_CAPABILITIES, extensions: both }) : SERVER_CAPABILITIES;
     const only2026 = merged(...sets.map((set) => set.extensions2026));
-    this.modern = only2026
+    this.discover = only2026
       ? Object.freeze({ ...SERVER_CAPABILITIES, extensions: { ...only2026, ...both } })
       : this.#both;
     this.#from = sets.flatMap((set) => (set.capabilities2025 ? [set.capabilities2025] : []));
@@ -43,7 +44,7 @@ export class ServerCapabilities {
   for2025(version: string): JsonObject {
     let capabilities = this.#both;
     for (const extra of this.#from) {
-      if (version >= extra.since) capabilities = { ...capabilities, ...extra.capabilities };
+      if (revisionAtLeast(version, extra.since)) capabilities = { ...capabilities, ...extra.capabilities };
     }
     return capabilities;
   }

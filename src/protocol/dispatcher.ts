@@ -11,13 +11,12 @@ import {
   classify,
   errorResponse,
   isId,
-  isObject,
   type JsonObject,
   type JsonRpcRequest,
   type JsonRpcResponse,
   success,
 } from '../base/jsonrpc.ts';
-import { allowsBatches, SUPPORTED_VERSIONS, VERSION_2026 } from '../base/versions.ts';
+import { allowsBatches, SUPPORTED_VERSIONS } from '../base/versions.ts';
 import type { Registry } from '../registry/registry.ts';
 import { ALL_VISIBLE, type Visibility } from '../registry/visibility.ts';
 import { ServerCapabilities } from './capabilities.ts';
@@ -37,15 +36,7 @@ import { RequestContext } from './request-context.ts';
 import { type RequestRecord, requestRecord } from './request-record.ts';
 import { RunningRequests } from './running.ts';
 import type { SessionStore } from './session.ts';
-import {
-  checkEnvelope,
-  checkParamHeaders,
-  checkRoutingHeaders,
-  completeModernResult,
-  isModernRequest,
-  isOnly2025,
-  isOnly2026,
-} from './wire.ts';
+import { classifyWire, REV2025 } from './wires/classify.ts';
 
 export interface DispatcherOptions {
   registry: Registry;
@@ -159,7 +150,7 @@ export class Dispatcher {
   discovery(): JsonObject {
     const result: JsonObject = {
       supportedVersions: SUPPORTED_VERSIONS,
-      capabilities: this.#capabilities.modern,
+      capabilities: this.#capabilities.discover,
     };
     if (this.#o.instructions) result.instructions = this.#o.instructions;
     return result;
@@ -243,34 +234,35 @@ export class Dispatcher {
   }
 
   async #request(req: JsonRpcRequest, ex: Exchange, inBatch: boolean): Promise<Reply> {
-    const modern = !inBatch && isModernRequest(req, ex.headers);
+    // The wire profile, chosen once: as the transport classified the message, else here (a
+    // stream of messages, stdio). A batch's members are on the 2025 wire, where batches exist.
+    const profile = inBatch ? REV2025 : (ex.profile ?? classifyWire(req, ex.headers));
     // The request's one record: the observer and the request context both read it.
-    const record = requestRecord(req, ex, modern, this.#o.registry);
+    const record = requestRecord(req, ex, profile, this.#o.registry);
     // Every request is observed (span, log line, metrics), refused ones included, and handled
     // inside its span's context (handlers' own spans and instrumented clients are its children).
     const observed = this.#o.observe?.start(record);
-    const handle = modern ? this.#modern : this.#legacy;
     try {
       const reply = await (observed
-        ? observed.run(handle, this, req, ex, record)
-        : handle.call(this, req, ex, record));
+        ? observed.run(this.#handleRequest, this, req, ex, record)
+        : this.#handleRequest(req, ex, record));
       const body = reply.body as { result?: JsonObject } | undefined;
       observed?.end({ result: body?.result, session: reply.session });
       return reply;
     } catch (err) {
       observed?.end({ error: err instanceof Error ? err : new Error(String(err)) });
-      return this.#failure(req, err, modern);
+      return this.#failure(req, err, record);
     }
   }
 
-  #failure(req: JsonRpcRequest, err: unknown, modern: boolean): Reply {
+  #failure(req: JsonRpcRequest, err: unknown, record: RequestRecord): Reply {
     if (err instanceof ProtocolError) {
       const reply: Reply = { body: errorResponse(req.id, err) };
       if (err.httpStatus !== undefined) reply.status = err.httpStatus;
       if (err.httpHeaders !== undefined) reply.headers = err.httpHeaders;
       return reply;
     }
-    this.#o.logger.error({ err, method: req.method, wire: modern ? '2026' : '2025' }, 'request failed');
+    this.#o.logger.error({ err, method: req.method, wire: record.wire }, 'request failed');
     return {
       body: errorResponse(
         req.id,
@@ -279,67 +271,33 @@ export class Dispatcher {
     };
   }
 
-  // ---- 2025 wire ------------------------------------------------------------------------
-
-  async #legacy(req: JsonRpcRequest, ex: Exchange, record: RequestRecord): Promise<Reply> {
-    if (req.method === 'initialize') {
+  /**
+   * One request on its wire: the profile's checks choose the handler (or a builtin), the
+   * handler runs, and the profile completes the result with what its wire's results carry.
+   */
+  async #handleRequest(req: JsonRpcRequest, ex: Exchange, record: RequestRecord): Promise<Reply> {
+    const profile = record.profile;
+    const route = profile.route(req, ex, record, this.#methods);
+    let result: JsonObject;
+    if (route === 'initialize') {
       const { sessions, serverInfo, instructions } = this.#o;
       return initialize(req, ex, { sessions, capabilities: this.#capabilities, serverInfo, instructions });
-    }
-    const session = ex.session;
-    if (req.method === 'ping') return { body: success(req.id, {}) };
-    if (!session?.initialized) {
-      throw new ProtocolError(ErrorCode.InvalidRequest, 'Server not initialized: send initialize first');
-    }
-    if (isOnly2026(req.method)) {
-      throw new ProtocolError(
-        ErrorCode.MethodNotFound,
-        `Method not found: ${req.method} (protocol ${VERSION_2026} only)`,
-      );
-    }
-    const handler = this.#methods.get(req.method);
-    if (!handler) throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${req.method}`);
-    const ctx = new RequestContext(record, { session, channel: ex.channel, logger: this.#o.logger });
-    let result: JsonObject;
-    try {
-      result = await this.#run(handler, req, ctx, ex, session.id);
-    } catch (err) {
-      if (silenced(ctx, ex)) return {};
-      throw err;
-    }
-    return silenced(ctx, ex) ? {} : { body: success(req.id, result) };
-  }
-
-  // ---- 2026 wire ------------------------------------------------------------------------
-
-  async #modern(req: JsonRpcRequest, ex: Exchange, record: RequestRecord): Promise<Reply> {
-    const http = ex.transport === 'http';
-    // The envelope's checks; its fields are the record's (read from the same params._meta).
-    checkEnvelope(req, ex.headers, http);
-    const handler = req.method === 'server/discover' ? undefined : this.#methods.get(req.method);
-    if (req.method !== 'server/discover' && (!handler || isOnly2025(req.method))) {
-      throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${req.method}`, {
-        httpStatus: 404,
-      });
-    }
-    if (http) checkRoutingHeaders(req, ex.headers);
-    const tool = record.target?.kind === 'tool' ? record.target.def : undefined;
-    if (http && tool && tool.headerParams.length > 0) {
-      const args = req.params?.arguments;
-      checkParamHeaders(tool.headerParams, isObject(args) ? args : {}, ex.headers);
-    }
-    let result: JsonObject;
-    if (!handler) {
+    } else if (route === 'ping') {
+      result = {};
+    } else if (route === 'discover') {
       result = this.discovery();
     } else {
-      const ctx = new RequestContext(record, {
-        session: undefined,
-        channel: ex.channel,
-        logger: this.#o.logger,
-      });
-      result = await this.#run(handler, req, ctx, ex, undefined);
+      const session = profile.sessions ? ex.session : undefined;
+      const ctx = new RequestContext(record, { session, channel: ex.channel, logger: this.#o.logger });
+      try {
+        result = await this.#run(route, req, ctx, ex, session?.id);
+      } catch (err) {
+        if (silenced(ctx, ex)) return {};
+        throw err;
+      }
+      if (silenced(ctx, ex)) return {};
     }
-    completeModernResult(req.method, result, this.#o.serverInfo);
+    profile.completeResult(req.method, result, this.#o.serverInfo);
     return { body: success(req.id, result) };
   }
 

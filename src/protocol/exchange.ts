@@ -9,10 +9,16 @@ import type { Headers, HttpRequestInfo, Identity } from '../base/types.ts';
 import type { OutboundChannel } from './hub/channel.ts';
 import type { RequestRecord } from './request-record.ts';
 import type { Session } from './session.ts';
+import type { WireProfile } from './wires/profile.ts';
 
 /** What a transport tells the dispatcher about one inbound message or batch. */
 export interface Exchange {
   readonly transport: 'stdio' | 'http';
+  /**
+   * The wire profile the transport classified a single message with (HTTP, `classifyWire`);
+   * absent, the dispatcher classifies each message itself (stdio, a stream of them).
+   */
+  readonly profile?: WireProfile;
   /** HTTP request headers, lower-case names (absent on stdio: header checks are HTTP's). */
   readonly headers?: Headers;
   /** The 2025-wire session (stdio: the connection's; HTTP: from Mcp-Session-Id). */

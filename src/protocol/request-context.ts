@@ -178,12 +178,8 @@ export class RequestContext implements CallContext {
   }
 
   #shouldLog(level: LogLevel): boolean {
-    // 2026 (SEP-2577): request-scoped, only when the envelope asked for a level.
-    // 2025: the session's level; before any logging/setLevel every message goes out.
-    const modern = this.record.wire === '2026';
-    const threshold = modern ? this.record.logLevel : this.session?.logLevel;
-    if (threshold === undefined) return !modern;
-    return logLevelRank(level) >= logLevelRank(threshold);
+    // The wire's rule: the envelope's level (2026, SEP-2577) or the session's (2025).
+    return this.record.profile.logs(level, this.record.logLevel, this.session?.logLevel);
   }
 
   askInput(requests: Record<string, InputRequest>, state?: unknown): InputRequired {

@@ -10,19 +10,13 @@
  * What changes while a request runs is not here: the 2025 session (its log level,
  * subscriptions) stays on the context, and how the request ended goes to the observer's `end`.
  */
-import { isObject, type JsonObject, type JsonRpcRequest, type RequestId, safeText } from '../base/jsonrpc.ts';
+import type { JsonObject, JsonRpcRequest, RequestId } from '../base/jsonrpc.ts';
 import type { ClientCapabilities, Implementation } from '../base/spec-types.ts';
-import {
-  type Headers,
-  type HttpRequestInfo,
-  type Identity,
-  isLogLevel,
-  type LogLevel,
-  type Wire,
-} from '../base/types.ts';
+import type { Headers, HttpRequestInfo, Identity, LogLevel, Wire } from '../base/types.ts';
 import type { Exchange } from './exchange.ts';
 import { type RequestTarget, resolveTarget, type TargetLookups } from './target.ts';
-import { META, metaOf } from './wire.ts';
+import { metaOf } from './wire.ts';
+import type { WireProfile } from './wires/profile.ts';
 
 export interface RequestRecord {
   /** The JSON-RPC method as sent, e.g. `tools/call`. */
@@ -38,6 +32,12 @@ export interface RequestRecord {
   readonly target: RequestTarget | undefined;
   /** The target names a registered tool or prompt (only then may it name a span: client-chosen names are unbounded). */
   readonly targetKnown: boolean;
+  /**
+   * The request's wire profile (src/protocol/wires/), chosen once where the message was
+   * classified: whatever differs between the wires is asked of it.
+   */
+  readonly profile: WireProfile;
+  /** The profile's name, as `ctx.wire`, the span and the log line show it. */
   readonly wire: Wire;
   /**
    * 2026: the version the envelope declares (the dispatcher refuses the request unless it is
@@ -75,43 +75,23 @@ export interface RequestRecord {
   readonly http: HttpRequestInfo | undefined;
 }
 
-const NO_CAPABILITIES: ClientCapabilities = Object.freeze({});
-
 /**
- * The record of `req` as it arrives in `ex`, on the 2026 wire when `modern`. Built before any
+ * The record of `req` as it arrives in `ex`, on the wire of `profile`. Built before any
  * check, so that a refused request is observed with what it said: the 2026 envelope's fields
- * are taken as sent, and the dispatcher's checks (`checkEnvelope`) refuse the request before a
+ * are taken as sent, and the profile's checks (`profile.route`) refuse the request before a
  * handler could see one that is not what the envelope requires.
  */
 export function requestRecord(
   req: JsonRpcRequest,
   ex: Exchange,
-  modern: boolean,
+  profile: WireProfile,
   registry: TargetLookups,
 ): RequestRecord {
   const { method, params } = req;
   const meta = metaOf(params);
   const session = ex.session;
   const name = typeof params?.name === 'string' ? params.name : undefined;
-  let protocolVersion: string;
-  let clientInfo: Implementation | undefined;
-  let clientCapabilities: ClientCapabilities;
-  let logLevel: LogLevel | undefined;
-  if (modern) {
-    const declared = meta?.[META.protocolVersion];
-    const info = meta?.[META.clientInfo];
-    const caps = meta?.[META.clientCapabilities];
-    const level = meta?.[META.logLevel];
-    protocolVersion = declared === undefined || declared === null ? '' : safeText(declared);
-    clientInfo = isObject(info) ? (info as Implementation) : undefined;
-    clientCapabilities = isObject(caps) ? (caps as ClientCapabilities) : NO_CAPABILITIES;
-    logLevel = isLogLevel(level) ? level : undefined;
-  } else {
-    protocolVersion = session?.protocolVersion ?? '';
-    clientInfo = session?.clientInfo;
-    clientCapabilities = session?.clientCapabilities ?? NO_CAPABILITIES;
-    logLevel = undefined;
-  }
+  const { protocolVersion, clientInfo, clientCapabilities, logLevel } = profile.clientFacts(meta, session);
   const target = resolveTarget(method, params, registry);
   return Object.freeze({
     method,
@@ -119,7 +99,8 @@ export function requestRecord(
     targetName: name ?? (typeof params?.uri === 'string' ? params.uri : undefined),
     target,
     targetKnown: target !== undefined && target.kind !== 'resource' && target.def !== undefined,
-    wire: modern ? '2026' : '2025',
+    profile,
+    wire: profile.wire,
     protocolVersion,
     sessionId: session?.id,
     identity: ex.identity,

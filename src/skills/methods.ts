@@ -21,13 +21,7 @@ const SKILLS_EXTENSION: JsonObject = Object.freeze({
 
 function catalogFor(ctx: RequestContext, catalog: SkillCatalog | undefined, method: string): SkillCatalog {
   if (catalog) return catalog;
-  throw new ProtocolError(
-    ErrorCode.MethodNotFound,
-    `Method not found: ${method} (this server serves no skills)`,
-    {
-      httpStatus: ctx.wire === '2026' ? 404 : undefined,
-    },
-  );
+  throw ctx.record.profile.methodNotFound(`Method not found: ${method} (this server serves no skills)`);
 }
 
 function uriParam(params: JsonObject | undefined): string {

@@ -8,6 +8,8 @@ import type { SessionStreams } from '../protocol/hub/session-streams.ts';
 import { wellFormedResponses } from '../protocol/input.ts';
 import type { RequestContext } from '../protocol/request-context.ts';
 import type { SessionStore } from '../protocol/session.ts';
+import { profileOf } from '../protocol/wires/classify.ts';
+import { detailed2026, task2025, withRelatedTask } from '../protocol/wires/task-shapes.ts';
 import type { ToolDefinition } from '../registry/define.ts';
 import type { Registry } from '../registry/registry.ts';
 import {
@@ -29,7 +31,6 @@ import {
   type TaskRecord,
   type TaskStore,
 } from './types.ts';
-import { detailed2026, task2025, withRelatedTask } from './wire-shapes.ts';
 
 export interface TaskEngineOptions {
   registry: Registry;
@@ -296,7 +297,7 @@ export class TaskEngine {
   /** Where a task's notifications go: the 2025 session's stream, tagged with the task; nowhere on 2026. */
   #channelFor(record: TaskRecord): OutboundChannel | undefined {
     const sessionId = record.sessionId;
-    if (record.wire !== '2025' || sessionId === undefined) return undefined;
+    if (!profileOf(record.wire).sessions || sessionId === undefined) return undefined;
     return {
       send: (message: JsonRpcMessage) => {
         const params = 'params' in message && message.params ? message.params : {};
@@ -312,7 +313,7 @@ export class TaskEngine {
   /** Tells whoever follows the task: listen streams on every replica, the 2025 session's stream. */
   #announce(record: TaskRecord): void {
     this.#o.bus.publish({ type: 'status', task: record });
-    if (record.wire === '2025' && record.sessionId !== undefined) {
+    if (profileOf(record.wire).sessions && record.sessionId !== undefined) {
       this.#o.hub.sessionStreams.send(record.sessionId, {
         jsonrpc: '2.0',
         method: 'notifications/tasks/status',

@@ -16,17 +16,16 @@ import { ErrorCode, ProtocolError } from '../base/errors.ts';
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import type { MethodDeps, MethodHandler, MethodSet, TaskLane } from '../protocol/methods.ts';
 import type { RequestContext } from '../protocol/request-context.ts';
-import type { ToolDefinition } from '../registry/define.ts';
-import type { TaskEngine } from './engine.ts';
-import { isTerminal, type TaskRecord } from './types.ts';
 import {
-  created2025,
-  created2026,
-  detailed2026,
+  declaresTasks,
+  missingTasksExtension,
   TASKS_EXTENSION,
   task2025,
   withRelatedTask,
-} from './wire-shapes.ts';
+} from '../protocol/wires/task-shapes.ts';
+import type { ToolDefinition } from '../registry/define.ts';
+import type { TaskEngine } from './engine.ts';
+import { isTerminal, type TaskRecord } from './types.ts';
 
 /** The first 2025 revision with core tasks. */
 const CORE_TASKS_VERSION = '2025-11-25';
@@ -37,47 +36,18 @@ const TASK_CAPABILITIES_2025: JsonObject = Object.freeze({
 });
 const TASK_EXTENSION_2026: JsonObject = Object.freeze({ [TASKS_EXTENSION]: {} });
 
-/** Whether a request's capabilities declare the tasks extension (per request, SEP-2575). */
-function declaresTasks(capabilities: unknown): boolean {
-  const extensions = isObject(capabilities) ? capabilities.extensions : undefined;
-  return isObject(extensions) && isObject(extensions[TASKS_EXTENSION]);
-}
-
-/** -32021 naming the extension, as SEP-2663 §Capability Negotiation shows it. */
-function missingTasksExtension(what: string): ProtocolError {
-  return new ProtocolError(
-    ErrorCode.MissingRequiredClientCapability,
-    `${what} needs the ${TASKS_EXTENSION} extension: declare it in params._meta["io.modelcontextprotocol/clientCapabilities"].extensions`,
-    { httpStatus: 400, data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } } },
-  );
-}
-
 /**
- * Whether this `tools/call` runs as a task. Throws when the tool runs only as a task and the
- * request cannot take one: -32021 on 2026, -32601 on 2025 (SEP-1686 tool-level negotiation).
+ * Whether this `tools/call` runs as a task, as the request's wire negotiates it. Throws when
+ * the tool runs only as a task and the request cannot take one: -32021 on 2026, -32601 on 2025
+ * (SEP-1686 tool-level negotiation).
  */
 function runsAsTask(def: ToolDefinition, params: JsonObject | undefined, ctx: RequestContext): boolean {
   const support = def.spec.task;
   if (support === undefined) return false;
-  if (ctx.wire === '2026') {
-    if (declaresTasks(ctx.clientCapabilities)) return true;
-    if (support === 'required') throw missingTasksExtension(`Tool ${def.name} runs only as a task, which`);
-    return false;
-  }
-  if (isObject(params?.task) && ctx.protocolVersion >= CORE_TASKS_VERSION) return true;
-  if (support === 'required') {
-    throw new ProtocolError(
-      ErrorCode.MethodNotFound,
-      `Tool ${def.name} runs only as a task: call it with params.task (protocol ${CORE_TASKS_VERSION} or later)`,
-    );
-  }
+  const tasks = ctx.record.profile.tasks;
+  if (tasks.requested(params, ctx)) return true;
+  if (support === 'required') throw tasks.required(def.name);
   return false;
-}
-
-/** The TTL a 2025 client asked for in `params.task.ttl`, when it is a positive integer. */
-function requestedTtl(task: unknown): number | undefined {
-  const ttl = isObject(task) ? task.ttl : undefined;
-  return typeof ttl === 'number' && Number.isInteger(ttl) && ttl > 0 ? ttl : undefined;
 }
 
 /**
@@ -99,21 +69,14 @@ async function callAsTask(
     if (asked) return asked;
     seed = { answers: ctx.inputResponses as TaskRecord['answers'], state: ctx.requestState };
   }
-  const ttlMs = ctx.wire === '2025' ? requestedTtl(params?.task) : undefined;
-  const record = await engine.create(def, args, ctx, { ttlMs, seed });
-  return ctx.wire === '2026' ? created2026(record) : created2025(record);
+  const tasks = ctx.record.profile.tasks;
+  const record = await engine.create(def, args, ctx, { ttlMs: tasks.ttlMs(params), seed });
+  return tasks.created(record);
 }
 
 /** Throws unless the request may use the tasks surface on its wire. */
 function checkSurface(ctx: RequestContext, method: string): void {
-  if (ctx.wire === '2026') {
-    if (!declaresTasks(ctx.clientCapabilities)) throw missingTasksExtension(method);
-  } else if (ctx.protocolVersion < CORE_TASKS_VERSION || method === 'tasks/update') {
-    throw new ProtocolError(
-      ErrorCode.MethodNotFound,
-      `Method not found: ${method} (not on protocol ${ctx.protocolVersion})`,
-    );
-  }
+  ctx.record.profile.tasks.checkSurface(method, ctx);
 }
 
 /** A tasks method, with the engine it serves. */
@@ -127,7 +90,7 @@ type TaskMethod = (
 const tasksGet: TaskMethod = async (engine, params, ctx) => {
   checkSurface(ctx, 'tasks/get');
   const record = await engine.owned(params?.taskId, ctx);
-  return ctx.wire === '2026' ? detailed2026(record) : task2025(record);
+  return ctx.record.profile.tasks.state(record);
 };
 
 const tasksUpdate: TaskMethod = async (engine, params, ctx) => {
@@ -147,15 +110,8 @@ const tasksUpdate: TaskMethod = async (engine, params, ctx) => {
 const tasksCancel: TaskMethod = async (engine, params, ctx) => {
   checkSurface(ctx, 'tasks/cancel');
   const { record, changed } = await engine.cancel(String(params?.taskId ?? ''), ctx);
-  // SEP-2663: an empty acknowledgement, idempotent on terminal tasks.
-  if (ctx.wire === '2026') return {};
-  // SEP-1686: the cancelled task; a task already terminal cannot be cancelled (-32602).
-  if (!changed && isTerminal(record.status)) {
-    throw new ProtocolError(ErrorCode.InvalidParams, `Task ${record.taskId} is already ${record.status}`, {
-      data: { taskId: record.taskId, status: record.status },
-    });
-  }
-  return task2025(record);
+  // SEP-2663: an empty acknowledgement; SEP-1686: the task, unless it had already ended.
+  return ctx.record.profile.tasks.cancelled(record, !changed && isTerminal(record.status));
 };
 
 const tasksList: TaskMethod = async (engine, params, ctx, deps) => {

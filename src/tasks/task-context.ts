@@ -9,12 +9,12 @@
  *   a progress message also becomes the `statusMessage`.
  */
 import type { Logger } from 'pino';
-import type { JsonObject } from '../base/jsonrpc.ts';
 import type { ClientCapabilities } from '../base/spec-types.ts';
 import type { Identity } from '../base/types.ts';
 import type { OutboundChannel } from '../protocol/hub/channel.ts';
 import { RequestContext } from '../protocol/request-context.ts';
 import type { Session } from '../protocol/session.ts';
+import { profileOf } from '../protocol/wires/classify.ts';
 import type { TaskRecord } from './types.ts';
 
 export class TaskContext extends RequestContext {
@@ -30,6 +30,7 @@ export class TaskContext extends RequestContext {
     onStatusMessage: (message: string) => void;
   }) {
     const { record, session } = init;
+    const profile = profileOf(record.wire);
     super(
       Object.freeze({
         method: 'tools/call',
@@ -37,6 +38,7 @@ export class TaskContext extends RequestContext {
         targetName: record.tool,
         target: undefined,
         targetKnown: true,
+        profile,
         wire: record.wire,
         protocolVersion: record.protocolVersion,
         sessionId: session?.id,
@@ -46,7 +48,7 @@ export class TaskContext extends RequestContext {
         clientCapabilities: record.clientCapabilities as ClientCapabilities,
         // No log frames for a task on 2026 (SEP-2663); on 2025 the session's level applies.
         logLevel: undefined,
-        meta: record.wire === '2025' ? record.meta : withoutProgressToken(record.meta),
+        meta: profile.tasks.meta(record.meta),
         args: record.args,
         headers: undefined,
         address: undefined,
@@ -70,9 +72,4 @@ export class TaskContext extends RequestContext {
     if (message !== undefined && !this.aborted) this.#onStatusMessage(message);
     await super.progress(progress, total, message);
   }
-}
-
-function withoutProgressToken(meta: JsonObject): JsonObject {
-  const { progressToken: _token, ...rest } = meta;
-  return rest;
 }

@@ -13,6 +13,7 @@ import { definePlugin, defineTool } from '../../src/index.ts';
 import type { RequestObserver } from '../../src/protocol/exchange.ts';
 import { RequestContext } from '../../src/protocol/request-context.ts';
 import { type RequestRecord, requestRecord } from '../../src/protocol/request-record.ts';
+import { REV2025 } from '../../src/protocol/wires/classify.ts';
 import { createServer } from '../../src/server.ts';
 import { createLogger } from '../../src/telemetry/logger.ts';
 import { createRequestObserver } from '../../src/telemetry/request-observer.ts';
@@ -207,7 +208,7 @@ describe('the record of what a client sent', () => {
     const ex = { transport: 'http' as const, session: undefined, identity: undefined } as never;
     const registry = { tool: () => undefined, prompt: () => undefined, resolveResource: () => undefined };
     const read = (params: Record<string, unknown>) =>
-      requestRecord({ jsonrpc: '2.0', id: 1, method: 'resources/read', params }, ex, false, registry)
+      requestRecord({ jsonrpc: '2.0', id: 1, method: 'resources/read', params }, ex, REV2025, registry)
         .targetName;
     assert.equal(read({ uri: 'file:///a' }), 'file:///a');
     assert.equal(read({ uri: { nested: true } }), undefined);

@@ -11,13 +11,12 @@
  */
 
 import type { ProtocolError } from '../../base/errors.ts';
-import type { JsonRpcRequest } from '../../base/jsonrpc.ts';
 import { encodeMessage, errorResponse, isObject, logEncodeFailure } from '../../base/jsonrpc.ts';
 import { Refusal } from '../../base/refusals.ts';
 import type { Identity } from '../../base/types.ts';
-import { isModernVersion } from '../../base/versions.ts';
 import { ClientPresence, type Exchange, type Reply } from '../../protocol/exchange.ts';
-import { header, isModernRequest } from '../../protocol/wire.ts';
+import { header } from '../../protocol/wire.ts';
+import { classifyWire } from '../../protocol/wires/classify.ts';
 import { rateLimitError } from '../../ratelimit/errors.ts';
 import { clientKey } from '../../ratelimit/limiter.ts';
 import type { FetchDeps } from '../deps.ts';
@@ -99,15 +98,6 @@ function requestedVersion(body: unknown, headers: Record<string, string>): strin
     if (typeof v === 'string') return v;
   }
   return header(headers, 'mcp-protocol-version') ?? UNNAMED_VERSION;
-}
-
-/** Whether a message is on the 2026 wire: a request or notification by its envelope or header, anything else by the header. */
-function onModernWire(body: unknown, headers: Record<string, string>): boolean {
-  if (isObject(body) && !Array.isArray(body) && typeof body.method === 'string') {
-    return isModernRequest(body as unknown as JsonRpcRequest, headers);
-  }
-  const h = header(headers, 'mcp-protocol-version');
-  return h !== undefined && isModernVersion(h);
 }
 
 /**
@@ -199,8 +189,10 @@ export function fetchHandler(server: FetchServer, o: FetchHandlerOptions): Fetch
       const sseOk = acceptAllows(headers.accept, 'text/event-stream');
       if (!acceptAllows(headers.accept, 'application/json') && !sseOk)
         return refuse(Refusal.notAcceptable(), id);
-      if (!onModernWire(body, headers))
-        return refuse(Refusal.statelessOnly(requestedVersion(body, headers)), id);
+      // The message's wire profile, chosen here once and handed to the dispatcher: this
+      // endpoint has no sessions, so a message of a wire that needs one is refused.
+      const profile = classifyWire(body, headers);
+      if (profile.sessions) return refuse(Refusal.statelessOnly(requestedVersion(body, headers)), id);
       // A listen stream is nothing but SSE: on a JSON-only client it could never deliver anything.
       if (single?.method === 'subscriptions/listen' && !sseOk)
         return refuse(Refusal.listenNeedsEventStream(), id);
@@ -213,6 +205,7 @@ export function fetchHandler(server: FetchServer, o: FetchHandlerOptions): Fetch
       request.signal.addEventListener('abort', left, { once: true });
       const exchange: Exchange = {
         transport: 'http',
+        profile,
         headers,
         channel,
         presence,

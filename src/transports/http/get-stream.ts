@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Refusal } from '../../base/refusals.ts';
 import { header } from '../../protocol/wire.ts';
+import { REV2025 } from '../../protocol/wires/classify.ts';
 import type { EventStore } from '../deps.ts';
 import { refuse } from './refuse.ts';
 import {
@@ -76,7 +77,7 @@ export function installGetStream(app: FastifyInstance, state: RouteState): void 
     }
     // Standalone events are stored too, so the priming event's id lets a client resume
     // (2025-11-25 SSE resumability) and get the notifications it missed.
-    const resumable = session.protocolVersion >= '2025-11-25';
+    const resumable = REV2025.resumable(session);
     const stream = new SseStream(reply.raw, {
       streamId: randomUUID(),
       store: resumable ? store : undefined,

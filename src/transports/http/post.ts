@@ -6,19 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import {
-  encodeMessage,
-  isObject,
-  type JsonRpcMessage,
-  type JsonRpcRequest,
-  logEncodeFailure,
-} from '../../base/jsonrpc.ts';
+import { encodeMessage, isObject, type JsonRpcMessage, logEncodeFailure } from '../../base/jsonrpc.ts';
 import { Refusal } from '../../base/refusals.ts';
-import { SUPPORTED_VERSIONS } from '../../base/versions.ts';
 import { ClientPresence, type Exchange } from '../../protocol/exchange.ts';
 import type { OutboundChannel } from '../../protocol/hub/channel.ts';
 import type { Session } from '../../protocol/session.ts';
-import { header, isModernRequest } from '../../protocol/wire.ts';
+import { classifyWire, REV2025 } from '../../protocol/wires/classify.ts';
 import { refuse } from './refuse.ts';
 import { requestInfo } from './request-info.ts';
 import { accepts, hijackStream, type RouteState, sessionFor, streamHeaders } from './route-state.ts';
@@ -57,7 +50,9 @@ export function installPost(app: FastifyInstance, state: RouteState): void {
     if (body === undefined) return refuse(deps, req, reply, Refusal.unsupportedMediaType(), null);
     const single = !Array.isArray(body) && isObject(body) ? body : undefined;
     const isRequest = single !== undefined && typeof single.method === 'string' && 'id' in single;
-    const modern = isRequest && isModernRequest(single as unknown as JsonRpcRequest, req.headers);
+    // The request's wire profile, chosen here once and handed to the dispatcher. A posted
+    // response, notification or batch answers a 2025 session, whatever its headers say.
+    const profile = isRequest ? classifyWire(single, req.headers) : REV2025;
     // Only a request's id is echoed: an error about a posted response or notification has
     // none (2025-11-25 transports, "Sending Messages to the Server").
     const firstId = isRequest ? single?.id : null;
@@ -66,22 +61,24 @@ export function installPost(app: FastifyInstance, state: RouteState): void {
     }
     // A listen stream is nothing but SSE: held open on a JSON-only client it could never
     // deliver anything, so it is refused at once.
-    if (modern && single?.method === 'subscriptions/listen' && !accepts(req, 'text/event-stream')) {
+    if (
+      !profile.sessions &&
+      single?.method === 'subscriptions/listen' &&
+      !accepts(req, 'text/event-stream')
+    ) {
       return refuse(deps, req, reply, Refusal.listenNeedsEventStream(), firstId);
     }
 
     let session: Session | undefined;
-    if (!modern && !(isRequest && single?.method === 'initialize')) {
-      const pv = header(req.headers, 'mcp-protocol-version');
-      if (pv !== undefined && !SUPPORTED_VERSIONS.includes(pv)) {
-        return refuse(deps, req, reply, Refusal.unsupportedProtocolVersion(pv, SUPPORTED_VERSIONS), firstId);
-      }
+    if (profile.sessions && !(isRequest && single?.method === 'initialize')) {
+      const refusal = profile.versionHeaderRefusal(req.headers);
+      if (refusal) return refuse(deps, req, reply, refusal, firstId);
       session = await sessionFor(state, req, reply, firstId);
       if (!session) return reply;
     }
 
     const sseOk = accepts(req, 'text/event-stream');
-    const resumable = !modern && session !== undefined && session.protocolVersion >= '2025-11-25';
+    const resumable = session !== undefined && profile.resumable(session);
     let sessionHeader = session?.id;
     const channel = new PostChannel(
       sseOk
@@ -109,6 +106,7 @@ export function installPost(app: FastifyInstance, state: RouteState): void {
     });
     const exchange: Exchange = {
       transport: 'http',
+      profile,
       headers: req.headers,
       session,
       channel,

@@ -1,0 +1,111 @@
+/**
+ * A wire profile: every rule that differs between the two protocol generations served on one
+ * endpoint, the stateful 2025 wire (`initialize`, sessions; revisions up to 2025-11-25) and the
+ * stateless 2026-07-28 wire (the envelope in `params._meta`, `server/discover`, input rounds in
+ * results, `resultType`). One profile is chosen per message where it is first classified
+ * (classify.ts) and carried on the request's record (`record.profile`); the dispatcher, the
+ * input rounds, the tasks and the transports ask it rather than which wire they are on.
+ */
+import type { ProtocolError } from '../../base/errors.ts';
+import type { JsonObject, JsonRpcRequest } from '../../base/jsonrpc.ts';
+import type { ClientCapabilities, Implementation } from '../../base/spec-types.ts';
+import type { Headers, LogLevel, Wire } from '../../base/types.ts';
+import type { InputRequired } from '../../registry/types.ts';
+import type { Exchange } from '../exchange.ts';
+import type { InputDeps } from '../input.ts';
+import type { MethodHandler } from '../methods.ts';
+import type { RequestContext } from '../request-context.ts';
+import type { RequestRecord } from '../request-record.ts';
+import type { Session } from '../session.ts';
+
+/** What a request says of its client: from the 2026 envelope, or from the 2025 session. */
+export interface ClientFacts {
+  /** 2026: the envelope's version as sent; 2025: the negotiated one; `''` when there is none. */
+  readonly protocolVersion: string;
+  readonly clientInfo: Implementation | undefined;
+  readonly clientCapabilities: ClientCapabilities;
+  /** 2026 (SEP-2577): the envelope's log level; 2025: undefined (the session's level applies). */
+  readonly logLevel: LogLevel | undefined;
+}
+
+/** What the wire answers itself rather than through the method table. */
+export type Builtin = 'initialize' | 'ping' | 'discover';
+
+/** The outcome of an input round (src/protocol/input.ts). */
+export type InputOutcome<T> = { value: T } | { inputRequired: JsonObject };
+
+/** The fields of a task that its wire shapes show (src/tasks/types.ts `TaskRecord` has them). */
+export interface TaskView {
+  readonly taskId: string;
+  readonly status: string;
+  readonly statusMessage?: string | undefined;
+  readonly createdAt: number;
+  readonly lastUpdatedAt: number;
+  readonly ttlMs: number;
+  readonly pollIntervalMs: number;
+  readonly inputRequests?: unknown;
+  readonly result?: JsonObject | undefined;
+  readonly error?: JsonObject | undefined;
+}
+
+/** How tasks look and are negotiated on one wire (SEP-2663 on 2026, SEP-1686 on 2025-11-25). */
+export interface TaskWire {
+  /** Whether this `tools/call` asks to run as a task. */
+  requested(params: JsonObject | undefined, ctx: RequestContext): boolean;
+  /** The refusal of a tool that runs only as a task, called on a request that cannot take one. */
+  required(tool: string): ProtocolError;
+  /** Throws unless the request may use `method` of the tasks surface. */
+  checkSurface(method: string, ctx: RequestContext): void;
+  /** The lifetime the client asked for (2025 `params.task.ttl`); undefined: the server's. */
+  ttlMs(params: JsonObject | undefined): number | undefined;
+  /** The result of a `tools/call` that created the task. */
+  created(task: TaskView): JsonObject;
+  /** The result of `tasks/get`. */
+  state(task: TaskView): JsonObject;
+  /** The result of `tasks/cancel`; `alreadyEnded`: the task was terminal before the request. */
+  cancelled(task: TaskView, alreadyEnded: boolean): JsonObject;
+  /** What a task's handler sees of the creating request's `_meta` (2026: no progress token, no progress). */
+  meta(meta: JsonObject): JsonObject;
+}
+
+export interface WireProfile {
+  /** The generation's name, as `ctx.wire`, spans and log lines show it. */
+  readonly wire: Wire;
+  /** Whether requests belong to a session opened by `initialize` (Mcp-Session-Id over HTTP). */
+  readonly sessions: boolean;
+  readonly tasks: TaskWire;
+  /** The client's facts for the record, read from the envelope in `meta` or from `session`. */
+  clientFacts(meta: JsonObject | undefined, session: Session | undefined): ClientFacts;
+  /**
+   * The wire's checks, in its order (the 2026 envelope and routing headers; the 2025
+   * handshake), then what handles the request: a handler of `methods`, or a builtin. Throws the
+   * wire's refusal.
+   */
+  route(
+    req: JsonRpcRequest,
+    ex: Exchange,
+    record: RequestRecord,
+    methods: ReadonlyMap<string, MethodHandler>,
+  ): MethodHandler | Builtin;
+  /** -32601 for `message`, with the wire's HTTP status (404 on 2026). */
+  methodNotFound(message: string): ProtocolError;
+  /** Adds what the wire's results carry (2026: `resultType`, caching hints, the server's identity). */
+  completeResult(method: string, result: JsonObject, serverInfo: JsonObject): void;
+  /** Whether a log message at `level` goes to the client, given the request's and the session's levels. */
+  logs(level: LogLevel, requestLevel: LogLevel | undefined, sessionLevel: LogLevel | undefined): boolean;
+  /**
+   * Runs `attempt` with the client's answers until it returns something other than an input
+   * round: as server-to-client requests on the call's stream (2025), or as an input-required
+   * result the client answers with a retry (2026).
+   */
+  runInput<T>(
+    ctx: RequestContext,
+    params: JsonObject | undefined,
+    deps: InputDeps,
+    attempt: () => Promise<T | InputRequired>,
+  ): Promise<InputOutcome<T>>;
+  /** Whether a reply stream of `session` may be resumed (2025-11-25 and later). */
+  resumable(session: Session): boolean;
+  /** The refusal of an `MCP-Protocol-Version` header naming a version this wire does not speak. */
+  versionHeaderRefusal(headers: Headers | undefined): ProtocolError | undefined;
+}

@@ -1,0 +1,170 @@
+/**
+ * The wire profiles (src/protocol/wires/): one classifier decides the profile of a message, and
+ * the request's record carries the profile the transport chose, so nothing decides it again.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { parseSettings } from '../../src/config/settings.ts';
+import type { RequestObserver } from '../../src/protocol/exchange.ts';
+import type { RequestRecord } from '../../src/protocol/request-record.ts';
+import { newSession } from '../../src/protocol/session.ts';
+import { classifyWire, REV2025, REV2026 } from '../../src/protocol/wires/classify.ts';
+import { createServer } from '../../src/server.ts';
+import { createLogger } from '../../src/telemetry/logger.ts';
+
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+const H2026 = { 'mcp-protocol-version': '2026-07-28' };
+const H2025 = { 'mcp-protocol-version': '2025-11-25' };
+
+describe('classifyWire', () => {
+  const cases: [string, unknown, Record<string, string> | undefined, typeof REV2025][] = [
+    [
+      'a request with the envelope',
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: ENVELOPE } },
+      undefined,
+      REV2026,
+    ],
+    [
+      'a request with the envelope, any header',
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: ENVELOPE } },
+      H2025,
+      REV2026,
+    ],
+    [
+      'a request naming 2026 in the header only',
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      H2026,
+      REV2026,
+    ],
+    [
+      'a header past 2026 (the SDK compares strings)',
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { 'mcp-protocol-version': 'v999.0.0' },
+      REV2026,
+    ],
+    ['a request with a 2025 header', { jsonrpc: '2.0', id: 1, method: 'tools/list' }, H2025, REV2025],
+    ['a request with neither', { jsonrpc: '2.0', id: 1, method: 'tools/list' }, undefined, REV2025],
+    [
+      'initialize with a 2026 envelope',
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { _meta: ENVELOPE } },
+      undefined,
+      REV2026,
+    ],
+    [
+      'initialize with a pre-2026 envelope',
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2025-11-25' } },
+      },
+      undefined,
+      REV2025,
+    ],
+    [
+      'initialize with a malformed envelope version',
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': 7 } },
+      },
+      H2026,
+      REV2025,
+    ],
+    [
+      'a notification with the envelope',
+      { jsonrpc: '2.0', method: 'notifications/x', params: { _meta: ENVELOPE } },
+      undefined,
+      REV2026,
+    ],
+    ['a response, by the header', { jsonrpc: '2.0', id: 1, result: {} }, H2026, REV2026],
+    ['a response without a header', { jsonrpc: '2.0', id: 1, result: {} }, undefined, REV2025],
+    ['a batch, by the header', [{ jsonrpc: '2.0', id: 1, method: 'ping' }], H2026, REV2026],
+    ['not JSON-RPC at all', 'text', undefined, REV2025],
+  ];
+  for (const [name, message, headers, expected] of cases) {
+    test(name, () => {
+      assert.equal(classifyWire(message, headers), expected);
+    });
+  }
+});
+
+/** A server that keeps the record of every request it observes. */
+async function recordingServer() {
+  const records: RequestRecord[] = [];
+  const observe: RequestObserver = {
+    start(record) {
+      records.push(record);
+      return { run: (fn, thisArg, ...args) => fn.apply(thisArg, args), end: () => {} };
+    },
+  };
+  const server = await createServer({
+    settings: parseSettings({ MCP_PLUGINS: '' }),
+    logger: createLogger({ level: 'silent', format: 'json' }),
+    observe,
+    plugins: [],
+  });
+  return { server, records };
+}
+
+describe('the profile on the record', () => {
+  test('the record carries the profile of its message, and the wire named after it', async () => {
+    const { server, records } = await recordingServer();
+    const session = newSession();
+    await server.dispatcher.handle(
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: ENVELOPE } },
+      { transport: 'stdio', session },
+    );
+    await server.dispatcher.handle(
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {} },
+      },
+      { transport: 'stdio', session },
+    );
+    assert.deepEqual(
+      records.map((r) => [r.profile, r.wire]),
+      [
+        [REV2026, '2026'],
+        [REV2025, '2025'],
+      ],
+    );
+  });
+
+  test('the profile a transport chose is the one used: the dispatcher does not classify again', async () => {
+    const { server, records } = await recordingServer();
+    // A request with the 2026 envelope that its transport classified as 2025 is handled on the
+    // 2025 wire (here: refused, as no session was initialised), not re-read as 2026.
+    const reply = await server.dispatcher.handle(
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: ENVELOPE } },
+      { transport: 'http', headers: H2026, profile: REV2025 },
+    );
+    assert.equal(records[0]?.profile, REV2025);
+    const body = reply.body as { error?: { code: number; message: string } };
+    assert.match(body.error?.message ?? '', /not initialized/);
+  });
+
+  test("a batch's members are on the 2025 wire, whatever the exchange says", async () => {
+    const { server, records } = await recordingServer();
+    const session = newSession();
+    session.initialized = true;
+    session.protocolVersion = '2025-03-26';
+    await server.dispatcher.handle(
+      [
+        { jsonrpc: '2.0', id: 1, method: 'ping' },
+        { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: ENVELOPE } },
+      ],
+      { transport: 'http', headers: H2026, session, profile: REV2026 },
+    );
+    assert.deepEqual(
+      records.map((r) => r.profile),
+      [REV2025, REV2025],
+    );
+  });
+});
