@@ -5,17 +5,11 @@
 
 import { ErrorCode, ProtocolError } from '../base/errors.ts';
 import { isObject, type JsonObject, type JsonRpcRequest, safeText } from '../base/jsonrpc.ts';
+import { META } from '../base/meta-keys.ts';
 import type { Headers } from '../base/types.ts';
 import { isModernVersion, VERSION_2026 } from '../base/versions.ts';
 
-export const META = {
-  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
-  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
-  clientInfo: 'io.modelcontextprotocol/clientInfo',
-  logLevel: 'io.modelcontextprotocol/logLevel',
-  serverInfo: 'io.modelcontextprotocol/serverInfo',
-  subscriptionId: 'io.modelcontextprotocol/subscriptionId',
-} as const;
+export { META };
 
 export function header(headers: Headers | undefined, name: string): string | undefined {
   const v = headers?.[name];

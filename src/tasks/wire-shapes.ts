@@ -7,11 +7,13 @@
  *   `{ task }`; the result is fetched with `tasks/result`.
  */
 import type { JsonObject } from '../base/jsonrpc.ts';
+import { TASKS_EXTENSION } from '../base/meta-keys.ts';
 import type { TaskRecord } from './types.ts';
 
 /** `_meta` key tying a message to a task (SEP-1686; kept off 2026 inlined results, SEP-2663). */
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+export { TASKS_EXTENSION };
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

@@ -8,9 +8,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { ErrorCode } from '../base/errors.ts';
+import { createLineReader } from '../base/line-reader.ts';
 import type { McpServer } from '../server.ts';
 import { type Connection, createConnection } from '../transports/connection.ts';
-import { createLineReader } from '../transports/line-reader.ts';
 
 export interface LinkSendOptions {
   /** HTTP: extra request headers (protocol version, routing headers). */

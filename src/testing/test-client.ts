@@ -6,13 +6,13 @@
 import pino from 'pino';
 import { ErrorCode } from '../base/errors.ts';
 import type { JsonObject, JsonRpcMessage, JsonRpcResponse, RequestId } from '../base/jsonrpc.ts';
+import { META } from '../base/meta-keys.ts';
 import type { ClientCapabilities } from '../base/spec-types.ts';
 import type { Identity } from '../base/types.ts';
 import { LATEST_2025, VERSION_2026 } from '../base/versions.ts';
 import { parseSettings } from '../config/settings.ts';
 import type { LoadedPlugin, PluginDefinition } from '../plugin.ts';
 import { loadPlugins, parsePluginSettings } from '../plugin-loader.ts';
-import { META } from '../protocol/wire.ts';
 import { createServer, type McpServer } from '../server.ts';
 import { type Connection, createConnection } from '../transports/connection.ts';
 
