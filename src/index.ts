@@ -75,6 +75,14 @@ export type {
   ToolSpec,
   VisibilityRule,
 } from './registry/types.ts';
-export type { PluginRef, RunningServer, ServeOptions, ServerOptions, TransportKind } from './serve.ts';
+export type {
+  InProcessConnection,
+  InProcessOptions,
+  PluginRef,
+  RunningServer,
+  ServeOptions,
+  ServerOptions,
+  TransportKind,
+} from './serve.ts';
 export { createServer, serve } from './serve.ts';
 export { redactArgs } from './telemetry/redaction.ts';

@@ -7,9 +7,12 @@
  */
 import type { Logger } from 'pino';
 import { assemble, type PluginRef, type TransportKind } from './assemble.ts';
+import type { JsonRpcMessage } from './base/jsonrpc.ts';
+import type { Identity } from './base/types.ts';
 import { processEnvironment, type Settings, type SettingsInput } from './config/settings.ts';
 import type { McpServer } from './server.ts';
 import { httpOptions, stdioOptions } from './transport-options.ts';
+import { createConnection } from './transports/connection.ts';
 import type { HttpHandle } from './transports/http/server.ts';
 import { serveStdio } from './transports/stdio.ts';
 
@@ -37,6 +40,34 @@ export interface ServeOptions extends Omit<ServerOptions, 'env'> {
   handleSignals?: boolean;
 }
 
+/** What `connect()` takes: where the server's messages go, and who the client is. */
+export interface InProcessOptions {
+  /** Every message the server sends on this connection: responses, notifications, its own requests. */
+  onMessage: (message: JsonRpcMessage | JsonRpcMessage[]) => void;
+  /**
+   * The caller's identity, as the auth layer would set it (per-tool scopes are checked against
+   * it). Nothing on this connection is authenticated: it is the embedding program's own client.
+   */
+  identity?: Identity;
+}
+
+/**
+ * One client connected in-process, as a stdio client is: one 2025-wire session for the
+ * connection's life (2026-wire messages need none), messages handled concurrently.
+ */
+export interface InProcessConnection {
+  /**
+   * Hands the server one parsed JSON-RPC message or batch; resolves once it has been answered
+   * (through `onMessage`), or handled when no answer is due. Never rejects: a bad message
+   * gets its JSON-RPC error.
+   */
+  send(message: unknown): Promise<void>;
+  /** Resolves when every message sent so far has been answered. */
+  drain(): Promise<void>;
+  /** The client leaves: its session ends and the requests still running for it are cancelled. */
+  close(): void;
+}
+
 export interface RunningServer {
   readonly server: McpServer;
   readonly settings: Settings;
@@ -48,6 +79,28 @@ export interface RunningServer {
   stop(): Promise<void>;
   /** Resolves when the server has stopped (stdin EOF on stdio, close() on HTTP). */
   readonly closed: Promise<void>;
+  /**
+   * Connects a client in-process, whatever the transport: messages go straight to the server,
+   * no socket and no framing (the test kit's `TestClient` drives servers this way).
+   *
+   * @example
+   * const connection = running.connect({ onMessage: (m) => console.log(m) });
+   * await connection.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
+   * connection.close();
+   */
+  connect(options: InProcessOptions): InProcessConnection;
+}
+
+/** The handle's `connect()` over an assembled server (tests hand-assemble servers with fake clocks). */
+export function inProcessConnector(server: McpServer): RunningServer['connect'] {
+  return ({ onMessage, identity }) => {
+    const connection = createConnection(server, onMessage, { identity });
+    return {
+      send: (message) => connection.receive(message),
+      drain: () => connection.drain(),
+      close: () => connection.close(),
+    };
+  };
 }
 
 /**
@@ -119,7 +172,15 @@ async function start(
       resolveClosed = r;
     });
     const close = () => stop().then(resolveClosed);
-    return { server, settings, url: undefined, close, stop: close, closed };
+    return {
+      server,
+      settings,
+      url: undefined,
+      close,
+      stop: close,
+      closed,
+      connect: inProcessConnector(server),
+    };
   }
 
   if (extra.handleSignals) {
@@ -139,7 +200,15 @@ async function start(
     process.on('SIGINT', onSignal);
     guardProcess(logger, stop);
   }
-  return { server, settings, url: httpHandle?.url, close: stop, stop, closed };
+  return {
+    server,
+    settings,
+    url: httpHandle?.url,
+    close: stop,
+    stop,
+    closed,
+    connect: inProcessConnector(server),
+  };
 }
 
 /**

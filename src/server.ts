@@ -4,11 +4,11 @@
  * hub, the session store, the state codec and the readiness checks. The result has every part
  * the transports ask for (src/transports/deps.ts); nothing here listens.
  */
-import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Authenticator } from './auth/types.ts';
 import { InternalCode, ToolkitError } from './base/errors.ts';
 import type { PluginHttpRoute } from './base/http-route.ts';
+import { PACKAGE_VERSION } from './base/package-version.ts';
 import type { Settings } from './config/settings.ts';
 import { describeServer } from './discovery/server-description.ts';
 import { type CallContext, Caller, type CallGuard } from './execution/call.ts';
@@ -40,9 +40,7 @@ import type { TaskBackend } from './tasks/types.ts';
 import { NOOP_TELEMETRY, type Telemetry } from './telemetry/tracing.ts';
 import type { ConnectionDeps, EventStore, HttpDeps } from './transports/deps.ts';
 
-export const PACKAGE_VERSION: string = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+export { PACKAGE_VERSION };
 
 /**
  * State shared with other replicas (src/scale/, `MCP_REDIS_URL`) beyond the session store

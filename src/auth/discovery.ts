@@ -4,6 +4,8 @@
  * try both, in that order). Used by the OAuth authenticator and by `doctor`.
  */
 
+import { discoveryUrls } from '../base/oauth-urls.ts';
+
 /** The fields we rely on; the rest of the document is kept as is. */
 export interface AuthorizationServerMetadata {
   issuer: string;
@@ -22,24 +24,6 @@ export function isSecureUrl(url: string): boolean {
   if (!URL.canParse(url)) return false;
   const { protocol, hostname } = new URL(url);
   return protocol === 'https:' || (protocol === 'http:' && LOOPBACK_HOSTS.has(hostname));
-}
-
-/**
- * The two well-known URLs of an issuer, in the order tried: RFC 8414 §3.1 inserts the suffix
- * before the issuer's path; OpenID Discovery §4 appends it.
- *
- * @example
- * discoveryUrls('https://as.example.com/tenant')
- * // ['https://as.example.com/.well-known/oauth-authorization-server/tenant',
- * //  'https://as.example.com/tenant/.well-known/openid-configuration']
- */
-export function discoveryUrls(issuer: string): [string, string] {
-  const url = new URL(issuer);
-  const path = url.pathname.replace(/\/+$/, '');
-  return [
-    `${url.origin}/.well-known/oauth-authorization-server${path}`,
-    `${url.origin}${path}/.well-known/openid-configuration`,
-  ];
 }
 
 function sameIssuer(a: string, b: string): boolean {

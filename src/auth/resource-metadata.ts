@@ -5,8 +5,7 @@
  * `resource_metadata` parameter or by path insertion on the MCP endpoint's URL.
  */
 
-/** The RFC 9728 §3.1 well-known suffix. */
-export const RESOURCE_METADATA_WELL_KNOWN = '/.well-known/oauth-protected-resource';
+import { resourceMetadataUrl } from '../base/oauth-urls.ts';
 
 export interface ProtectedResourceMetadataOptions {
   /** The resource identifier: the MCP endpoint's public URL (e.g. `https://mcp.example.com/mcp`). */
@@ -52,28 +51,6 @@ export function protectedResourceMetadata(
   if (options.resourceName !== undefined) doc.resource_name = options.resourceName;
   if (options.documentation !== undefined) doc.resource_documentation = options.documentation;
   return doc;
-}
-
-/**
- * The path this server serves the document at, for an MCP endpoint at `mcpPath`
- * (RFC 9728 §3.1 path insertion: `/mcp` → `/.well-known/oauth-protected-resource/mcp`).
- */
-export function resourceMetadataPath(mcpPath: string): string {
-  const path = mcpPath === '/' ? '' : mcpPath.replace(/\/+$/, '');
-  return RESOURCE_METADATA_WELL_KNOWN + path;
-}
-
-/**
- * The metadata URL of a resource identifier, by RFC 9728 §3.1 path insertion: the well-known
- * suffix goes between the host and the path; a terminating slash after the host is dropped.
- *
- * @example
- * resourceMetadataUrl('https://mcp.example.com/mcp') // 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp'
- */
-export function resourceMetadataUrl(resource: string): string {
-  const url = new URL(resource);
-  const path = url.pathname === '/' ? '' : url.pathname;
-  return `${url.origin}${RESOURCE_METADATA_WELL_KNOWN}${path}${url.search}`;
 }
 
 export interface ResourceUrls {

@@ -5,16 +5,12 @@
  * `/.well-known/ai-catalog.json`, whose entries are the same minus displayName. We serve both,
  * built here from the same description.
  */
+import { SERVER_CARD_MEDIA_TYPE, serverCardUrl } from '../base/card-check.ts';
 import type { JsonObject } from '../base/jsonrpc.ts';
-import { cardName, SERVER_CARD_MEDIA_TYPE } from './server-card.ts';
+import { cardName } from './server-card.ts';
 import type { ServerDescription } from './server-description.ts';
 
 export const AI_CATALOG_MEDIA_TYPE = 'application/ai-catalog+json';
-
-/** `<MCP endpoint>/server-card`, without a doubled slash when the endpoint is the root. */
-export function serverCardUrl(endpoint: string): string {
-  return `${endpoint.replace(/\/+$/, '')}/server-card`;
-}
 
 /**
  * The AI Catalog identifier, `urn:air:{publisher}:mcp:{name}`: the publisher is the

@@ -6,8 +6,8 @@
  * their SHA-256 hashes in a strict Content-Security-Policy, so nothing injected could run.
  */
 import { createHash } from 'node:crypto';
+import { serverCardUrl } from '../base/card-check.ts';
 import type { JsonObject } from '../base/jsonrpc.ts';
-import { serverCardUrl } from './catalog.ts';
 import { connectSnippets } from './connect-snippets.ts';
 import type { ServerDescription } from './server-description.ts';
 

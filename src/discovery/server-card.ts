@@ -6,11 +6,10 @@
  * draft leaves primitives to the protocol's list methods, so ours travel in `_meta` under
  * our own key, only where the auth mode allows (see ServerDescription.listed).
  */
+import { SERVER_CARD_SCHEMA } from '../base/card-check.ts';
 import type { JsonObject } from '../base/jsonrpc.ts';
 import type { ServerDescription } from './server-description.ts';
 
-export const SERVER_CARD_MEDIA_TYPE = 'application/mcp-server-card+json';
-export const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
 /** Our `_meta` key on the card: a vendor prefix, outside the reserved `mcp`/`modelcontextprotocol` labels. */
 export const CARD_META_KEY = 'mcp-toolkit/server';
 

@@ -5,16 +5,10 @@
  */
 
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
+import { META } from '../base/meta-keys.ts';
 import type { Headers } from '../base/types.ts';
 
-export const META = {
-  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
-  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
-  clientInfo: 'io.modelcontextprotocol/clientInfo',
-  logLevel: 'io.modelcontextprotocol/logLevel',
-  serverInfo: 'io.modelcontextprotocol/serverInfo',
-  subscriptionId: 'io.modelcontextprotocol/subscriptionId',
-} as const;
+export { META };
 
 export function header(headers: Headers | undefined, name: string): string | undefined {
   const v = headers?.[name];

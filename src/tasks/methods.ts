@@ -14,12 +14,12 @@
  */
 import { ErrorCode, ProtocolError } from '../base/errors.ts';
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
+import { TASKS_EXTENSION } from '../base/meta-keys.ts';
 import type { MethodDeps, MethodHandler, MethodSet, TaskLane } from '../protocol/methods.ts';
 import type { RequestContext } from '../protocol/request-context.ts';
 import {
   declaresTasks,
   missingTasksExtension,
-  TASKS_EXTENSION,
   task2025,
   withRelatedTask,
 } from '../protocol/wires/task-shapes.ts';

@@ -8,11 +8,11 @@
  * dynamic client registration (RFC 7591, twice, as connectors sometimes do) or Client ID
  * Metadata Documents. Rules: MCP 2025-11-25 "Authorization".
  */
-import { discoveryUrls } from '../auth/discovery.ts';
-import { RESOURCE_METADATA_WELL_KNOWN, resourceMetadataUrl } from '../auth/resource-metadata.ts';
+
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
+import { discoveryUrls, RESOURCE_METADATA_WELL_KNOWN, resourceMetadataUrl } from '../base/oauth-urls.ts';
+import { PACKAGE_VERSION } from '../base/package-version.ts';
 import { LATEST_2025 } from '../base/versions.ts';
-import { PACKAGE_VERSION } from '../server.ts';
 import type { CheckId } from './check-catalog.ts';
 import { type ConformanceCheck, Recorder } from './conformance-recorder.ts';
 import type { ConformanceOptions, ConformanceReport } from './conformance-report.ts';

@@ -6,8 +6,8 @@
  * the report never sees a session these probes spoiled.
  */
 import { ErrorCode } from '../base/errors.ts';
+import { META } from '../base/meta-keys.ts';
 import { LATEST_2025, VERSION_2026 } from '../base/versions.ts';
-import { META } from '../protocol/wire.ts';
 import type { Recorder } from './conformance-recorder.ts';
 import { describeReply, type ProbeReply, probe, replyError } from './http-probe.ts';
 

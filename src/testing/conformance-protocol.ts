@@ -6,8 +6,8 @@
  */
 import { ErrorCode } from '../base/errors.ts';
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
+import { META } from '../base/meta-keys.ts';
 import { VERSION_2026, VERSIONS_2025 } from '../base/versions.ts';
-import { META } from '../protocol/wire.ts';
 import type { Recorder } from './conformance-recorder.ts';
 import { type Answer, describeAnswer, type ProbeClient } from './probe-client.ts';
 import { judgeInvalidRequest } from './protocol-rules.ts';

@@ -135,7 +135,7 @@ function applicable(transport: ConformanceReport['transport'], wires: readonly W
  * "not run", never passed).
  *
  * @example
- * const report = await conformanceReport(server); // an McpServer, in-process
+ * const report = await conformanceReport(await createServer({ plugins: [notes], transport: 'none' })); // in-process
  * assert.equal(report.failed, 0, formatReport(report));
  * const remote = await conformanceReport('http://127.0.0.1:3000/mcp', { wire: '2025' });
  * const spawned = await conformanceReport({ command: 'node', args: ['server.js'] });

@@ -6,11 +6,9 @@
  * them gets no apps checks and card checks that did not run, never failures: all of it is optional.
  */
 
+import { checkCatalog, checkServerCard, SERVER_CARD_MEDIA_TYPE, serverCardUrl } from '../base/card-check.ts';
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
-import { checkCatalog, checkServerCard } from '../discovery/card-check.ts';
-import { serverCardUrl } from '../discovery/catalog.ts';
-import { SERVER_CARD_MEDIA_TYPE } from '../discovery/server-card.ts';
-import { APP_MIME_TYPE, UI_EXTENSION } from '../registry/apps.ts';
+import { APP_MIME_TYPE, UI_EXTENSION } from '../index.ts';
 import { describeAnswer } from './answer.ts';
 import type { Recorder } from './conformance-recorder.ts';
 import type { ProbeClient } from './probe-client.ts';

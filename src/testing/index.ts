@@ -1,7 +1,8 @@
 /**
  * The test kit's public API (`@mcp-toolkit/server/testing`): drive a server in-process,
  * produce the conformance report, and generate live tests for node's test runner. Explicit
- * exports only, and only types a user can build (the in-process server object is internal).
+ * exports only, and only types a user can build: a server in-process is reached through the
+ * handle `createServer()` gives, as any program would.
  */
 
 export type { ConformanceCheck, ConformanceOptions, ConformanceReport } from './conformance-report.ts';

@@ -2,15 +2,14 @@
  * A link moves raw JSON-RPC messages between the test kit and a server, and nothing else:
  * the kit needs raw access (malformed messages, `params: null`, notifications, odd ids), so
  * it speaks through these rather than through an SDK client: line-delimited JSON over streams
- * (a spawned stdio process, or streams the caller wires to a server), an McpServer in-process,
+ * (a spawned stdio process, or streams the caller wires to a server), a server in-process,
  * and streamable HTTP (http-link.ts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { ErrorCode } from '../base/errors.ts';
-import type { McpServer } from '../server.ts';
-import { type Connection, createConnection } from '../transports/connection.ts';
-import { createLineReader } from '../transports/line-reader.ts';
+import { createLineReader } from '../base/line-reader.ts';
+import type { InProcessConnection, RunningServer } from '../index.ts';
 
 export interface LinkSendOptions {
   /** HTTP: extra request headers (protocol version, routing headers). */
@@ -237,17 +236,22 @@ export class StdioLink extends StreamLink {
   }
 }
 
-/** Drives an McpServer in-process through the same connection stdio uses; messages round-trip JSON. */
+/**
+ * Drives a server in-process through its handle's `connect()` (the same connection stdio
+ * uses); messages round-trip JSON.
+ */
 export class InProcessLink extends BaseLink implements Link {
   readonly transport = 'in-process' as const;
   readonly junk: string[] = [];
-  readonly #connection: Connection;
+  readonly #connection: InProcessConnection;
 
-  constructor(server: McpServer) {
+  constructor(server: RunningServer) {
     super();
-    this.#connection = createConnection(server, (m) => {
-      const copy = JSON.parse(JSON.stringify(m)) as unknown;
-      queueMicrotask(() => this.deliver(copy));
+    this.#connection = server.connect({
+      onMessage: (m) => {
+        const copy = JSON.parse(JSON.stringify(m)) as unknown;
+        queueMicrotask(() => this.deliver(copy));
+      },
     });
   }
 
@@ -264,7 +268,7 @@ export class InProcessLink extends BaseLink implements Link {
       });
       return {};
     }
-    void this.#connection.receive(value);
+    void this.#connection.send(value);
     return {};
   }
 

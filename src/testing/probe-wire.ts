@@ -4,9 +4,9 @@
  * the Mcp-Param-* mirrors of `x-mcp-header` arguments, SEP-2243).
  */
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
+import { META } from '../base/meta-keys.ts';
+import { PACKAGE_VERSION } from '../base/package-version.ts';
 import { VERSION_2026 } from '../base/versions.ts';
-import { META } from '../protocol/wire.ts';
-import { PACKAGE_VERSION } from '../server.ts';
 
 export type Wire = '2025' | '2026';
 

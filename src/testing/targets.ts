@@ -1,10 +1,10 @@
 /**
  * What the test kit can point at: a URL (streamable HTTP), a command it spawns (line-delimited
- * JSON over stdio), or a server object run in-process. One shape for `check`, `test` and the
+ * JSON over stdio), or a server started with `createServer()`, driven in-process. One shape for `check`, `test` and the
  * programmatic API, so every check runs the same way whatever the transport.
  */
 import type { Readable, Writable } from 'node:stream';
-import type { McpServer } from '../server.ts';
+import type { RunningServer } from '../index.ts';
 import type { ClientAnswers, ClientCapability } from './client-answers.ts';
 
 /** A stdio server the kit spawns: `-- <command> [args...]` on the command line. */
@@ -21,11 +21,6 @@ export interface UrlTarget {
   url: string;
 }
 
-/** A server object run in-process (no sockets, no child process). */
-export interface ServerTarget {
-  server: McpServer;
-}
-
 /**
  * A stdio server wired up by the caller (e.g. an SDK server on a pair of PassThrough streams):
  * the kit writes line-delimited JSON to `toServer` and reads `fromServer`.
@@ -34,13 +29,14 @@ export interface StreamsTarget {
   streams: { toServer: Writable; fromServer: Readable; label?: string };
 }
 
-export type Target = string | UrlTarget | CommandTarget | ServerTarget | StreamsTarget | McpServer;
+/** `RunningServer` is the handle `createServer()` gives, driven in-process (no sockets, no child process). */
+export type Target = string | UrlTarget | CommandTarget | StreamsTarget | RunningServer;
 
 export type ResolvedTarget =
   | { kind: 'url'; url: string }
   | { kind: 'command'; command: string; args: readonly string[]; env?: CommandTarget['env']; cwd?: string }
   | { kind: 'streams'; toServer: Writable; fromServer: Readable; label: string }
-  | { kind: 'server'; server: McpServer };
+  | { kind: 'server'; server: RunningServer };
 
 export type WireChoice = '2025' | '2026' | 'auto';
 
@@ -67,21 +63,20 @@ export interface ConnectOptions {
   clientAnswers?: ClientAnswers;
 }
 
-function isMcpServer(value: unknown): value is McpServer {
+/** The handle `createServer()` and `serve()` give: it connects in-process. */
+function isRunningServer(value: unknown): value is RunningServer {
   return (
     typeof value === 'object' &&
     value !== null &&
-    'dispatcher' in value &&
-    'registry' in value &&
-    'hub' in value
+    typeof (value as Partial<RunningServer>).connect === 'function' &&
+    typeof (value as Partial<RunningServer>).close === 'function'
   );
 }
 
 /** Normalises any accepted target form; throws a TypeError naming what is accepted. */
 export function resolveTarget(target: Target): ResolvedTarget {
   if (typeof target === 'string') return { kind: 'url', url: checkUrl(target) };
-  if (isMcpServer(target)) return { kind: 'server', server: target };
-  if ('server' in target && isMcpServer(target.server)) return { kind: 'server', server: target.server };
+  if (isRunningServer(target)) return { kind: 'server', server: target };
   if ('url' in target && typeof target.url === 'string') return { kind: 'url', url: checkUrl(target.url) };
   if ('streams' in target && typeof target.streams === 'object' && target.streams !== null) {
     const { toServer, fromServer, label } = target.streams;
@@ -97,7 +92,7 @@ export function resolveTarget(target: Target): ResolvedTarget {
     };
   }
   throw new TypeError(
-    'A target is a URL, { url }, { command, args }, an McpServer or { server }: got ' +
+    'A target is a URL, { url }, { command, args }, { streams } or the server createServer() returns: got ' +
       JSON.stringify(target),
   );
 }

@@ -12,8 +12,7 @@
  * the call ends with, which the callers judge as they judge a plain call.
  */
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
-import { META } from '../protocol/wire.ts';
-import { TASKS_EXTENSION } from '../tasks/wire-shapes.ts';
+import { META, TASKS_EXTENSION } from '../base/meta-keys.ts';
 import { type Answer, describeAnswer } from './answer.ts';
 import { answerFor } from './client-answers.ts';
 import type { ProbeClient } from './probe-client.ts';

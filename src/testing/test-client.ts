@@ -1,20 +1,21 @@
 /**
  * TestClient: drives a server in-process with real JSON-RPC messages and real handshake
- * sequencing. Every message is round-tripped through JSON.stringify/JSON.parse in both
- * directions, so anything unserialisable fails in a test rather than against a client.
+ * sequencing, through the public server handle (`createServer()` and its `connect()`). Every
+ * message is round-tripped through JSON.stringify/JSON.parse in both directions, so anything
+ * unserialisable fails in a test rather than against a client.
  */
-import pino from 'pino';
 import { ErrorCode } from '../base/errors.ts';
 import type { JsonObject, JsonRpcMessage, JsonRpcResponse, RequestId } from '../base/jsonrpc.ts';
-import type { ClientCapabilities } from '../base/spec-types.ts';
-import type { Identity } from '../base/types.ts';
+import { META } from '../base/meta-keys.ts';
 import { LATEST_2025, VERSION_2026 } from '../base/versions.ts';
-import { parseSettings } from '../config/settings.ts';
-import type { LoadedPlugin, PluginDefinition } from '../plugin.ts';
-import { loadPlugins, parsePluginSettings } from '../plugin-loader.ts';
-import { META } from '../protocol/wire.ts';
-import { createServer, type McpServer } from '../server.ts';
-import { type Connection, createConnection } from '../transports/connection.ts';
+import {
+  type ClientCapabilities,
+  createServer,
+  type Identity,
+  type InProcessConnection,
+  type PluginRef,
+  type RunningServer,
+} from '../index.ts';
 
 /** A JSON-RPC error answered by the server. */
 export class TestClientError extends Error {
@@ -32,11 +33,14 @@ type Answerer = (params: JsonObject) => unknown | Promise<unknown>;
 
 export interface TestClientOptions {
   /** Plugin definitions, or MCP_PLUGINS-style references. */
-  plugins?: readonly (PluginDefinition<never> | string)[];
+  plugins?: readonly PluginRef[];
   /** MCP_* settings for the in-process server (process.env is not read). */
   env?: Record<string, string>;
-  /** Drive an existing server instead of building one. */
-  server?: McpServer;
+  /**
+   * Drive a server started with `createServer()` (any transport) instead of building one;
+   * several clients may share it, and `close()` leaves it running.
+   */
+  server?: RunningServer;
   /** Protocol generation: `2025` (initialize handshake, default) or `2026` (stateless envelope). */
   wire?: '2025' | '2026';
   /** 2025 wire: the version sent in initialize (default 2025-11-25). */
@@ -68,21 +72,6 @@ function roundTrip<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
-async function buildPlugins(
-  refs: readonly (PluginDefinition<never> | string)[],
-  env: Record<string, string>,
-): Promise<LoadedPlugin[]> {
-  const out: LoadedPlugin[] = [];
-  for (const ref of refs) {
-    if (typeof ref === 'string') out.push(...(await loadPlugins([ref], env)));
-    else {
-      const definition = ref as unknown as PluginDefinition<Record<string, unknown>>;
-      out.push({ definition, settings: parsePluginSettings(definition, env) });
-    }
-  }
-  return out;
-}
-
 /**
  * @example
  * const client = await TestClient.start({ plugins: [myPlugin] });
@@ -90,7 +79,6 @@ async function buildPlugins(
  * await client.close();
  */
 export class TestClient {
-  readonly server: McpServer;
   readonly wire: '2025' | '2026';
   /** Every message in both directions, as sent. */
   readonly log: { direction: 'client' | 'server'; message: JsonRpcMessage | JsonRpcMessage[] }[] = [];
@@ -99,38 +87,37 @@ export class TestClient {
   initializeResult: JsonObject | undefined;
   protocolVersion: string;
   readonly #options: TestClientOptions;
+  readonly #server: RunningServer;
   readonly #ownsServer: boolean;
-  readonly #connection: Connection;
+  readonly #connection: InProcessConnection;
   readonly #pending = new Map<RequestId, { method: string; resolve: (r: JsonRpcResponse) => void }>();
   readonly #capabilities: ClientCapabilities;
   #nextId = 0;
 
-  private constructor(server: McpServer, options: TestClientOptions, ownsServer: boolean) {
-    this.server = server;
+  private constructor(server: RunningServer, options: TestClientOptions, ownsServer: boolean) {
+    this.#server = server;
     this.#options = options;
     this.#ownsServer = ownsServer;
     this.wire = options.wire ?? '2025';
     this.protocolVersion = this.wire === '2026' ? VERSION_2026 : (options.protocolVersion ?? LATEST_2025);
     this.#capabilities = options.capabilities ?? DEFAULT_CAPABILITIES;
-    this.#connection = createConnection(server, (m) => this.#fromServer(roundTrip(m)), {
+    this.#connection = server.connect({
+      onMessage: (m) => this.#fromServer(roundTrip(m)),
       identity: options.identity,
     });
   }
 
   /** Builds an in-process server from plugins and settings, then connects (and initialises on 2025). */
   static async start(options: TestClientOptions = {}): Promise<TestClient> {
-    let server = options.server;
-    const owns = server === undefined;
-    if (!server) {
-      const env = { MCP_LOG_LEVEL: 'silent', ...options.env };
-      const settings = parseSettings(env);
-      const logger = pino({ level: settings.MCP_LOG_LEVEL }, pino.destination(2));
-      server = await createServer({
-        settings,
-        logger,
-        plugins: await buildPlugins(options.plugins ?? [], env),
-      });
-    }
+    const owns = options.server === undefined;
+    // No transport of its own: the messages go through connect(), nothing listens.
+    const server =
+      options.server ??
+      (await createServer({
+        plugins: options.plugins ?? [],
+        settings: { MCP_LOG_LEVEL: 'silent', ...options.env },
+        transport: 'none',
+      }));
     const client = new TestClient(server, options, owns);
     if (client.wire === '2025' && !options.skipInitialize) await client.initialize();
     return client;
@@ -205,7 +192,7 @@ export class TestClient {
   #toServer(message: unknown): Promise<void> {
     const wire = roundTrip(message);
     this.log.push({ direction: 'client', message: wire as JsonRpcMessage });
-    return this.#connection.receive(wire);
+    return this.#connection.send(wire);
   }
 
   #envelope(params: JsonObject | undefined): JsonObject {
@@ -331,6 +318,6 @@ export class TestClient {
   async close(): Promise<void> {
     await this.#connection.drain();
     this.#connection.close();
-    if (this.#ownsServer) await this.server.close();
+    if (this.#ownsServer) await this.#server.close();
   }
 }

@@ -7,10 +7,10 @@
 import type { Readable, Writable } from 'node:stream';
 import { parseMessage } from '../base/json-ids.ts';
 import { encodeMessage, errorResponse, type JsonRpcMessage, logEncodeFailure } from '../base/jsonrpc.ts';
+import { createLineReader } from '../base/line-reader.ts';
 import { Refusal } from '../base/refusals.ts';
 import { createConnection } from './connection.ts';
 import type { ConnectionDeps } from './deps.ts';
-import { createLineReader } from './line-reader.ts';
 
 export interface StdioOptions {
   input?: Readable;

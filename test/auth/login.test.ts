@@ -12,13 +12,10 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { AuthError } from '../../src/auth/errors.ts';
 import { createOAuthAuthenticator } from '../../src/auth/oauth.ts';
-import {
-  protectedResourceMetadata,
-  resourceMetadataPath,
-  resourceUrls,
-} from '../../src/auth/resource-metadata.ts';
+import { protectedResourceMetadata, resourceUrls } from '../../src/auth/resource-metadata.ts';
 import type { Authenticator } from '../../src/auth/types.ts';
 import { ProtocolError } from '../../src/base/errors.ts';
+import { resourceMetadataPath } from '../../src/base/oauth-urls.ts';
 import { getStoredToken, login } from '../../src/cli/login.ts';
 import { browse, startOidcProvider, type TestAuthServer } from '../helpers/oidc-provider.ts';
 

@@ -1,12 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { discoveryUrls } from '../../src/auth/discovery.ts';
-import {
-  protectedResourceMetadata,
-  resourceMetadataPath,
-  resourceMetadataUrl,
-  resourceUrls,
-} from '../../src/auth/resource-metadata.ts';
+import { protectedResourceMetadata, resourceUrls } from '../../src/auth/resource-metadata.ts';
+import { discoveryUrls, resourceMetadataPath, resourceMetadataUrl } from '../../src/base/oauth-urls.ts';
 
 describe('protected resource metadata (RFC 9728)', () => {
   it('builds the document', () => {

@@ -1,8 +1,12 @@
 /**
  * Starts a TestClient whose every received message is validated against the specification's
- * JSON Schema for the negotiated revision; `close()` fails the test on any violation.
+ * JSON Schema for the negotiated revision; `close()` fails the test on any violation. And the
+ * servers such clients share.
  */
 import assert from 'node:assert/strict';
+import { createServer, type RunningServer, type ServerOptions } from '../../src/index.ts';
+import { inProcessConnector } from '../../src/serve.ts';
+import type { McpServer } from '../../src/server.ts';
 import { TestClient, type TestClientOptions } from '../../src/testing/test-client.ts';
 import { validateServerMessage } from './spec-schema.ts';
 
@@ -28,4 +32,37 @@ export async function startClient(options: TestClientOptions = {}): Promise<Chec
     assert.deepEqual(violations, [], 'every message the server sent matches the spec schema');
   };
   return client;
+}
+
+/**
+ * A server that several clients share, started with the public `createServer()` and no
+ * transport (clients reach it through `connect()`); close it after its clients.
+ */
+export function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  return createServer({
+    ...options,
+    settings: { MCP_LOG_LEVEL: 'silent', ...options.settings },
+    transport: 'none',
+  });
+}
+
+/**
+ * The public handle over a server assembled by hand (`src/server.ts` with a fake clock, a
+ * task store of the test's own): what TestClient and the kit's targets take.
+ */
+export function handleOf(server: McpServer): RunningServer {
+  let ended!: () => void;
+  const closed = new Promise<void>((resolve) => {
+    ended = resolve;
+  });
+  const close = () => server.close().then(ended);
+  return {
+    server,
+    settings: server.settings,
+    url: undefined,
+    close,
+    stop: close,
+    closed,
+    connect: inProcessConnector(server),
+  };
 }

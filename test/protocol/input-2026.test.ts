@@ -13,7 +13,7 @@ import { ErrorCode, type JsonObject } from '../../src/index.ts';
 import { createStateCodec } from '../../src/protocol/state-codec.ts';
 import { createServer } from '../../src/server.ts';
 import type { TestClientError } from '../../src/testing/test-client.ts';
-import { startClient } from '../helpers/client.ts';
+import { handleOf, startClient } from '../helpers/client.ts';
 
 const accept = (content: JsonObject) => ({ action: 'accept', content });
 
@@ -76,7 +76,7 @@ describe('2026 input rounds', () => {
       plugins: [{ definition: conformancePlugin as never, settings: {} }],
       stateCodec: createStateCodec({ ttlMs: 60_000, now: () => now }),
     });
-    const client = await startClient({ server, wire: '2026' });
+    const client = await startClient({ server: handleOf(server), wire: '2026' });
     const name = 'test_input_required_result_request_state';
     const r1 = await client.request('tools/call', call(name));
     const retry = () =>

@@ -18,7 +18,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Identity } from '../../src/base/types.ts';
-import { definePrompt, defineTool } from '../../src/index.ts';
+import { definePlugin, definePrompt, defineTool, type PluginApp } from '../../src/index.ts';
 import type { McpServer } from '../../src/server.ts';
 import { TestClient } from '../../src/testing/test-client.ts';
 import { type IssuedKey, startTokenIssuer, type TokenIssuer } from '../auth/token-issuer.ts';
@@ -31,6 +31,7 @@ import {
   startServer,
   until,
 } from '../e2e/batteries/helpers.ts';
+import { startServer as startInProcess } from '../helpers/client.ts';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
 
 const PUBLIC_URL = 'https://mcp.example.test';
@@ -244,22 +245,33 @@ describe('list_changed by caller across replicas (Redis)', () => {
 
 describe('list_changed by caller on a message-stream connection (stdio, in-process)', () => {
   test('each connection is told by its own identity; one without an identity hears everything', async () => {
-    const admin = await TestClient.start({ identity: { clientId: 'admin', scopes: ['files:write'] } });
-    const { server } = admin;
+    let pluginApp: PluginApp | undefined;
+    const later = definePlugin({
+      name: 'later',
+      register(app) {
+        pluginApp = app;
+      },
+    });
+    const server = await startInProcess({ plugins: [later] });
+    const admin = await TestClient.start({
+      server,
+      identity: { clientId: 'admin', scopes: ['files:write'] },
+    });
     const user = await TestClient.start({ server, identity: { clientId: 'user', scopes: [] } });
     const anonymous = await TestClient.start({ server });
     const toolsSeen = (c: TestClient) =>
       c.notifications.filter((n) => n.method === 'notifications/tools/list_changed').length;
     try {
-      server.registry.add(tool({ scopes: ['files:write'] }));
-      server.registry.add(tool({ visible: (id) => id.clientId === 'user' }));
-      server.registry.add(marker());
+      pluginApp?.add(tool({ scopes: ['files:write'] }));
+      pluginApp?.add(tool({ visible: (id) => id.clientId === 'user' }));
+      pluginApp?.add(marker());
       await Promise.all([admin, user, anonymous].map((c) => c.request('ping')));
       assert.deepEqual([admin, user, anonymous].map(toolsSeen), [1, 1, 2]);
     } finally {
       await user.close();
       await anonymous.close();
       await admin.close();
+      await server.close();
     }
   });
 });

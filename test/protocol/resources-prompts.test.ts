@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ErrorCode } from '../../src/base/errors.ts';
-import type { TestClientError } from '../../src/testing/test-client.ts';
+import { definePlugin, type PluginApp } from '../../src/index.ts';
+import type { TestClient, TestClientError } from '../../src/testing/test-client.ts';
 import echoPlugin from '../fixtures/echo-plugin.ts';
-import { startClient } from '../helpers/client.ts';
+import { startClient, startServer } from '../helpers/client.ts';
+import { until } from '../helpers/until.ts';
 
 describe('resources, prompts and completion', () => {
   test('resources/list, templates/list and read of a static resource and a template', async () => {
@@ -38,22 +40,34 @@ describe('resources, prompts and completion', () => {
   });
 
   test('subscribe/unsubscribe answer {} and updates reach subscribed sessions only', async () => {
-    const client = await startClient({ plugins: [echoPlugin] });
-    const other = await startClient({ server: client.server });
+    let echoApp: PluginApp | undefined;
+    const notifier = definePlugin({
+      name: 'notifier',
+      register(app) {
+        echoApp = app;
+      },
+    });
+    const server = await startServer({ plugins: [echoPlugin, notifier] });
+    const client = await startClient({ server });
+    const other = await startClient({ server });
+    const updates = (c: TestClient) =>
+      c.notifications.filter((n) => n.method === 'notifications/resources/updated').map((n) => n.params);
     assert.deepEqual(await client.request('resources/subscribe', { uri: 'test://hello' }), {});
-    await client.server.notifyResourceUpdated('test://hello');
-    await client.drain();
-    assert.deepEqual(
-      client.notifications.filter((n) => n.method === 'notifications/resources/updated').map((n) => n.params),
-      [{ uri: 'test://hello' }],
-    );
-    assert.equal(other.notifications.filter((n) => n.method === 'notifications/resources/updated').length, 0);
+    echoApp?.notifyResourceUpdated('test://hello');
+    await until(() => updates(client).length > 0, { message: 'the update never reached the subscriber' });
+    assert.deepEqual(updates(client), [{ uri: 'test://hello' }]);
     assert.deepEqual(await client.request('resources/unsubscribe', { uri: 'test://hello' }), {});
+    // The other session subscribes now: once the next update has reached it, it has had its
+    // chance to reach the first one too.
+    assert.deepEqual(await other.request('resources/subscribe', { uri: 'test://hello' }), {});
     client.notifications.length = 0;
-    await client.server.notifyResourceUpdated('test://hello');
+    echoApp?.notifyResourceUpdated('test://hello');
+    await until(() => updates(other).length > 0, { message: 'the update never reached the other session' });
+    assert.deepEqual(updates(other), [{ uri: 'test://hello' }], 'the other session heard only this one');
     assert.equal(client.notifications.length, 0);
     await other.close();
     await client.close();
+    await server.close();
   });
 
   test('prompts/list and prompts/get, required arguments enforced', async () => {

@@ -13,6 +13,7 @@ import { definePlugin, type Middleware } from '../../src/index.ts';
 import type { Registry } from '../../src/registry/registry.ts';
 import { TestClient } from '../../src/testing/test-client.ts';
 import echoPlugin from '../fixtures/echo-plugin.ts';
+import { startServer } from '../helpers/client.ts';
 import { buildTestApp, post, req, type TestApp, V2026 } from '../transports/http-helpers.ts';
 
 const LOOKUPS = ['tool', 'prompt', 'resource', 'resolveResource', 'matchTemplate', 'templateByName'] as const;
@@ -77,8 +78,9 @@ describe('the target is resolved once per request', () => {
             app.use(spyMiddleware(seen, () => counter?.calls ?? []));
           },
         });
-        const client = await TestClient.start({ plugins: [echoPlugin, spy], wire });
-        counter = countLookups(client.server.registry);
+        const server = await startServer({ plugins: [echoPlugin, spy] });
+        const client = await TestClient.start({ server, wire });
+        counter = countLookups(server.server.registry);
         try {
           const result = await client.request(method, params);
           assert.equal(result.isError, undefined, JSON.stringify(result));
@@ -88,14 +90,16 @@ describe('the target is resolved once per request', () => {
         } finally {
           counter.restore();
           await client.close();
+          await server.close();
         }
       });
     }
   }
 
   test('an unknown tool is looked up once too, and still answers -32602', async () => {
-    const client = await TestClient.start({ plugins: [echoPlugin] });
-    const counter = countLookups(client.server.registry);
+    const server = await startServer({ plugins: [echoPlugin] });
+    const client = await TestClient.start({ server });
+    const counter = countLookups(server.server.registry);
     try {
       await assert.rejects(
         client.request('tools/call', { name: 'nope', arguments: {} }),
@@ -105,6 +109,7 @@ describe('the target is resolved once per request', () => {
     } finally {
       counter.restore();
       await client.close();
+      await server.close();
     }
   });
 
@@ -120,8 +125,9 @@ describe('the target is resolved once per request', () => {
         });
       },
     });
-    const client = await TestClient.start({ plugins: [echoPlugin, rename] });
-    const counter = countLookups(client.server.registry);
+    const server = await startServer({ plugins: [echoPlugin, rename] });
+    const client = await TestClient.start({ server });
+    const counter = countLookups(server.server.registry);
     try {
       const result = await client.request('tools/call', { name: 'echo', arguments: { text: 'hi' } });
       assert.deepEqual(result.structuredContent, { sum: 5 });
@@ -129,6 +135,7 @@ describe('the target is resolved once per request', () => {
     } finally {
       counter.restore();
       await client.close();
+      await server.close();
     }
   });
 

@@ -17,11 +17,12 @@ import {
   definePlugin,
   defineTool,
   InternalCode,
+  type PluginApp,
   ToolkitError,
   UI_EXTENSION,
 } from '../../src/index.ts';
 import { createServer } from '../../src/server.ts';
-import { startClient } from '../helpers/client.ts';
+import { startClient, startServer } from '../helpers/client.ts';
 
 const HTML = '<!doctype html><html><body><p>Hello view</p></body></html>';
 const UI_CLIENT = { extensions: { [UI_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } } };
@@ -176,30 +177,32 @@ describe('views (defineApp)', () => {
   });
 
   test('a view a plugin adds after start-up switches the extension on for new sessions and discover', async () => {
+    let laterApp: PluginApp | undefined;
     const later = definePlugin({
       name: 'later',
       register(app) {
+        laterApp = app;
         app.add(defineTool({ name: 'x', description: 'X' }, async () => 'x'));
       },
     });
-    const first = await startClient({ plugins: [later] });
+    const server = await startServer({ plugins: [later] });
+    const first = await startClient({ server });
     const extensionsOf = (caps: unknown) => (caps as { extensions?: Record<string, unknown> }).extensions;
     assert.equal(extensionsOf(first.initializeResult?.capabilities), undefined);
-    first.server.registry.add(
-      defineApp({ uri: 'ui://later/view', title: 'Later', description: 'Later', html: HTML }),
-    );
-    const second = await startClient({ server: first.server, capabilities: UI_CLIENT });
+    laterApp?.add(defineApp({ uri: 'ui://later/view', title: 'Later', description: 'Later', html: HTML }));
+    const second = await startClient({ server, capabilities: UI_CLIENT });
     assert.deepEqual(extensionsOf(second.initializeResult?.capabilities), {
       [UI_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] },
     });
-    const modern = await startClient({ server: first.server, wire: '2026', capabilities: UI_CLIENT });
+    const modern = await startClient({ server, wire: '2026', capabilities: UI_CLIENT });
     const discover = await modern.request('server/discover');
     assert.ok(UI_EXTENSION in (extensionsOf(discover.capabilities) ?? {}), 'server/discover declares it too');
-    first.server.registry.remove('resource', 'ui://later/view');
-    const third = await startClient({ server: first.server });
+    laterApp?.remove('resource', 'ui://later/view');
+    const third = await startClient({ server });
     assert.equal(extensionsOf(third.initializeResult?.capabilities), undefined, 'gone with the last view');
     await Promise.all([third.close(), modern.close(), second.close()]);
     await first.close();
+    await server.close();
   });
 
   test('a view can be read from a file', async () => {

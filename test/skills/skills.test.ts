@@ -15,7 +15,7 @@ import { parseSettings } from '../../src/config/settings.ts';
 import { ErrorCode, InternalCode, type JsonObject } from '../../src/index.ts';
 import { createServer, type McpServer } from '../../src/server.ts';
 import type { TestClientError } from '../../src/testing/test-client.ts';
-import { type CheckedClient, startClient } from '../helpers/client.ts';
+import { type CheckedClient, handleOf, startClient } from '../helpers/client.ts';
 
 const SKILLS = 'io.modelcontextprotocol/skills';
 const code = (expected: number) => (e: TestClientError) => e.code === expected;
@@ -84,7 +84,7 @@ async function serve(env: Record<string, string> = {}): Promise<McpServer> {
 }
 
 async function client2026(server: McpServer): Promise<CheckedClient> {
-  return startClient({ server, wire: '2026' });
+  return startClient({ server: handleOf(server), wire: '2026' });
 }
 
 describe('skills from a folder', () => {

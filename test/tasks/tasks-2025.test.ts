@@ -14,7 +14,7 @@ import conformancePlugin from '../../plugins/conformance/index.ts';
 import { ErrorCode, type JsonObject } from '../../src/index.ts';
 import type { TestClientError } from '../../src/testing/test-client.ts';
 import { type Fixture, startFixture } from '../conformance/http-fixture.ts';
-import { startClient } from '../helpers/client.ts';
+import { startClient, startServer } from '../helpers/client.ts';
 import { taskTestPlugin } from './fixtures/task-plugin.ts';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
@@ -147,8 +147,9 @@ describe('2025-11-25 core tasks, in-process', () => {
   });
 
   test('a task belongs to the session that created it (no auth): another session gets -32602', async () => {
-    const first = await startClient({ plugins });
-    const second = await startClient({ plugins, server: first.server });
+    const server = await startServer({ plugins });
+    const first = await startClient({ server });
+    const second = await startClient({ server });
     const created = await first.request('tools/call', {
       name: 'slow_compute',
       arguments: { seconds: 0 },
@@ -160,6 +161,7 @@ describe('2025-11-25 core tasks, in-process', () => {
     await first.request('tasks/result', { taskId });
     await second.close();
     await first.close();
+    await server.close();
   });
 });
 

@@ -15,7 +15,7 @@ import { createServer } from '../../src/server.ts';
 import { createLocalTaskBus, createMemoryTaskStore } from '../../src/tasks/memory-store.ts';
 import { wireKey } from '../../src/tasks/outcome.ts';
 import type { TestClientError } from '../../src/testing/test-client.ts';
-import { startClient } from '../helpers/client.ts';
+import { handleOf, startClient, startServer } from '../helpers/client.ts';
 import { abortReasons, taskTestPlugin } from './fixtures/task-plugin.ts';
 import { accept, pollTask, start2026, TASKS, WITH_TASKS } from './helpers.ts';
 
@@ -273,9 +273,10 @@ describe('2026 tasks: input', () => {
 
 describe('2026 tasks: ownership and retention', () => {
   test('a task belongs to the identity that created it: anyone else gets -32602 as for an unknown id', async () => {
-    const alice = await start2026({ identity: { clientId: 'alice', scopes: [] } });
-    const bob = await start2026({ server: alice.server, identity: { clientId: 'bob', scopes: [] } });
-    const anonymous = await start2026({ server: alice.server });
+    const server = await startServer({ plugins: [conformancePlugin, taskTestPlugin] });
+    const alice = await start2026({ server, identity: { clientId: 'alice', scopes: [] } });
+    const bob = await start2026({ server, identity: { clientId: 'bob', scopes: [] } });
+    const anonymous = await start2026({ server });
     const taskId = String((await alice.request('tools/call', { name: 'who_am_i', arguments: {} })).taskId);
     for (const other of [bob, anonymous]) {
       await assert.rejects(other.request('tasks/get', { taskId }), code(ErrorCode.InvalidParams));
@@ -290,6 +291,7 @@ describe('2026 tasks: ownership and retention', () => {
     await bob.close();
     await anonymous.close();
     await alice.close();
+    await server.close();
   });
 
   test('a task is kept for its TTL from creation, then gone (-32602) (fake clock)', async () => {
@@ -306,7 +308,7 @@ describe('2026 tasks: ownership and retention', () => {
       ],
       tasks: { store, bus: createLocalTaskBus(), now: clock },
     });
-    const client = await startClient({ server, wire: '2026', capabilities: WITH_TASKS });
+    const client = await startClient({ server: handleOf(server), wire: '2026', capabilities: WITH_TASKS });
     const created = await client.request('tools/call', { name: 'slow_compute', arguments: { seconds: 0 } });
     assert.equal(created.ttlMs, 60_000);
     assert.equal(created.createdAt, '2026-08-01T00:00:00.000Z');
@@ -332,7 +334,7 @@ describe('2026 tasks: shutdown', () => {
       // No close(): the store outlives the server, as Redis does.
       tasks: { store, bus: createLocalTaskBus() },
     });
-    const client = await startClient({ server, wire: '2026', capabilities: WITH_TASKS });
+    const client = await startClient({ server: handleOf(server), wire: '2026', capabilities: WITH_TASKS });
     const taskId = String(
       (await client.request('tools/call', { name: 'wait_for_abort', arguments: {} })).taskId,
     );

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { conformancePlugin } from '../../plugins/conformance/index.ts';
+import type { RunningServer } from '../../src/index.ts';
 import {
   answerFor,
   ClientAnswersError,
@@ -19,7 +20,7 @@ import {
 } from '../../src/testing/client-answers.ts';
 import { connect } from '../../src/testing/connect.ts';
 import { resolveTarget } from '../../src/testing/targets.ts';
-import { TestClient } from '../../src/testing/test-client.ts';
+import { startServer } from '../helpers/client.ts';
 import { FAST, REPO_ROOT, runCli, runPlan } from './helpers/fixtures.ts';
 
 const ALL = ['sampling', 'elicitation', 'roots'] as const;
@@ -66,16 +67,16 @@ describe('canned answers', () => {
 });
 
 describe('tools that need the client are called when it declares them', () => {
-  let client: TestClient;
+  let server: RunningServer;
   before(async () => {
-    client = await TestClient.start({ plugins: [conformancePlugin as never] });
+    server = await startServer({ plugins: [conformancePlugin as never] });
   });
-  after(() => client.close());
+  after(() => server.close());
 
   for (const wire of ['2025', '2026'] as const) {
     test(`wire ${wire}: sampling, elicitation and roots tools pass instead of being skipped`, async () => {
-      const bare = await runPlan(client.server, { wire });
-      const capable = await runPlan(client.server, { wire, clientCapabilities: ALL });
+      const bare = await runPlan(server, { wire });
+      const capable = await runPlan(server, { wire, clientCapabilities: ALL });
       const names =
         wire === '2025'
           ? ['test_test_sampling_schema_0', 'test_test_elicitation_schema_0']
@@ -94,7 +95,7 @@ describe('tools that need the client are called when it declares them', () => {
     });
 
     test(`wire ${wire}: the configured answer is the one the tool receives`, async () => {
-      const probe = await connect(resolveTarget(client.server), {
+      const probe = await connect(resolveTarget(server), {
         ...FAST,
         wire,
         clientCapabilities: ['sampling'],

@@ -14,7 +14,7 @@ import { APP_MIME_TYPE, definePlugin, defineResource, defineTool } from '../../s
 import { Recorder } from '../../src/testing/conformance-recorder.ts';
 import { conformanceReport, formatReport } from '../../src/testing/conformance-report.ts';
 import { checkServerCardAndCatalog } from '../../src/testing/discovery-checks.ts';
-import { TestClient } from '../../src/testing/test-client.ts';
+import { handleOf, startServer } from '../helpers/client.ts';
 import { buildTestApp, type TestApp } from '../transports/http-helpers.ts';
 
 const FAST = { requestTimeoutMs: 5000, callTimeoutMs: 5000, notificationWaitMs: 50 };
@@ -44,7 +44,7 @@ describe('check: views, card and catalogs of our own server', () => {
   });
 
   test('in process the apps checks run too (no card without HTTP)', async () => {
-    const report = await conformanceReport(t.server, FAST);
+    const report = await conformanceReport(handleOf(t.server), FAST);
     assert.equal(report.ok, true, formatReport(report));
     assert.ok(ids(report, 'pass').includes('apps.views'));
     assert.equal(
@@ -76,15 +76,15 @@ describe('check: defects are caught', () => {
         );
       },
     });
-    const client = await TestClient.start({ plugins: [broken] });
+    const server = await startServer({ plugins: [broken] });
     try {
-      const report = await conformanceReport(client.server, FAST);
+      const report = await conformanceReport(server, FAST);
       assert.deepEqual(ids(report, 'fail').sort(), ['apps.tool-links', 'apps.views'], formatReport(report));
       assert.ok(ids(report, 'warn').includes('apps.extension'), 'a SHOULD: a warning');
       assert.match(JSON.stringify(report.checks), /mimeType must be text\/html;profile=mcp-app/);
       assert.match(JSON.stringify(report.checks), /ui:\/\/broken\/missing/);
     } finally {
-      await client.close();
+      await server.close();
     }
   });
 
@@ -105,15 +105,15 @@ describe('check: defects are caught', () => {
         );
       },
     });
-    const client = await TestClient.start({ plugins: [badMeta] });
+    const server = await startServer({ plugins: [badMeta] });
     try {
-      const report = await conformanceReport(client.server, FAST);
+      const report = await conformanceReport(server, FAST);
       const views = report.checks.find((c) => c.id === 'apps.views');
       assert.equal(views?.status, 'fail');
       assert.match(views?.reason ?? '', /prefersBorder is not a boolean/);
       assert.match(views?.reason ?? '', /unknown _meta\.ui\.csp\.scriptDomains/);
     } finally {
-      await client.close();
+      await server.close();
     }
   });
 
@@ -124,15 +124,15 @@ describe('check: defects are caught', () => {
         app.add(defineTool({ name: 'x', description: 'X' }, () => 'x'));
       },
     });
-    const client = await TestClient.start({ plugins: [plain] });
+    const server = await startServer({ plugins: [plain] });
     try {
-      const report = await conformanceReport(client.server, FAST);
+      const report = await conformanceReport(server, FAST);
       assert.equal(
         report.checks.some((c) => c.id.startsWith('apps.')),
         false,
       );
     } finally {
-      await client.close();
+      await server.close();
     }
   });
 

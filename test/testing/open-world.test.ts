@@ -6,11 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { pino } from 'pino';
 import { z } from 'zod';
-import { parseSettings } from '../../src/config/settings.ts';
 import { definePlugin, defineTool } from '../../src/index.ts';
-import { createServer } from '../../src/server.ts';
+import { startServer } from '../helpers/client.ts';
 import { runPlan } from './helpers/fixtures.ts';
 
 function recordingServer() {
@@ -36,11 +34,7 @@ function recordingServer() {
       app.add(tool('echo', false));
     },
   });
-  const server = createServer({
-    settings: parseSettings({ MCP_LOG_LEVEL: 'silent' }),
-    logger: pino({ level: 'silent' }),
-    plugins: [{ definition: plugin, settings: {} }],
-  });
+  const server = startServer({ plugins: [plugin] });
   return { server, received };
 }
 

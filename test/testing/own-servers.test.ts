@@ -16,21 +16,21 @@ import { runCheck } from '../../src/cli/check.ts';
 import { type RunningServer, serve } from '../../src/serve.ts';
 import { conformanceReport, formatReport } from '../../src/testing/conformance-report.ts';
 import { planLiveTests } from '../../src/testing/live-plan.ts';
-import { TestClient } from '../../src/testing/test-client.ts';
+import { startServer } from '../helpers/client.ts';
 import { FAST, REPO_ROOT, runPlan } from './helpers/fixtures.ts';
 
 const API_KEY = 'test-kit-key-0123456789abcdef';
 
 describe('the filesystem plugin', () => {
   let dir: string;
-  let client: TestClient;
+  let server: RunningServer;
   let http: RunningServer;
   before(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'mcp-kit-fs-'));
     const root = path.join(dir, 'workspace'); // created by the plugin, with its README.md
-    client = await TestClient.start({
+    server = await startServer({
       plugins: [filesystemPlugin as never],
-      env: { MCP_FILESYSTEM_ROOT: root },
+      settings: { MCP_FILESYSTEM_ROOT: root },
     });
     http = await serve({
       env: {
@@ -46,20 +46,20 @@ describe('the filesystem plugin', () => {
     });
   });
   after(async () => {
-    await client.close();
+    await server.close();
     await http.stop();
     await rm(dir, { recursive: true, force: true });
   });
 
   test('passes check in-process, on both wires', async () => {
-    const report = await conformanceReport(client.server, FAST);
+    const report = await conformanceReport(server, FAST);
     assert.deepEqual(report.wires, ['2025', '2026']);
     assert.equal(report.ok, true, formatReport(report));
     assert.equal(report.checks.find((c) => c.id === 'tools.structured-content')?.status, 'pass');
   });
 
   test('passes test and test --strict; its read-only tools draw the idempotentHint warning', async () => {
-    const run = await runPlan(client.server, { strict: true });
+    const run = await runPlan(server, { strict: true });
     assert.deepEqual(Object.fromEntries(run.failed), {});
     assert.ok(run.names.includes('test_read_file_example_0'));
     assert.ok(run.names.includes('test_write_file_has_output_schema'));
@@ -122,15 +122,15 @@ const CONFORMANCE = path.join(REPO_ROOT, 'plugins/conformance/index.ts');
 describe('the conformance plugin', {
   skip: existsSync(CONFORMANCE) ? false : 'plugins/conformance is absent',
 }, () => {
-  let client: TestClient;
+  let server: RunningServer;
   before(async () => {
     const { conformancePlugin } = (await import(CONFORMANCE)) as { conformancePlugin: never };
-    client = await TestClient.start({ plugins: [conformancePlugin] });
+    server = await startServer({ plugins: [conformancePlugin] });
   });
-  after(() => client.close());
+  after(() => server.close());
 
   test('passes check; the verbatim 2020-12 tool draws the portability warnings', async () => {
-    const report = await conformanceReport(client.server, FAST);
+    const report = await conformanceReport(server, FAST);
     assert.equal(report.ok, true, formatReport(report));
     assert.deepEqual(
       report.checks.filter((c) => c.status === 'warn').map((c) => c.id),
@@ -144,7 +144,7 @@ describe('the conformance plugin', {
 
   test('its read-only task tool, called as a task and polled to its end, passes the task checks on both wires', async () => {
     for (const wire of ['2025', '2026'] as const) {
-      const report = await conformanceReport(client.server, { ...FAST, wire });
+      const report = await conformanceReport(server, { ...FAST, wire });
       const tasks = report.checks.filter((c) => c.id.startsWith('tasks.'));
       assert.deepEqual(
         tasks.map((c) => [c.id, c.status]),
@@ -167,13 +167,13 @@ describe('the conformance plugin', {
       );
     }
     // test: slow_compute's quick calls pass as tasks; failing_job (required) runs as one too.
-    const run = await runPlan(client.server, { wire: '2025' });
+    const run = await runPlan(server, { wire: '2025' });
     assert.equal(run.verdicts.get('test_slow_compute_schema_0')?.status, 'pass');
     assert.match(run.verdicts.get('test_failing_job_schema_0')?.notes.join(' ') ?? '', /isError.*disk full/);
   });
 
   test('its deliberately odd tools are the findings of test', async () => {
-    const run = await runPlan(client.server);
+    const run = await runPlan(server);
     // The verbatim 2020-12 schema: no descriptions, and constructs some clients reject ($schema,
     // $defs/$ref, a root allOf). slow_compute works for up to 60 s: called as a task, its longer
     // generated values outlast the call timeout (the task is cancelled). protocol_error_job's

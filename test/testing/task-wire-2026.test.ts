@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { z } from 'zod';
-import { definePlugin, defineTool, type Middleware } from '../../src/index.ts';
+import { definePlugin, defineTool, type Middleware, type RunningServer } from '../../src/index.ts';
 import { conformanceReport, formatReport } from '../../src/testing/conformance-report.ts';
-import { TestClient } from '../../src/testing/test-client.ts';
+import { startServer } from '../helpers/client.ts';
 import { FAST } from './helpers/fixtures.ts';
 
 const EXT_TASKS = 'https://modelcontextprotocol.github.io/ext-tasks/specification/2026-07-28/tasks.html';
@@ -70,12 +70,12 @@ const DEFECTS: Record<string, { middleware: Middleware; check: string; reason: R
 };
 
 describe('task checks on the 2026 wire', () => {
-  const clients: TestClient[] = [];
-  after(() => Promise.all(clients.map((c) => c.close())));
+  const servers: RunningServer[] = [];
+  after(() => Promise.all(servers.map((s) => s.close())));
   const reportOf = async (defect?: Middleware) => {
-    const client = await TestClient.start({ plugins: [taskServer(defect)] });
-    clients.push(client);
-    return conformanceReport(client.server, { ...FAST, wire: '2026' });
+    const server = await startServer({ plugins: [taskServer(defect)] });
+    servers.push(server);
+    return conformanceReport(server, { ...FAST, wire: '2026' });
   };
 
   test('the correct server passes every task check', async () => {

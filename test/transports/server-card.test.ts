@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { checkCatalog, checkServerCard, SERVER_CARD_MEDIA_TYPE } from '../../src/base/card-check.ts';
 import { ErrorCode } from '../../src/base/errors.ts';
-import { checkCatalog, checkServerCard } from '../../src/discovery/card-check.ts';
-import { CARD_META_KEY, cardName, SERVER_CARD_MEDIA_TYPE } from '../../src/discovery/server-card.ts';
+import { CARD_META_KEY, cardName } from '../../src/discovery/server-card.ts';
 import { definePlugin, defineTool } from '../../src/index.ts';
 import { API_KEY, buildAppWithAuth } from './discovery-helpers.ts';
 import { buildTestApp, type Message, type TestApp, V2026 } from './http-helpers.ts';

@@ -8,11 +8,11 @@
  */
 import { ErrorCode, ProtocolError } from '../../base/errors.ts';
 import { isObject, type JsonObject } from '../../base/jsonrpc.ts';
+import { TASKS_EXTENSION } from '../../base/meta-keys.ts';
 import type { TaskView } from './profile.ts';
 
 /** `_meta` key tying a message to a task (SEP-1686; kept off 2026 inlined results, SEP-2663). */
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

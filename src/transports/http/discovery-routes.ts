@@ -7,16 +7,12 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { SERVER_CARD_MEDIA_TYPE, serverCardUrl } from '../../base/card-check.ts';
 import type { JsonObject } from '../../base/jsonrpc.ts';
 import { Refusal } from '../../base/refusals.ts';
-import {
-  AI_CATALOG_MEDIA_TYPE,
-  buildAiCatalog,
-  buildMcpCatalog,
-  serverCardUrl,
-} from '../../discovery/catalog.ts';
+import { AI_CATALOG_MEDIA_TYPE, buildAiCatalog, buildMcpCatalog } from '../../discovery/catalog.ts';
 import { LANDING_PAGE_CSP, renderLandingPage } from '../../discovery/landing-page.ts';
-import { buildServerCard, SERVER_CARD_MEDIA_TYPE } from '../../discovery/server-card.ts';
+import { buildServerCard } from '../../discovery/server-card.ts';
 import type { ServerDescription } from '../../discovery/server-description.ts';
 import { rateLimitError } from '../../ratelimit/errors.ts';
 import { clientKey } from '../../ratelimit/limiter.ts';

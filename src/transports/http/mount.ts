@@ -9,11 +9,8 @@
 import type { ServerResponse } from 'node:http';
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
-import {
-  protectedResourceMetadata,
-  RESOURCE_METADATA_WELL_KNOWN,
-  resourceMetadataPath,
-} from '../../auth/resource-metadata.ts';
+import { protectedResourceMetadata } from '../../auth/resource-metadata.ts';
+import { RESOURCE_METADATA_WELL_KNOWN, resourceMetadataPath } from '../../base/oauth-urls.ts';
 import { Refusal } from '../../base/refusals.ts';
 import type { HttpDeps } from '../deps.ts';
 import { discoveryRoutes } from './discovery-routes.ts';

@@ -8,12 +8,12 @@
  * itself stops start-up, naming both (`checkRouteClashes`).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { RESOURCE_METADATA_WELL_KNOWN, resourceMetadataPath } from '../../auth/resource-metadata.ts';
+import { serverCardUrl } from '../../base/card-check.ts';
 import { InternalCode, ToolkitError } from '../../base/errors.ts';
 import type { HttpRouteRequest, HttpRouteResponse, PluginHttpRoute } from '../../base/http-route.ts';
+import { RESOURCE_METADATA_WELL_KNOWN, resourceMetadataPath } from '../../base/oauth-urls.ts';
 import { Refusal } from '../../base/refusals.ts';
 import type { Identity } from '../../base/types.ts';
-import { serverCardUrl } from '../../discovery/catalog.ts';
 import { scanJson } from '../../protocol/json-limits.ts';
 import { rateLimitError } from '../../ratelimit/errors.ts';
 import { clientKey } from '../../ratelimit/limiter.ts';

@@ -1,7 +1,7 @@
 /** The newline-delimited JSON framing shared by the stdio transport and the test kit's links. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createLineReader } from '../../src/transports/line-reader.ts';
+import { createLineReader } from '../../src/base/line-reader.ts';
 
 function read(chunks: string[], maxLineBytes?: number): { lines: string[]; oversize: number } {
   const lines: string[] = [];

@@ -4,7 +4,16 @@
  * fields, patterns and lengths, the remote's URL, the catalog entry's type. Each problem is a
  * sentence naming the field; an empty list means well-formed.
  */
-import { SERVER_CARD_MEDIA_TYPE, SERVER_CARD_SCHEMA } from './server-card.ts';
+
+/** The card's media type, as its route serves it and a catalog entry names it. */
+export const SERVER_CARD_MEDIA_TYPE = 'application/mcp-server-card+json';
+/** The card's `$schema`. */
+export const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
+
+/** `<MCP endpoint>/server-card`, without a doubled slash when the endpoint is the root. */
+export function serverCardUrl(endpoint: string): string {
+  return `${endpoint.replace(/\/+$/, '')}/server-card`;
+}
 
 const CARD_NAME_RE = /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/;
 const REMOTE_URL_RE = /^(https?:\/\/[^\s]+|\{[a-zA-Z_][a-zA-Z0-9_]*\}[^\s]*)$/;
