@@ -12,13 +12,7 @@ import type { Logger } from 'pino';
 import type { JsonObject, JsonRpcMessage, RequestId } from '../base/jsonrpc.ts';
 import type { ClientCapabilities, Implementation } from '../base/spec-types.ts';
 import { logFieldsOf, NOOP_SPAN } from '../base/trace-context.ts';
-import {
-  type HttpRequestInfo,
-  type Identity,
-  type LogLevel,
-  logLevelRank,
-  type Wire,
-} from '../base/types.ts';
+import type { HttpRequestInfo, Identity, LogLevel, Wire } from '../base/types.ts';
 import type { CallContext } from '../execution/call.ts';
 import { Cancellation } from '../execution/cancellation.ts';
 import { ToolError } from '../registry/tool-errors.ts';
