@@ -89,7 +89,9 @@ function start(name: string, out: string | undefined): ChildProcess {
   const node = [process.execPath, ...flags, ...server.args];
   const argv =
     out === undefined ? node : ['valgrind', '--tool=callgrind', `--callgrind-out-file=${out}`, ...node];
-  const [cmd, ...rest] = pinning.pinned ? ['taskset', '-c', String(SERVER_CORE), ...argv] : argv;
+  // Instruction counts do not depend on the core: under valgrind the server takes whichever is free.
+  const [cmd, ...rest] =
+    pinning.pinned && out === undefined ? ['taskset', '-c', String(SERVER_CORE), ...argv] : argv;
   return spawn(cmd!, rest, { env, stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
