@@ -16,7 +16,13 @@ import {
 import { idText } from '../base/json-ids.ts';
 import { logFieldsOf, type TraceLogFields } from '../base/trace-context.ts';
 import type { RequestRecord } from '../protocol/request-record.ts';
-import { type Instruments, networkAttributes, type Series, SeriesCache } from './request-series.ts';
+import {
+  type Instruments,
+  metricAttributes,
+  networkAttributes,
+  type Series,
+  SeriesCache,
+} from './request-series.ts';
 import { type RouteSpan, type RouteSpanInfo, startRouteSpan } from './route-span.ts';
 import type { OwnedSdk } from './sdk-pipeline.ts';
 import { Attr, boundedMethod, boundTarget, DURATION_BUCKETS_S, errorTypeOf, Metric } from './semconv.ts';
@@ -339,7 +345,7 @@ export class RequestTelemetry implements Telemetry {
     const attributes: Attributes = {};
     if (info.protocolVersion !== '') attributes[Attr.McpProtocolVersion] = info.protocolVersion;
     networkAttributes(attributes, info);
-    this.#sessions.set(info.id, { started: performance.now(), attributes });
+    this.#sessions.set(info.id, { started: performance.now(), attributes: metricAttributes(attributes) });
   }
 
   sessionEnded(id: string): void {
