@@ -56,6 +56,15 @@ if (!(requests >= 1 && warmup >= 0 && repeat >= 1 && connections >= 1)) {
   process.exit(2);
 }
 
+const names = values.servers.split(',');
+const KNOWN = ['plain', 'edge', 'ratio1', 'ratio0.1', 'ratio0', 'ratio0-nometrics', 'raw'];
+for (const name of names) {
+  if (!KNOWN.includes(name)) {
+    console.error(`unknown server ${name}: expected one of ${KNOWN.join(', ')}`);
+    process.exit(2);
+  }
+}
+
 const pinning = detectPinning();
 pinSelf(pinning, LOAD_CORE);
 const sink = await startOtlpSink();
@@ -151,8 +160,6 @@ interface Figure {
 }
 
 const figures: Figure[] = [];
-const names = values.servers.split(',');
-for (const name of names) if (!(name in SERVERS)) throw new Error(`unknown server ${name}`);
 for (let run = 1; run <= repeat; run++) {
   for (const name of names) {
     const out = values.callgrind
