@@ -78,10 +78,15 @@ export function tail(stream: NodeJS.ReadableStream | null): () => string {
 
 /**
  * Waits for the line a server prints when it listens (`http://127.0.0.1:<port>/mcp`, on
- * stderr, ours and the baselines alike) and returns the URL. Fails after 10 s, or as soon
+ * stderr, ours and the baselines alike) and returns the URL. Fails after `timeoutMs` (10 s), or as soon
  * as the process exits, with its last output.
  */
-export function waitForUrl(child: ChildProcess, name: string, stderr = tail(child.stderr)): Promise<string> {
+export function waitForUrl(
+  child: ChildProcess,
+  name: string,
+  stderr = tail(child.stderr),
+  timeoutMs = START_TIMEOUT_MS,
+): Promise<string> {
   const stdout = tail(child.stdout);
   return new Promise((resolve, reject) => {
     let seen = '';
@@ -100,11 +105,9 @@ export function waitForUrl(child: ChildProcess, name: string, stderr = tail(chil
     const timer = setTimeout(() => {
       cleanup();
       reject(
-        new Error(
-          `${name} did not print its URL within ${START_TIMEOUT_MS / 1000} s: ${stderr() || stdout()}`,
-        ),
+        new Error(`${name} did not print its URL within ${timeoutMs / 1000} s: ${stderr() || stdout()}`),
       );
-    }, START_TIMEOUT_MS);
+    }, timeoutMs);
     const cleanup = () => {
       clearTimeout(timer);
       child.stderr?.off('data', onData);

@@ -25,6 +25,18 @@ export function networkAttributes(
   if (info.port !== undefined) attributes[Attr.ClientPort] = info.port;
 }
 
+/**
+ * A metric's attribute set as the SDK's aggregation is best handed it: frozen, its keys in
+ * sorted order. The SDK identifies a series by a hash it computes on every `record` and `add`
+ * (it sorts the keys, then `JSON.stringify`s the pairs); keys already in order make that sort
+ * a single pass.
+ */
+export function metricAttributes(attributes: Attributes): Attributes {
+  const sorted: Attributes = {};
+  for (const key of Object.keys(attributes).sort()) sorted[key] = attributes[key];
+  return Object.freeze(sorted);
+}
+
 export interface Instruments {
   readonly duration: Histogram;
   readonly sessions: Histogram;
@@ -76,10 +88,10 @@ export class Series {
     if (tool !== undefined) ok[Attr.GenAiToolName] = tool;
     if (bounded === 'tools/call') ok[Attr.GenAiOperationName] = 'execute_tool';
     if (known && method === 'prompts/get' && target !== undefined) ok[Attr.GenAiPromptName] = target;
-    this.ok = Object.freeze(ok);
+    this.ok = metricAttributes(ok);
     const toolError: Attributes = { [Attr.McpMethodName]: bounded };
     if (tool !== undefined) toolError[Attr.GenAiToolName] = tool;
-    this.toolError = Object.freeze(toolError);
+    this.toolError = metricAttributes(toolError);
   }
 
   /** The duration's attributes for an outcome with an `error.type` and maybe a JSON-RPC code. */
@@ -90,7 +102,7 @@ export class Series {
       const built: Attributes = { ...this.ok };
       if (errorType !== undefined) built[Attr.ErrorType] = errorType;
       if (code !== undefined) built[Attr.RpcResponseStatusCode] = code;
-      attributes = Object.freeze(built);
+      attributes = metricAttributes(built);
       // Error class names are the application's: bounded, but not by us.
       if (this.#failures.size < MAX_FAILURE_KINDS) this.#failures.set(key, attributes);
     }

@@ -16,7 +16,13 @@ import {
 import { idText } from '../base/json-ids.ts';
 import { logFieldsOf, type TraceLogFields } from '../base/trace-context.ts';
 import type { RequestRecord } from '../protocol/request-record.ts';
-import { type Instruments, networkAttributes, type Series, SeriesCache } from './request-series.ts';
+import {
+  type Instruments,
+  metricAttributes,
+  networkAttributes,
+  type Series,
+  SeriesCache,
+} from './request-series.ts';
 import { type RouteSpan, type RouteSpanInfo, startRouteSpan } from './route-span.ts';
 import type { OwnedSdk } from './sdk-pipeline.ts';
 import { Attr, boundedMethod, boundTarget, DURATION_BUCKETS_S, errorTypeOf, Metric } from './semconv.ts';
@@ -92,6 +98,7 @@ class OtelRequestSpan implements RequestSpan {
     instruments: Instruments,
     cache: SeriesCache,
     extractKeys: readonly string[] | undefined,
+    samplerSeesAttributes: boolean,
     info: RequestSpanInfo,
   ) {
     this.#instruments = instruments;
@@ -129,14 +136,21 @@ class OtelRequestSpan implements RequestSpan {
       }
     }
     const { parent, links } = parentOf(info.meta, info.headers, extractKeys);
+    // A sampler that reads no attributes (our own pipeline's) is not handed any: the SDK
+    // checks and copies what `startSpan` gets before it asks the sampler, so a span sampled
+    // out would pay for them; a kept span gets them right after.
+    const start = samplerSeesAttributes ? attributes : undefined;
     const span = tracer.startSpan(
       series.name,
       links === undefined
-        ? { kind: SpanKind.SERVER, attributes }
-        : { kind: SpanKind.SERVER, attributes, links },
+        ? { kind: SpanKind.SERVER, attributes: start }
+        : { kind: SpanKind.SERVER, attributes: start, links },
       parent,
     );
-    if (span.isRecording()) span.setAttributes(this.#perRequestAttributes());
+    if (span.isRecording()) {
+      if (start === undefined) span.setAttributes(attributes);
+      span.setAttributes(this.#perRequestAttributes());
+    }
     this.span = span;
     this.context = trace.setSpan(parent, span);
   }
@@ -234,16 +248,27 @@ export class RequestTelemetry implements Telemetry {
   readonly #sessions = new Map<string, { started: number; attributes: Attributes }>();
   readonly #series = new SeriesCache();
   readonly #extractKeys: readonly string[] | undefined;
+  readonly #samplerSeesAttributes: boolean;
 
   /**
    * `own`: our SDK, when we started one (else the application's provider is used, and flushed
    * only). `extractKeys`: the carrier keys our own propagators read (span-parent.ts), so that a
    * request carrying none is not handed to them; undefined with an application's propagator.
+   * `samplerSeesAttributes`: whether `startSpan` is given the attributes that name the request's
+   * kind, for a sampler to key on (an application's sampler may); false with our own samplers,
+   * the SDK's ratio, always-on and always-off ones, which read none: a kept span gets them
+   * right after the decision, a span sampled out never has them checked or copied.
    */
-  constructor(version: string, own: OwnedSdk | undefined, extractKeys?: readonly string[]) {
+  constructor(
+    version: string,
+    own: OwnedSdk | undefined,
+    extractKeys?: readonly string[],
+    samplerSeesAttributes = true,
+  ) {
     this.#tracer = trace.getTracer(SCOPE, version);
     this.#own = own;
     this.#extractKeys = extractKeys;
+    this.#samplerSeesAttributes = samplerSeesAttributes;
     const meter = metrics.getMeter(SCOPE, version);
     const advice = { explicitBucketBoundaries: DURATION_BUCKETS_S };
     this.#instruments = {
@@ -270,7 +295,14 @@ export class RequestTelemetry implements Telemetry {
   }
 
   startRequestSpan(info: RequestSpanInfo): RequestSpan {
-    return new OtelRequestSpan(this.#tracer, this.#instruments, this.#series, this.#extractKeys, info);
+    return new OtelRequestSpan(
+      this.#tracer,
+      this.#instruments,
+      this.#series,
+      this.#extractKeys,
+      this.#samplerSeesAttributes,
+      info,
+    );
   }
 
   startRouteSpan(info: RouteSpanInfo): RouteSpan {
@@ -313,7 +345,7 @@ export class RequestTelemetry implements Telemetry {
     const attributes: Attributes = {};
     if (info.protocolVersion !== '') attributes[Attr.McpProtocolVersion] = info.protocolVersion;
     networkAttributes(attributes, info);
-    this.#sessions.set(info.id, { started: performance.now(), attributes });
+    this.#sessions.set(info.id, { started: performance.now(), attributes: metricAttributes(attributes) });
   }
 
   sessionEnded(id: string): void {

@@ -138,7 +138,9 @@ export async function createTelemetry(options: TelemetryOptions): Promise<Teleme
     mode === 'own' ? import('./sdk-pipeline.ts') : undefined,
   ]);
   const own = pipeline?.startOwnSdk(options.config, options.onExportError);
-  // Our own propagators are known, so are the keys they read; an application's are not.
+  // Our own propagators are known, so are the keys they read; an application's are not. Our
+  // own samplers (samplerOf) are the SDK's ratio, always-on and always-off ones, which read no
+  // attributes; an application's sampler may.
   const extractKeys = own === undefined ? undefined : extractKeysOf(options.config.propagators);
-  return new RequestTelemetry(options.config.serviceVersion, own, extractKeys);
+  return new RequestTelemetry(options.config.serviceVersion, own, extractKeys, own === undefined);
 }

@@ -46,16 +46,23 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
   };
 
   installRefusalRecording(app, deps);
-  app.addHook('onRequest', async (req, reply) => {
+  // Callback-style, as every per-request hook of these routes (edge.ts): an async hook costs
+  // Fastify a promise and its settling on every request. A refusal is answered here and `done`
+  // is not called, so the request goes no further.
+  app.addHook('onRequest', (req, reply, done) => {
     if (!guard.hostAllowed(req.headers.host)) {
-      return refuse(deps, req, reply, Refusal.hostNotAllowed(req.headers.host), null);
+      refuse(deps, req, reply, Refusal.hostNotAllowed(req.headers.host), null);
+      return;
     }
     if (!guard.originAllowed(req.headers.origin)) {
-      return refuse(deps, req, reply, Refusal.originNotAllowed(req.headers.origin), null);
+      refuse(deps, req, reply, Refusal.originNotAllowed(req.headers.origin), null);
+      return;
     }
     if (req.method === 'POST' && Number(req.headers['content-length'] ?? 0) > maxBody) {
-      return refuse(deps, req, reply, Refusal.bodyTooLarge(maxBody), null);
+      refuse(deps, req, reply, Refusal.bodyTooLarge(maxBody), null);
+      return;
     }
+    done();
   });
   // Auth and rate limits run after the Host/Origin checks, so a rebinding page learns nothing.
   installEdge(app, deps);

@@ -1,0 +1,51 @@
+/**
+ * bench/per-request.ts for a few requests: each server named is started, answers every
+ * checked request, and gets a CPU figure per request; the last line is the JSON of the
+ * figures (docs/performance.md, "Where a request's time goes, by function"). No timed assertion.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+test('per-request.ts: a figure per server and run, every answer checked', () => {
+  const run = spawnSync(
+    process.execPath,
+    [
+      'bench/per-request.ts',
+      '--servers',
+      'plain,ratio0',
+      '--requests',
+      '50',
+      '--warmup',
+      '10',
+      '--repeat',
+      '1',
+    ],
+    { cwd: ROOT, encoding: 'utf8', timeout: 120_000 },
+  );
+  assert.equal(run.status, 0, run.stderr);
+  const figures = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '[]') as {
+    server: string;
+    run: number;
+    cpuUsPerRequest: number;
+  }[];
+  assert.deepEqual(
+    figures.map((f) => f.server),
+    ['plain', 'ratio0'],
+  );
+  for (const f of figures)
+    assert.ok(Number.isFinite(f.cpuUsPerRequest) && f.cpuUsPerRequest >= 0, JSON.stringify(f));
+});
+
+test('per-request.ts refuses an unknown server', () => {
+  const run = spawnSync(process.execPath, ['bench/per-request.ts', '--servers', 'nope'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  assert.notEqual(run.status, 0);
+  assert.match(run.stderr, /unknown server nope/);
+});
