@@ -100,6 +100,10 @@ export interface HttpDeps {
 
 /**
  * What the fetch handler uses (src/transports/fetch/): the 2026 wire only, so no sessions, no
- * hub of its own (a listen stream reaches the hub through the dispatcher), no event store.
+ * hub of its own (a listen stream reaches the hub through the dispatcher), no event store;
+ * and the plugins' routes, which it serves on their paths.
  */
-export type FetchDeps = Pick<HttpDeps, 'dispatcher' | 'logger' | 'telemetry' | 'auth' | 'limiter'>;
+export type FetchDeps = Pick<
+  HttpDeps,
+  'dispatcher' | 'logger' | 'telemetry' | 'auth' | 'limiter' | 'routes' | 'routeInflightCount'
+>;
