@@ -102,6 +102,14 @@ describe('the application of docs/embedding.md', () => {
     assert.deepEqual(await res.json(), { hello: 'world' });
   });
 
+  test("the app's own readiness probe carries the MCP side's checks", async () => {
+    const res = await fetch(`${base}/ready`);
+    assert.equal(res.status, 200);
+    const body = (await res.json()) as { ready: boolean; mcp: Record<string, { ok: boolean }> };
+    assert.equal(body.ready, true);
+    assert.deepEqual(body.mcp.rateLimit, { ok: true });
+  });
+
   test('MCP without the key is refused with 401; /hello is not', async () => {
     const res = await fetch(`${base}/mcp`, {
       method: 'POST',
