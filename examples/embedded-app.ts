@@ -38,6 +38,11 @@ export async function buildApp(options: AppOptions) {
     reply.header('x-request-id', req.id);
   });
   app.get('/hello', async () => ({ hello: 'world' }));
+  // The service's own readiness probe, with the MCP side's checks in it.
+  app.get('/ready', async (_req, reply) => {
+    const mcp = await app.mcpToolkit.readiness();
+    return reply.code(mcp.ready ? 200 : 503).send({ ready: mcp.ready, mcp: mcp.checks });
+  });
   await app.register(mcpToolkit, {
     path: '/mcp',
     plugins: [notesPlugin],

@@ -25,8 +25,9 @@ const handle = createFetchHandler(server, { path: settings.MCP_HTTP_PATH });
 
 const app = new Hono<{ Bindings: HttpBindings }>();
 app.get('/healthz', (c) => c.json({ status: 'ok' }));
-// The client's address and port (for logs, spans and a rate limiter's per-client key) are the Node socket's.
-app.all(settings.MCP_HTTP_PATH, (c) =>
+// The MCP endpoint and the plugins' own HTTP routes; any other path is answered 404. The client's
+// address and port (for logs, spans and a rate limiter's per-client key) are the Node socket's.
+app.all('*', (c) =>
   handle(c.req.raw, { address: c.env.incoming.socket.remoteAddress, port: c.env.incoming.socket.remotePort }),
 );
 

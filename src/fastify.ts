@@ -6,8 +6,11 @@
  * (src/transports/http/mount.ts), in a scope of their own: the application's onRequest hooks
  * run before them, its logger (`app.log`) writes their lines, its OpenTelemetry
  * instrumentation holds their spans, and its own routes are untouched by their hooks (Host
- * check, auth, rate limit). `app.close()` drains: the MCP calls in flight finish (within
- * MCP_SHUTDOWN_TIMEOUT_MS), the SSE streams end, then the plugins' onClose hooks run.
+ * check, auth, rate limit). `app.close()` drains: the MCP calls and the plugins' route
+ * handlers in flight finish (within MCP_SHUTDOWN_TIMEOUT_MS), the SSE streams end, then the
+ * plugins' onClose hooks run. No health route is forced on the application: it decorates the
+ * app with `app.mcpToolkit.readiness()`, the standalone server's `/readyz` report, for the
+ * application's own probe to include.
  */
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
@@ -16,6 +19,26 @@ import { assemble, type PluginRef } from './assemble.ts';
 import type { SettingsInput } from './config/settings.ts';
 import { httpOptions } from './transport-options.ts';
 import { drain, mountMcp } from './transports/http/mount.ts';
+import { type ReadinessReport, readinessReport } from './transports/http/probes.ts';
+
+export type { ReadinessReport } from './transports/http/probes.ts';
+
+/** What the plugin adds to the application: `app.mcpToolkit`. */
+export interface McpToolkitHandle {
+  /**
+   * The checks the standalone server's `/readyz` reports (the rate-limit store, Redis, the
+   * OAuth issuer's keys, each plugin's `dependency` doctor checks; `shutdown` once
+   * `app.close()` has begun), for the application's own readiness probe.
+   */
+  readiness(): Promise<ReadinessReport>;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Set by `app.register(mcpToolkit)`. */
+    mcpToolkit: McpToolkitHandle;
+  }
+}
 
 export interface McpToolkitOptions {
   /** Path of the MCP endpoint (MCP_HTTP_PATH); the card is at `<path>/server-card`. Default `/mcp`. */
@@ -61,6 +84,8 @@ const plugin: FastifyPluginAsync<McpToolkitOptions> = async (app, options) => {
     await assembled.stop();
     throw err;
   }
+  const handle: McpToolkitHandle = { readiness: () => readinessReport(server, closing) };
+  app.decorate('mcpToolkit', handle);
   // Before the application's server stops accepting: the MCP calls in flight finish and the
   // SSE streams end (or Node's close would wait for them), then the rest is closed.
   app.addHook('preClose', async () => {
@@ -80,6 +105,10 @@ Object.assign(plugin, {
 /**
  * @example
  * const app = Fastify({ logger: true });
+ * app.get('/readyz', async (_req, reply) => {
+ *   const r = await app.mcpToolkit.readiness();
+ *   return reply.code(r.ready ? 200 : 503).send(r);
+ * });
  * await app.register(mcpToolkit, { path: '/mcp', plugins: [notesPlugin], settings: { MCP_AUTH: 'api_key', MCP_API_KEYS: ['k1'] } });
  * await app.listen({ port: 3000 });
  */

@@ -3,15 +3,24 @@
  * transports serve, a path, a handler; and no route declared twice, by one plugin or two
  * (the error names both plugins and stops start-up). A clash with the transport's own paths
  * is the transport's to check (src/transports/http/plugin-routes.ts): only it knows them.
+ * Every handler is counted while it runs, whichever transport calls it, so a shutdown can
+ * wait for the ones in flight before the plugins' onClose hooks let go of what they use.
  */
 
 import { InternalCode, ToolkitError } from './base/errors.ts';
-import { HTTP_ROUTE_METHODS, type HttpRoute, type PluginHttpRoute } from './base/http-route.ts';
+import {
+  HTTP_ROUTE_METHODS,
+  type HttpRoute,
+  type HttpRouteHandler,
+  type PluginHttpRoute,
+} from './base/http-route.ts';
 
 export interface RouteTable {
   /** Adds one plugin's route; throws naming the plugin when it is malformed or taken. */
   add(plugin: string, route: HttpRoute): void;
   readonly routes: readonly PluginHttpRoute[];
+  /** Route handlers running now (a shutdown waits for 0 before the onClose hooks). */
+  readonly inflightCount: number;
 }
 
 const PATH_RE = /^\/[^\s?#*]*$/;
@@ -27,8 +36,23 @@ function invalid(plugin: string, problem: string): ToolkitError {
  */
 export function createRouteTable(): RouteTable {
   const routes: PluginHttpRoute[] = [];
+  let inflight = 0;
+  /** The handler, counted from its call until it returns or its promise settles. */
+  const counted =
+    (handler: HttpRouteHandler): HttpRouteHandler =>
+    async (req) => {
+      inflight++;
+      try {
+        return await handler(req);
+      } finally {
+        inflight--;
+      }
+    };
   return {
     routes,
+    get inflightCount() {
+      return inflight;
+    },
     add(plugin, route) {
       if (typeof route !== 'object' || route === null)
         throw invalid(plugin, 'takes { method, url, handler }');
@@ -66,7 +90,7 @@ export function createRouteTable(): RouteTable {
           method: method as PluginHttpRoute['method'],
           url: route.url,
           auth: route.auth !== false,
-          handler: route.handler,
+          handler: counted(route.handler),
           plugin,
         }),
       );

@@ -69,6 +69,8 @@ export interface McpServer extends HttpDeps, ConnectionDeps {
   readonly telemetry: Telemetry;
   /** The plugins' HTTP routes, in declaration order. */
   readonly routes: readonly PluginHttpRoute[];
+  /** The plugins' route handlers running now, whichever transport called them. */
+  readonly routeInflightCount: number;
   /** What initialize and server/discover send as `instructions` (composeInstructions). */
   readonly instructions: string | undefined;
   /** The SSE event store shared with other replicas; undefined on a single replica. */
@@ -298,6 +300,9 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     telemetry: options.telemetry ?? NOOP_TELEMETRY,
     instructions,
     routes: routes.routes,
+    get routeInflightCount() {
+      return routes.inflightCount;
+    },
     eventStore: options.shared?.eventStore,
     readiness: createReadiness({
       limiter: options.limiter,

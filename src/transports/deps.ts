@@ -88,6 +88,8 @@ export interface HttpDeps {
   readonly eventStore: EventStore | undefined;
   /** The plugins' own HTTP routes (`app.httpRoute`), served beside the MCP endpoint; undefined: none. */
   readonly routes?: readonly PluginHttpRoute[];
+  /** Route handlers running now (graceful shutdown waits for 0, as for the dispatcher's calls); undefined: none. */
+  readonly routeInflightCount?: number;
   /** The checks /readyz reports (besides shutdown), by name; wired where the server is assembled. */
   readiness(): Promise<Record<string, CheckResult>>;
   /** Every scope a tool requires, for the protected resource metadata's `scopes_supported`. */
@@ -98,6 +100,10 @@ export interface HttpDeps {
 
 /**
  * What the fetch handler uses (src/transports/fetch/): the 2026 wire only, so no sessions, no
- * hub of its own (a listen stream reaches the hub through the dispatcher), no event store.
+ * hub of its own (a listen stream reaches the hub through the dispatcher), no event store;
+ * and the plugins' routes, which it serves on their paths.
  */
-export type FetchDeps = Pick<HttpDeps, 'dispatcher' | 'logger' | 'telemetry' | 'auth' | 'limiter'>;
+export type FetchDeps = Pick<
+  HttpDeps,
+  'dispatcher' | 'logger' | 'telemetry' | 'auth' | 'limiter' | 'routes' | 'routeInflightCount'
+>;

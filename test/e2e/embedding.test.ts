@@ -4,8 +4,8 @@
  * official clients list and call its tools through `/mcp` with API-key auth on, the v1 SDK
  * and the v2 client on the 2025 wire, the v2 client pinned to 2026-07-28; the app's own
  * onRequest hook sees every MCP request and its logger writes the MCP request lines. Then
- * `app.close()` on an app with a call in flight: the call answers, and the plugins' onClose
- * hooks run after it.
+ * `app.close()` on an app with a call in flight, or a plugin's route handler in flight: it
+ * answers, and the plugins' onClose hooks run after it.
  */
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
@@ -100,6 +100,14 @@ describe('the application of docs/embedding.md', () => {
     const res = await fetch(`${base}/hello`);
     assert.equal(res.status, 200);
     assert.deepEqual(await res.json(), { hello: 'world' });
+  });
+
+  test("the app's own readiness probe carries the MCP side's checks", async () => {
+    const res = await fetch(`${base}/ready`);
+    assert.equal(res.status, 200);
+    const body = (await res.json()) as { ready: boolean; mcp: Record<string, { ok: boolean }> };
+    assert.equal(body.ready, true);
+    assert.deepEqual(body.mcp.rateLimit, { ok: true });
   });
 
   test('MCP without the key is refused with 401; /hello is not', async () => {
@@ -246,5 +254,55 @@ describe('app.close() with the Fastify plugin', () => {
     assert.equal(result.content[0]?.text, 'done');
     assert.deepEqual(events, ['call started', 'call answered', 'other closed', 'slow closed', 'app onClose']);
     await client.close().catch(() => {});
+  });
+
+  test("drains a plugin route handler in flight before the plugins' onClose hooks run", async () => {
+    const events: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const slow = definePlugin({
+      name: 'slow-route',
+      register(app) {
+        app.onClose(() => void events.push('plugin closed'));
+        app.httpRoute({
+          method: 'POST',
+          url: '/export',
+          auth: false,
+          async handler() {
+            events.push('route started');
+            await gate;
+            events.push('route answered');
+            return { body: { exported: true } };
+          },
+        });
+      },
+    });
+    const app = Fastify({ logger: false });
+    app.addHook('onClose', async () => void events.push('app onClose'));
+    await app.register(mcpToolkit, { plugins: [slow] });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.address();
+    assert.ok(address && typeof address === 'object');
+    const base = `http://127.0.0.1:${address.port}`;
+    const answer = fetch(`${base}/export`, { method: 'POST' });
+    await until(() => events.includes('route started'), { message: 'the route never started' });
+    const closing = app.close();
+    await until(
+      async () => {
+        const probe = await fetch(`${base}/mcp`, { method: 'POST', body: '{}' });
+        await probe.body?.cancel();
+        return probe.status === 503;
+      },
+      { message: 'the app never began closing (no 503 for a new request)' },
+    );
+    assert.deepEqual(events, ['route started'], 'nothing closes while the route handler runs');
+    release();
+    const res = await answer;
+    await closing;
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { exported: true });
+    assert.deepEqual(events, ['route started', 'route answered', 'plugin closed', 'app onClose']);
   });
 });

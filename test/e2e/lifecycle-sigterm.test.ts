@@ -1,6 +1,7 @@
 /**
  * On SIGTERM the real CLI lets the call in flight answer, and only then runs the plugins'
- * onClose hooks, and exits 0: a plugin's pool is never closed under a running call.
+ * onClose hooks, and exits 0: a plugin's pool is never closed under a running call, nor under
+ * a plugin's HTTP route handler still running.
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -53,6 +54,31 @@ test('SIGTERM: the call in flight answers, then onClose runs, then the process e
     const answering = log.indexOf('lifecycle: call answering');
     const closed = log.indexOf('lifecycle: pool closed');
     assert.ok(answering !== -1 && closed > answering, `onClose after the answer:\n${log}`);
+  } finally {
+    if (server.child.exitCode === null) await server.stop();
+  }
+});
+
+test('SIGTERM: a plugin route handler in flight answers, then onClose runs, then the process exits 0', async () => {
+  const server = await spawnHttpServer({
+    MCP_PLUGINS: PLUGIN,
+    MCP_LOG_FORMAT: 'json',
+    MCP_LOG_LEVEL: 'warn',
+  });
+  try {
+    const answer = fetch(`${new URL(server.url).origin}/hold?ms=700`);
+    await until(() => server.stderr().includes('lifecycle: route started'), {
+      message: 'the route to start',
+    });
+    server.child.kill('SIGTERM');
+    const res = await answer;
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { held: true });
+    assert.equal(await server.exited, 0, server.stderr());
+    const log = server.stderr();
+    const answering = log.indexOf('lifecycle: route answering');
+    const closed = log.indexOf('lifecycle: pool closed');
+    assert.ok(answering !== -1 && closed > answering, `onClose after the route answered:\n${log}`);
   } finally {
     if (server.child.exitCode === null) await server.stop();
   }

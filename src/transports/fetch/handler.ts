@@ -7,7 +7,9 @@
  * Origin checks, the early body-size check, auth, the media type, the body's size and parse,
  * the rate limit, Accept; then the same dispatcher, answering JSON, or SSE once the call sends
  * progress. What needs a stateful transport (initialize, Mcp-Session-Id, a GET stream, DELETE)
- * is refused: 405 with `Allow: POST`, or -32022 for a 2025-wire message.
+ * is refused: 405 with `Allow: POST`, or -32022 for a 2025-wire message. The plugins' own HTTP
+ * routes (`app.httpRoute`) are served on their paths after the same Host, Origin and body-size
+ * checks, through the Fastify transport's route call (http/route-call.ts).
  */
 
 import type { ProtocolError } from '../../base/errors.ts';
@@ -22,6 +24,7 @@ import { clientKey } from '../../ratelimit/limiter.ts';
 import type { FetchDeps } from '../deps.ts';
 import { hostGuard } from '../http/guards.ts';
 import { requestInfo } from '../http/request-info.ts';
+import { callRoute, matchRoute, type RouteAnswer, type RouteArrival } from '../http/route-call.ts';
 import {
   acceptAllows,
   authRefusal,
@@ -66,9 +69,9 @@ function headersOf(request: Request): Record<string, string> {
   return out;
 }
 
-/** The body as text, or undefined once it passes `max` bytes (reading stops there). */
-async function readBody(request: Request, max: number): Promise<string | undefined> {
-  if (!request.body) return '';
+/** The body's bytes, or undefined once it passes `max` bytes (reading stops there). */
+async function readBytes(request: Request, max: number): Promise<Uint8Array | undefined> {
+  if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -88,7 +91,32 @@ async function readBody(request: Request, max: number): Promise<string | undefin
     bytes.set(chunk, at);
     at += chunk.byteLength;
   }
-  return new TextDecoder().decode(bytes);
+  return bytes;
+}
+
+/** The body as text, or undefined once it passes `max` bytes. */
+async function readBody(request: Request, max: number): Promise<string | undefined> {
+  const bytes = await readBytes(request, max);
+  return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
+}
+
+/** The query string as a route's handler gets it: a repeated key gives an array. */
+function queryOf(url: URL): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {};
+  for (const [name, value] of url.searchParams) {
+    const seen = query[name];
+    query[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+  }
+  return query;
+}
+
+/** A route's answer as a Response (a 204 or 304 carries no body). */
+function routeResponse(answer: RouteAnswer): Response {
+  const empty = answer.body === undefined || answer.status === 204 || answer.status === 304;
+  return new Response(empty ? null : (answer.body as ConstructorParameters<typeof Response>[0]), {
+    status: answer.status,
+    headers: answer.headers,
+  });
 }
 
 /** The version a message that is not on the 2026 wire asks for, for -32022's `data.requested`. */
@@ -110,6 +138,7 @@ function requestedVersion(body: unknown, headers: Record<string, string>): strin
 export function fetchHandler(server: FetchServer, o: FetchHandlerOptions): FetchHandler {
   const guard = hostGuard(o);
   const { auth, limiter, logger, dispatcher, telemetry } = server;
+  const routes = server.routes ?? [];
   const encodeFailed = logEncodeFailure(logger);
 
   return async function handle(request, client = {}) {
@@ -146,13 +175,39 @@ export function fetchHandler(server: FetchServer, o: FetchHandlerOptions): Fetch
     };
 
     try {
-      if (url.pathname !== o.path) return refuse(Refusal.notFound(request.method, url.pathname, o.path));
+      const found = url.pathname === o.path ? undefined : matchRoute(routes, request.method, url.pathname);
+      if (url.pathname !== o.path && !found) {
+        return refuse(Refusal.notFound(request.method, url.pathname, o.path));
+      }
       // A Request built by hand has no Host header: its URL's host is what a server derives it from.
       const host = headers.host ?? url.host;
       if (!guard.hostAllowed(host)) return refuse(Refusal.hostNotAllowed(host));
       if (!guard.originAllowed(headers.origin)) return refuse(Refusal.originNotAllowed(headers.origin));
-      if (request.method === 'POST' && Number(headers['content-length'] ?? 0) > o.maxBodyBytes) {
+      if ((found || request.method === 'POST') && Number(headers['content-length'] ?? 0) > o.maxBodyBytes) {
         return refuse(Refusal.bodyTooLarge(o.maxBodyBytes));
+      }
+      if (found) {
+        const arrival: RouteArrival = {
+          method: request.method,
+          url: url.pathname + url.search,
+          path: url.pathname,
+          params: found.params,
+          query: queryOf(url),
+          headers,
+          address: client.address,
+          port: client.port,
+          httpVersion: undefined,
+          signal: request.signal,
+          readBody: () => readBytes(request, o.maxBodyBytes),
+          maxBodyBytes: o.maxBodyBytes,
+          started,
+        };
+        const outcome = await callRoute(server, found.route, arrival);
+        if (outcome.refusal) {
+          facts.identity = outcome.identity;
+          return refuse(outcome.refusal);
+        }
+        return routeResponse(outcome);
       }
       // Auth after the Host/Origin checks, so a rebinding page learns nothing.
       if (auth) {

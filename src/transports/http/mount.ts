@@ -4,7 +4,7 @@
  * plugins' own routes (plugin-routes.ts). The
  * standalone server (server.ts) mounts them on a Fastify app of its own; the Fastify plugin
  * (src/fastify.ts) mounts them on the user's app. Both drain the same way: in-flight calls
- * finish (bounded), then the SSE streams still open are ended.
+ * and route handlers finish (bounded), then the SSE streams still open are ended.
  */
 import type { ServerResponse } from 'node:http';
 import cors from '@fastify/cors';
@@ -85,12 +85,17 @@ export async function mountMcp(app: FastifyInstance, options: MountOptions): Pro
   await app.register(pluginRoutes, { server, http, routes });
 }
 
+/** MCP requests and plugin route handlers running now. */
+export function inflight(server: HttpDeps): number {
+  return server.dispatcher.inflightCount + (server.routeInflightCount ?? 0);
+}
+
 /**
- * Lets the calls in flight finish (until `deadline`, a Date.now() value), then ends the SSE
- * streams still open on the MCP routes.
+ * Lets the calls in flight, MCP requests and the plugins' route handlers alike, finish (until
+ * `deadline`, a Date.now() value), then ends the SSE streams still open on the MCP routes.
  */
 export async function drain(server: HttpDeps, streams: Set<ServerResponse>, deadline: number): Promise<void> {
-  while (server.dispatcher.inflightCount > 0 && Date.now() < deadline) {
+  while (inflight(server) > 0 && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 25));
   }
   for (const raw of [...streams]) raw.destroy();

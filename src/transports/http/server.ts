@@ -6,10 +6,11 @@
  */
 import type { ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { CheckResult, HttpDeps } from '../deps.ts';
+import type { HttpDeps } from '../deps.ts';
 import { clientErrorHandler, installFallbackRefusals } from './fallback-refusals.ts';
 import { drain, installCors, mountMcp } from './mount.ts';
 import type { HttpOptions } from './options.ts';
+import { readinessReport } from './probes.ts';
 
 export interface HttpHandle {
   readonly app: FastifyInstance;
@@ -18,19 +19,6 @@ export interface HttpHandle {
   /** Resolves when the server has closed. */
   readonly closed: Promise<void>;
   close(timeoutMs: number): Promise<void>;
-}
-
-export interface Readiness {
-  ready: boolean;
-  checks: Record<string, CheckResult>;
-}
-
-/** What /readyz reports: the server's checks (wired where it is assembled), and shutdown. */
-async function readiness(server: HttpDeps, closing: boolean): Promise<Readiness> {
-  const checks: Record<string, CheckResult> = {};
-  if (closing) checks.shutdown = { ok: false, detail: 'shutting down' };
-  Object.assign(checks, await server.readiness());
-  return { ready: Object.values(checks).every((c) => c.ok), checks };
 }
 
 /** The SSE responses of each app built here, for its close to end. */
@@ -57,11 +45,8 @@ export async function buildHttpApp(server: HttpDeps, http: HttpOptions): Promise
   // Probes skip auth and Host checks (they are registered outside the MCP routes' scope).
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
-    const r = await readiness(server, closing);
-    const degraded = Object.values(r.checks).some((c) => c.detail !== undefined);
-    return reply
-      .code(r.ready ? 200 : 503)
-      .send({ status: r.ready ? (degraded ? 'degraded' : 'ready') : 'not_ready', checks: r.checks });
+    const r = await readinessReport(server, closing);
+    return reply.code(r.ready ? 200 : 503).send({ status: r.status, checks: r.checks });
   });
   const streams = new Set<ServerResponse>();
   openStreams.set(app, streams);
