@@ -17,11 +17,11 @@ import {
   type JsonSchema,
   type Logger,
   type PluginApp,
-  type ToolResult,
 } from '@mcp-toolkit/server';
 import type { Client } from '@modelcontextprotocol/client';
-import { forwardError, toolFailure } from './errors.ts';
+import { forwardError } from './errors.ts';
 import { type Filter, makeFilter } from './filter.ts';
+import { forwardToolCall } from './forward.ts';
 import type { ProxySettings } from './settings.ts';
 import type { ListKind, Upstream } from './upstream.ts';
 
@@ -89,28 +89,17 @@ function toolDef({ upstream, settings }: Upstreamed, t: UpstreamTool, name: stri
       ...(t._meta !== undefined ? { _meta: t._meta as JsonObject } : {}),
       ...(scopes !== undefined && scopes.length > 0 ? { scopes } : {}),
     },
-    async (args: Record<string, unknown>, ctx: HandlerContext) => {
-      try {
-        const client = await upstream.client(ctx.signal);
-        const { options, flushed } = callOptions(ctx);
-        const r = await client.callTool({ name: t.name, arguments: args }, options);
-        await flushed();
-        const result: ToolResult<JsonObject> = {
-          kind: 'tool_result',
-          content: r.content as ToolResult<JsonObject>['content'] & object,
-          ...(r.isError === true ? { isError: true } : {}),
-          ...(r.structuredContent !== undefined && r.isError !== true
-            ? { structured: r.structuredContent as JsonObject }
-            : {}),
-          ...(r._meta !== undefined ? { meta: r._meta as JsonObject } : {}),
-        };
-        return result as never;
-      } catch (err) {
-        // A cancelled or timed-out call: the framework answers it (no response, or Timeout).
-        if (ctx.signal.aborted) throw ctx.signal.reason;
-        return toolFailure(err) as never;
-      }
-    },
+    (args: Record<string, unknown>, ctx: HandlerContext) =>
+      forwardToolCall(
+        {
+          inFlight: upstream.inFlight,
+          client: (signal) => upstream.client(signal),
+          name: t.name,
+          inputTimeoutMs: settings.inputTimeoutMs,
+        },
+        args,
+        ctx,
+      ) as never,
   );
 }
 

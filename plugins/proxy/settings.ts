@@ -191,6 +191,9 @@ export const proxySettings = z
       'First wait before the upstream is started (or connected) again after it went away; doubled on each failure.',
     ),
     restartMaxDelayMs: int(30_000, 10, 3_600_000).describe('Longest wait between two restarts.'),
+    inputTimeoutMs: int(300_000, 100, 86_400_000).describe(
+      "How long an upstream tool call that asked our client for input (elicitation, sampling, roots) is held for the client's answer before it is cancelled.",
+    ),
   })
   // Neither is fine here (the plugin is bundled without being loaded); register() refuses it.
   .refine((s) => s.command === undefined || s.url === undefined, {
