@@ -225,6 +225,22 @@ export class InFlight {
 /** The calls held between rounds, by id (a process-wide table: the state names the id). */
 const held = new Map<string, HeldCall>();
 
+/** 2025 wire: the held call of a request whose rounds run inside it, and how to give it up. */
+const roundsOf = new WeakMap<HandlerContext, { call: HeldCall; end: (reason: unknown) => void }>();
+
+/**
+ * Called when a 2025-wire `tools/call` request has been answered: a call it still holds lost
+ * its round (our client cancelled, answered with an error, or did not answer in time), so the
+ * upstream call is cancelled instead of waiting for MCP_PROXY_INPUT_TIMEOUT_MS.
+ */
+export function releaseRounds(ctx: HandlerContext): void {
+  const rounds = roundsOf.get(ctx);
+  roundsOf.delete(ctx);
+  if (rounds !== undefined && held.get(rounds.call.id) === rounds.call) {
+    rounds.end(new Error('the request asking our client for input ended'));
+  }
+}
+
 export interface ForwardOptions {
   readonly inFlight: InFlight;
   readonly client: (signal: AbortSignal) => Promise<Client>;
@@ -339,17 +355,11 @@ export async function forwardToolCall(
     return toolFailure(next.outcome.error);
   }
   // The round ends asking our client; the upstream call waits here for the answer, given up
-  // when none comes in time (a 2026 client that does not retry) or, on the 2025 wire, when the
-  // request that carries the rounds is cancelled while our client is being asked.
+  // when none comes in time (a 2026 client that does not retry) or, on the 2025 wire, when
+  // the request that carries the rounds ends without another round (releaseRounds).
   held.set(call.id, call);
   call.expireIn(o.inputTimeoutMs, () => end(new Error('no answer from the client in time')));
-  if (ctx.wire === '2025') {
-    const signal = ctx.signal;
-    const cancelled = () => {
-      if (held.get(call.id) === call && call.ctx === undefined) end(signal.reason);
-    };
-    signal.addEventListener('abort', cancelled, { once: true });
-  }
+  if (ctx.wire === '2025') roundsOf.set(ctx, { call, end });
   const state: RoundState = { proxyCall: call.id };
   return ctx.askInput(next.asks, state);
 }

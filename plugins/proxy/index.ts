@@ -7,6 +7,7 @@
  */
 import { definePlugin, InternalCode, ToolkitError } from '@mcp-toolkit/server';
 import { checkUpstream, running } from './doctor.ts';
+import { releaseRounds } from './forward.ts';
 import { Mirror } from './mirror.ts';
 import { NEEDS_ONE_UPSTREAM, type ProxySettings, proxySettings } from './settings.ts';
 import { describeTarget, type ListKind, Upstream } from './upstream.ts';
@@ -47,6 +48,18 @@ export const proxyPlugin = definePlugin({
     });
     const mirror = new Mirror(upstream, settings, app);
     running.set(settings, { upstream, mirror });
+    // A 2025-wire call's input rounds run inside its request: once it is answered, an upstream
+    // call still held for it has lost its round.
+    app.use({
+      name: 'proxy',
+      async onCallTool(call, next) {
+        try {
+          return await next();
+        } finally {
+          if (call.ctx.wire === '2025') releaseRounds(call.ctx);
+        }
+      },
+    });
     app.onReady(async () => {
       try {
         await upstream.start();

@@ -211,6 +211,7 @@ export class Upstream {
         },
       },
     );
+    client.setNotificationHandler('notifications/message', (n) => this.inFlight.log(n.params));
     for (const method of ['elicitation/create', 'sampling/createMessage', 'roots/list'] as const) {
       client.setRequestHandler(method, (request) => this.inFlight.ask(method, request.params) as never);
     }

@@ -4,7 +4,9 @@
  * the 2026 wire an elicitation is an `input_required` result whose retry answers the upstream;
  * a retry without the answer is asked again; a held call not answered within
  * MCP_PROXY_INPUT_TIMEOUT_MS is given up (its retry is a tool error, and the next call is
- * routed again); on the 2025 wire a roots/list reaches our client as a request.
+ * routed again); on the 2025 wire a roots/list reaches our client as a request, and an
+ * error answer ends the call and the upstream's. The upstream's log messages during a call
+ * are the call's log.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -26,6 +28,8 @@ describe('2026 wire: an upstream elicitation is an input round', () => {
       plugins: [proxy],
       wire: '2026',
       env: { ...everythingUpstream(), MCP_PROXY_INPUT_TIMEOUT_MS: '1500' },
+      // No roots: the everything server's own roots/list soon after it starts is not ours to answer.
+      capabilities: { elicitation: {}, sampling: {} },
       onElicit: () => accept,
     });
   });
@@ -89,19 +93,48 @@ describe('2026 wire: an upstream elicitation is an input round', () => {
   });
 });
 
-describe('2025 wire: roots', () => {
+describe('2025 wire: roots, an error answer, logs', () => {
   let client: CheckedClient;
+  let elicit: () => unknown = () => accept;
   before(async () => {
     client = await startClient({
       plugins: [proxy],
       env: everythingUpstream(),
       onRoots: () => ({ roots: [{ uri: 'file:///work/project', name: 'project' }] }),
+      onElicit: () => elicit(),
     });
   });
   after(() => client?.close());
 
+  test('an error answer from our client ends the call with a tool error, and the upstream call with it', async () => {
+    elicit = () => {
+      throw new Error('the user closed the dialog');
+    };
+    const failed = await client.callTool(ELICIT);
+    assert.equal(failed.isError, true, JSON.stringify(failed));
+    // Were the upstream call still held, the next call's elicitation could not be routed.
+    elicit = () => accept;
+    assert.match(await client.callText(ELICIT), /Name: Grace/);
+  });
+
   test("the upstream's roots/list during a call is answered by our client", async () => {
     const listed = await client.callText('get-roots-list');
     assert.match(listed, /file:\/\/\/work\/project/);
+  });
+
+  test("the upstream's log message during a call is the call's log", async () => {
+    const seen = client.notifications.length;
+    try {
+      const started = await client.callText('toggle-simulated-logging');
+      assert.match(started, /Started simulated/);
+      const logs = client.notifications
+        .slice(seen)
+        .filter((n) => n.method === 'notifications/message')
+        .map((n) => n.params as { level: string; data: unknown });
+      assert.ok(logs.length >= 1, JSON.stringify(client.notifications.slice(seen)));
+      assert.match(String(logs[0]?.data), /-level message|level-message/);
+    } finally {
+      assert.match(await client.callText('toggle-simulated-logging'), /Stopped simulated/);
+    }
   });
 });
