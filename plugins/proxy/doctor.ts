@@ -7,6 +7,7 @@
  */
 import type { DoctorCheck, Logger } from '@mcp-toolkit/server';
 import type { Mirror } from './mirror.ts';
+import { withSessionName } from './pool.ts';
 import { NEEDS_ONE_UPSTREAM, type ProxySettings } from './settings.ts';
 import { Upstream, type UpstreamStatus } from './upstream.ts';
 
@@ -56,7 +57,10 @@ export async function checkUpstream(settings: ProxySettings): Promise<DoctorChec
   }
   let tools = 0;
   const probe = new Upstream(
-    { ...settings, connectTimeoutMs: Math.min(settings.connectTimeoutMs, PROBE_TIMEOUT_MS) },
+    withSessionName(
+      { ...settings, connectTimeoutMs: Math.min(settings.connectTimeoutMs, PROBE_TIMEOUT_MS) },
+      'shared',
+    ),
     quiet,
     {
       connected: async (client) => {

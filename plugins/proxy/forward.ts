@@ -91,7 +91,11 @@ export class HeldCall {
   #wake: (() => void) | undefined;
   #expiry: NodeJS.Timeout | undefined;
 
-  constructor(ctx: HandlerContext) {
+  /** The connection it runs on. */
+  readonly inFlight: InFlight;
+
+  constructor(ctx: HandlerContext, inFlight: InFlight) {
+    this.inFlight = inFlight;
     this.owner = ctx.identity?.clientId;
     this.capabilities = ctx.clientCapabilities as JsonObject;
   }
@@ -241,9 +245,15 @@ export function releaseRounds(ctx: HandlerContext): void {
   }
 }
 
-export interface ForwardOptions {
+/** What a call needs of its upstream connection. */
+export interface Connection {
   readonly inFlight: InFlight;
-  readonly client: (signal: AbortSignal) => Promise<Client>;
+  client(signal: AbortSignal): Promise<Client>;
+}
+
+export interface ForwardOptions {
+  /** The request's upstream connection (shared, or its session's). */
+  readonly upstream: (ctx: HandlerContext) => Promise<Connection>;
   readonly name: string;
   readonly inputTimeoutMs: number;
 }
@@ -312,15 +322,17 @@ export async function forwardToolCall(
     call.answer(ctx.inputResponses);
   } else {
     let client: Client;
+    let connection: Connection;
     try {
-      client = await o.client(ctx.signal);
+      connection = await o.upstream(ctx);
+      client = await connection.client(ctx.signal);
     } catch (err) {
       if (ctx.signal.aborted) throw ctx.signal.reason;
       return toolFailure(err);
     }
-    call = new HeldCall(ctx);
+    call = new HeldCall(ctx, connection.inFlight);
     const started = call;
-    o.inFlight.add(started);
+    started.inFlight.add(started);
     client
       .callTool({ name: o.name, arguments: args }, callOptions(started, ctx))
       .then(
@@ -328,12 +340,12 @@ export async function forwardToolCall(
         (error: unknown) => started.settle({ ok: false, error }),
       )
       // Still held, if a round is being asked: the next round picks the outcome up.
-      .finally(() => o.inFlight.delete(started));
+      .finally(() => started.inFlight.delete(started));
   }
   const end = (reason: unknown) => {
     call.keep();
     held.delete(call.id);
-    o.inFlight.delete(call);
+    call.inFlight.delete(call);
     call.abort.abort(reason);
   };
   call.ctx = ctx;
