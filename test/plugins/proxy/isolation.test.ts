@@ -4,15 +4,19 @@
  * own, its upstream process is stopped when the session ends, a session over
  * MCP_PROXY_MAX_SESSIONS gets a tool error (and one once a session has ended), and 2026-wire
  * requests (no session) use the shared upstream. Bad values stop start-up with the setting named.
+ * Over HTTP, in the real CLI: the official client's session has its own process, which stops
+ * when the client ends the session.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { after, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { TestClient } from '@mcp-toolkit/server/testing';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import proxy from '../../../plugins/proxy/index.ts';
+import { type SpawnedHttpServer, spawnHttpServer } from '../../helpers/spawn-server.ts';
 import { until } from '../../helpers/until.ts';
-import { memoryUpstream, scratch } from './helpers.ts';
+import { memoryUpstream, scratch, upstreamPids } from './helpers.ts';
 
 type Graph = { entities: { name: string }[] };
 
@@ -113,5 +117,40 @@ describe('per-session', () => {
       TestClient.start({ plugins: [proxy], env: env(tmp.dir, { MCP_PROXY_ISOLATION: 'per-user' }) }),
       /MCP_PROXY_ISOLATION/,
     );
+  });
+});
+
+describe('per-session behind our HTTP transport', () => {
+  const tmp = scratch();
+  let server: SpawnedHttpServer;
+  before(async () => {
+    server = await spawnHttpServer({
+      MCP_PLUGINS: 'proxy',
+      ...env(tmp.dir, { MCP_PROXY_ISOLATION: 'per-session' }),
+    });
+  });
+  after(async () => {
+    await server?.stop();
+    tmp.remove();
+  });
+
+  test("the official v2 client's session gets its own process, stopped when it ends the session (DELETE)", async () => {
+    const processes = () => upstreamPids(server, 'server-memory').length;
+    assert.equal(processes(), 1, 'the shared upstream only');
+    const transport = new StreamableHTTPClientTransport(new URL(server.url));
+    const client = new Client({ name: 'isolation', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const made = (await client.callTool({
+        name: 'create_entities',
+        arguments: { entities: [{ name: 'Over HTTP', entityType: 'test', observations: ['x'] }] },
+      })) as { isError?: boolean };
+      assert.notEqual(made.isError, true, JSON.stringify(made));
+      assert.equal(processes(), 2);
+      await transport.terminateSession();
+      await until(() => processes() === 1, { timeoutMs: 10_000, message: "the session's upstream to stop" });
+    } finally {
+      await client.close();
+    }
   });
 });
