@@ -3,7 +3,9 @@
  * over streamable HTTP, with the everything server as the upstream (stdio): its elicitation
  * and sampling tools reach our client, the official v1 client (2025 wire) and v2 client (2025
  * wire and pinned to 2026-07-28), each answering, and the answer goes back upstream; a caller
- * that did not declare the capability gets the upstream's own failure, and the server stays up.
+ * that did not declare the capability gets the upstream's own failure, and the server stays up;
+ * the upstream killed while our client answers fails that call at once, and the next one works
+ * once it is restarted.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -12,7 +14,8 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { type SpawnedHttpServer, spawnHttpServer } from '../../helpers/spawn-server.ts';
-import { everythingUpstream } from './helpers.ts';
+import { until } from '../../helpers/until.ts';
+import { everythingUpstream, upstreamPid } from './helpers.ts';
 
 const KEY = 'proxy-forward-key-0123456789abcdef';
 const AUTH = { MCP_PLUGINS: 'proxy', MCP_AUTH: 'api_key', MCP_API_KEYS: `tester:${KEY}` };
@@ -106,6 +109,39 @@ describe('elicitation and sampling from the upstream reach our client', () => {
       assert.equal(r.isError, true, JSON.stringify(r));
       const echoed = (await client.callTool({ name: 'echo', arguments: { message: 'still up' } })) as Result;
       assert.match(texts(echoed), /still up/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('the upstream killed while our client answers: the call is an error within a second, and the next one works after the restart', async () => {
+    const client = new ClientV1(INFO, { capabilities: { elicitation: {} } });
+    let killedAt = 0;
+    client.setRequestHandler(ElicitRequestSchema, async () => {
+      if (killedAt === 0) {
+        process.kill(upstreamPid(server, 'server-everything'), 'SIGKILL');
+        killedAt = Date.now();
+      }
+      return { action: 'accept', content: { name: 'after the kill' } };
+    });
+    await client.connect(new HttpV1(new URL(server.url), HEADERS));
+    try {
+      const r = (await client.callTool({ name: 'trigger-elicitation-request', arguments: {} })) as Result;
+      const took = Date.now() - killedAt;
+      assert.equal(r.isError, true, JSON.stringify(r));
+      assert.match(texts(r), /went away during the call/);
+      assert.ok(took < 1000, `the call answered ${took} ms after the kill`);
+      const again = await until(
+        async () => {
+          const next = (await client.callTool({
+            name: 'trigger-elicitation-request',
+            arguments: {},
+          })) as Result;
+          return next.isError === true ? undefined : next;
+        },
+        { timeoutMs: 15_000, intervalMs: 50, message: 'a call to succeed after the restart' },
+      );
+      assert.match(texts(again as Result), /Name: after the kill/);
     } finally {
       await client.close();
     }
