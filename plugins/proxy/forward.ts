@@ -88,7 +88,8 @@ export class HeldCall {
   /** Progress notifications sent on, awaited before the result so that none comes after it. */
   readonly sent: Promise<void>[] = [];
   #outcome: Outcome | undefined;
-  #wake: (() => void) | undefined;
+  /** The rounds waiting for news (two retries of one 2026 round may wait at once). */
+  readonly #waiting = new Set<() => void>();
   #expiry: NodeJS.Timeout | undefined;
 
   /** The connection it runs on. */
@@ -151,10 +152,10 @@ export class HeldCall {
       await new Promise<void>((resolve) => {
         const done = () => {
           signal.removeEventListener('abort', done);
-          this.#wake = undefined;
+          this.#waiting.delete(done);
           resolve();
         };
-        this.#wake = done;
+        this.#waiting.add(done);
         signal.addEventListener('abort', done, { once: true });
       });
     }
@@ -172,7 +173,7 @@ export class HeldCall {
   }
 
   #notify(): void {
-    this.#wake?.();
+    for (const wake of [...this.#waiting]) wake();
   }
 }
 

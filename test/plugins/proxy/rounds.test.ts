@@ -2,7 +2,7 @@
  * The upstream's requests to the client as our input rounds, in-process (TestClient, every
  * message checked against the spec schema), with the everything server as the upstream: on
  * the 2026 wire an elicitation is an `input_required` result whose retry answers the upstream;
- * a retry without the answer is asked again; a held call not answered within
+ * a retry without the answer is asked again; two retries at once both get the result; a held call not answered within
  * MCP_PROXY_INPUT_TIMEOUT_MS is given up (its retry is a tool error, and the next call is
  * routed again); on the 2025 wire a roots/list reaches our client as a request, and an
  * error answer ends the call and the upstream's. The upstream's log messages during a call
@@ -27,7 +27,7 @@ describe('2026 wire: an upstream elicitation is an input round', () => {
     client = await startClient({
       plugins: [proxy],
       wire: '2026',
-      env: { ...everythingUpstream(), MCP_PROXY_INPUT_TIMEOUT_MS: '1500' },
+      env: { ...everythingUpstream(), MCP_PROXY_INPUT_TIMEOUT_MS: '1500', MCP_TOOL_TIMEOUT_MS: '5000' },
       // No roots: the everything server's own roots/list soon after it starts is not ours to answer.
       capabilities: { elicitation: {}, sampling: {} },
       onElicit: () => accept,
@@ -59,6 +59,20 @@ describe('2026 wire: an upstream elicitation is an input round', () => {
     });
     assert.equal(r2.resultType, 'complete', JSON.stringify(r2));
     assert.match(text(r2), /Name: Grace/);
+  });
+
+  test('two retries of one round at once both get the result', async () => {
+    const r1 = await client.request('tools/call', { name: ELICIT, arguments: {} });
+    const key = Object.keys(r1.inputRequests as JsonObject)[0] as string;
+    const retry = () =>
+      client.request('tools/call', {
+        name: ELICIT,
+        arguments: {},
+        inputResponses: { [key]: accept },
+        requestState: r1.requestState,
+      });
+    const both = await Promise.all([retry(), retry()]);
+    for (const r of both) assert.match(text(r), /Name: Grace/, JSON.stringify(r));
   });
 
   test('a held call not answered in time is given up: its retry is a tool error, and the next call is routed again', async () => {
