@@ -50,7 +50,8 @@ export const proxyPlugin = definePlugin({
     const pool = new UpstreamPool(upstream, settings, app.logger);
     const mirror = new Mirror(pool, settings, app);
     app.onSessionEnd((id) => pool.end(id));
-    running.set(settings, { upstream, mirror });
+    running.set(settings, { upstream, mirror, pool });
+
     // A 2025-wire call's input rounds run inside its request: once it is answered, an upstream
     // call still held for it has lost its round.
     app.use({

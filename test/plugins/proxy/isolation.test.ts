@@ -3,7 +3,7 @@
  * `{session}`: shared (the default), two sessions see one graph; per-session, each sees its
  * own, its upstream process is stopped when the session ends, a session over
  * MCP_PROXY_MAX_SESSIONS gets a tool error (and one once a session has ended), and 2026-wire
- * requests (no session) use the shared upstream. Bad values stop start-up with the setting named.
+ * requests (no session) use the shared upstream; doctor counts them. Bad values stop start-up with the setting named.
  * Over HTTP, in the real CLI: the official client's session has its own process, which stops
  * when the client ends the session.
  */
@@ -13,6 +13,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { TestClient } from '@mcp-toolkit/server/testing';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { checkUpstream } from '../../../plugins/proxy/doctor.ts';
 import proxy from '../../../plugins/proxy/index.ts';
 import { type SpawnedHttpServer, spawnHttpServer } from '../../helpers/spawn-server.ts';
 import { until } from '../../helpers/until.ts';
@@ -81,6 +82,8 @@ describe('per-session', () => {
       // Neither wrote the shared upstream's file.
       assert.equal(files(tmp.dir).length, 2, files(tmp.dir).join(', '));
       assert.equal(existsSync(path.join(tmp.dir, 'memory-shared.jsonl')), false);
+      const [check] = await checkUpstream(a.server.plugins[0]?.settings as never);
+      assert.match(String(check?.detail), /2 of at most 2 per-session upstream\(s\) running/);
 
       c = await TestClient.start({ server: a.server });
       const over = await c.callTool('read_graph', {});
