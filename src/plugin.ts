@@ -39,6 +39,12 @@ export interface PluginApp {
    */
   onClose(fn: () => void | Promise<void>): void;
   /**
+   * Runs `fn` with the id of each 2025-wire session of this process that ends: closed by
+   * its client (HTTP DELETE, the stdio connection ended) or expired after
+   * MCP_SESSION_IDLE_MS (sessions kept in memory). Release what you keep per session.
+   */
+  onSessionEnd(fn: (sessionId: string) => void): void;
+  /**
    * Declares an HTTP route (a webhook, an admin page) that the HTTP transport serves beside
    * the MCP endpoint, behind the same auth unless `auth: false`, rate-limited, traced and
    * logged; not served on stdio. A path the server uses, or another plugin's route, stops

@@ -37,6 +37,7 @@ import { TaskEngine } from './tasks/engine.ts';
 import { createLocalTaskBus, createMemoryTaskStore } from './tasks/memory-store.ts';
 import { taskLane, taskMethods } from './tasks/methods.ts';
 import type { TaskBackend } from './tasks/types.ts';
+import { type SessionEndHook, withSessionEndHooks } from './telemetry/session-end-hooks.ts';
 import { NOOP_TELEMETRY, type Telemetry } from './telemetry/tracing.ts';
 import type { ConnectionDeps, EventStore, HttpDeps } from './transports/deps.ts';
 
@@ -164,13 +165,17 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
   const { settings, logger } = options;
   const registry = new Registry();
   const hub = options.hub ?? new Hub();
+  // Every end of a session reaches telemetry.sessionEnded; the plugins' onSessionEnd hooks
+  // too, when one registered any (the telemetry is wrapped only then, after registration).
+  const sessionEndHooks: SessionEndHook[] = [];
+  let telemetry = options.telemetry ?? NOOP_TELEMETRY;
   const sessions =
     options.sessions ??
     createMemorySessionStore({
       idleMs: settings.MCP_SESSION_IDLE_MS,
       maxSessions: settings.MCP_MAX_SESSIONS,
       // An idle session that expires has ended (mcp.server.session.duration).
-      onExpire: (id) => options.telemetry?.sessionEnded(id),
+      onExpire: (id) => telemetry.sessionEnded(id),
     });
   const codec =
     options.stateCodec ??
@@ -219,6 +224,15 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
       remove: (kind, key) => registry.remove(kind, key),
       notifyResourceUpdated: (uri) => void notifyResourceUpdated(uri),
       notifyListChanged: (kind) => registry.notifyListChanged(kind),
+      onSessionEnd: (fn) => {
+        if (typeof fn !== 'function') {
+          throw new ToolkitError(
+            InternalCode.PluginInvalid,
+            `Plugin "${definition.name}": app.onSessionEnd takes a function`,
+          );
+        }
+        sessionEndHooks.push({ plugin: definition.name, fn });
+      },
       logger: logger.child({ plugin: definition.name }),
     };
     await registerPlugin(definition, app, pluginSettings);
@@ -231,6 +245,7 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     logger.info({ skills: skills.skills.length }, 'skills loaded');
   }
   registering = false;
+  if (sessionEndHooks.length > 0) telemetry = withSessionEndHooks(telemetry, sessionEndHooks, logger);
 
   checkAppLinks(registry);
   // A plugin setting that can never work stops start-up here (exit code 2), with the lines
@@ -297,7 +312,7 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     plugins: options.plugins,
     auth: options.auth,
     limiter: options.limiter,
-    telemetry: options.telemetry ?? NOOP_TELEMETRY,
+    telemetry,
     instructions,
     routes: routes.routes,
     get routeInflightCount() {

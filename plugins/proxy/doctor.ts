@@ -7,6 +7,7 @@
  */
 import type { DoctorCheck, Logger } from '@mcp-toolkit/server';
 import type { Mirror } from './mirror.ts';
+import { type UpstreamPool, withSessionName } from './pool.ts';
 import { NEEDS_ONE_UPSTREAM, type ProxySettings } from './settings.ts';
 import { Upstream, type UpstreamStatus } from './upstream.ts';
 
@@ -15,7 +16,7 @@ const NAME = 'proxy upstream answers';
 const PROBE_TIMEOUT_MS = 15_000;
 
 /** The running server's upstream, by the settings object its plugin was registered with. */
-export const running = new WeakMap<object, { upstream: Upstream; mirror: Mirror }>();
+export const running = new WeakMap<object, { upstream: Upstream; mirror: Mirror; pool: UpstreamPool }>();
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} } as unknown as Logger;
 
@@ -52,11 +53,18 @@ export async function checkUpstream(settings: ProxySettings): Promise<DoctorChec
       return [{ name: NAME, ok: false, kind: 'dependency', detail: downDetail(settings, status) }];
     const c = live.mirror.counts();
     const tools = `${c.upstreamTools} tool(s), ${c.tools} served; ${c.resources} resource(s), ${c.resourceTemplates} template(s), ${c.prompts} prompt(s)`;
-    return [{ name: NAME, ok: true, kind: 'dependency', detail: upDetail(status, tools) }];
+    const sessions =
+      settings.isolation === 'per-session'
+        ? `; ${live.pool.sessions} of at most ${settings.maxSessions} per-session upstream(s) running`
+        : '';
+    return [{ name: NAME, ok: true, kind: 'dependency', detail: upDetail(status, tools + sessions) }];
   }
   let tools = 0;
   const probe = new Upstream(
-    { ...settings, connectTimeoutMs: Math.min(settings.connectTimeoutMs, PROBE_TIMEOUT_MS) },
+    withSessionName(
+      { ...settings, connectTimeoutMs: Math.min(settings.connectTimeoutMs, PROBE_TIMEOUT_MS) },
+      'shared',
+    ),
     quiet,
     {
       connected: async (client) => {

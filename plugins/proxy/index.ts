@@ -7,7 +7,9 @@
  */
 import { definePlugin, InternalCode, ToolkitError } from '@mcp-toolkit/server';
 import { checkUpstream, running } from './doctor.ts';
+import { releaseRounds } from './forward.ts';
 import { Mirror } from './mirror.ts';
+import { UpstreamPool, withSessionName } from './pool.ts';
 import { NEEDS_ONE_UPSTREAM, type ProxySettings, proxySettings } from './settings.ts';
 import { describeTarget, type ListKind, Upstream } from './upstream.ts';
 
@@ -40,13 +42,28 @@ export const proxyPlugin = definePlugin({
           app.logger.warn({ kind, err: err.message }, 'could not re-read an upstream list'),
         );
     };
-    const upstream: Upstream = new Upstream(settings, app.logger, {
+    const upstream: Upstream = new Upstream(withSessionName(settings, 'shared'), app.logger, {
       connected: (client) => mirror.syncAll(client),
       listChanged: resync,
       resourceUpdated: (uri) => app.notifyResourceUpdated(uri),
     });
-    const mirror = new Mirror(upstream, settings, app);
-    running.set(settings, { upstream, mirror });
+    const pool = new UpstreamPool(upstream, settings, app.logger);
+    const mirror = new Mirror(pool, settings, app);
+    app.onSessionEnd((id) => pool.end(id));
+    running.set(settings, { upstream, mirror, pool });
+
+    // A 2025-wire call's input rounds run inside its request: once it is answered, an upstream
+    // call still held for it has lost its round.
+    app.use({
+      name: 'proxy',
+      async onCallTool(call, next) {
+        try {
+          return await next();
+        } finally {
+          if (call.ctx.wire === '2025') releaseRounds(call.ctx);
+        }
+      },
+    });
     app.onReady(async () => {
       try {
         await upstream.start();
@@ -60,7 +77,7 @@ export const proxyPlugin = definePlugin({
       }
       app.logger.info({ upstream: describeTarget(settings), ...mirror.counts() }, 'proxy plugin ready');
     });
-    app.onClose(() => upstream.stop());
+    app.onClose(() => pool.stop());
   },
   doctor: (settings) => checkUpstream(settings),
 });

@@ -17,18 +17,24 @@ import {
   type JsonSchema,
   type Logger,
   type PluginApp,
-  type ToolResult,
 } from '@mcp-toolkit/server';
 import type { Client } from '@modelcontextprotocol/client';
-import { forwardError, toolFailure } from './errors.ts';
+import { forwardError } from './errors.ts';
 import { type Filter, makeFilter } from './filter.ts';
+import { forwardToolCall } from './forward.ts';
+import type { UpstreamPool } from './pool.ts';
 import type { ProxySettings } from './settings.ts';
-import type { ListKind, Upstream } from './upstream.ts';
+import type { ListKind } from './upstream.ts';
 
 /** Our own deadline (ctx.signal) bounds a call; the client's per-request timer must not. */
 const NO_CLIENT_TIMEOUT = 24 * 60 * 60 * 1000;
 
-type Upstreamed = { upstream: Upstream; settings: ProxySettings };
+type Upstreamed = { pool: UpstreamPool; settings: ProxySettings };
+
+/** The upstream client for one request (the shared connection, or its session's). */
+async function clientFor({ pool }: Upstreamed, ctx: HandlerContext): Promise<Client> {
+  return (await pool.forRequest(ctx)).client(ctx.signal);
+}
 type Entry = { def: Definition; key: string; fingerprint: string };
 type UpstreamTool = Awaited<ReturnType<Client['listTools']>>['tools'][number];
 type UpstreamPrompt = Awaited<ReturnType<Client['listPrompts']>>['prompts'][number];
@@ -74,7 +80,7 @@ function pick<T extends object>(item: T, keys: readonly (keyof T)[]): Partial<T>
   return out;
 }
 
-function toolDef({ upstream, settings }: Upstreamed, t: UpstreamTool, name: string): Definition {
+function toolDef({ pool, settings }: Upstreamed, t: UpstreamTool, name: string): Definition {
   const scopes = settings.scopes[t.name] ?? settings.scopes[name] ?? settings.scopes['*'];
   const hasOutput = t.outputSchema !== undefined;
   return defineTool(
@@ -89,37 +95,20 @@ function toolDef({ upstream, settings }: Upstreamed, t: UpstreamTool, name: stri
       ...(t._meta !== undefined ? { _meta: t._meta as JsonObject } : {}),
       ...(scopes !== undefined && scopes.length > 0 ? { scopes } : {}),
     },
-    async (args: Record<string, unknown>, ctx: HandlerContext) => {
-      try {
-        const client = await upstream.client(ctx.signal);
-        const { options, flushed } = callOptions(ctx);
-        const r = await client.callTool({ name: t.name, arguments: args }, options);
-        await flushed();
-        const result: ToolResult<JsonObject> = {
-          kind: 'tool_result',
-          content: r.content as ToolResult<JsonObject>['content'] & object,
-          ...(r.isError === true ? { isError: true } : {}),
-          ...(r.structuredContent !== undefined && r.isError !== true
-            ? { structured: r.structuredContent as JsonObject }
-            : {}),
-          ...(r._meta !== undefined ? { meta: r._meta as JsonObject } : {}),
-        };
-        return result as never;
-      } catch (err) {
-        // A cancelled or timed-out call: the framework answers it (no response, or Timeout).
-        if (ctx.signal.aborted) throw ctx.signal.reason;
-        return toolFailure(err) as never;
-      }
-    },
+    (args: Record<string, unknown>, ctx: HandlerContext) =>
+      forwardToolCall(
+        {
+          upstream: (ctx) => pool.forRequest(ctx),
+          name: t.name,
+          inputTimeoutMs: settings.inputTimeoutMs,
+        },
+        args,
+        ctx,
+      ) as never,
   );
 }
 
-function promptDef(
-  { upstream }: Upstreamed,
-  p: UpstreamPrompt,
-  name: string,
-  completes: boolean,
-): Definition {
+function promptDef(u: Upstreamed, p: UpstreamPrompt, name: string, completes: boolean): Definition {
   return definePrompt(
     {
       name,
@@ -133,7 +122,7 @@ function promptDef(
         ...(completes
           ? {
               complete: async (value: string, { arguments: context, ctx }) => {
-                const client = await upstream.client(ctx.signal);
+                const client = await clientFor(u, ctx).catch(forwardError);
                 const r = await client
                   .complete(
                     {
@@ -151,7 +140,7 @@ function promptDef(
       })),
     },
     async (args, ctx) => {
-      const client = await upstream.client(ctx.signal).catch(forwardError);
+      const client = await clientFor(u, ctx).catch(forwardError);
       const { options, flushed } = callOptions(ctx);
       const r = await client.getPrompt({ name: p.name, arguments: { ...args } }, options).catch(forwardError);
       await flushed();
@@ -160,8 +149,8 @@ function promptDef(
   );
 }
 
-async function read({ upstream }: Upstreamed, uri: string, ctx: HandlerContext) {
-  const client = await upstream.client(ctx.signal).catch(forwardError);
+async function read(u: Upstreamed, uri: string, ctx: HandlerContext) {
+  const client = await clientFor(u, ctx).catch(forwardError);
   const { options, flushed } = callOptions(ctx);
   const r = await client.readResource({ uri }, { ...options, cacheMode: 'bypass' }).catch(forwardError);
   await flushed();
@@ -190,7 +179,7 @@ function templateDef(u: Upstreamed, t: UpstreamTemplate, completes: boolean): De
             value: string,
             { arguments: context, ctx }: { arguments: Readonly<Record<string, string>>; ctx: HandlerContext },
           ) => {
-            const client = await u.upstream.client(ctx.signal);
+            const client = await clientFor(u, ctx).catch(forwardError);
             const r = await client
               .complete(
                 {
@@ -236,8 +225,8 @@ export class Mirror {
   readonly #entries = new Map<string, Map<string, Entry>>();
   #upstreamTools = 0;
 
-  constructor(upstream: Upstream, settings: ProxySettings, app: PluginApp) {
-    this.#u = { upstream, settings };
+  constructor(pool: UpstreamPool, settings: ProxySettings, app: PluginApp) {
+    this.#u = { pool, settings };
     this.#app = app;
     this.#logger = app.logger;
     this.#filter = makeFilter(settings.include, settings.exclude);

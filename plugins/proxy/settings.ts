@@ -191,6 +191,19 @@ export const proxySettings = z
       'First wait before the upstream is started (or connected) again after it went away; doubled on each failure.',
     ),
     restartMaxDelayMs: int(30_000, 10, 3_600_000).describe('Longest wait between two restarts.'),
+    isolation: z
+      .enum(['shared', 'per-session'], { error: 'expected shared or per-session' })
+      .optional()
+      .transform((v) => v ?? 'shared')
+      .describe(
+        "`shared`: one upstream (one process, for a command) for every client. `per-session`: one per 2025-wire client session, stopped when the session ends; requests without a session (the 2026 wire) use the shared one. `{session}` in MCP_PROXY_ARGS, _ENV, _SECRET_ENV and _CWD is replaced by each upstream's own name (`shared`, or a random id).",
+      ),
+    maxSessions: int(16, 1, 10_000).describe(
+      'With MCP_PROXY_ISOLATION=per-session: how many per-session upstreams may run at once; a further session gets a tool error until one ends.',
+    ),
+    inputTimeoutMs: int(300_000, 100, 86_400_000).describe(
+      "How long an upstream tool call that asked our client for input (elicitation, sampling, roots) is held for the client's answer before it is cancelled.",
+    ),
   })
   // Neither is fine here (the plugin is bundled without being loaded); register() refuses it.
   .refine((s) => s.command === undefined || s.url === undefined, {

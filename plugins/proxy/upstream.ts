@@ -10,6 +10,7 @@
 import type { Logger } from '@mcp-toolkit/server';
 import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { InFlight } from './forward.ts';
 import type { ProxySettings } from './settings.ts';
 
 /** A connection that stayed up this long resets the back-off. */
@@ -69,12 +70,15 @@ export class Upstream {
   #timer: NodeJS.Timeout | undefined;
   #stderr: string[] = [];
   readonly #waiters = new Set<() => void>();
+  /** The tool calls running on this connection: where the upstream's requests and logs go. */
+  readonly inFlight: InFlight;
 
   constructor(settings: ProxySettings, logger: Logger, hooks: UpstreamHooks, version = '0.0.0') {
     this.#settings = settings;
     this.#logger = logger;
     this.#hooks = hooks;
     this.#version = version;
+    this.inFlight = new InFlight(logger);
   }
 
   get state(): UpstreamState {
@@ -197,6 +201,9 @@ export class Upstream {
     const client = new Client(
       { name: 'mcp-toolkit-proxy', version: this.#version },
       {
+        // Declared always (one connection serves every caller): a request from the upstream
+        // goes to the caller of the tool call it came during, if that caller can answer it.
+        capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} },
         listChanged: {
           tools: listChanged('tools'),
           prompts: listChanged('prompts'),
@@ -204,6 +211,10 @@ export class Upstream {
         },
       },
     );
+    client.setNotificationHandler('notifications/message', (n) => this.inFlight.log(n.params));
+    for (const method of ['elicitation/create', 'sampling/createMessage', 'roots/list'] as const) {
+      client.setRequestHandler(method, (request) => this.inFlight.ask(method, request.params) as never);
+    }
     client.onerror = (err) => this.#logger.debug({ err: err.message }, 'upstream connection error');
     client.onclose = () => {
       if (this.#client === client) this.#lost(client);

@@ -119,6 +119,9 @@ export function createReloader(
                 );
               warnedMiddleware = true;
             },
+            // Session-end hooks are fixed when the server starts, as middleware is: a reloaded
+            // plugin's are not called (restart mcp-toolkit dev for them).
+            onSessionEnd: () => {},
             // Routes are fixed once the HTTP server listens: the running ones stay in place.
             httpRoute: () => {
               if (!warnedRoutes)

@@ -95,6 +95,7 @@ export async function loadPlugin(raw: Record<string, string>): Promise<Loaded> {
     remove: () => false,
     onReady: () => {},
     onClose: () => {},
+    onSessionEnd: () => {},
     notifyResourceUpdated: () => {},
     notifyListChanged: () => {},
     use: () => {},

@@ -3,10 +3,11 @@
  * graph in a temporary file) and the official "everything" server, each run over stdio with
  * this Node, as MCP_PROXY_* settings.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { REPO_ROOT } from '../../helpers/spawn-server.ts';
+import { REPO_ROOT, type SpawnedHttpServer } from '../../helpers/spawn-server.ts';
 
 const MEMORY = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
 const EVERYTHING = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -29,4 +30,33 @@ export function memoryUpstream(dir: string): Record<string, string> {
 /** Settings for the everything server over stdio (args as shell words). */
 export function everythingUpstream(): Record<string, string> {
   return { MCP_PROXY_COMMAND: process.execPath, MCP_PROXY_ARGS: `'${EVERYTHING}' stdio` };
+}
+
+/** The pids of a process's descendants (Linux /proc). */
+function descendants(pid: number): number[] {
+  const out: number[] = [];
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+    for (const child of children === '' ? [] : children.split(' ').map(Number))
+      out.push(child, ...descendants(child));
+  }
+  return out;
+}
+
+/** The pid of the server's one upstream process whose command line holds `needle`. */
+export function upstreamPid(server: SpawnedHttpServer, needle: string): number {
+  const [pid] = upstreamPids(server, needle);
+  assert.ok(pid !== undefined, `no upstream process matching ${needle}`);
+  return pid;
+}
+
+/** The pids of the server's upstream processes whose command line holds `needle`. */
+export function upstreamPids(server: SpawnedHttpServer, needle: string): number[] {
+  return descendants(server.child.pid as number).filter((p) => {
+    try {
+      return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(needle);
+    } catch {
+      return false;
+    }
+  });
 }

@@ -7,12 +7,11 @@
  * while it is down, and a later call succeeds once it has been restarted.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { type SpawnedHttpServer, spawnHttpServer } from '../../helpers/spawn-server.ts';
 import { until } from '../../helpers/until.ts';
-import { everythingUpstream, memoryUpstream, scratch } from './helpers.ts';
+import { everythingUpstream, memoryUpstream, scratch, upstreamPid } from './helpers.ts';
 
 const KEY = 'proxy-test-key-0123456789abcdef';
 const AUTH = { MCP_PLUGINS: 'proxy', MCP_AUTH: 'api_key', MCP_API_KEYS: `tester:${KEY}` };
@@ -33,29 +32,6 @@ async function connect(url: string, wire: '2025' | '2026' = '2025'): Promise<Cli
     new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { 'x-api-key': KEY } } }),
   );
   return client;
-}
-
-/** The pids of a process's descendants (Linux /proc). */
-function descendants(pid: number): number[] {
-  const out: number[] = [];
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
-    for (const child of children === '' ? [] : children.split(' ').map(Number))
-      out.push(child, ...descendants(child));
-  }
-  return out;
-}
-
-function upstreamPid(server: SpawnedHttpServer, needle: string): number {
-  const pid = descendants(server.child.pid as number).find((p) => {
-    try {
-      return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(needle);
-    } catch {
-      return false;
-    }
-  });
-  assert.ok(pid !== undefined, `no upstream process matching ${needle}`);
-  return pid;
 }
 
 describe('memory server behind our HTTP transport', () => {
