@@ -15,6 +15,7 @@ import { TestClient } from '@mcp-toolkit/server/testing';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { checkUpstream } from '../../../plugins/proxy/doctor.ts';
 import proxy from '../../../plugins/proxy/index.ts';
+import { startServer } from '../../helpers/client.ts';
 import { type SpawnedHttpServer, spawnHttpServer } from '../../helpers/spawn-server.ts';
 import { until } from '../../helpers/until.ts';
 import { memoryUpstream, scratch, upstreamPids } from './helpers.ts';
@@ -50,8 +51,9 @@ describe('shared (the default)', () => {
   after(() => tmp.remove());
 
   test('two sessions see one graph', async () => {
-    const a = await TestClient.start({ plugins: [proxy], env: env(tmp.dir) });
-    const b = await TestClient.start({ server: a.server });
+    const running = await startServer({ plugins: [proxy], env: env(tmp.dir) });
+    const a = await TestClient.start({ server: running });
+    const b = await TestClient.start({ server: running });
     try {
       await make(a, 'From A');
       assert.deepEqual(await names(b), ['From A']);
@@ -59,6 +61,7 @@ describe('shared (the default)', () => {
     } finally {
       await b.close();
       await a.close();
+      await running.close();
     }
   });
 });
@@ -68,11 +71,12 @@ describe('per-session', () => {
   after(() => tmp.remove());
 
   test('two sessions see separate graphs; a session that ends stops its upstream; the cap', async () => {
-    const a = await TestClient.start({
+    const running = await startServer({
       plugins: [proxy],
       env: env(tmp.dir, { MCP_PROXY_ISOLATION: 'per-session', MCP_PROXY_MAX_SESSIONS: '2' }),
     });
-    const b = await TestClient.start({ server: a.server });
+    const a = await TestClient.start({ server: running });
+    const b = await TestClient.start({ server: running });
     let c: TestClient | undefined;
     try {
       await make(a, 'From A');
@@ -82,16 +86,16 @@ describe('per-session', () => {
       // Neither wrote the shared upstream's file.
       assert.equal(files(tmp.dir).length, 2, files(tmp.dir).join(', '));
       assert.equal(existsSync(path.join(tmp.dir, 'memory-shared.jsonl')), false);
-      const [check] = await checkUpstream(a.server.plugins[0]?.settings as never);
+      const [check] = await checkUpstream(running.server.plugins[0]?.settings as never);
       assert.match(String(check?.detail), /2 of at most 2 per-session upstream\(s\) running/);
 
-      c = await TestClient.start({ server: a.server });
+      c = await TestClient.start({ server: running });
       const over = await c.callTool('read_graph', {});
       assert.equal(over.isError, true, JSON.stringify(over));
       assert.match(JSON.stringify(over.content), /MCP_PROXY_MAX_SESSIONS=2/);
 
       // The 2026 wire has no session: the shared upstream answers it.
-      const modern = await TestClient.start({ server: a.server, wire: '2026' });
+      const modern = await TestClient.start({ server: running, wire: '2026' });
       try {
         assert.deepEqual(await names(modern), []);
       } finally {
@@ -112,6 +116,7 @@ describe('per-session', () => {
       await c?.close();
       await b.close().catch(() => {});
       await a.close();
+      await running.close();
     }
   });
 
