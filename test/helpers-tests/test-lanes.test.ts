@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { globSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { isSlow, SLOW, testEnv } from '../../scripts/test.ts';
+import { concurrency, isSlow, SLOW, testEnv } from '../../scripts/test.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const files = globSync('test/**/*.test.ts', { cwd: ROOT }).map((f) => f.replaceAll('\\', '/'));
@@ -63,4 +63,11 @@ test('the test processes get a compile cache, unless the user set or turned off 
   assert.equal(env.PATH, '/bin');
   assert.equal(testEnv({ NODE_COMPILE_CACHE: '/mine' }).NODE_COMPILE_CACHE, '/mine');
   assert.equal(testEnv({ NODE_DISABLE_COMPILE_CACHE: '1' }).NODE_COMPILE_CACHE, undefined);
+});
+
+test('the quick lane runs three files at once; the lanes with the slow end-to-end runs two', () => {
+  assert.equal(concurrency('the quick lane'), 3);
+  assert.equal(concurrency('every test'), 2);
+  assert.equal(concurrency('the slow lane'), 2);
+  assert.equal(concurrency('the chosen files'), 2);
 });
