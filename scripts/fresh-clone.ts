@@ -11,6 +11,8 @@
  *                 of cloning HEAD, so uncommitted work is what gets checked
  * --link-modules  link this checkout's node_modules instead of running `npm install`
  * --tests F,G     run `node --test F G` instead of `npm test`
+ * --add-plugin D  copy the plugin folder D into the clone's plugins/ first, as a user adds
+ *                 their own (the starter's tests must pass with it there)
  * --keep          leave the folder behind (its path is printed)
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -30,6 +32,7 @@ const { values } = parseArgs({
     copy: { type: 'boolean', default: false },
     'link-modules': { type: 'boolean', default: false },
     tests: { type: 'string' },
+    'add-plugin': { type: 'string' },
     keep: { type: 'boolean', default: false },
   },
 });
@@ -119,6 +122,16 @@ if (values.copy) {
 } else {
   // From the empty folder: the clone's own folder does not exist yet.
   run('git', ['clone', '--quiet', ROOT, clone], INSTALL_TIMEOUT_MS, empty);
+}
+if (values['add-plugin']) {
+  const from = path.resolve(ROOT, values['add-plugin']);
+  const to = path.join(clone, 'plugins', path.basename(from));
+  try {
+    cpSync(from, to, { recursive: true, errorOnExist: true, force: false });
+  } catch (err) {
+    fail(`--add-plugin ${values['add-plugin']}: ${(err as Error).message}`);
+  }
+  step(`added the plugin ${path.relative(clone, to)}`);
 }
 if (values['link-modules']) {
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(clone, 'node_modules'), 'dir');

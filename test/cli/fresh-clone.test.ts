@@ -30,3 +30,32 @@ test('npm start serves and the schema-validating tests pass in a folder with not
   assert.match(output, /ℹ fail 0/);
   assert.match(output, /fresh-clone: passed/);
 });
+
+test("a user's own plugin with a required setting in plugins/ keeps the starter's tests green", () => {
+  // The tests that read plugins/, the README's settings table or every plugin's settings.
+  const files = [
+    'test/config/settings.test.ts',
+    'test/config/settings-table.test.ts',
+    'test/architecture/layers.test.ts',
+    'test/deploy/dockerfile.test.ts',
+    'test/plugins/plugin-resolution.test.ts',
+  ];
+  const r = spawnSync(
+    process.execPath,
+    [
+      'scripts/fresh-clone.ts',
+      '--copy',
+      '--link-modules',
+      '--add-plugin',
+      'test/fixtures/weather-plugin',
+      '--tests',
+      files.join(','),
+    ],
+    { cwd: ROOT, encoding: 'utf8', timeout: 240_000, env: { ...process.env, MCP_SPEC_SCHEMAS_DIR: '' } },
+  );
+  const output = `${r.stdout}\n${r.stderr}`;
+  assert.equal(r.status, 0, output);
+  assert.match(output, /added the plugin plugins\/weather-plugin/);
+  assert.match(output, /ℹ fail 0/);
+  assert.match(output, /fresh-clone: passed/);
+});

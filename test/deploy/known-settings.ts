@@ -4,10 +4,10 @@
  * way the server reads them. A renamed setting, or a value the schema refuses, fails the
  * deploy tests.
  */
-import { readdirSync } from 'node:fs';
+import { BUNDLED_PLUGINS } from '../../scripts/bundled-plugins.ts';
 import { parseSettings, SETTING_NAMES, type Settings } from '../../src/config/settings.ts';
 import { type PluginDefinition, settingEnvName } from '../../src/plugin.ts';
-import { importPlugin, PLUGINS_DIR, parsePluginSettings } from '../../src/plugin-loader.ts';
+import { importPlugin, parsePluginSettings } from '../../src/plugin-loader.ts';
 
 export interface KnownSettings {
   /** Every setting name, core and plugin. */
@@ -26,9 +26,10 @@ let cached: Promise<KnownSettings> | undefined;
 async function load(): Promise<KnownSettings> {
   const names = new Set<string>(SETTING_NAMES);
   const plugins: PluginDefinition<Record<string, unknown>>[] = [];
-  for (const dir of readdirSync(PLUGINS_DIR, { withFileTypes: true })) {
-    if (!dir.isDirectory()) continue;
-    const plugin = await importPlugin(dir.name);
+  // The bundled plugins only: a user's own plugin in plugins/ (with a required setting, say)
+  // is not the deploy files' business.
+  for (const name of BUNDLED_PLUGINS) {
+    const plugin = await importPlugin(name);
     plugins.push(plugin);
     for (const key of Object.keys(plugin.settings?.shape ?? {})) names.add(settingEnvName(plugin.name, key));
   }
