@@ -1,10 +1,10 @@
 /**
  * The proxy's upstream requests traced, through the real CLI over streamable HTTP with our own
  * OpenTelemetry SDK exporting to a real OTLP receiver, and a stdio upstream on the official SDK
- * (fixtures/meta-server.ts) that answers with the `_meta` it received: a `tools/call` and a
- * `prompts/get` are each one trace holding our SERVER span and, as its child, the proxy's
+ * (fixtures/meta-server.ts) that answers with the `_meta` it received: a `tools/call`, a
+ * `prompts/get` and a `resources/read` are each one trace holding our SERVER span and, as its child, the proxy's
  * CLIENT span, whose context the upstream got as `traceparent` in `_meta`; an `isError`
- * result, a JSON-RPC error and the connection lost mid-call set the CLIENT span's status to
+ * result, a JSON-RPC error, a call our client cancels and the connection lost mid-call set the CLIENT span's status to
  * ERROR with `error.type`, and the server stays up.
  */
 import assert from 'node:assert/strict';
@@ -97,6 +97,18 @@ describe('the upstream call in the caller trace', () => {
     assert.equal(upstream.attributes['gen_ai.prompt.name'], 'meta');
     assert.equal(seen.traceparent, `00-${ours.traceId}-${upstream.spanId}-01`, JSON.stringify(seen));
   });
+
+  test('resources/read: the same, with mcp.resource.uri and the method alone as the name', async () => {
+    const r = await client.readResource({ uri: 'meta://request' });
+    const seen = JSON.parse((r.contents[0] as { text?: string } | undefined)?.text ?? '{}') as Record<
+      string,
+      unknown
+    >;
+    const { server: ours, upstream } = await spansOf('resources/read');
+    assert.equal(upstream.parentSpanId, ours.spanId);
+    assert.equal(upstream.attributes['mcp.resource.uri'], 'meta://request');
+    assert.equal(seen.traceparent, `00-${ours.traceId}-${upstream.spanId}-01`, JSON.stringify(seen));
+  });
 });
 
 describe('a failed upstream call is an error span', () => {
@@ -116,6 +128,19 @@ describe('a failed upstream call is an error span', () => {
     assert.equal(upstream.attributes['rpc.response.status_code'], '-32602');
     assert.equal(upstream.status.code, 'ERROR');
     assert.match(upstream.status.message, /refused upstream/);
+  });
+
+  test('a call our client cancels: error.type cancelled', async () => {
+    const abort = new AbortController();
+    await assert.rejects(
+      client.callTool(
+        { name: 'hang', arguments: {} },
+        { signal: abort.signal, onprogress: () => abort.abort() },
+      ),
+    );
+    const { upstream } = await spansOf('tools/call hang');
+    assert.equal(upstream.attributes['error.type'], 'cancelled');
+    assert.equal(upstream.status.code, 'ERROR');
   });
 
   test('the connection lost mid-call: error.type connection_closed, and the server stays up', async () => {
