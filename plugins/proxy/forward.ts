@@ -28,6 +28,8 @@ import {
   ProtocolError as UpstreamProtocolError,
 } from '@modelcontextprotocol/client';
 import { toolFailure } from './errors.ts';
+import type { ProxySettings } from './settings.ts';
+import { metaOf, startClientSpan, toolOutcome } from './trace.ts';
 
 /** Our own deadline (ctx.signal) bounds a call; the client's per-request timer must not. */
 const NO_CLIENT_TIMEOUT = 24 * 60 * 60 * 1000;
@@ -257,6 +259,8 @@ export interface ForwardOptions {
   readonly upstream: (ctx: HandlerContext) => Promise<Connection>;
   readonly name: string;
   readonly inputTimeoutMs: number;
+  /** Where the upstream is, for the upstream call's span. */
+  readonly settings: ProxySettings;
 }
 
 /** The client's options for the upstream call: its own signal, progress passed to the current round. */
@@ -334,11 +338,24 @@ export async function forwardToolCall(
     call = new HeldCall(ctx, connection.inFlight);
     const started = call;
     started.inFlight.add(started);
-    client
-      .callTool({ name: o.name, arguments: args }, callOptions(started, ctx))
+    // The upstream call's span: a child of this first round's span, ended with the call.
+    const span = startClientSpan({ method: 'tools/call', name: o.name }, o.settings, client);
+    span
+      .run(() =>
+        client.callTool(
+          { name: o.name, arguments: args, ...metaOf(span) },
+          { ...callOptions(started, ctx), headers: span.headers },
+        ),
+      )
       .then(
-        (value) => started.settle({ ok: true, value }),
-        (error: unknown) => started.settle({ ok: false, error }),
+        (value) => {
+          span.end(toolOutcome(value));
+          started.settle({ ok: true, value });
+        },
+        (error: unknown) => {
+          span.end({ ok: false, error }, started.abort.signal.aborted);
+          started.settle({ ok: false, error });
+        },
       )
       // Still held, if a round is being asked: the next round picks the outcome up.
       .finally(() => started.inFlight.delete(started));

@@ -24,6 +24,7 @@ import { type Filter, makeFilter } from './filter.ts';
 import { forwardToolCall } from './forward.ts';
 import type { UpstreamPool } from './pool.ts';
 import type { ProxySettings } from './settings.ts';
+import { metaOf, traced, type UpstreamRequest } from './trace.ts';
 import type { ListKind } from './upstream.ts';
 
 /** Our own deadline (ctx.signal) bounds a call; the client's per-request timer must not. */
@@ -34,6 +35,22 @@ type Upstreamed = { pool: UpstreamPool; settings: ProxySettings };
 /** The upstream client for one request (the shared connection, or its session's). */
 async function clientFor({ pool }: Upstreamed, ctx: HandlerContext): Promise<Client> {
   return (await pool.forRequest(ctx)).client(ctx.signal);
+}
+
+/** Sends one request upstream for `ctx`, in a CLIENT span (trace.ts); a failure is rethrown as ours. */
+async function send<T>(
+  u: Upstreamed,
+  ctx: HandlerContext,
+  request: UpstreamRequest,
+  call: (
+    client: Client,
+    t: { _meta?: Record<string, string>; headers?: Record<string, string> },
+  ) => Promise<T>,
+): Promise<T> {
+  const client = await clientFor(u, ctx).catch(forwardError);
+  return traced(request, u.settings, client, ctx.signal, (t) =>
+    call(client, { ...metaOf(t), ...(t.headers !== undefined ? { headers: t.headers } : {}) }),
+  ).catch(forwardError);
 }
 type Entry = { def: Definition; key: string; fingerprint: string };
 type UpstreamTool = Awaited<ReturnType<Client['listTools']>>['tools'][number];
@@ -101,6 +118,7 @@ function toolDef({ pool, settings }: Upstreamed, t: UpstreamTool, name: string):
           upstream: (ctx) => pool.forRequest(ctx),
           name: t.name,
           inputTimeoutMs: settings.inputTimeoutMs,
+          settings,
         },
         args,
         ctx,
@@ -122,17 +140,21 @@ function promptDef(u: Upstreamed, p: UpstreamPrompt, name: string, completes: bo
         ...(completes
           ? {
               complete: async (value: string, { arguments: context, ctx }) => {
-                const client = await clientFor(u, ctx).catch(forwardError);
-                const r = await client
-                  .complete(
-                    {
-                      ref: { type: 'ref/prompt', name: p.name },
-                      argument: { name: a.name, value },
-                      context: { arguments: { ...context } },
-                    },
-                    { signal: ctx.signal },
-                  )
-                  .catch(forwardError);
+                const r = await send(
+                  u,
+                  ctx,
+                  { method: 'completion/complete' },
+                  (client, { headers, ...meta }) =>
+                    client.complete(
+                      {
+                        ref: { type: 'ref/prompt', name: p.name },
+                        argument: { name: a.name, value },
+                        context: { arguments: { ...context } },
+                        ...meta,
+                      },
+                      { signal: ctx.signal, headers },
+                    ),
+                );
                 return r.completion.values;
               },
             }
@@ -140,9 +162,10 @@ function promptDef(u: Upstreamed, p: UpstreamPrompt, name: string, completes: bo
       })),
     },
     async (args, ctx) => {
-      const client = await clientFor(u, ctx).catch(forwardError);
       const { options, flushed } = callOptions(ctx);
-      const r = await client.getPrompt({ name: p.name, arguments: { ...args } }, options).catch(forwardError);
+      const r = await send(u, ctx, { method: 'prompts/get', name: p.name }, (client, { headers, ...meta }) =>
+        client.getPrompt({ name: p.name, arguments: { ...args }, ...meta }, { ...options, headers }),
+      );
       await flushed();
       return r as never;
     },
@@ -150,9 +173,10 @@ function promptDef(u: Upstreamed, p: UpstreamPrompt, name: string, completes: bo
 }
 
 async function read(u: Upstreamed, uri: string, ctx: HandlerContext) {
-  const client = await clientFor(u, ctx).catch(forwardError);
   const { options, flushed } = callOptions(ctx);
-  const r = await client.readResource({ uri }, { ...options, cacheMode: 'bypass' }).catch(forwardError);
+  const r = await send(u, ctx, { method: 'resources/read', uri }, (client, { headers, ...meta }) =>
+    client.readResource({ uri, ...meta }, { ...options, cacheMode: 'bypass', headers }),
+  );
   await flushed();
   return r.contents as never;
 }
@@ -179,17 +203,17 @@ function templateDef(u: Upstreamed, t: UpstreamTemplate, completes: boolean): De
             value: string,
             { arguments: context, ctx }: { arguments: Readonly<Record<string, string>>; ctx: HandlerContext },
           ) => {
-            const client = await clientFor(u, ctx).catch(forwardError);
-            const r = await client
-              .complete(
+            const r = await send(u, ctx, { method: 'completion/complete' }, (client, { headers, ...meta }) =>
+              client.complete(
                 {
                   ref: { type: 'ref/resource', uri: t.uriTemplate },
                   argument: { name: variable, value },
                   context: { arguments: { ...context } },
+                  ...meta,
                 },
-                { signal: ctx.signal },
-              )
-              .catch(forwardError);
+                { signal: ctx.signal, headers },
+              ),
+            );
             return r.completion.values;
           },
         ]),
