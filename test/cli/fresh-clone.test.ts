@@ -39,6 +39,7 @@ test("a user's own plugin with a required setting in plugins/ keeps the starter'
     'test/architecture/layers.test.ts',
     'test/deploy/dockerfile.test.ts',
     'test/plugins/plugin-resolution.test.ts',
+    'test/testing/schema-portability.test.ts',
   ];
   const r = spawnSync(
     process.execPath,
