@@ -84,7 +84,8 @@ export interface RunningServer {
    * no socket and no framing (the test kit's `TestClient` drives servers this way).
    *
    * @example
-   * const connection = running.connect({ onMessage: (m) => console.log(m) });
+   * const received: JsonRpcMessage[] = [];
+   * const connection = running.connect({ onMessage: (m) => received.push(m) });
    * await connection.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
    * connection.close();
    */

@@ -7,12 +7,12 @@
  * memory server itself (run over stdio).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { CLI, childEnv, REPO_ROOT, type SpawnedHttpServer, spawnHttpCli } from '../helpers/spawn-server.ts';
+import { childEnv, type SpawnedHttpServer, spawnHttpCli } from '../helpers/spawn-server.ts';
 import { scratch } from '../plugins/proxy/helpers.ts';
+import { runCli } from '../testing/helpers/fixtures.ts';
 
 const MEMORY = 'node_modules/@modelcontextprotocol/server-memory/dist/index.js';
 
@@ -24,35 +24,18 @@ interface Check {
 }
 
 /** Runs `mcp-toolkit check --json <target...>` and returns its report. */
-function checkJson(
+async function checkJson(
   target: string[],
   env: Record<string, string>,
 ): Promise<{ connected: boolean; checks: Check[] }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'check', '--json', ...target], {
-      cwd: REPO_ROOT,
-      env: childEnv(env),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => {
-      stdout += c;
-    });
-    child.stderr.setEncoding('utf8').on('data', (c: string) => {
-      stderr += c;
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      try {
-        resolve(JSON.parse(stdout) as { connected: boolean; checks: Check[] });
-      } catch {
-        reject(
-          new Error(`check ${target.join(' ')} exited ${code} without a JSON report; stderr:\n${stderr}`),
-        );
-      }
-    });
-  });
+  const run = await runCli(['check', '--json', ...target], { env: childEnv(env) });
+  try {
+    return JSON.parse(run.stdout) as { connected: boolean; checks: Check[] };
+  } catch {
+    throw new Error(
+      `check ${target.join(' ')} exited ${run.code} without a JSON report; stderr:\n${run.stderr}`,
+    );
+  }
 }
 
 /** The ids of the failed MUST and SHOULD checks (a SHOULD that fails is a warning without --strict). */
