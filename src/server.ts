@@ -37,7 +37,6 @@ import { TaskEngine } from './tasks/engine.ts';
 import { createLocalTaskBus, createMemoryTaskStore } from './tasks/memory-store.ts';
 import { taskLane, taskMethods } from './tasks/methods.ts';
 import type { TaskBackend } from './tasks/types.ts';
-import { type SessionEndHook, withSessionEndHooks } from './telemetry/session-end-hooks.ts';
 import { NOOP_TELEMETRY, type Telemetry } from './telemetry/tracing.ts';
 import type { ConnectionDeps, EventStore, HttpDeps } from './transports/deps.ts';
 
@@ -165,17 +164,27 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
   const { settings, logger } = options;
   const registry = new Registry();
   const hub = options.hub ?? new Hub();
-  // Every end of a session reaches telemetry.sessionEnded; the plugins' onSessionEnd hooks
-  // too, when one registered any (the telemetry is wrapped only then, after registration).
-  const sessionEndHooks: SessionEndHook[] = [];
-  let telemetry = options.telemetry ?? NOOP_TELEMETRY;
+  const telemetry = options.telemetry ?? NOOP_TELEMETRY;
+  // Every end of a 2025-wire session (HTTP DELETE, a closed connection, idle expiry) comes
+  // here: telemetry's session duration, then the plugins' onSessionEnd hooks.
+  const sessionEndHooks: { readonly plugin: string; readonly fn: (sessionId: string) => void }[] = [];
+  const sessionEnded = (id: string): void => {
+    telemetry.sessionEnded(id);
+    for (const { plugin, fn } of sessionEndHooks) {
+      try {
+        fn(id);
+      } catch (err) {
+        logger.error({ plugin, err }, `plugin "${plugin}": onSessionEnd failed`);
+      }
+    }
+  };
   const sessions =
     options.sessions ??
     createMemorySessionStore({
       idleMs: settings.MCP_SESSION_IDLE_MS,
       maxSessions: settings.MCP_MAX_SESSIONS,
       // An idle session that expires has ended (mcp.server.session.duration).
-      onExpire: (id) => telemetry.sessionEnded(id),
+      onExpire: sessionEnded,
     });
   const codec =
     options.stateCodec ??
@@ -245,7 +254,6 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     logger.info({ skills: skills.skills.length }, 'skills loaded');
   }
   registering = false;
-  if (sessionEndHooks.length > 0) telemetry = withSessionEndHooks(telemetry, sessionEndHooks, logger);
 
   checkAppLinks(registry);
   // A plugin setting that can never work stops start-up here (exit code 2), with the lines
@@ -313,6 +321,7 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     auth: options.auth,
     limiter: options.limiter,
     telemetry,
+    sessionEnded,
     instructions,
     routes: routes.routes,
     get routeInflightCount() {

@@ -86,7 +86,7 @@ export function createConnection(
     close() {
       presence.leave();
       detach();
-      server.telemetry.sessionEnded(session.id);
+      server.sessionEnded(session.id);
     },
   };
 }

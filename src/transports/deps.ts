@@ -29,7 +29,8 @@ export interface ConnectionDeps {
   /** The connection's session stream, and its waiting server-to-client requests failed at the end. */
   readonly hub: { readonly sessionStreams: SessionStreams; readonly clientRequests: ClientRequests };
   readonly logger: Logger;
-  readonly telemetry: Pick<Telemetry, 'sessionEnded'>;
+  /** A 2025-wire session ended (telemetry's session duration, the plugins' onSessionEnd hooks). */
+  sessionEnded(sessionId: string): void;
 }
 
 /** One readiness check's answer, as /readyz shows it. */
@@ -78,7 +79,9 @@ export interface HttpDeps {
   readonly hub: { readonly sessionStreams: SessionStreams };
   readonly sessions: SessionStore;
   readonly logger: Logger;
-  readonly telemetry: Pick<Telemetry, 'recordRefusal' | 'countRefusal' | 'sessionEnded'> &
+  /** A 2025-wire session ended (telemetry's session duration, the plugins' onSessionEnd hooks). */
+  sessionEnded(sessionId: string): void;
+  readonly telemetry: Pick<Telemetry, 'recordRefusal' | 'countRefusal'> &
     Partial<Pick<Telemetry, 'startRouteSpan'>>;
   /** Verifies callers at the edge; undefined with MCP_AUTH=none. */
   readonly auth: Authenticator | undefined;

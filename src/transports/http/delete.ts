@@ -13,7 +13,7 @@ export function installDelete(app: FastifyInstance, state: RouteState): void {
     try {
       for (const entry of [...standalone.values()]) if (entry.sessionId === session.id) entry.retire();
       await deps.sessions.delete(session.id);
-      deps.telemetry.sessionEnded(session.id);
+      deps.sessionEnded(session.id);
     } catch (err) {
       return refuseStoreError(state, req, reply, err);
     }
