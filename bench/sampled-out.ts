@@ -61,6 +61,14 @@ const variants: [string, Record<string, string>][] = [
       OTEL_METRICS_EXPORTER: 'none',
     },
   ],
+  [
+    'ratio 0, recommended metric attributes',
+    {
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0',
+      MCP_OTEL_METRIC_ATTRIBUTES: 'recommended',
+    },
+  ],
   ['ratio 0.1', { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }],
   ['ratio 1', { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '1' }],
 ];
@@ -80,7 +88,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?
 const untraced = contenders[0]!;
 const rows: Record<string, { untraced: number; traced: number; added: number }> = {};
 for (const [name, env] of variants) {
-  const settings = parseSettings({ MCP_LOG_LEVEL: 'silent' });
+  const settings = parseSettings({ MCP_LOG_LEVEL: 'silent', ...env });
   const config = parseTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, ...env }, settings, '0.1.0');
   const telemetry = await createTelemetry({ config });
   const logger = pino({ level: 'silent' });

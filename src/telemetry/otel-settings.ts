@@ -4,10 +4,9 @@
  * parsed once with zod from the environment `serve()` is given, and merged with their
  * `MCP_OTEL_*` aliases into one resolved `TracingConfig`.
  *
- * Why parse them here rather than let the SDK read `process.env`: settings are read once, a
- * bad value stops start-up with a message naming the variable (the SDK only logs a warning
- * and carries on with a default), and an in-process `serve({ env })` means what it says.
- * The SDK components are then built with these values passed explicitly.
+ * Parsed here, not by the SDK from `process.env`: a bad value stops start-up with a message
+ * naming the variable (the SDK warns and takes a default), `serve({ env })` means what it
+ * says, and the SDK components are built with these values passed explicitly.
  *
  * Precedence: an `MCP_OTEL_*` setting, when set, wins over the standard variable it stands
  * for; among the standard ones the specification's rule holds (a signal-specific variable,
@@ -18,14 +17,10 @@ import { describeIssues } from '../base/env.ts';
 import { InternalCode, ToolkitError } from '../base/errors.ts';
 
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
-export type SamplerName =
-  | 'always_on'
-  | 'always_off'
-  | 'traceidratio'
-  | 'parentbased_always_on'
-  | 'parentbased_always_off'
-  | 'parentbased_traceidratio';
+export type SamplerName = (typeof SAMPLERS)[number];
 export type PropagatorName = 'tracecontext' | 'baggage' | 'b3' | 'b3multi';
+/** The per-request metrics' attributes: the conventions' required ones, or the recommended too. */
+export type MetricAttributeSet = 'required' | 'recommended';
 
 /** Where and how one signal is exported. */
 export interface OtlpTarget {
@@ -42,6 +37,7 @@ export interface TracingSettings {
   readonly MCP_OTEL_ENDPOINT?: string | undefined;
   readonly MCP_OTEL_SERVICE_NAME?: string | undefined;
   readonly MCP_OTEL_SAMPLE_RATIO?: number | undefined;
+  readonly MCP_OTEL_METRIC_ATTRIBUTES?: MetricAttributeSet | undefined;
   readonly MCP_SERVER_NAME: string;
 }
 
@@ -71,6 +67,8 @@ export interface TracingConfig {
   readonly metricIntervalMs: number;
   /** `OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE`. */
   readonly temporality: 'cumulative' | 'delta' | 'lowmemory';
+  /** `MCP_OTEL_METRIC_ATTRIBUTES`. */
+  readonly metricAttributes: MetricAttributeSet;
   /**
    * The instrumentations our own SDK registers, after `OTEL_NODE_ENABLED_INSTRUMENTATIONS`
    * and `OTEL_NODE_DISABLED_INSTRUMENTATIONS` (default: all of `BUILT_IN_INSTRUMENTATIONS`).
@@ -388,6 +386,7 @@ export function parseTracingConfig(
     maxQueueSize: o.OTEL_BSP_MAX_QUEUE_SIZE ?? 2048,
     metricIntervalMs: o.OTEL_METRIC_EXPORT_INTERVAL ?? 60_000,
     temporality: o.OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE ?? 'cumulative',
+    metricAttributes: settings.MCP_OTEL_METRIC_ATTRIBUTES ?? 'required',
     // As the Node SDK: the enabled list (all when unset), minus the disabled list, which wins.
     instrumentations: Object.freeze(
       BUILT_IN_INSTRUMENTATIONS.filter(

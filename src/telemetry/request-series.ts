@@ -64,7 +64,7 @@ export class Series {
   readonly protocolVersion: string | undefined;
   readonly #failures = new Map<string, Attributes>();
 
-  constructor(key: SeriesKey) {
+  constructor(key: SeriesKey, recommended: boolean) {
     const { method, target, known } = key;
     const start: Attributes = { [Attr.McpMethodName]: boundTarget(method) ?? '' };
     if (target !== undefined && known) {
@@ -80,14 +80,17 @@ export class Series {
     this.protocolVersion = key.protocolVersion;
     // The metric carries every conditionally required attribute the span does, but only
     // low-cardinality values: a method or a tool/prompt name that matched nothing is left out.
+    // The recommended ones only when asked for: the SDK hashes the whole set on every record.
     const bounded = boundedMethod(method);
     const ok: Attributes = { [Attr.McpMethodName]: bounded };
-    networkAttributes(ok, { transport: key.transport, httpVersion: key.httpVersion });
-    if (key.protocolVersion !== undefined) ok[Attr.McpProtocolVersion] = key.protocolVersion;
     const tool = known && method === 'tools/call' ? target : undefined;
     if (tool !== undefined) ok[Attr.GenAiToolName] = tool;
-    if (bounded === 'tools/call') ok[Attr.GenAiOperationName] = 'execute_tool';
     if (known && method === 'prompts/get' && target !== undefined) ok[Attr.GenAiPromptName] = target;
+    if (recommended) {
+      networkAttributes(ok, { transport: key.transport, httpVersion: key.httpVersion });
+      if (key.protocolVersion !== undefined) ok[Attr.McpProtocolVersion] = key.protocolVersion;
+      if (bounded === 'tools/call') ok[Attr.GenAiOperationName] = 'execute_tool';
+    }
     this.ok = metricAttributes(ok);
     const toolError: Attributes = { [Attr.McpMethodName]: bounded };
     if (tool !== undefined) toolError[Attr.GenAiToolName] = tool;
@@ -132,13 +135,19 @@ const MAX_VARIANTS = 16;
  */
 export class SeriesCache {
   readonly #byMethod = new Map<string, Map<string, Series[]>>();
+  readonly #recommended: boolean;
   #size = 0;
+
+  /** `recommended`: the metrics carry the conventions' recommended attributes too. */
+  constructor(recommended: boolean) {
+    this.#recommended = recommended;
+  }
 
   get(key: SeriesKey): Series {
     // A target that names nothing registered is the client's, unbounded: no part of a series.
     const bounded = key.known || key.target === undefined ? key : { ...key, target: undefined };
     // Only known methods are kept (a client may send any name).
-    if (boundedMethod(key.method) !== key.method) return new Series(bounded);
+    if (boundedMethod(key.method) !== key.method) return new Series(bounded, this.#recommended);
     let byTarget = this.#byMethod.get(key.method);
     if (byTarget === undefined) {
       byTarget = new Map();
@@ -158,7 +167,7 @@ export class SeriesCache {
       )
         return series;
     }
-    const series = new Series(bounded);
+    const series = new Series(bounded, this.#recommended);
     if (this.#size < MAX_SERIES && variants.length < MAX_VARIANTS) {
       variants.push(series);
       this.#size++;

@@ -16,6 +16,7 @@ import {
 import { idText } from '../base/json-ids.ts';
 import { logFieldsOf, type TraceLogFields } from '../base/trace-context.ts';
 import type { RequestRecord } from '../protocol/request-record.ts';
+import type { MetricAttributeSet } from './otel-settings.ts';
 import {
   type Instruments,
   metricAttributes,
@@ -237,6 +238,23 @@ class OtelRequestSpan implements RequestSpan {
   }
 }
 
+export interface RequestTelemetryOptions {
+  /**
+   * The carrier keys our own propagators read (span-parent.ts), so that a request carrying
+   * none is not handed to them; undefined with an application's propagator.
+   */
+  readonly extractKeys?: readonly string[] | undefined;
+  /**
+   * Whether `startSpan` is given the attributes that name the request's kind, for a sampler to
+   * key on (an application's sampler may; default true); false with our own samplers, the
+   * SDK's ratio, always-on and always-off ones, which read none: a kept span gets them right
+   * after the decision, a span sampled out never has them checked or copied.
+   */
+  readonly samplerSeesAttributes?: boolean;
+  /** The per-request metrics' attributes (MCP_OTEL_METRIC_ATTRIBUTES; default `required`). */
+  readonly metricAttributes?: MetricAttributeSet;
+}
+
 /** Sessions tracked for their duration at most; past it the oldest is forgotten (expired unseen). */
 const MAX_TRACKED_SESSIONS = 100_000;
 
@@ -246,29 +264,20 @@ export class RequestTelemetry implements Telemetry {
   readonly #instruments: Instruments;
   readonly #own: OwnedSdk | undefined;
   readonly #sessions = new Map<string, { started: number; attributes: Attributes }>();
-  readonly #series = new SeriesCache();
+  readonly #series: SeriesCache;
   readonly #extractKeys: readonly string[] | undefined;
   readonly #samplerSeesAttributes: boolean;
 
   /**
    * `own`: our SDK, when we started one (else the application's provider is used, and flushed
-   * only). `extractKeys`: the carrier keys our own propagators read (span-parent.ts), so that a
-   * request carrying none is not handed to them; undefined with an application's propagator.
-   * `samplerSeesAttributes`: whether `startSpan` is given the attributes that name the request's
-   * kind, for a sampler to key on (an application's sampler may); false with our own samplers,
-   * the SDK's ratio, always-on and always-off ones, which read none: a kept span gets them
-   * right after the decision, a span sampled out never has them checked or copied.
+   * only). See `RequestTelemetryOptions` for the rest.
    */
-  constructor(
-    version: string,
-    own: OwnedSdk | undefined,
-    extractKeys?: readonly string[],
-    samplerSeesAttributes = true,
-  ) {
+  constructor(version: string, own: OwnedSdk | undefined, options: RequestTelemetryOptions = {}) {
     this.#tracer = trace.getTracer(SCOPE, version);
     this.#own = own;
-    this.#extractKeys = extractKeys;
-    this.#samplerSeesAttributes = samplerSeesAttributes;
+    this.#extractKeys = options.extractKeys;
+    this.#samplerSeesAttributes = options.samplerSeesAttributes ?? true;
+    this.#series = new SeriesCache(options.metricAttributes === 'recommended');
     const meter = metrics.getMeter(SCOPE, version);
     const advice = { explicitBucketBoundaries: DURATION_BUCKETS_S };
     this.#instruments = {

@@ -142,5 +142,9 @@ export async function createTelemetry(options: TelemetryOptions): Promise<Teleme
   // own samplers (samplerOf) are the SDK's ratio, always-on and always-off ones, which read no
   // attributes; an application's sampler may.
   const extractKeys = own === undefined ? undefined : extractKeysOf(options.config.propagators);
-  return new RequestTelemetry(options.config.serviceVersion, own, extractKeys, own === undefined);
+  return new RequestTelemetry(options.config.serviceVersion, own, {
+    extractKeys,
+    samplerSeesAttributes: own === undefined,
+    metricAttributes: options.config.metricAttributes,
+  });
 }

@@ -1,6 +1,7 @@
 /**
- * The attribute sets the request metrics are recorded with: one frozen object per kind of
- * request and outcome, its keys in sorted order, so that the SDK's per-record hash of the set
+ * The attribute sets the request metrics are recorded with: the semantic conventions' required
+ * and conditionally required attributes (the recommended ones with MCP_OTEL_METRIC_ATTRIBUTES),
+ * one frozen object per kind of request and outcome, its keys in sorted order, so that the SDK's per-record hash of the set
  * (it sorts the keys, then serialises the pairs) sorts nothing out of order. Checked on what
  * the duration histogram and the tool-error counter are handed, through a meter provider that
  * notes every record.
@@ -37,17 +38,17 @@ after(async () => {
 });
 
 const sortedKeys = (attributes: Attributes) => [...Object.keys(attributes)].sort();
+const request = {
+  method: 'tools/call',
+  targetName: 'add',
+  targetKnown: true,
+  protocolVersion: '2026-07-28',
+  transport: 'http',
+  httpVersion: '1.1',
+} as const;
 
 test('each request kind and outcome is recorded with one frozen set, its keys in sorted order', () => {
   const telemetry = new RequestTelemetry('1.2.3', undefined);
-  const request = {
-    method: 'tools/call',
-    targetName: 'add',
-    targetKnown: true,
-    protocolVersion: '2026-07-28',
-    transport: 'http',
-    httpVersion: '1.1',
-  } as const;
   telemetry.startRequestSpan(request).end({});
   telemetry.startRequestSpan(request).end({});
   telemetry.startRequestSpan(request).end({ code: ErrorCode.InvalidParams, message: 'bad' });
@@ -62,7 +63,31 @@ test('each request kind and outcome is recorded with one frozen set, its keys in
     assert.ok(Object.isFrozen(attributes), `${name}: frozen`);
     assert.deepEqual(Object.keys(attributes), sortedKeys(attributes), `${name}: keys in order`);
   }
+  // By default the conventions' required and conditionally required attributes, no more.
+  assert.deepEqual(durations[0]?.attributes, { 'gen_ai.tool.name': 'add', 'mcp.method.name': 'tools/call' });
   assert.deepEqual(durations[2]?.attributes, {
+    'error.type': String(ErrorCode.InvalidParams),
+    'gen_ai.tool.name': 'add',
+    'mcp.method.name': 'tools/call',
+    'rpc.response.status_code': String(ErrorCode.InvalidParams),
+  });
+  assert.ok(recorded.some((r) => r.name === 'mcp.server.tool_errors'));
+  assert.ok(recorded.some((r) => r.name === 'mcp.server.session.duration'));
+});
+
+test('MCP_OTEL_METRIC_ATTRIBUTES=recommended: the recommended attributes too, in the same sorted frozen sets', () => {
+  recorded.length = 0;
+  const telemetry = new RequestTelemetry('1.2.3', undefined, { metricAttributes: 'recommended' });
+  const prompt = { ...request, method: 'prompts/get', targetName: 'greet' } as const;
+  telemetry.startRequestSpan(request).end({});
+  telemetry.startRequestSpan(request).end({ code: ErrorCode.InvalidParams, message: 'bad' });
+  telemetry.startRequestSpan({ ...prompt, transport: 'stdio', httpVersion: undefined }).end({});
+  const durations = recorded.filter((r) => r.name === 'mcp.server.operation.duration');
+  for (const { name, attributes } of recorded) {
+    assert.ok(Object.isFrozen(attributes), `${name}: frozen`);
+    assert.deepEqual(Object.keys(attributes), sortedKeys(attributes), `${name}: keys in order`);
+  }
+  assert.deepEqual(durations[1]?.attributes, {
     'error.type': String(ErrorCode.InvalidParams),
     'gen_ai.operation.name': 'execute_tool',
     'gen_ai.tool.name': 'add',
@@ -73,6 +98,10 @@ test('each request kind and outcome is recorded with one frozen set, its keys in
     'network.transport': 'tcp',
     'rpc.response.status_code': String(ErrorCode.InvalidParams),
   });
-  assert.ok(recorded.some((r) => r.name === 'mcp.server.tool_errors'));
-  assert.ok(recorded.some((r) => r.name === 'mcp.server.session.duration'));
+  assert.deepEqual(durations[2]?.attributes, {
+    'gen_ai.prompt.name': 'greet',
+    'mcp.method.name': 'prompts/get',
+    'mcp.protocol.version': '2026-07-28',
+    'network.transport': 'pipe',
+  });
 });

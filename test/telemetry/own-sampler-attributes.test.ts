@@ -67,12 +67,10 @@ const REQUEST = {
 } as const;
 
 test('our own samplers are handed no attributes; a kept span carries them all', () => {
-  const telemetry = new RequestTelemetry(
-    '1.2.3',
-    undefined,
-    extractKeysOf(['tracecontext', 'baggage']),
-    false,
-  );
+  const telemetry = new RequestTelemetry('1.2.3', undefined, {
+    extractKeys: extractKeysOf(['tracecontext', 'baggage']),
+    samplerSeesAttributes: false,
+  });
 
   // Ratio 0, no parent: dropped, and nothing was given to `startSpan` or set.
   telemetry.startRequestSpan(REQUEST).end({});

@@ -7,7 +7,17 @@ const schema = z.object(telemetrySettingsShape);
 
 describe('telemetry settings', () => {
   test('defaults: no export, no service name or ratio of our own (the OTEL_* ones apply), arguments not logged', () => {
-    assert.deepEqual(schema.parse({}), { MCP_LOG_TOOL_ARGS: false });
+    assert.deepEqual(schema.parse({}), { MCP_LOG_TOOL_ARGS: false, MCP_OTEL_METRIC_ATTRIBUTES: 'required' });
+  });
+
+  test('MCP_OTEL_METRIC_ATTRIBUTES is required or recommended; anything else names the choices', () => {
+    assert.equal(
+      schema.parse({ MCP_OTEL_METRIC_ATTRIBUTES: 'recommended' }).MCP_OTEL_METRIC_ATTRIBUTES,
+      'recommended',
+    );
+    const result = schema.safeParse({ MCP_OTEL_METRIC_ATTRIBUTES: 'all' });
+    assert.equal(result.success, false);
+    assert.match(result.error?.issues[0]?.message ?? '', /required.*recommended/);
   });
 
   test('parses an endpoint, a service name and the tool-arguments switch', () => {

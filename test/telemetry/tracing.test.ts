@@ -21,6 +21,7 @@ const SETTINGS = {
   MCP_OTEL_ENDPOINT: undefined,
   MCP_OTEL_SERVICE_NAME: undefined,
   MCP_OTEL_SAMPLE_RATIO: undefined,
+  MCP_OTEL_METRIC_ATTRIBUTES: undefined as 'required' | 'recommended' | undefined,
   MCP_SERVER_NAME: 'mcp-toolkit',
 };
 
@@ -369,15 +370,8 @@ describe('request spans from the OpenTelemetry API', () => {
     const ok = points.find(
       (p) => p.attributes['gen_ai.tool.name'] === 'add' && p.attributes['error.type'] === undefined,
     );
-    assert.deepEqual(ok?.attributes, {
-      'mcp.method.name': 'tools/call',
-      'gen_ai.tool.name': 'add',
-      'gen_ai.operation.name': 'execute_tool',
-      'mcp.protocol.version': '2025-06-18',
-      'network.transport': 'tcp',
-      'network.protocol.name': 'http',
-      'network.protocol.version': '1.1',
-    });
+    // The conventions' required and conditionally required attributes (the default set).
+    assert.deepEqual(ok?.attributes, { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'add' });
     const unknown = points.find((p) => p.attributes['error.type'] === String(ErrorCode.InvalidParams));
     assert.equal(unknown?.attributes['gen_ai.tool.name'], undefined, 'a made-up tool name mints no series');
     assert.equal(unknown?.attributes['rpc.response.status_code'], String(ErrorCode.InvalidParams));
@@ -389,6 +383,34 @@ describe('request spans from the OpenTelemetry API', () => {
     const session = mine('mcp.server.session.duration').flatMap((m) => m.points)[0];
     assert.equal(session?.count, 1);
     assert.equal(session?.attributes['mcp.protocol.version'], '2025-11-25');
+  });
+
+  test('MCP_OTEL_METRIC_ATTRIBUTES=recommended: the duration carries the recommended attributes too', async (t) => {
+    const { telemetry, service } = await telemetryFor(t, {}, { MCP_OTEL_METRIC_ATTRIBUTES: 'recommended' });
+    telemetry
+      .startRequestSpan({
+        method: 'tools/call',
+        targetName: 'add',
+        targetKnown: true,
+        protocolVersion: '2025-06-18',
+        transport: 'http',
+        httpVersion: '1.1',
+      })
+      .end({});
+    // Shutdown resolves once the meter provider's last export was answered.
+    await telemetry.shutdown(2000);
+    const metric = receiver.metrics.find(
+      (m) => m.name === 'mcp.server.operation.duration' && m.resource['service.name'] === service,
+    );
+    assert.deepEqual(metric?.points[0]?.attributes, {
+      'mcp.method.name': 'tools/call',
+      'gen_ai.tool.name': 'add',
+      'gen_ai.operation.name': 'execute_tool',
+      'mcp.protocol.version': '2025-06-18',
+      'network.transport': 'tcp',
+      'network.protocol.name': 'http',
+      'network.protocol.version': '1.1',
+    });
   });
 
   test('reports a failing collector once per failing streak', async (t) => {
