@@ -53,3 +53,5 @@ app.post('/mcp', async (req, reply) => {
   });
 });
 announce(await app.listen({ host: '127.0.0.1', port: portArg() }));
+// Exit on SIGTERM rather than die of it, so that `--cpu-prof` (bench/per-request.ts --profile) writes its profile.
+process.once('SIGTERM', () => void app.close().then(() => process.exit(0)));

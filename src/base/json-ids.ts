@@ -5,8 +5,9 @@
  * an id (its `id`, a notifications/cancelled `params.requestId`, a `params._meta.progressToken`,
  * or a progress notification's `params.progressToken`) as a `BigId` (`JSON.rawJSON`), which
  * JSON.stringify writes back digit for digit. Any other number, tool arguments included, is
- * read as JSON.parse reads it. Texts without a run of 16
- * digits (all but a few) take plain JSON.parse, without a reviver.
+ * read as JSON.parse reads it. A text is parsed once by plain JSON.parse, without a reviver;
+ * only when a number at one of those places came out past the safe range (all but a few
+ * never do) is it parsed again, with a reviver that reads the number's digits.
  */
 
 /** An integer id JSON numbers cannot hold: its digits, as `JSON.rawJSON` keeps them. */
@@ -19,8 +20,6 @@ const RawJson = JSON as unknown as {
   isRawJSON(value: unknown): boolean;
 };
 
-/** The smallest unsafe integer has 16 digits; a text with no such run has none to keep. */
-const LONG_DIGITS = /\d{16}/;
 const INTEGER = /^-?\d+$/;
 
 /** Where an id sits in an object, as the keys leading to it. */
@@ -87,7 +86,9 @@ export function parseMessage(text: string): unknown {
  * parseKeepingIds(payload, [['event', 'requestId']]); // a relayed cancellation
  */
 export function parseKeepingIds(text: string, paths: readonly IdPath[], batch = false): unknown {
-  if (!LONG_DIGITS.test(text)) return JSON.parse(text);
+  const parsed: unknown = JSON.parse(text);
+  if (batch && Array.isArray(parsed) ? !parsed.some((m) => unsafeAt(m, paths)) : !unsafeAt(parsed, paths))
+    return parsed;
   const keys = new Set(paths.map((p) => p.at(-1)));
   const kept = new WeakMap<object, Map<string, string>>();
   let value: unknown;
@@ -111,7 +112,7 @@ export function parseKeepingIds(text: string, paths: readonly IdPath[], batch = 
     if (err instanceof SyntaxError) throw err;
     // The reviver's walk recurses: a text nested thousands deep overflows it. Such a text is
     // past any nesting limit and gets refused; its ids are then read as JSON.parse reads them.
-    return JSON.parse(text);
+    return parsed;
   }
   for (const top of batch && Array.isArray(value) ? value : [value]) {
     for (const path of paths) {
@@ -123,4 +124,18 @@ export function parseKeepingIds(text: string, paths: readonly IdPath[], batch = 
     }
   }
   return value;
+}
+
+/**
+ * Whether a number at one of `paths` in `top` is past Number.MAX_SAFE_INTEGER (or not an
+ * integer at all): JSON.parse turns an integer text too long to hold into such a number, so a
+ * message without one has no digits to keep.
+ */
+function unsafeAt(top: unknown, paths: readonly IdPath[]): boolean {
+  for (const path of paths) {
+    let value = top;
+    for (const key of path) value = isRecord(value) ? value[key] : undefined;
+    if (typeof value === 'number' && !Number.isSafeInteger(value)) return true;
+  }
+  return false;
 }

@@ -67,3 +67,35 @@ describe('parseMessage', () => {
     assert.equal(typeof value.event.other, 'number');
   });
 });
+
+describe('parseMessage: one plain parse unless an id needs its digits', () => {
+  test('a long run of digits outside the ids (a tool argument, a string) keeps plain JSON.parse', (t) => {
+    const parse = t.mock.method(JSON, 'parse');
+    const text = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"card","arguments":{"number":"4111111111111111","n":${BIG}}}}`;
+    const value = parseMessage(text) as { params: { arguments: { n: unknown } } };
+    assert.equal(typeof value.params.arguments.n, 'number');
+    assert.equal(parse.mock.callCount(), 1);
+    assert.equal(parse.mock.calls[0]!.arguments.length, 1, 'no reviver');
+  });
+
+  test('an unsafe id anywhere in a batch takes the reviver; a batch of safe ids does not', (t) => {
+    const parse = t.mock.method(JSON, 'parse');
+    const safe = parseMessage(
+      '[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]',
+    );
+    assert.equal(parse.mock.callCount(), 1);
+    assert.deepEqual(
+      (safe as { id: unknown }[]).map((m) => m.id),
+      [1, 2],
+    );
+    const mixed = parseMessage(
+      `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":${BIG},"method":"ping"}]`,
+    );
+    assert.equal(parse.mock.callCount(), 3, 'parsed again, with the reviver');
+    assert.ok(isBigId((mixed as { id: unknown }[])[1]!.id));
+    assert.equal(
+      JSON.stringify(mixed),
+      `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":${BIG},"method":"ping"}]`,
+    );
+  });
+});

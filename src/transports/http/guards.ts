@@ -59,6 +59,9 @@ export function createHostGuard(
   return hostGuard(hostGuardOptions(options));
 }
 
+/** How many allowed Host values a guard remembers. */
+const MAX_SEEN_HOSTS = 64;
+
 export function hostGuard(options: HostGuardOptions): HostGuard {
   const configured = options.allowedHosts.map((h) => h.toLowerCase());
   const enabled = options.checkHost;
@@ -69,6 +72,9 @@ export function hostGuard(options: HostGuardOptions): HostGuard {
     if (/:\d+$/.test(h)) exact.add(h);
     else hostnames.add(h);
   }
+  // Host values already allowed, as sent: most requests' check is one lookup. Bounded, so that
+  // a client trying port after port cannot grow it.
+  const allowedSeen = new Set<string>();
   const anyOrigin = options.anyOrigin;
   const origins = new Set(options.allowedOrigins.map((o) => o.toLowerCase().replace(/\/$/, '')));
   return {
@@ -76,8 +82,11 @@ export function hostGuard(options: HostGuardOptions): HostGuard {
     hostAllowed(host) {
       if (!enabled) return true;
       if (!host) return false;
+      if (allowedSeen.has(host)) return true;
       const h = host.trim().toLowerCase();
-      return exact.has(h) || hostnames.has(hostnameOf(h));
+      const allowed = exact.has(h) || hostnames.has(hostnameOf(h));
+      if (allowed && allowedSeen.size < MAX_SEEN_HOSTS) allowedSeen.add(host);
+      return allowed;
     },
     originAllowed(origin) {
       if (origin === undefined || anyOrigin) return true; // not a browser, or CORS open to all
