@@ -289,40 +289,26 @@ export class Dispatcher {
     } else {
       const session = profile.sessions ? ex.session : undefined;
       const ctx = new RequestContext(record, { session, channel: ex.channel, logger: this.#o.logger });
+      // Entered once, here rather than in an async function of its own (a promise and an await
+      // less per call): the client going away (HTTP connection closed, stdio connection
+      // closed) and, on the 2025 wire, notifications/cancelled of `scope` find it and abort it.
+      const presence = ex.presence;
+      const scope = session?.id;
+      this.#running.enter(ctx, req.id, presence, scope);
       try {
-        result = await this.#run(route, req, ctx, ex, session?.id);
+        const hooks = this.#hooks.get(req.method);
+        result = await (hooks === undefined
+          ? route(req.params, ctx, this.#deps)
+          : withMiddleware(hooks, req, ctx, this.#o.registry, (params) => route(params, ctx, this.#deps)));
       } catch (err) {
         if (silenced(ctx, ex)) return {};
         throw err;
+      } finally {
+        this.#running.leave(ctx, req.id, presence, scope);
       }
       if (silenced(ctx, ex)) return {};
     }
     profile.completeResult(req.method, result, this.#o.serverInfo);
     return { body: success(req.id, result) };
-  }
-
-  // ---- shared ---------------------------------------------------------------------------
-
-  async #run(
-    handler: MethodHandler,
-    req: JsonRpcRequest,
-    ctx: RequestContext,
-    ex: Exchange,
-    /** The 2025 session whose notifications/cancelled can reach this request. */
-    scope: string | undefined,
-  ): Promise<JsonObject> {
-    // Entered once: the client going away (HTTP connection closed, stdio connection closed)
-    // and, on the 2025 wire, notifications/cancelled find it there and abort it.
-    const presence = ex.presence;
-    this.#running.enter(ctx, req.id, presence, scope);
-    try {
-      const hooks = this.#hooks.get(req.method);
-      if (hooks === undefined) return await handler(req.params, ctx, this.#deps);
-      return await withMiddleware(hooks, req, ctx, this.#o.registry, (params) =>
-        handler(params, ctx, this.#deps),
-      );
-    } finally {
-      this.#running.leave(ctx, req.id, presence, scope);
-    }
   }
 }
