@@ -156,6 +156,26 @@ describe('settling answers against what was owed', () => {
     assert.deepEqual([s.unanswered, s.unexpected], [[], []]);
   });
 
+  test('a reply that fits two deep batches leaves the one it was given open for its own reply', () => {
+    // Two deep batches sent together: one whose members may all go unanswered, one with a
+    // request. The id-null reply the first gets fits the second too; the second's own reply
+    // (id 29) may then come later, and must not count as an answer nothing was owed for.
+    const nested = `${'['.repeat(70)}${']'.repeat(70)}`;
+    const quiet = owedFor(`[{"jsonrpc":"2.0","id":null,"result":{},"error":${nested}}]`, options);
+    const asks = owedFor(
+      `[{"jsonrpc":"2.0","id":${nested},"error":{}},{"jsonrpc":"2.0","id":29,"method":"completion/complete"}]`,
+      options,
+    );
+    const batches = [...quiet.batches, ...asks.batches];
+    const first = settle([], batches, [[err(null)]], 'exact');
+    assert.deepEqual([first.unanswered, first.unexpected], [[], []]);
+    const later = settle(first.open.singles, first.open.batches, [[ok(29)]], 'exact');
+    assert.deepEqual([later.unanswered, later.unexpected], [[], []]);
+    // Without the ambiguity a paid batch is not kept open: its reply coming twice is one too many.
+    const alone = settle([], asks.batches, [[ok(29)]], 'exact');
+    assert.equal(settle(alone.open.singles, alone.open.batches, [[ok(29)]]).unexpected.length, 1);
+  });
+
   test('an id-null answer pays an id-null debt before one its own id may still pay', () => {
     const both = [...owedFor('{', options).singles, ...owedFor(deep(100), options).singles];
     const s = settle(both, [], [err(null)], 'exact');

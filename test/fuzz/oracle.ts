@@ -355,6 +355,15 @@ export function settle(
   const s = settleSingles([...singles, ...refused.keys()], objects, prefer);
   for (const o of s.unanswered) unanswered.push(`${o.note} (id ${o.ids.join(' or ')})`);
   unexpected.push(...s.unexpected);
+  // A reply that fits a batch left unmatched may have been that batch's (an id-null reply fits
+  // any deep batch): the batch it was given may then still get its own reply, later.
+  for (let b = 0; b < batches.length; b++) {
+    const a = owner[b];
+    if (a === undefined || !batches.some((_, other) => owner[other] === undefined && fits[a]![other]))
+      continue;
+    const paid = batches[b]!;
+    openBatches.push({ ...paid, members: paid.members.map((m) => ({ ...m, optional: true })) });
+  }
   const open = { singles: [] as Owed[], batches: openBatches };
   for (const o of s.open) {
     const b = refused.get(o);
