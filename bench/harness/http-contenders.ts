@@ -53,21 +53,31 @@ export function scenario4Contenders(sink: OtlpSink, profileDir: string | undefin
     OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
     OTEL_TRACES_SAMPLER_ARG: arg,
   });
-  const exported = (contender: HttpContender) => {
+  // Ratio 0 without metrics has nothing to export: what it sent is reported, its silence expected.
+  const exported = (contender: HttpContender, silent = false) => {
     contender.afterRounds = () => {
-      const { requests, bytes, paths } = sink.stats();
-      if (requests === 0) return ['the OTLP sink received nothing: tracing exported no spans'];
+      const { requests, bytes, paths } = sink.stats(contender.key);
+      if (requests === 0)
+        return [
+          silent
+            ? 'the OTLP sink received nothing from this server, as expected (no span sampled, metrics off)'
+            : 'the OTLP sink received nothing from this server: tracing exported no spans',
+        ];
       return [
-        `the OTLP sink received ${requests} exports (${bytes} bytes) from the traced servers: ${JSON.stringify(paths)}`,
+        `the OTLP sink received ${requests} exports (${bytes} bytes) from this server: ${JSON.stringify(paths)}`,
       ];
     };
   };
   const secured = (contenderKey: string, label: string, env: Record<string, string>): HttpContender => {
     const authenticated = env.MCP_AUTH !== undefined;
     const traced = env.MCP_OTEL_ENDPOINT !== undefined;
+    // Each traced server exports under its own base URL, so that its note counts what it alone sent.
+    const serverEnv = traced
+      ? { ...env, MCP_OTEL_ENDPOINT: `${env.MCP_OTEL_ENDPOINT}/${contenderKey}` }
+      : env;
     const contender: HttpContender = {
       key: contenderKey,
-      spec: { id: contenderKey, label, ...oursHttp(env) },
+      spec: { id: contenderKey, label, ...oursHttp(serverEnv) },
       async prepare(url) {
         return prepare2026(url, authenticated ? { 'x-api-key': key } : {});
       },
@@ -84,7 +94,8 @@ export function scenario4Contenders(sink: OtlpSink, profileDir: string | undefin
           : `auth is not enforced: a request without the API key got HTTP ${anonymous.status}`;
       };
     }
-    if (traced) exported(contender);
+    if (traced)
+      exported(contender, env.OTEL_TRACES_SAMPLER_ARG === '0' && env.OTEL_METRICS_EXPORTER === 'none');
     const flags = profileFlags(profileDir, `ours-${contenderKey.replace(/^ours-/, '')}-scenario4`);
     if (flags) contender.nodeFlags = flags;
     return contender;
@@ -93,7 +104,7 @@ export function scenario4Contenders(sink: OtlpSink, profileDir: string | undefin
     key: 'raw-otel',
     spec: {
       ...RAW_OTEL_HTTP,
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_SERVICE_NAME: 'bench-raw' },
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: `${sink.url}/raw-otel`, OTEL_SERVICE_NAME: 'bench-raw' },
     },
     prepare: (url) => prepare2026(url),
   };

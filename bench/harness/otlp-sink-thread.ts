@@ -5,9 +5,9 @@
  * process.
  */
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
-import { type OtlpSink, startOtlpSink } from './otlp-sink.ts';
+import { type OtlpSinkStats, startOtlpSink } from './otlp-sink.ts';
 
-type Message = { url: string } | { stats: ReturnType<OtlpSink['stats']> };
+type Message = { url: string } | { stats: OtlpSinkStats };
 
 if (!isMainThread && parentPort !== null) {
   const port = parentPort;
@@ -23,9 +23,11 @@ if (!isMainThread && parentPort !== null) {
 }
 
 /** Starts the sink on a worker thread; `stats` asks the thread for its counts. */
-export async function startOtlpSinkThread(): Promise<
-  Omit<OtlpSink, 'stats'> & { stats(): Promise<ReturnType<OtlpSink['stats']>> }
-> {
+export async function startOtlpSinkThread(): Promise<{
+  url: string;
+  stats(): Promise<OtlpSinkStats>;
+  close(): Promise<void>;
+}> {
   const worker = new Worker(new URL(import.meta.url));
   const next = () =>
     new Promise<Message>((resolve, reject) => {
