@@ -20,7 +20,10 @@ export function toMarkdown(results: Results): string {
     `Run of ${results.generatedAt}: ${String(m.nproc)} cores (${String(m.cpuModel)}), Node ${String(m.node)}, ` +
       `${m.pinned ? 'servers pinned to core 0, load to core 1' : `unpinned (${String(m.note)})`}, ` +
       `load average ${JSON.stringify(m.loadavgBefore)} before and ${JSON.stringify(m.loadavgAfter)} after; ` +
-      `${String(results.options.rounds)} rounds of ${String(results.options.durationSec)} s, ` +
+      `${String(results.options.rounds)} rounds of ${String(results.options.durationSec)} s` +
+      (results.options.processes === undefined
+        ? ', '
+        : ` on ${String(results.options.processes)} processes of each HTTP server in turn, `) +
       `${String(results.options.connections)} connections, HTTP load by ${String(results.options.load ?? 'autocannon')}.`,
     '',
   );

@@ -36,6 +36,8 @@ export interface ServerResult {
   error?: string;
   notes: string[];
   rounds: RoundFigures[];
+  /** The processes of the server its rounds ran on, one after the other (HTTP scenarios). */
+  processes?: number;
   /** Medians over rounds (absent when nothing was measured). */
   median?: Summary;
 }

@@ -53,11 +53,11 @@ export interface Context {
 }
 
 interface Running {
-  contender: HttpContender;
+  readonly contender: HttpContender;
   child: ChildProcess;
   url: string;
   request: LoadRequest;
-  result: ServerResult;
+  readonly result: ServerResult;
   stderr: () => string;
 }
 
@@ -74,6 +74,7 @@ async function start(ctx: Context, contender: HttpContender): Promise<Running | 
       status: 'ok',
       notes: request.notes,
       rounds: [],
+      processes: 1,
     };
     return { contender, child, url, request, result, stderr };
   } catch (error) {
@@ -112,6 +113,34 @@ async function round(ctx: Context, r: Running, durationSec: number): Promise<Rou
   };
 }
 
+/** Untimed load on each server still measured, for its JIT (`--warmup` seconds each). */
+async function warmUp(ctx: Context, running: readonly Running[]): Promise<void> {
+  if (ctx.options.warmupSec <= 0) return;
+  for (const r of running) {
+    if (r.result.status !== 'ok') continue;
+    await ctx.load.run(job(ctx, r, ctx.options.warmupSec)).catch((error: unknown) => {
+      r.result.status = 'unavailable';
+      r.result.error = `warm-up failed: ${error instanceof Error ? error.message : String(error)}`;
+    });
+  }
+}
+
+/** Replaces a server's process with a new one, verified as the first was; its rounds so far stay. */
+async function restart(ctx: Context, r: Running): Promise<void> {
+  await stop(r.child);
+  const started = await start(ctx, r.contender);
+  if (!('child' in started)) {
+    r.result.status = 'unavailable';
+    r.result.error = `a new process did not start: ${started.error ?? 'unknown'}`;
+    return;
+  }
+  r.child = started.child;
+  r.url = started.url;
+  r.request = started.request;
+  r.stderr = started.stderr;
+  r.result.processes = (r.result.processes ?? 1) + 1;
+}
+
 /** Measures the contenders side by side; returns one result per contender key. */
 export async function runHttpGroup(
   ctx: Context,
@@ -127,16 +156,18 @@ export async function runHttpGroup(
       if ('child' in started) running.push(started);
       else results.set(c.key, started);
     }
-    const { warmupSec, durationSec, rounds } = ctx.options;
-    if (warmupSec > 0) {
-      for (const r of running) {
-        await ctx.load.run(job(ctx, r, warmupSec)).catch((error: unknown) => {
-          r.result.status = 'unavailable';
-          r.result.error = `warm-up failed: ${error instanceof Error ? error.message : String(error)}`;
-        });
-      }
-    }
+    const { durationSec, rounds } = ctx.options;
+    const processes = Math.max(1, Math.min(ctx.options.processes, rounds));
+    await warmUp(ctx, running);
     for (let i = 0; i < rounds; i++) {
+      // The rounds run on `processes` processes of each server in turn, all replaced at the same
+      // round: how fast one process of a server runs is partly a draw (the same server, started
+      // again, has read 20% faster or slower), and a median over rounds of one process each
+      // would be one draw per server.
+      if (i > 0 && Math.floor((i * processes) / rounds) !== Math.floor(((i - 1) * processes) / rounds)) {
+        for (const r of running) if (r.result.status === 'ok') await restart(ctx, r);
+        await warmUp(ctx, running);
+      }
       for (const r of roundOrder(running, i)) {
         if (r.result.status !== 'ok') continue;
         try {

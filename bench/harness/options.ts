@@ -8,6 +8,8 @@ export interface Options {
   warmupSec: number;
   connections: number;
   rounds: number;
+  /** Processes of each HTTP server the rounds are spread over, one after the other. */
+  processes: number;
   scenarios: ReadonlySet<number>;
   /** Memory with idle sessions and start-up time ("extras"). */
   extras: boolean;
@@ -30,6 +32,9 @@ export const USAGE = `node bench/run.ts [options]
   --connections N    HTTP connections (default 50)
   --rounds R         interleaved rounds per scenario (default 10): short rounds, many of them, so
                      that the two sides of a ratio run close together on a machine whose speed drifts
+  --processes P      processes of each HTTP server the rounds are spread over (default 3): every
+                     server is started anew, verified and warmed up after each P-th of the rounds,
+                     because how fast one process runs is partly a draw
   --scenarios LIST   e.g. 1,2,3,4 (default all)
   --no-extras        skip memory (idle sessions) and start-up time
   --sessions N       idle sessions for the memory figure (default 1000)
@@ -58,6 +63,7 @@ export function parseOptions(argv: readonly string[]): Options {
       warmup: { type: 'string' },
       connections: { type: 'string' },
       rounds: { type: 'string' },
+      processes: { type: 'string' },
       scenarios: { type: 'string' },
       'no-extras': { type: 'boolean' },
       sessions: { type: 'string' },
@@ -86,6 +92,7 @@ export function parseOptions(argv: readonly string[]): Options {
     warmupSec: positive('warmup', values.warmup, Math.min(3, durationSec), true),
     connections: Math.round(positive('connections', values.connections, 50)),
     rounds: Math.round(positive('rounds', values.rounds, 10)),
+    processes: Math.round(positive('processes', values.processes, 3)),
     scenarios,
     extras: values['no-extras'] !== true,
     sessions: Math.round(positive('sessions', values.sessions, 1000)),

@@ -71,6 +71,12 @@ test('the harness runs every scenario and writes figures for every server', {
   // Scenario 4 at sample ratios 1, 0.1 and 0 (and 0 without metrics), the edge alone, and the anchor.
   for (const server of ['ours', 'sampled', 'unsampled', 'unsampled-nometrics', 'edge', 'raw-otel'])
     assertMeasured(results, '4', server);
+  // Each traced server's note counts what the OTLP sink received from it alone (its own base URL).
+  const notes = (server: string) => results.scenarios['4']?.servers[server]?.notes.join('\n') ?? '';
+  assert.match(notes('ours'), /from this server: \{[^}]*"\/ours-secured\/v1\/traces":[1-9]/);
+  assert.doesNotMatch(notes('ours'), /ours-sampled|raw-otel/);
+  assert.match(notes('raw-otel'), /from this server: \{[^}]*"\/raw-otel\/v1\/traces":[1-9]/);
+  assert.match(notes('unsampled-nometrics'), /received nothing from this server, as expected/);
 
   const names = results.ratios.map((r) => r.name);
   assert.equal(names.length, 12);
@@ -93,6 +99,33 @@ test('the harness runs every scenario and writes figures for every server', {
     ],
   );
   for (const s of results.startup) assert.ok((s.medianMs ?? 0) > 0);
+});
+
+test('with --processes the rounds of each HTTP server run on that many processes in turn', {
+  timeout: 90_000,
+}, async () => {
+  dir ??= await mkdtemp(join(tmpdir(), 'bench-smoke-'));
+  const out = join(dir, 'processes.json');
+  const args = [
+    '--duration',
+    '1',
+    '--warmup',
+    '0',
+    '--rounds',
+    '3',
+    '--processes',
+    '2',
+    '--connections',
+    '2',
+  ];
+  const { code, stderr } = await run([...args, '--scenarios', '1', '--no-extras', '--out', out]);
+  assert.equal(code, 0, stderr);
+  const results = JSON.parse(await readFile(out, 'utf8')) as Results;
+  for (const server of ['ours', 'sdk', 'raw']) {
+    const r = results.scenarios['1']?.servers[server];
+    assert.equal(r?.rounds.length, 3, server);
+    assert.equal(r?.processes, 2, `${server}: its rounds ran on ${r?.processes} processes`);
+  }
 });
 
 test('with --load autocannon the harness measures scenario 1 the same way', { timeout: 60_000 }, async () => {
