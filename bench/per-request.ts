@@ -22,7 +22,7 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { commandLine } from './harness/command-line.ts';
 import { startOtlpSink } from './harness/otlp-sink.ts';
 import {
   cpuMicros,
@@ -36,16 +36,17 @@ import {
 import { OURS_ENV } from './harness/servers.ts';
 import { bodyHasSum, call2026, headers2026 } from './harness/wire.ts';
 
-const { values } = parseArgs({
-  options: {
-    servers: { type: 'string', default: 'plain,ratio0' },
-    requests: { type: 'string', default: '20000' },
-    warmup: { type: 'string', default: '20000' },
-    repeat: { type: 'string', default: '3' },
-    connections: { type: 'string', default: '16' },
-    callgrind: { type: 'boolean', default: false },
-    profile: { type: 'string' },
-  },
+const USAGE = `node bench/per-request.ts [--servers plain,ratio0] [--requests N] [--warmup N]
+  [--repeat R] [--connections C] [--callgrind] [--profile DIR]
+  servers: plain, edge, ratio1, ratio0.1, ratio0, ratio0-nometrics, raw`;
+const values = commandLine(USAGE, {
+  servers: { type: 'string', default: 'plain,ratio0' },
+  requests: { type: 'string', default: '20000' },
+  warmup: { type: 'string', default: '20000' },
+  repeat: { type: 'string', default: '3' },
+  connections: { type: 'string', default: '16' },
+  callgrind: { type: 'boolean', default: false },
+  profile: { type: 'string' },
 });
 const requests = Number(values.requests);
 const warmup = Number(values.warmup);

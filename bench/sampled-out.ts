@@ -8,7 +8,6 @@
  *
  * Usage: `node bench/sampled-out.ts [--turns N] [--quick]`.
  */
-import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { parseSettings } from '../src/config/settings.ts';
 import { parsePluginSettings } from '../src/plugin-loader.ts';
@@ -17,10 +16,14 @@ import { parseTracingConfig } from '../src/telemetry/otel-settings.ts';
 import { createRequestObserver } from '../src/telemetry/request-observer.ts';
 import { createTelemetry, type Telemetry } from '../src/telemetry/tracing.ts';
 import plugin from './add-plugin.ts';
+import { commandLine } from './harness/command-line.ts';
 import { startOtlpSinkThread } from './harness/otlp-sink-thread.ts';
 import { call2026, headers2026 } from './harness/wire.ts';
 
-const { values } = parseArgs({ options: { turns: { type: 'string' }, quick: { type: 'boolean' } } });
+const values = commandLine('node bench/sampled-out.ts [--turns N] [--quick]', {
+  turns: { type: 'string' },
+  quick: { type: 'boolean' },
+});
 const TURNS = values.quick ? 2 : Number(values.turns ?? 30);
 const PER_TURN = values.quick ? 64 : 2048;
 

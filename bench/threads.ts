@@ -14,7 +14,7 @@
  * never fires: scenario 4's settings. The last line is the JSON of every round.
  */
 import { randomBytes } from 'node:crypto';
-import { parseArgs } from 'node:util';
+import { commandLine } from './harness/command-line.ts';
 import { LoadGenerator, verifyCall } from './harness/http-load.ts';
 import { startOtlpSink } from './harness/otlp-sink.ts';
 import {
@@ -31,8 +31,9 @@ import { oursHttp } from './harness/servers.ts';
 import { call2026, headers2026 } from './harness/wire.ts';
 import { hasWrk } from './harness/wrk-load.ts';
 
-const { values } = parseArgs({
-  options: {
+const values = commandLine(
+  'node bench/threads.ts [--traced] [--edge] [--rounds R] [--duration S] [--connections N] [--load wrk|autocannon]',
+  {
     traced: { type: 'boolean', default: false },
     edge: { type: 'boolean', default: false },
     rounds: { type: 'string', default: '3' },
@@ -40,7 +41,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '50' },
     load: { type: 'string' },
   },
-});
+);
 const rounds = Number(values.rounds);
 const duration = Number(values.duration);
 const connections = Number(values.connections);

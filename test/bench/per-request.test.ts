@@ -49,3 +49,27 @@ test('per-request.ts refuses an unknown server', () => {
   assert.notEqual(run.status, 0);
   assert.match(run.stderr, /unknown server nope/);
 });
+
+test('the bench scripts answer --help with their usage and an unknown option with exit 2', () => {
+  for (const script of ['bench/per-request.ts', 'bench/sampled-out.ts', 'bench/threads.ts']) {
+    const help = spawnSync(process.execPath, [script, '--help'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    assert.equal(help.status, 0, `${script} --help: ${help.stderr}`);
+    assert.match(help.stdout, new RegExp(`^node ${script.replace('.', '\\.')} \\[`), script);
+    const wrong = spawnSync(process.execPath, [script, '--bogus'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    assert.equal(wrong.status, 2, `${script} --bogus: ${wrong.stderr}`);
+    assert.match(
+      wrong.stderr,
+      /^Unknown option '--bogus'.*\n\nnode bench\//,
+      script,
+    );
+    assert.doesNotMatch(wrong.stderr, /at .*\(node:/, `${script}: a stack trace`);
+  }
+});
