@@ -23,7 +23,9 @@ export function toMarkdown(results: Results): string {
       `${String(results.options.rounds)} rounds of ${String(results.options.durationSec)} s` +
       (results.options.processes === undefined
         ? ', '
-        : ` on ${String(results.options.processes)} processes of each HTTP server in turn, `) +
+        : results.options.processes === 1
+          ? ' on one process of each HTTP server, '
+          : ` on ${String(results.options.processes)} processes of each HTTP server in turn, `) +
       `${String(results.options.connections)} connections, HTTP load by ${String(results.options.load ?? 'autocannon')}.`,
     '',
   );

@@ -34,7 +34,8 @@ export const USAGE = `node bench/run.ts [options]
                      that the two sides of a ratio run close together on a machine whose speed drifts
   --processes P      processes of each HTTP server the rounds are spread over (default 3): every
                      server is started anew, verified and warmed up after each P-th of the rounds,
-                     because how fast one process runs is partly a draw
+                     because how fast one process runs is partly a draw (with --profile, 1 unless
+                     given: each new process writes the same profile file)
   --scenarios LIST   e.g. 1,2,3,4 (default all)
   --no-extras        skip memory (idle sessions) and start-up time
   --sessions N       idle sessions for the memory figure (default 1000)
@@ -92,7 +93,7 @@ export function parseOptions(argv: readonly string[]): Options {
     warmupSec: positive('warmup', values.warmup, Math.min(3, durationSec), true),
     connections: Math.round(positive('connections', values.connections, 50)),
     rounds: Math.round(positive('rounds', values.rounds, 10)),
-    processes: Math.round(positive('processes', values.processes, 3)),
+    processes: Math.round(positive('processes', values.processes, values.profile === undefined ? 3 : 1)),
     scenarios,
     extras: values['no-extras'] !== true,
     sessions: Math.round(positive('sessions', values.sessions, 1000)),

@@ -65,11 +65,7 @@ test('the bench scripts answer --help with their usage and an unknown option wit
       timeout: 30_000,
     });
     assert.equal(wrong.status, 2, `${script} --bogus: ${wrong.stderr}`);
-    assert.match(
-      wrong.stderr,
-      /^Unknown option '--bogus'.*\n\nnode bench\//,
-      script,
-    );
+    assert.match(wrong.stderr, /^Unknown option '--bogus'.*\n\nnode bench\//, script);
     assert.doesNotMatch(wrong.stderr, /at .*\(node:/, `${script}: a stack trace`);
   }
 });
