@@ -38,7 +38,7 @@ export const USAGE = `node bench/run.ts [options]
                      given: each new process writes the same profile file)
   --scenarios LIST   e.g. 1,2,3,4 (default all)
   --no-extras        skip memory (idle sessions) and start-up time
-  --sessions N       idle sessions for the memory figure (default 1000)
+  --sessions N       idle sessions for the memory figure (default 4000)
   --samples N        start-up samples per stdio server (default 5)
   --stdio-wire W     2025 or 2026 for scenario 3 (default 2025)
   --profile DIR      CPU-profile our server in scenarios 1 and 4 (node --cpu-prof) into DIR:
@@ -96,7 +96,7 @@ export function parseOptions(argv: readonly string[]): Options {
     processes: Math.round(positive('processes', values.processes, values.profile === undefined ? 3 : 1)),
     scenarios,
     extras: values['no-extras'] !== true,
-    sessions: Math.round(positive('sessions', values.sessions, 1000)),
+    sessions: Math.round(positive('sessions', values.sessions, 4000)),
     startupSamples: Math.round(positive('samples', values.samples, 5)),
     stdioWire,
     out: values.out ?? 'bench/results/latest.json',

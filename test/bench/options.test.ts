@@ -16,3 +16,8 @@ test('with --profile one process each, so that no new process overwrites the pro
   assert.equal(parseOptions(['--profile', '/tmp/profiles']).processes, 1);
   assert.equal(parseOptions(['--profile', '/tmp/profiles', '--processes', '2']).processes, 2);
 });
+
+test('the memory figure opens 4,000 idle sessions unless told otherwise', () => {
+  assert.equal(parseOptions([]).sessions, 4000);
+  assert.equal(parseOptions(['--sessions', '20']).sessions, 20);
+});
