@@ -1,5 +1,5 @@
 /**
- * bench/run.ts's command line: how many processes of each HTTP server the rounds run on.
+ * bench/run.ts's command line: how many processes of each HTTP server the rounds run on, and how many idle sessions the memory figure opens.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
