@@ -14,7 +14,8 @@
  * [--repeat R] [--connections C] [--callgrind] [--profile DIR]`. With `--callgrind` the
  * counters are zeroed after the warm-up and dumped after the measured requests
  * (`callgrind_control`), so start-up is not counted; `--profile DIR` writes a V8 CPU profile of
- * each server (`DIR/<server>.cpuprofile`, for bench/profile-summary.ts). The last line is JSON.
+ * each server (`DIR/<server>.cpuprofile`, or `DIR/<server>-<run>.cpuprofile` with `--repeat` above 1:
+ * one per process, for bench/profile-summary.ts). The last line is JSON.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -89,13 +90,17 @@ const SERVERS: Record<string, { args: string[]; env: Record<string, string>; key
   raw: { args: ['bench/servers/raw-fastify.ts', '--port', '0'], env: {}, keyed: false },
 };
 
-function start(name: string, out: string | undefined): ChildProcess {
+function start(name: string, run: number, out: string | undefined): ChildProcess {
   const server = SERVERS[name]!;
   const env = { ...process.env, ...OURS_ENV, ...server.env };
   const flags =
     values.profile === undefined
       ? []
-      : ['--cpu-prof', `--cpu-prof-dir=${values.profile}`, `--cpu-prof-name=${name}.cpuprofile`];
+      : [
+          '--cpu-prof',
+          `--cpu-prof-dir=${values.profile}`,
+          `--cpu-prof-name=${repeat > 1 ? `${name}-${run}` : name}.cpuprofile`,
+        ];
   const node = [process.execPath, ...flags, ...server.args];
   const argv =
     out === undefined ? node : ['valgrind', '--tool=callgrind', `--callgrind-out-file=${out}`, ...node];
@@ -166,7 +171,7 @@ for (let run = 1; run <= repeat; run++) {
     const out = values.callgrind
       ? join(tmpdir(), `per-request-${process.pid}-${name}-${run}.out`)
       : undefined;
-    const child = start(name, out);
+    const child = start(name, run, out);
     try {
       const url = await waitForUrl(child, name, undefined, out === undefined ? 10_000 : 600_000);
       const headers = headers2026(SERVERS[name]!.keyed ? { 'x-api-key': key } : {});

@@ -5,6 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
@@ -67,5 +70,32 @@ test('the bench scripts answer --help with their usage and an unknown option wit
     assert.equal(wrong.status, 2, `${script} --bogus: ${wrong.stderr}`);
     assert.match(wrong.stderr, /^Unknown option '--bogus'.*\n\nnode bench\//, script);
     assert.doesNotMatch(wrong.stderr, /at .*\(node:/, `${script}: a stack trace`);
+  }
+});
+
+test('per-request.ts --profile with --repeat 2 keeps one profile per process', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'per-request-profiles-'));
+  try {
+    const args = [
+      '--servers',
+      'plain',
+      '--requests',
+      '20',
+      '--warmup',
+      '5',
+      '--repeat',
+      '2',
+      '--profile',
+      dir,
+    ];
+    const run = spawnSync(process.execPath, ['bench/per-request.ts', ...args], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(readdirSync(dir).sort(), ['plain-1.cpuprofile', 'plain-2.cpuprofile']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
