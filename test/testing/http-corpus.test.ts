@@ -1,14 +1,15 @@
 /**
  * The HTTP transport checks against the fixture over streamable HTTP (official SDK v1
  * transport, one defect each): each defect fails exactly its check, the good fixture none,
- * and every HTTP check is caught by some defect.
+ * and every HTTP check is caught by some defect. The fixture answers every request, so the
+ * kit's timeouts here are a safety net sized for a loaded machine (PATIENT), never waited out.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { conformanceReport } from '../../src/testing/conformance-report.ts';
 import type { DefectName } from '../fixtures/broken-servers/defects.ts';
 import { startHttpFixture } from '../fixtures/broken-servers/http-server.ts';
-import { FAST } from './helpers/fixtures.ts';
+import { PATIENT } from './helpers/fixtures.ts';
 
 const EXPECTED: Partial<Record<DefectName, string[]>> = {
   none: [],
@@ -29,7 +30,7 @@ const EXPECTED: Partial<Record<DefectName, string[]>> = {
 async function findings(defect: DefectName) {
   const fixture = await startHttpFixture(defect);
   try {
-    const report = await conformanceReport(fixture.url, { ...FAST, wire: '2025' });
+    const report = await conformanceReport(fixture.url, { ...PATIENT, wire: '2025' });
     return report;
   } finally {
     await fixture.close();

@@ -19,6 +19,13 @@ export const CLI_ENTRY = path.join(REPO_ROOT, 'test/testing/helpers/cli-entry.ts
 /** Short timeouts: the fixtures answer in milliseconds; a missing answer should not cost seconds. */
 export const FAST = { requestTimeoutMs: 1_500, callTimeoutMs: 3_000, notificationWaitMs: 100 } as const;
 
+/**
+ * For fixtures that answer every request (the HTTP fixture answers each POST, defect or not): the
+ * timeouts are only a safety net, so they are sized for a loaded two-core machine (load average
+ * 20 and more), where a handshake can wait seconds for the CPU. No test waits them out.
+ */
+export const PATIENT = { requestTimeoutMs: 30_000, callTimeoutMs: 30_000, notificationWaitMs: 100 } as const;
+
 /** The fixture with `defect`, served on a pair of in-memory streams. */
 export async function fixtureStreams(defect: DefectName): Promise<StreamsTarget> {
   const toServer = new PassThrough();
