@@ -1,6 +1,6 @@
 /**
  * The test runner's two lanes. `npm test` runs the unit and in-process tests, the ones to run
- * while changing code (under 90 s on two quiet cores); `npm run test:all` adds the slow lane:
+ * while changing code (about 2 minutes on two quiet cores; slower on a busy machine); `npm run test:all` adds the slow lane:
  * fuzzing, end-to-end runs of real processes and clients, browsers, packing and installing the
  * package, the built container image, fresh clones, benchmark harnesses, third-party servers
  * and the type check of every code block in the docs. CI runs both.

@@ -4,6 +4,8 @@
  * plugins bundled with the toolkit; a name found in neither says where it looked.
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -28,11 +30,14 @@ test('a bundled plugin is found from any working folder', () => {
 });
 
 test('a name found nowhere names the folder it looked in', () => {
+  // Generated, not a common word: a user's own plugins/ may hold any example name (weather...).
+  const absent = `absent-${randomUUID().slice(0, 8)}`;
+  assert.equal(existsSync(path.join(PLUGINS_DIR, absent)), false);
   assert.throws(
-    () => resolvePluginPath('weather', project),
+    () => resolvePluginPath(absent, project),
     (err: unknown) =>
       err instanceof ToolkitError &&
-      err.message.includes('plugins/weather/index.ts (or index.js)') &&
+      err.message.includes(`plugins/${absent}/index.ts (or index.js)`) &&
       err.message.includes(project),
   );
 });
