@@ -7,10 +7,14 @@
 #   docker build -t mcp-toolkit .
 #   docker run --rm -p 8000:8000 -e MCP_AUTH=api_key -e MCP_API_KEYS=me:$(openssl rand -hex 32) mcp-toolkit
 #
-# scripts/image.ts builds this file unchanged with podman and runs the image's file system
-# (test/deploy/image-built.test.ts); test/deploy/image.test.ts performs the same install and
-# start on a fresh copy of the repository; test/deploy/dockerfile.test.ts checks the base,
-# user, port, health check and every ENV name against the settings schema.
+# Without MCP_AUTH the server refuses to start on 0.0.0.0 (exit 2): docs/deployment.md shows
+# the local try that allows it (MCP_ALLOW_PUBLIC_UNAUTHENTICATED=true, published on loopback).
+#
+# `npm run image` (scripts/image.ts) builds this file unchanged with docker or podman, and
+# `npm run image -- --run` starts it; test/deploy/image-built.test.ts runs the built image;
+# test/deploy/image.test.ts performs the same install and start on a fresh copy of the
+# repository; test/deploy/dockerfile.test.ts checks the base, user, port, health check and
+# every ENV name against the settings schema.
 
 # --- deps: production dependencies only, from the lockfile -------------------------------
 # Pinned to an exact Node 24 LTS patch so a rebuild gets the runtime the tests ran on.
@@ -29,20 +33,24 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
 COPY bin ./bin
 COPY src ./src
+# The plugins of the build context: .dockerignore keeps the conformance suite's fixture out.
 COPY plugins ./plugins
 # The documented OpenTelemetry preload (docs/observability.md): NODE_OPTIONS="--import
 # ./examples/tracing.ts" starts the Node SDK with the http and undici instrumentations.
 COPY examples/tracing.ts ./examples/tracing.ts
-# The filesystem plugin's root: the one place the server writes. Mount a volume here to
-# keep files across restarts (Kubernetes mounts an emptyDir or a PVC, Fly.io a volume).
-RUN mkdir -p /data/workspace && chown 1000:1000 /data/workspace
+# The filesystem plugin's default root, ./workspace of the working directory: the one place
+# the server writes. No setting names it, so an image run without that plugin carries no
+# plugin setting. Mount a volume here to keep files across restarts (Kubernetes mounts an
+# emptyDir or a PVC, Fly.io a volume).
+RUN mkdir -p /app/workspace && chown 1000:1000 /app/workspace
 
 # HTTP on every interface of the container; the port stays the schema's default (8000).
+# MCP_AUTH stays `none` unless the run sets it, and `none` beyond loopback stops start-up
+# unless MCP_ALLOW_PUBLIC_UNAUTHENTICATED=true: the image never serves anyone by default.
 # Logs are JSON lines on stderr whatever the terminal, for log shippers. Node's compile cache
 # stays off: it would write to /tmp, outside the volumes (start-up takes about 0.3 s longer).
 ENV MCP_TRANSPORT=http \
     MCP_HTTP_HOST=0.0.0.0 \
-    MCP_FILESYSTEM_ROOT=/data/workspace \
     MCP_LOG_FORMAT=json \
     NODE_DISABLE_COMPILE_CACHE=1
 

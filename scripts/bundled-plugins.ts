@@ -2,7 +2,8 @@
  * The plugins that ship with the toolkit: the one list the build (scripts/build.ts), the
  * settings table (scripts/settings-table.ts) and docs/plugins.md ("The bundled plugins",
  * compared by test/docs/bundled-plugins.test.ts) go by. Any other folder under plugins/ is
- * the clone owner's own plugin: served from the clone, never built into the package.
+ * the clone owner's own plugin: served from the clone, never built into the package (the
+ * container image, built from the clone, carries it).
  */
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -16,6 +17,15 @@ export const BUNDLED_PLUGINS: readonly string[] = [
   'proxy',
   'result-cache',
 ];
+
+/**
+ * Bundled plugins that are test fixtures: in the clone and the package, never in the container
+ * image (.dockerignore leaves them out; docs/plugins.md says so in their row).
+ */
+export const FIXTURE_PLUGINS: readonly string[] = ['conformance'];
+
+/** The plugins the container image carries: the bundled ones without the fixtures. */
+export const IMAGE_PLUGINS: readonly string[] = BUNDLED_PLUGINS.filter((p) => !FIXTURE_PLUGINS.includes(p));
 
 export interface PluginSelection {
   /** The bundled plugins, as folders under `pluginsDir`. */

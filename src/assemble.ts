@@ -7,8 +7,10 @@
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { requireAuthBeyondLoopback } from './auth/public-bind.ts';
 import type { Authenticator } from './auth/types.ts';
 import { InternalCode, ToolkitError } from './base/errors.ts';
+import { isLoopbackHost } from './base/loopback.ts';
 import {
   parseSettings,
   requireReplicaSettings,
@@ -116,6 +118,8 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
   const transport = options.transport ?? settings.MCP_TRANSPORT;
   const http = transport !== 'stdio';
   const listens = transport === 'http';
+  // No auth beyond loopback only when the operator asked for it (src/auth/public-bind.ts).
+  if (listens) requireAuthBeyondLoopback(settings);
   // On stdio, stdout is the protocol stream from the first byte: a plugin that prints while
   // it loads or registers must not corrupt it, so stray writes go to stderr from here on.
   const protocolWrite = http ? undefined : guardProcessStdout();
@@ -153,15 +157,11 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
     }
     auth = createAuthenticator(settings, oauthResourceUrls(settings));
     for (const warning of authWarnings(settings)) logger.warn(warning);
-    if (
-      listens &&
-      !auth &&
-      settings.MCP_ALLOWED_HOSTS.length === 0 &&
-      !/^(127\.|localhost$|::1$)/.test(settings.MCP_HTTP_HOST)
-    ) {
+    if (listens && !auth && !isLoopbackHost(settings.MCP_HTTP_HOST)) {
+      // Allowed by MCP_ALLOW_PUBLIC_UNAUTHENTICATED=true (else start-up stopped above).
       logger.warn(
-        { host: settings.MCP_HTTP_HOST },
-        'public bind with MCP_AUTH=none and no MCP_ALLOWED_HOSTS: anyone who can reach this port can call every tool',
+        { host: settings.MCP_HTTP_HOST, allowedHosts: settings.MCP_ALLOWED_HOSTS },
+        'MCP_AUTH=none beyond loopback (MCP_ALLOW_PUBLIC_UNAUTHENTICATED=true): anyone who can reach this port can call every tool',
       );
     }
   }

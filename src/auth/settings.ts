@@ -1,6 +1,6 @@
 /** The `MCP_*` settings of this area, merged into the one settings schema (src/config/settings.ts). */
 import { z } from 'zod';
-import { envEnum, envInt, envList } from '../base/env.ts';
+import { envBool, envEnum, envInt, envList } from '../base/env.ts';
 import { ASYMMETRIC_ALGORITHMS, DEFAULT_ALGORITHMS, isAsymmetricAlgorithm } from './algorithms.ts';
 import type { ApiKey } from './types.ts';
 
@@ -67,6 +67,9 @@ export const authSettingsShape = {
   MCP_AUTH: envEnum(['none', 'api_key', 'oauth'], 'none').describe(
     'Authentication of HTTP requests: `none`, `api_key` or `oauth` (JWT access tokens).',
   ),
+  MCP_ALLOW_PUBLIC_UNAUTHENTICATED: envBool(false).describe(
+    'Allow `MCP_AUTH=none` on an HTTP bind beyond loopback (`MCP_HTTP_HOST` other than 127.0.0.1, ::1 or localhost): anyone who reaches the port can call every tool. Without it, such a start stops with exit code 2. For a local try or a network only you reach; otherwise use `api_key` or `oauth`.',
+  ),
   MCP_API_KEYS: apiKeys.describe(
     'API keys as comma-separated `id:key` pairs (with `MCP_AUTH=api_key`); the id names the client, the key is never logged. Use keys of 16+ characters.',
   ),
@@ -96,6 +99,7 @@ export const authSettingsShape = {
 /** The parsed auth settings (a slice of the core Settings). */
 export interface AuthSettings {
   readonly MCP_AUTH: 'none' | 'api_key' | 'oauth';
+  readonly MCP_ALLOW_PUBLIC_UNAUTHENTICATED: boolean;
   readonly MCP_API_KEYS: readonly ApiKey[];
   readonly MCP_OAUTH_ISSUER: string | undefined;
   readonly MCP_OAUTH_JWKS_URL: string | undefined;

@@ -8,6 +8,7 @@
 import pino from 'pino';
 import { authWarnings, createAuthenticator } from '../auth/create.ts';
 import { type AuthorizationServerMetadata, discoverAuthorizationServer } from '../auth/discovery.ts';
+import { requireAuthBeyondLoopback } from '../auth/public-bind.ts';
 import type { Authenticator } from '../auth/types.ts';
 import { maskSecret } from '../base/env.ts';
 import type { PluginHttpRoute } from '../base/http-route.ts';
@@ -179,7 +180,13 @@ async function checkAuth(settings: Settings, mark: Mark, print: (line: string) =
     return;
   }
   if (auth === undefined) {
-    mark(true, 'auth: MCP_AUTH=none (every HTTP caller is anonymous)');
+    try {
+      // What start-up refuses with MCP_TRANSPORT=http (a host set beyond loopback means HTTP).
+      requireAuthBeyondLoopback(settings);
+      mark(true, 'auth: MCP_AUTH=none (every HTTP caller is anonymous)');
+    } catch (err) {
+      mark(false, `auth: ${(err as Error).message}`);
+    }
   } else if (auth.kind === 'api_key') {
     mark(true, `auth: MCP_AUTH=api_key with ${settings.MCP_API_KEYS.length} key(s)`);
   } else {

@@ -6,11 +6,24 @@
  * engine runs here; image.test.ts performs the image's install and start on a fresh copy.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { FIXTURE_PLUGINS, IMAGE_PLUGINS } from '../../scripts/bundled-plugins.ts';
+import { requireAuthBeyondLoopback } from '../../src/auth/public-bind.ts';
+import { parseSettings, SETTING_NAMES } from '../../src/config/settings.ts';
+import { documentedInImage } from '../docs/plugins-table.ts';
 import { REPO_ROOT } from '../helpers/spawn-server.ts';
-import { contextSources, execForm, imageEnv, readDockerfile } from './dockerfile.ts';
+import {
+  contextSources,
+  execForm,
+  imageEnv,
+  imageFilesystemRoot,
+  inBuildContext,
+  readDockerfile,
+  readDockerignore,
+} from './dockerfile.ts';
 import { knownSettings, unknownNames } from './known-settings.ts';
 
 const file = readDockerfile();
@@ -61,6 +74,20 @@ test('the runtime stage copies only what runs: never the whole context, tests or
     copies.some((c) => c.startsWith('--from=') && c.includes('node_modules')),
     'node_modules from deps',
   );
+});
+
+test("the build context's bundled plugins are the documented image plugins: the test fixture stays out", () => {
+  const tracked = execFileSync('git', ['ls-files', '-z', '--', 'plugins'], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+  })
+    .split('\0')
+    .filter((f) => f !== '');
+  const rules = readDockerignore();
+  const sent = new Set(tracked.filter((f) => inBuildContext(f, rules)).map((f) => f.split('/')[1]!));
+  assert.deepEqual([...sent].sort(), [...IMAGE_PLUGINS].sort());
+  assert.deepEqual([...sent].sort(), documentedInImage().sort());
+  for (const fixture of FIXTURE_PLUGINS) assert.ok(!sent.has(fixture), `${fixture} stays out`);
 });
 
 test('.dockerignore admits exactly what the Dockerfile copies and keeps secrets and local state out', () => {
@@ -114,15 +141,25 @@ test('every ENV is a real setting, the values parse, and the image serves HTTP o
   assert.equal(env.MCP_HTTP_HOST, '0.0.0.0');
 });
 
-test('the filesystem root is created in the image and owned by the runtime user', () => {
-  const root = imageEnv(file).MCP_FILESYSTEM_ROOT;
-  assert.ok(root?.startsWith('/'), 'an absolute MCP_FILESYSTEM_ROOT');
+test("no plugin's setting is baked in; the filesystem plugin's default root is created and owned by the runtime user", async () => {
+  const known = await knownSettings();
+  const core = new Set<string>(SETTING_NAMES);
+  const pluginSettings = Object.keys(imageEnv(file)).filter((n) => known.names.has(n) && !core.has(n));
+  assert.deepEqual(pluginSettings, [], 'an image run without that plugin would report them as unknown');
+  const root = imageFilesystemRoot(file);
   const user = lastOf('USER')!.args;
   const prepared = last.instructions.some(
     (i) =>
       i.keyword === 'RUN' && i.args.includes(`mkdir -p ${root}`) && i.args.includes(`chown ${user} ${root}`),
   );
   assert.ok(prepared, `RUN mkdir -p ${root} && chown ${user} ${root}`);
+});
+
+test('the image does not serve without auth: its defaults leave MCP_AUTH=none on 0.0.0.0 refused', () => {
+  const env = imageEnv(file);
+  assert.equal(env.MCP_ALLOW_PUBLIC_UNAUTHENTICATED, undefined);
+  assert.equal(env.MCP_AUTH, undefined);
+  assert.throws(() => requireAuthBeyondLoopback(parseSettings(env)), /MCP_ALLOW_PUBLIC_UNAUTHENTICATED=true/);
 });
 
 test('stops on SIGTERM handled by node itself: STOPSIGNAL SIGTERM and an exec-form CMD (no shell as PID 1)', () => {

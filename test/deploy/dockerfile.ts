@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { filesystemSettings } from '../../plugins/filesystem/index.ts';
 import { REPO_ROOT } from '../helpers/spawn-server.ts';
 
 export interface Instruction {
@@ -136,6 +137,20 @@ export function imageEnv(file: Dockerfile): Record<string, string> {
   return Object.assign({}, ...(last?.instructions.filter((i) => i.keyword === 'ENV').map(envOf) ?? []));
 }
 
+/** The final stage's working directory (its last WORKDIR; `/` without one). */
+export function imageWorkdir(file: Dockerfile): string {
+  return file.stages.at(-1)?.instructions.findLast((i) => i.keyword === 'WORKDIR')?.args ?? '/';
+}
+
+/**
+ * Where the filesystem plugin's root is in the image: MCP_FILESYSTEM_ROOT when the image sets
+ * it, else the plugin's default resolved against the working directory.
+ */
+export function imageFilesystemRoot(file: Dockerfile): string {
+  const root = imageEnv(file).MCP_FILESYSTEM_ROOT ?? filesystemSettings.parse({}).root;
+  return path.posix.resolve(imageWorkdir(file), root);
+}
+
 /** Every path the image takes from the build context (COPY/ADD without --from), in any stage. */
 export function contextSources(file: Dockerfile): string[] {
   const sources = file.instructions
@@ -165,4 +180,47 @@ export function productionInstallMismatches(
     if (!entry.dev && !entry.optional && !entry.devOptional && !installed) wrong.push(`${where} is missing`);
   }
   return wrong;
+}
+
+const GLOB_PARTS: Readonly<Record<string, string>> = {
+  '**/': '(?:.*/)?',
+  '**': '.*',
+  '*': '[^/]*',
+  '?': '[^/]',
+};
+
+/** One line of .dockerignore: a path pattern, `!` re-admitting what earlier lines excluded. */
+export interface IgnoreRule {
+  readonly pattern: RegExp;
+  readonly admit: boolean;
+}
+
+/**
+ * The rules of a .dockerignore (https://docs.docker.com/build/concepts/context/#dockerignore-files):
+ * Go filepath.Match patterns (`*`, `?`) plus `**` for any number of folders, a pattern that
+ * matches a folder matching everything under it, and the last matching line winning.
+ */
+export function readDockerignore(
+  text = readFileSync(path.join(REPO_ROOT, '.dockerignore'), 'utf8'),
+): IgnoreRule[] {
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'))
+    .map((line) => {
+      const admit = line.startsWith('!');
+      const glob = (admit ? line.slice(1) : line).replace(/^\/+|\/+$/g, '');
+      const source = glob
+        .split(/(\*\*\/?|\*|\?)/)
+        .map((part) => GLOB_PARTS[part] ?? part.replace(/[.+^${}()|[\]\\]/g, '\\$&'))
+        .join('');
+      return { pattern: new RegExp(`^${source}(?:/.*)?$`), admit };
+    });
+}
+
+/** Whether the build context holds `rel` (a path relative to the context, `/`-separated). */
+export function inBuildContext(rel: string, rules: readonly IgnoreRule[] = readDockerignore()): boolean {
+  let admitted = true;
+  for (const rule of rules) if (rule.pattern.test(rel)) admitted = rule.admit;
+  return admitted;
 }

@@ -14,6 +14,9 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { IMAGE_PLUGINS } from '../../scripts/bundled-plugins.ts';
+import { publicBindRefusal } from '../../src/auth/public-bind.ts';
+import { documentedInImage } from '../docs/plugins-table.ts';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp-receiver.ts';
 import { REPO_ROOT } from '../helpers/spawn-server.ts';
 import { productionInstallMismatches } from './dockerfile.ts';
@@ -39,7 +42,7 @@ const skip = built
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 const PLUGIN_MOUNT = 'app/plugins/fetcher';
 /** The folders that are volumes (or not files at all): writes there are the image's business. */
-const VOLUMES = ['proc', 'dev', 'data/workspace', PLUGIN_MOUNT];
+const VOLUMES = ['proc', 'dev', 'app/workspace', PLUGIN_MOUNT];
 /** Largest image this Dockerfile may make: the Node base (about 250 MB) plus our files. */
 const MAX_IMAGE_BYTES = 450e6;
 
@@ -58,6 +61,8 @@ const upstream = createServer((req, res) => {
   res.writeHead(200, { 'content-type': 'text/plain' }).end(`upstream says hi to ${req.url}`);
 });
 let before_: Map<string, string> | undefined;
+/** The folders of /app/plugins as built (read before the test mounts its own plugin there). */
+let builtPlugins: string[] = [];
 
 /** Every file and folder of the image outside its volumes, with what a write would change. */
 function snapshot(rootfs: string): Map<string, string> {
@@ -214,6 +219,7 @@ describe('the built image', { skip }, () => {
     receiver = await startOtlpReceiver();
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    builtPlugins = readdirSync(path.join(image.rootfs, 'app', 'plugins')).sort();
     // The user's plugin, read-only, where the server looks plugins up by name.
     const target = path.join(image.rootfs, PLUGIN_MOUNT);
     mkdirSync(target, { recursive: true });
@@ -238,7 +244,10 @@ describe('the built image', { skip }, () => {
       'package.json',
       'plugins',
       'src',
+      'workspace',
     ]);
+    const workspace = lstatSync(path.join(app, 'workspace'));
+    assert.equal(`${workspace.uid}:${workspace.gid}`, image.config.User, "the workspace is the server's");
     assert.deepEqual(readdirSync(path.join(app, 'examples')), ['tracing.ts'], 'only the documented preload');
     const tests = globSync(['**/*.test.ts', '**/test/**', '**/.env*', '**/.git'], {
       cwd: app,
@@ -250,8 +259,44 @@ describe('the built image', { skip }, () => {
       [],
       'node_modules is the lockfile minus dev',
     );
+    assert.deepEqual(builtPlugins, [...IMAGE_PLUGINS].sort(), 'the bundled plugins without the test fixture');
+    assert.deepEqual(builtPlugins, documentedInImage().sort(), "docs/plugins.md's image plugins");
     t.diagnostic(`image size: ${(image.size / 1e6).toFixed(0)} MB`);
     assert.ok(image.size < MAX_IMAGE_BYTES, `${image.size} bytes`);
+  });
+
+  test("run as the docs' first command without auth, it refuses to serve on 0.0.0.0 and names the setting that allows it", {
+    timeout: 60_000,
+  }, async () => {
+    // Only the image's own Env (a free port, should the refusal ever fail and it listen).
+    const command = [...(image.config.Entrypoint ?? []), ...image.config.Cmd];
+    const r = spawnSync('chroot', inImage(image, command, { MCP_HTTP_PORT: '0' }), {
+      encoding: 'utf8',
+      timeout: 45_000,
+    });
+    assert.equal(r.status, 2, r.stderr);
+    const lines = r.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, r.stderr);
+    const line = JSON.parse(lines[0]!) as { code: string; msg: string };
+    assert.equal(line.code, 'ERR_MCP_INVALID_SETTING');
+    assert.equal(line.msg, `cannot start:\n${publicBindRefusal('0.0.0.0')}`);
+  });
+
+  test('doctor without the filesystem plugin exits 0: the image bakes in no plugin setting', {
+    timeout: 60_000,
+  }, () => {
+    const r = spawnSync(
+      'chroot',
+      inImage(image, ['node', 'bin/mcp-toolkit.js', 'doctor'], {
+        MCP_PLUGINS: 'audit-log',
+        MCP_AUTH: 'api_key',
+        MCP_API_KEYS: 'alice:0123456789abcdef0123456789abcdef',
+      }),
+      { encoding: 'utf8', timeout: 45_000 },
+    );
+    assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
+    assert.match(r.stdout, /doctor: all checks passed/);
+    assert.doesNotMatch(r.stdout + r.stderr, /MCP_FILESYSTEM_/);
   });
 
   test('the SDK the server starts: health, readiness, the HEALTHCHECK, a call from the official client, one trace to the upstream, a drain on SIGTERM', {
@@ -363,7 +408,7 @@ describe('the built image', { skip }, () => {
     );
     assert.deepEqual(changed, []);
     // The one write the server made is in its volume, owned by the image's user.
-    const written = lstatSync(path.join(image.rootfs, 'data', 'workspace', 'notes', 'from-the-image.md'));
+    const written = lstatSync(path.join(image.rootfs, 'app', 'workspace', 'notes', 'from-the-image.md'));
     assert.equal(`${written.uid}:${written.gid}`, image.config.User);
   });
 });

@@ -9,20 +9,24 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
+import { BUNDLED_PLUGINS, IMAGE_PLUGINS } from '../../scripts/bundled-plugins.ts';
+import { documentedInImage } from '../docs/plugins-table.ts';
 import { type OtlpReceiver, startOtlpReceiver } from '../helpers/otlp-receiver.ts';
 import { REPO_ROOT } from '../helpers/spawn-server.ts';
 import {
   contextSources,
   execForm,
   imageEnv,
+  inBuildContext,
   productionInstallMismatches,
   readDockerfile,
+  readDockerignore,
   splitWords,
 } from './dockerfile.ts';
 
@@ -30,14 +34,18 @@ const run = promisify(execFile);
 const file = readDockerfile();
 const READY_TIMEOUT_MS = 30_000;
 
-/** Tracked and new (not ignored) files under the Dockerfile's COPY sources: a fresh clone's view. */
+/**
+ * Tracked and new (not git-ignored) files under the Dockerfile's COPY sources that .dockerignore
+ * admits: what a fresh clone sends to the builder.
+ */
 async function contextFiles(): Promise<string[]> {
   const { stdout } = await run(
     'git',
     ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', ...contextSources(file)],
     { cwd: REPO_ROOT, maxBuffer: 16 * 1024 * 1024 },
   );
-  return stdout.split('\0').filter((f) => f !== '');
+  const rules = readDockerignore();
+  return stdout.split('\0').filter((f) => f !== '' && inBuildContext(f, rules));
 }
 
 /** The Dockerfile's `npm ci ...` arguments (the part of its RUN before any `&&`). */
@@ -94,6 +102,15 @@ after(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
+test('the bundled plugins sent to the builder are the documented image plugins: no test fixture', () => {
+  // A clone owner's own plugin folders go into the image too (docs/deployment.md).
+  const plugins = readdirSync(path.join(dir, 'app', 'plugins'))
+    .filter((p) => BUNDLED_PLUGINS.includes(p))
+    .sort();
+  assert.deepEqual(plugins, [...IMAGE_PLUGINS].sort());
+  assert.deepEqual(plugins, documentedInImage().sort());
+});
+
 test("the production install is exactly the lockfile's non-dev packages", async () => {
   assert.deepEqual(productionInstallMismatches(path.join(dir, 'app')), []);
   assert.ok(
@@ -107,16 +124,14 @@ test("the image's start command serves /healthz, /readyz and a traced tool call,
 }, async () => {
   const cmd = execForm(file.instructions.findLast((i) => i.keyword === 'CMD')?.args ?? '');
   assert.ok(cmd && cmd[0] === 'node', 'an exec-form node CMD');
-  const root = path.join(dir, 'data', 'workspace');
   otlp = await startOtlpReceiver();
-  // The image's ENV, bound to loopback on a free port, with the workspace in the temp folder
-  // and spans sent to a receiver on loopback.
+  // The image's ENV, bound to loopback on a free port, spans sent to a receiver on loopback;
+  // the filesystem plugin's root is its default, ./workspace of the copy, as in the image.
   const env = {
     ...baseEnv(),
     ...imageEnv(file),
     MCP_HTTP_HOST: '127.0.0.1',
     MCP_HTTP_PORT: '0',
-    MCP_FILESYSTEM_ROOT: root,
     MCP_OTEL_ENDPOINT: otlp.url,
   };
   const proc = spawn(process.execPath, cmd.slice(1), {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { REPO_ROOT } from '../helpers/spawn-server.ts';
-import { imageEnv, readDockerfile } from './dockerfile.ts';
+import { imageEnv, imageFilesystemRoot, readDockerfile } from './dockerfile.ts';
 import { knownSettings, unknownNames } from './known-settings.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: manifests are free-form YAML, checked field by field below.
@@ -116,8 +116,7 @@ describe('k8s manifests', () => {
     assert.equal(String(pod.securityContext.runAsUser), imageUser.split(':')[0], "the image's user");
     assert.equal(container.securityContext.readOnlyRootFilesystem, true);
     assert.equal(container.securityContext.allowPrivilegeEscalation, false);
-    const root = effectiveEnv.MCP_FILESYSTEM_ROOT;
-    assert.ok(root, 'MCP_FILESYSTEM_ROOT is set');
+    const root = effectiveEnv.MCP_FILESYSTEM_ROOT ?? imageFilesystemRoot(dockerfile);
     const mount = (container.volumeMounts as Manifest[]).find((m) => m.mountPath === root);
     assert.ok(mount && !mount.readOnly, `${root} is a writable mount`);
     const volume = (pod.volumes as Manifest[]).find((v) => v.name === mount.name);

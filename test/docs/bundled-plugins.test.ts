@@ -1,30 +1,35 @@
 /**
  * The bundled plugins are one list: `BUNDLED_PLUGINS` (scripts/bundled-plugins.ts), which the
  * build goes by, is the table of docs/plugins.md ("The bundled plugins") and the plugins of the
- * clone; the build's selection leaves any other folder under plugins/ out.
+ * clone; the build's selection leaves any other folder under plugins/ out. The rows marked
+ * "not in the container image" are the fixtures the image leaves out
+ * (test/deploy/dockerfile.test.ts reads .dockerignore, image-built.test.ts the built image).
  * test/testing/tarball.test.ts checks the same on a real tarball.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { BUNDLED_PLUGINS, selectPlugins } from '../../scripts/bundled-plugins.ts';
+import {
+  BUNDLED_PLUGINS,
+  FIXTURE_PLUGINS,
+  IMAGE_PLUGINS,
+  selectPlugins,
+} from '../../scripts/bundled-plugins.ts';
 import { PLUGINS_DIR } from '../../src/plugin-loader.ts';
-import { REPO_ROOT } from '../helpers/spawn-server.ts';
-
-/** The first column of the table under "## The bundled plugins" in docs/plugins.md. */
-function documented(): string[] {
-  const text = readFileSync(path.join(REPO_ROOT, 'docs/plugins.md'), 'utf8');
-  const start = text.indexOf('\n## The bundled plugins\n');
-  assert.notEqual(start, -1, 'docs/plugins.md has a "## The bundled plugins" section');
-  const end = text.indexOf('\n## ', start + 1);
-  const section = text.slice(start, end === -1 ? undefined : end);
-  return [...section.matchAll(/^\| `([a-z][a-z0-9-]*)` \|/gm)].map((m) => m[1] ?? '');
-}
+import { documented, documentedInImage } from './plugins-table.ts';
 
 test('docs/plugins.md lists exactly the bundled plugins', () => {
   assert.deepEqual([...documented()].sort(), [...BUNDLED_PLUGINS].sort());
+});
+
+test('docs/plugins.md marks exactly the fixtures as not in the container image', () => {
+  assert.deepEqual([...documentedInImage()].sort(), [...IMAGE_PLUGINS].sort());
+  assert.deepEqual(
+    BUNDLED_PLUGINS.filter((p) => !documentedInImage().includes(p)),
+    FIXTURE_PLUGINS,
+  );
 });
 
 test('every bundled plugin is a folder of the clone', () => {

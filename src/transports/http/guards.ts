@@ -3,13 +3,10 @@
  * the Host and Origin headers are checked against allow-lists. On by default when bound to
  * loopback, and for any bind once allowed hosts are listed.
  */
+import { isLoopbackHost } from '../../base/loopback.ts';
 import type { HttpOptions } from './options.ts';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-
-function isLoopbackBind(host: string): boolean {
-  return LOOPBACK_HOSTS.has(host) || host.startsWith('127.');
-}
 
 /** `host:port` or `[v6]:port` → the host part, lower-cased. */
 function hostnameOf(hostHeader: string): string {
@@ -46,7 +43,7 @@ export function hostGuardOptions(
   options: Pick<HttpOptions, 'host' | 'allowedHosts' | 'allowedOrigins' | 'corsOrigins'>,
 ): HostGuardOptions {
   return {
-    checkHost: options.allowedHosts.length > 0 || isLoopbackBind(options.host),
+    checkHost: options.allowedHosts.length > 0 || isLoopbackHost(options.host),
     allowedHosts: options.allowedHosts,
     allowedOrigins: [...options.allowedOrigins, ...options.corsOrigins],
     anyOrigin: options.corsOrigins.includes('*'),
