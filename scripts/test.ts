@@ -41,6 +41,7 @@ export const SLOW: readonly string[] = [
   'test/testing/client-capabilities.test.ts',
   'test/docs/code-blocks.test.ts',
   'test/scale/replicas.test.ts',
+  'test/scale/failover.test.ts',
   'test/tasks/replicas.test.ts',
   'test/examples/',
   'test/plugins/proxy/',

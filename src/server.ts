@@ -191,7 +191,8 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     createStateCodec({ secret: settings.MCP_STATE_SECRET, ttlMs: settings.MCP_STATE_TTL_MS });
 
   // Each replica fans announcements out to its own sessions and listen streams; the hub's
-  // relay (if any) hands them to the other replicas, which do the same.
+  // relay (if any) hands them to the other replicas, which do the same. With a session feed
+  // (replicas), the replica where a change is made also writes it to every open feed.
   const visible = visibility(options.auth, settings);
   const fanOut = createFanOut({
     sessionStreams: hub.sessionStreams,
@@ -208,7 +209,7 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
   // least of all to the clients of other replicas.
   let registering = true;
   registry.onChange((change) => {
-    if (registering) fanOut.listChanged(change);
+    if (registering) void fanOut.listChanged(change, false);
     else void hub.announcements.announce({ type: 'list_changed', ...change });
   });
 

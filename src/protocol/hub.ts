@@ -13,10 +13,13 @@ import { CancelRelay } from './hub/cancel-relay.ts';
 import { ClientRequests, type ClientRequestsOptions } from './hub/client-requests.ts';
 import { ListenStreams } from './hub/listen-streams.ts';
 import type { RelayedEvent } from './hub/relay.ts';
-import { SessionStreams } from './hub/session-streams.ts';
+import { type SessionFeed, SessionStreams } from './hub/session-streams.ts';
 
-/** The other replicas (`relay`; absent on a single replica) and the server-to-client id prefix. */
-export type HubOptions = ClientRequestsOptions;
+/**
+ * The other replicas (`relay`; absent on a single replica), the server-to-client id prefix,
+ * and the sessions' feeds shared with the other replicas (`feed`; absent on a single replica).
+ */
+export type HubOptions = ClientRequestsOptions & { readonly feed?: SessionFeed };
 
 export class Hub {
   readonly sessionStreams: SessionStreams;
@@ -26,7 +29,7 @@ export class Hub {
   readonly announcements: Announcements;
 
   constructor(options: HubOptions = {}) {
-    this.sessionStreams = new SessionStreams(options.relay);
+    this.sessionStreams = new SessionStreams(options.relay, options.feed);
     this.clientRequests = new ClientRequests(options);
     this.cancels = new CancelRelay(options.relay);
     this.announcements = new Announcements(options.relay);

@@ -1,7 +1,7 @@
 /**
  * Everything replicas share, built once from settings when `MCP_REDIS_URL` is set: the
  * 2025-wire session store, the SSE event store, and a hub whose relay reaches the other
- * replicas (Redis pub/sub). `createServer` takes them in place of the in-memory versions;
+ * replicas (Redis pub/sub) and whose sessions' standalone messages go into their feeds. `createServer` takes them in place of the in-memory versions;
  * nothing else changes, so one replica without Redis behaves exactly as before.
  */
 import { randomBytes } from 'node:crypto';
@@ -18,6 +18,7 @@ import { createRedisEventStore } from './redis-event-store.ts';
 import { createRedisSessionStore } from './redis-session-store.ts';
 import { createRedisLiveness, createRedisTaskBus } from './redis-task-bus.ts';
 import { createRedisTaskStore } from './redis-task-store.ts';
+import { createRedisSessionFeed } from './session-feed.ts';
 import { createStoreHealth } from './store-health.ts';
 
 /** The two levels the scale-out logs at; a pino logger fits. */
@@ -88,7 +89,22 @@ export function createScaleOut(options: ScaleOutOptions): ScaleOut {
     onPublishError: (err) => health.failed(err),
     logger,
   });
-  const hub = new Hub({ relay, requestIdPrefix: `s2c-${replicaId}-` });
+  // A session's standalone messages wait in its feed for whichever replica the client reaches.
+  const feed = createRedisSessionFeed({
+    redis,
+    pubsub,
+    retention: settings.MCP_EVENT_RETENTION,
+    ttlMs: settings.MCP_SESSION_IDLE_MS,
+    pollMs: options.followPollMs,
+    keyPrefix: prefix,
+    health,
+    onPushError: (err, sessionId) =>
+      logger.warn(
+        { err: err instanceof Error ? err.message : String(err), sessionId },
+        'a message for a session’s GET stream could not be stored; it is lost',
+      ),
+  });
+  const hub = new Hub({ relay, requestIdPrefix: `s2c-${replicaId}-`, feed });
   const sessions = createRedisSessionStore({
     redis,
     idleMs: settings.MCP_SESSION_IDLE_MS,

@@ -76,8 +76,13 @@ async function sdkClient(server: InProcessServer, headers: Record<string, string
   // The SDK opens its GET stream after the handshake: wait until the server holds it.
   const id = (client.transport as { sessionId?: string } | undefined)?.sessionId;
   assert.ok(id, 'the SDK client has a session');
-  const hub = server.running.server.hub;
-  await until(() => hub.sessionStreams.ids().includes(id), WAIT_MS, 'the GET stream');
+  const streams = server.running.server.hub.sessionStreams;
+  // Across replicas a GET stream reads the session's feed, which it opens.
+  const held = async () =>
+    streams.feed
+      ? (await streams.feed.sessions()).some((s) => s.sessionId === id)
+      : streams.ids().includes(id);
+  await until(held, WAIT_MS, 'the GET stream');
   return { client, seen };
 }
 
@@ -227,11 +232,11 @@ describe('list_changed by caller across replicas (Redis)', () => {
       // B's own announcement of `ruled` may still be on its way: once B's marker is here, it is.
       await mark(b.running.server, [limited, full]);
       base = [limited.seen.tools, full.seen.tools];
-      // Scopes travel with the change: A decides from them.
+      // B, where the change is made, decides for every session's feed, A's clients' included.
       b.running.server.registry.add(tool({ scopes: ['files:write'] }));
       await mark(b.running.server, [limited, full]);
       assert.deepEqual(told(), [0, 1]);
-      // A rule does not travel: A runs its own definition of the item.
+      // A rule is B's own definition of the item (the same on every replica).
       b.running.server.registry.remove('tool', 'ruled');
       await mark(b.running.server, [limited, full]);
       assert.deepEqual(told(), [0, 2]);

@@ -30,7 +30,11 @@ export type Announcement =
     }
   | { readonly type: 'resource_updated'; readonly uri: string };
 
-export type AnnouncementHandler = (a: Announcement) => void | Promise<void>;
+/**
+ * What a replica does with an announcement; `origin` is true on the replica where the change
+ * was made, false for one another replica relayed.
+ */
+export type AnnouncementHandler = (a: Announcement, origin: boolean) => void | Promise<void>;
 
 export class Announcements {
   readonly #handlers = new Set<AnnouncementHandler>();
@@ -48,7 +52,7 @@ export class Announcements {
 
   /** Fans a change out here (synchronously started) and on every other replica. */
   announce(announcement: Announcement): Promise<void> {
-    const done = this.#fanOut(announcement);
+    const done = this.#fanOut(announcement, true);
     if (this.#relay) {
       const relayed =
         announcement.type === 'list_changed' && announcement.items
@@ -61,13 +65,13 @@ export class Announcements {
 
   /** An announcement another replica relayed: fanned out here only, its items checked. */
   receive(announcement: Announcement): void {
-    void this.#fanOut(readAnnouncement(announcement));
+    void this.#fanOut(readAnnouncement(announcement), false);
   }
 
-  #fanOut(announcement: Announcement): Promise<void> {
+  #fanOut(announcement: Announcement, origin: boolean): Promise<void> {
     const running: Promise<void>[] = [];
     for (const handler of this.#handlers) {
-      const out = handler(announcement);
+      const out = handler(announcement, origin);
       if (out) running.push(out);
     }
     return running.length === 0 ? Promise.resolve() : Promise.all(running).then(() => {});
@@ -95,20 +99,38 @@ export interface FanOutDeps {
 export interface FanOut {
   /** What this replica does with an announcement: `Announcements.onAnnounce` takes it. */
   readonly handle: AnnouncementHandler;
-  /** Tells this replica's streams of a list change (also used directly during registration). */
-  listChanged(change: ListChange): void;
-  /** Tells this replica's subscribed sessions and listen streams that a resource changed. */
-  resourceUpdated(uri: string): Promise<void>;
+  /**
+   * Tells this replica's streams of a list change (also used directly during registration);
+   * with a session feed and `origin`, every open feed too.
+   */
+  listChanged(change: ListChange, origin?: boolean): Promise<void>;
+  /** Tells this replica's subscribed sessions and listen streams that a resource changed (and, at the origin, every open feed subscribed to it). */
+  resourceUpdated(uri: string, origin?: boolean): Promise<void>;
 }
 
 /** One replica's fan-out of announcements to its own sessions and listen streams. */
 export function createFanOut(deps: FanOutDeps): FanOut {
   const { sessionStreams, listenStreams, sessions, registry, visible } = deps;
-  const resourceUpdated = async (uri: string) => {
+  const resourceUpdated = async (uri: string, origin = true) => {
     const message = notification('notifications/resources/updated', { uri });
-    for (const id of sessionStreams.ids()) {
+    const local = sessionStreams.ids();
+    for (const id of local) {
       const session = sessionStreams.localSession(id) ?? (await sessions.get(id).catch(() => undefined));
-      if (session?.subscriptions.has(uri)) sessionStreams.send(id, message);
+      if (session?.subscriptions.has(uri)) sessionStreams.sendLocal(id, message);
+    }
+    // Across replicas the replica where the change is made tells every subscribed session's
+    // feed, so a session whose stream's replica stopped still gets it when it resumes.
+    const feed = sessionStreams.feed;
+    if (feed && origin) {
+      const open = await feed.sessions().catch(() => []);
+      await Promise.all(
+        open
+          .filter(({ sessionId }) => !local.includes(sessionId))
+          .map(async ({ sessionId }) => {
+            const session = await sessions.get(sessionId).catch(() => undefined);
+            if (session?.subscriptions.has(uri)) feed.push(sessionId, message);
+          }),
+      );
     }
     // A listen stream names its URIs up front: one its caller may not see is never told.
     const target = registry.resolveResource(uri);
@@ -123,18 +145,20 @@ export function createFanOut(deps: FanOutDeps): FanOut {
   // With visibility by caller, a list change goes only to the streams of callers who could
   // see a touched item before or can see it now (list-change.ts): one check per touched
   // item and stream, never a listing. Without auth every stream has no identity: all are told.
-  const listChanged = (change: ListChange) => {
+  const listChanged = (change: ListChange, origin = true) => {
     const method = `notifications/${change.kind}/list_changed`;
     const told = (identity: Identity | undefined) => concerns(change, identity, visible, registry);
-    sessionStreams.broadcast(notification(method), told);
+    const feeds = sessionStreams.broadcast(notification(method), told, origin).catch(() => {});
     const key = `${change.kind}ListChanged` as
       | 'toolsListChanged'
       | 'promptsListChanged'
       | 'resourcesListChanged';
     listenStreams.publish(method, (f, identity) => f[key] === true && told(identity));
+    return feeds;
   };
   return {
-    handle: (a) => (a.type === 'list_changed' ? listChanged(a) : resourceUpdated(a.uri)),
+    handle: (a, origin) =>
+      a.type === 'list_changed' ? listChanged(a, origin) : resourceUpdated(a.uri, origin),
     listChanged,
     resourceUpdated,
   };

@@ -12,6 +12,8 @@ export function installDelete(app: FastifyInstance, state: RouteState): void {
     if (!session) return reply;
     try {
       for (const entry of [...standalone.values()]) if (entry.sessionId === session.id) entry.retire();
+      // Across replicas: the session's feed closes, and the streams following it end everywhere.
+      await deps.hub.sessionStreams.feed?.close(session.id);
       await deps.sessions.delete(session.id);
       deps.sessionEnded(session.id);
     } catch (err) {

@@ -3,10 +3,17 @@
  * updates, server-to-client requests no call owns), and resumption with Last-Event-ID of a
  * stream that dropped, whether a POST's reply stream (live here, finished, or live on another
  * replica through a shared store) or a standalone one (MCP 2025-11-25 "Resumability").
+ *
+ * On one replica a standalone stream is held here and kept a while after its connection
+ * drops. Across replicas it reads the session's feed (the hub's `SessionFeed`), where every
+ * replica writes the session's messages: resumed on any replica, it replays what was stored
+ * after the client's last id and carries on, as long as a fresh stream would.
  */
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Refusal } from '../../base/refusals.ts';
+import type { SessionFeed } from '../../protocol/hub/session-streams.ts';
+import type { Session } from '../../protocol/session.ts';
 import { header } from '../../protocol/wire.ts';
 import { REV2025 } from '../../protocol/wires/classify.ts';
 import type { EventStore } from '../deps.ts';
@@ -34,12 +41,18 @@ export function installGetStream(app: FastifyInstance, state: RouteState): void 
     const session = await sessionFor(state, req, reply);
     if (!session) return reply;
     const lastEventId = header(req.headers, 'last-event-id');
+    const feed = deps.hub.sessionStreams.feed;
+    // An event of this session's feed: resumed from there, on whichever replica.
+    if (lastEventId && feed?.sessionOf(lastEventId) === session.id) {
+      return feedStream(state, req, reply, session, feed, lastEventId);
+    }
     let streamId: string | undefined;
     try {
       streamId = lastEventId ? await store.streamOf(lastEventId) : undefined;
     } catch (err) {
       return refuseStoreError(state, req, reply, err);
     }
+    if (feed && !streamId) return feedStream(state, req, reply, session, feed, undefined);
     // Resuming a standalone stream: what it missed, then a fresh standalone stream.
     let replay: Awaited<ReturnType<EventStore['after']>> | undefined;
     const previous = streamId ? standalone.get(streamId) : undefined;
@@ -108,4 +121,40 @@ export function installGetStream(app: FastifyInstance, state: RouteState): void 
     });
     return reply;
   });
+}
+
+/**
+ * A standalone stream across replicas: the session's feed, opened (or kept open) for this
+ * caller, followed from `resumeFrom` (a resume) or from its latest event (a fresh stream,
+ * whose priming event carries that id) until the session ends or the client goes away.
+ */
+async function feedStream(
+  state: RouteState,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  session: Session,
+  feed: SessionFeed,
+  resumeFrom: string | undefined,
+): Promise<FastifyReply> {
+  const { deps, options } = state;
+  let latest: string;
+  try {
+    latest = await feed.open(session.id, req.mcpIdentity);
+  } catch (err) {
+    return refuseStoreError(state, req, reply, err);
+  }
+  const release = holdStream(state, session.id);
+  if (!release) {
+    return refuse(deps, req, reply, Refusal.tooManyStreams(options.limits.maxStreamsPerSession));
+  }
+  reply.raw.on('close', release);
+  hijackStream(state, reply);
+  const resumable = REV2025.resumable(session);
+  await followStored(reply.raw, feed.follow.bind(feed), resumeFrom ?? latest, {
+    headers: streamHeaders(session.id),
+    keepAliveMs: options.sse.keepAliveMs,
+    prime: resumeFrom === undefined && resumable ? { retryMs: options.sse.retryMs } : undefined,
+    ids: resumable,
+  });
+  return reply;
 }

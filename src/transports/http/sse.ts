@@ -31,7 +31,7 @@ export function frame(data: string, id: string | undefined, retryMs?: number): s
 }
 
 /** A stored event as a frame; '' for one that cannot be serialised (never the case for what #write stored). */
-function storedFrame(e: StoredEvent): string {
+function storedFrame(e: { id: string | undefined; message: StoredEvent['message'] }): string {
   const data = e.message === undefined ? '' : encodeMessage(e.message);
   return data === undefined ? '' : frame(data, e.id);
 }
@@ -179,23 +179,36 @@ export async function replayFinished(
 
 /**
  * Replays the stored rest of a stream that is not live in this process, then carries on with
- * its later events as the replica running it stores them (a shared store's `follow`), until
- * the stream ends or the client goes away.
+ * its later events as they are stored (a shared store's `follow`, or a session's feed), until
+ * the stream ends or the client goes away. `prime` opens a fresh stream with a priming event
+ * (its id, where a resume starts from); `ids: false` leaves the ids out (a client that cannot
+ * resume).
  */
 export async function followStored(
   res: ServerResponse,
   follow: NonNullable<EventStore['follow']>,
   lastEventId: string,
-  options: { headers: Record<string, string>; keepAliveMs: number },
+  options: {
+    headers: Record<string, string>;
+    keepAliveMs: number;
+    prime?: { retryMs: number };
+    ids?: boolean;
+  },
 ): Promise<void> {
   res.writeHead(200, { ...SSE_HEADERS, ...options.headers });
+  if (options.prime) res.write(frame('', lastEventId, options.prime.retryMs));
   res.flushHeaders();
   const gone = new AbortController();
   res.on('close', () => gone.abort());
   const timer = setInterval(() => res.write(': keep-alive\n\n'), options.keepAliveMs);
   timer.unref();
+  const withIds = options.ids !== false;
   try {
-    await follow(lastEventId, (e) => res.write(storedFrame(e)), gone.signal);
+    await follow(
+      lastEventId,
+      (e) => res.write(storedFrame(withIds ? e : { id: undefined, message: e.message })),
+      gone.signal,
+    );
   } catch {
     // The store is out of reach: end here; the client retries with its last id.
   } finally {
