@@ -45,6 +45,7 @@ export type { ListKind } from './registry/registry.ts';
 export { ERROR_META_KEY, ERRORS_META_KEY, ToolError } from './registry/tool-errors.ts';
 export type {
   CallToolResult,
+  ClientFeature,
   ClientLog,
   Completer,
   ContentBlock,

@@ -16,6 +16,7 @@ import { composeInstructions, type LoadedPlugin, type PluginApp } from './plugin
 import { createPluginLifecycle } from './plugin-lifecycle.ts';
 import { ownedRegistry, registerPlugin } from './plugin-register.ts';
 import { createRouteTable } from './plugin-routes.ts';
+import { deprecatedInputNotices } from './protocol/deprecated-input.ts';
 import { Dispatcher, type DispatcherOptions } from './protocol/dispatcher.ts';
 import { createFanOut } from './protocol/hub/announcements.ts';
 import { Hub } from './protocol/hub.ts';
@@ -255,6 +256,9 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     logger.info({ skills: skills.skills.length }, 'skills loaded');
   }
   registering = false;
+  // SEP-2577: a tool that declares it asks for sampling or roots is named once, now.
+  const notices = deprecatedInputNotices(logger);
+  notices.atStart(registry.tools());
 
   checkAppLinks(registry);
   // A plugin setting that can never work stops start-up here (exit code 2), with the lines
@@ -268,7 +272,7 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
   // The one call wrapper: the guard, the deadlines and the input rounds, given once here.
   const caller = new Caller<RequestContext>({
     guard: callGuard(options.auth, options.limiter),
-    input: createInputRounds({ hub, codec, inputTimeoutMs: settings.MCP_INPUT_TIMEOUT_MS }),
+    input: createInputRounds({ hub, codec, inputTimeoutMs: settings.MCP_INPUT_TIMEOUT_MS, notices }),
     toolTimeoutMs: settings.MCP_TOOL_TIMEOUT_MS,
     heartbeatMs: settings.MCP_PROGRESS_HEARTBEAT_MS,
   });

@@ -13,6 +13,7 @@ import { ErrorCode, ProtocolError } from '../base/errors.ts';
 import { isObject, type JsonObject, safeText } from '../base/jsonrpc.ts';
 import type { InputRounds } from '../execution/call.ts';
 import type { InputRequest, InputRequired } from '../registry/types.ts';
+import type { DeprecatedInputNotices } from './deprecated-input.ts';
 import type { ClientRequests } from './hub/client-requests.ts';
 import type { RequestContext } from './request-context.ts';
 import type { StateCodec } from './state-codec.ts';
@@ -28,6 +29,8 @@ export interface InputDeps {
   hub: { readonly clientRequests: ClientRequests };
   codec: StateCodec;
   inputTimeoutMs: number;
+  /** Told of every round a tool asks, to warn once per tool of deprecated features (SEP-2577). */
+  notices?: DeprecatedInputNotices;
 }
 
 /** -32021 (HTTP 400) when a request of the round needs a capability the client did not declare. */
@@ -50,6 +53,17 @@ export function checkCapabilities(ctx: RequestContext, round: InputRequired): vo
       { httpStatus: 400, data: { requiredCapabilities: missing } },
     );
   }
+}
+
+/**
+ * What every round goes through before it reaches the client, whichever wire: the client's
+ * capabilities checked (-32021), and a tool's first round that asks for sampling or roots
+ * reported (deprecated-input.ts).
+ */
+export function admitRound(ctx: RequestContext, round: InputRequired, deps: InputDeps): void {
+  checkCapabilities(ctx, round);
+  if (deps.notices !== undefined && ctx.record.method === 'tools/call')
+    deps.notices.onRound(ctx.record.targetName, round);
 }
 
 /**

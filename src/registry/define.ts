@@ -24,6 +24,9 @@ import type {
 } from './types.ts';
 import { compileTemplate, type UriTemplate } from './uri-template.ts';
 
+/** What `asks` may list: the client capabilities an input round can need. */
+const CLIENT_FEATURES = ['elicitation', 'sampling', 'roots'] as const;
+
 /** MCP tool names: 1-64 characters of A-Z, a-z, 0-9, `_`, `-`, `.` and `/` (2025-11-25 §tools). */
 const NAME_RE = /^[A-Za-z0-9_./-]{1,64}$/;
 
@@ -106,6 +109,12 @@ export function defineTool<
   }
   if (spec.heartbeatMs !== undefined && !(Number.isInteger(spec.heartbeatMs) && spec.heartbeatMs >= 0)) {
     invalid(`Tool "${name}": heartbeatMs must be 0 (off) or a positive integer`);
+  }
+  if (
+    spec.asks !== undefined &&
+    !(Array.isArray(spec.asks) && spec.asks.every((f) => (CLIENT_FEATURES as readonly unknown[]).includes(f)))
+  ) {
+    invalid(`Tool "${name}": asks lists what the handler asks the client for: ${CLIENT_FEATURES.join(', ')}`);
   }
   const errorsProblem = checkDeclaredErrors(spec.errors);
   if (errorsProblem) invalid(`Tool "${name}": ${errorsProblem}`);

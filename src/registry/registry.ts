@@ -205,6 +205,10 @@ export class Registry {
   tool(name: string): ToolDefinition | undefined {
     return this.#tools.get(name);
   }
+  /** Every registered tool, in registration order. */
+  tools(): IterableIterator<ToolDefinition> {
+    return this.#tools.values();
+  }
   resource(uri: string): ResourceDefinition | undefined {
     return this.#resources.get(uri);
   }

@@ -38,6 +38,9 @@ export interface InputRequest {
   params: JsonObject;
 }
 
+/** What a handler can ask the client for in an input round (its client capability). */
+export type ClientFeature = 'elicitation' | 'sampling' | 'roots';
+
 /** Returned by `ctx.askInput(...)`: ends the round; the framework collects the answers. */
 export interface InputRequired {
   readonly kind: 'input_required';
@@ -45,7 +48,12 @@ export interface InputRequired {
   readonly state: unknown;
 }
 
-/** Sends `notifications/message` to the client, gated by the level the client asked for. */
+/**
+ * Sends `notifications/message` to the client, gated by the level the client asked for.
+ *
+ * @deprecated MCP 2026-07-28 deprecates Logging (SEP-2577; removal no earlier than 2027-07-28).
+ * It is still served to clients that ask for it; log server-side with `ctx.logger` instead.
+ */
 export type ClientLog = (level: LogLevel, data: unknown, loggerName?: string) => Promise<void>;
 
 /** What every tool, resource and prompt handler receives. */
@@ -54,7 +62,13 @@ export interface HandlerContext {
   readonly signal: AbortSignal;
   /** Request-scoped pino logger (stderr): server-side logs. */
   readonly logger: Logger;
-  /** Log to the client (`notifications/message`), when the client asked for that level. */
+  /**
+   * Log to the client (`notifications/message`), when the client asked for that level.
+   *
+   * @deprecated MCP 2026-07-28 deprecates Logging (SEP-2577; removal no earlier than
+   * 2027-07-28). It is still served to clients that ask for a level; log server-side with
+   * `ctx.logger` instead.
+   */
   log(level: LogLevel, data: unknown, loggerName?: string): Promise<void>;
   /** Report progress; a no-op unless the request carried a progressToken. */
   progress(progress: number, total?: number, message?: string): Promise<void>;
@@ -100,9 +114,21 @@ export interface HandlerContext {
   askInput(requests: Record<string, InputRequest>, state?: unknown): InputRequired;
   /** Builds an `elicitation/create` input request. */
   elicit(params: { message: string; requestedSchema: JsonSchema } & JsonObject): InputRequest;
-  /** Builds a `sampling/createMessage` input request. */
+  /**
+   * Builds a `sampling/createMessage` input request.
+   *
+   * @deprecated MCP 2026-07-28 deprecates Sampling (SEP-2577; removal no earlier than
+   * 2027-07-28). It is still served to clients that declare `sampling`; declare
+   * `asks: ['sampling']` on the tool and the server warns once at start.
+   */
   sample(params: { messages: unknown[]; maxTokens: number } & JsonObject): InputRequest;
-  /** Builds a `roots/list` input request. */
+  /**
+   * Builds a `roots/list` input request.
+   *
+   * @deprecated MCP 2026-07-28 deprecates Roots (SEP-2577; removal no earlier than
+   * 2027-07-28). It is still served to clients that declare `roots`; take paths as tool
+   * arguments or settings instead.
+   */
   listRoots(): InputRequest;
   /**
    * A declared failure of this tool, to throw: `throw ctx.fail('not_found', { path })`. The
@@ -206,6 +232,13 @@ export interface ToolSpec<
    * admits `{ error }` or your clients do not validate.
    */
   structuredErrors?: boolean;
+  /**
+   * What the handler asks the client for with `ctx.askInput` (`ctx.elicit`, `ctx.sample`,
+   * `ctx.listRoots`). Sampling and roots are deprecated in MCP 2026-07-28 (SEP-2577): a tool
+   * that declares them gets one warning when the server starts; one that uses them without
+   * declaring them gets it on its first such round instead.
+   */
+  asks?: readonly ClientFeature[];
   /** Per-tool rate limit on top of the per-client one. */
   rateLimit?: { rps: number; burst?: number };
   icons?: JsonObject[];

@@ -162,6 +162,7 @@ export async function authReadinessReport(
     notRun: count('not-run'),
     total: checks.length,
     ok: failed === 0,
+    deprecated: [],
   };
 }
 

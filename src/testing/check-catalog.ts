@@ -283,7 +283,7 @@ export const CHECKS = {
     fix: 'answer ping with an empty result {} promptly, at any point of the session',
   },
   'logging.set-level': {
-    title: 'logging/setLevel is served (servers that declare logging)',
+    title: 'logging/setLevel is served (servers that declare logging, deprecated in 2026-07-28)',
     level: 'MUST',
     source: {
       spec: 'server/utilities/logging',
@@ -293,7 +293,8 @@ export const CHECKS = {
     fix: 'answer logging/setLevel with an empty result, or stop declaring the logging capability',
   },
   'logging.invalid-level': {
-    title: 'an invalid log level is refused with -32602 (servers that declare logging)',
+    title:
+      'an invalid log level is refused with -32602 (servers that declare logging, deprecated in 2026-07-28)',
     level: 'SHOULD',
     source: {
       spec: 'server/utilities/logging',

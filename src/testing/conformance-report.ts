@@ -22,6 +22,7 @@ import { type ConformanceCheck, Recorder } from './conformance-recorder.ts';
 import { checkTasks } from './conformance-tasks.ts';
 import { checkUtilities } from './conformance-utilities.ts';
 import { connectionProblem, endpointUrl, openLink, refusalFix } from './connect.ts';
+import { type DeprecatedUse, deprecatedUses, formatDeprecations } from './deprecations.ts';
 
 export { connectionProblem } from './connect.ts';
 
@@ -53,6 +54,11 @@ export interface ConformanceReport {
   /** Every check in the report: passed + failed + warnings + notRun. */
   total: number;
   ok: boolean;
+  /**
+   * Features MCP 2026-07-28 deprecates (SEP-2577: Logging, Sampling, Roots) that the server was
+   * seen using: a note for its author, never a failure (they are still served).
+   */
+  deprecated: DeprecatedUse[];
 }
 
 export interface ConformanceOptions extends ConnectOptions {
@@ -234,6 +240,16 @@ export async function conformanceReport(
       said = true;
     }
   }
+  const deprecated = deprecatedUses({
+    capabilities: isObject(c.initializeResult?.capabilities)
+      ? c.initializeResult.capabilities
+      : isObject(c.discoverResult?.capabilities)
+        ? c.discoverResult.capabilities
+        : undefined,
+    serverRequests: c.serverRequests,
+    notifications: c.notifications,
+    responses: c.responses,
+  });
   const count = (status: ConformanceCheck['status']) => checks.filter((x) => x.status === status).length;
   const passed = count('pass');
   const failed = count('fail');
@@ -256,6 +272,7 @@ export async function conformanceReport(
     notRun: count('not-run'),
     total: checks.length,
     ok: failed === 0,
+    deprecated,
   };
 }
 
@@ -299,6 +316,8 @@ export function formatReport(report: ConformanceReport, options: { closingLine?:
     lines.push(`    fix: ${x.fix}`);
     lines.push(`    rule: ${x.source}: ${x.spec}`);
   }
+  const notes = formatDeprecations(report.deprecated ?? []);
+  if (notes.length > 0) lines.push('', ...notes);
   const tail = options.closingLine === false ? [] : ['', closingLine(report)];
   return [head, '', ...lines, ...tail].join('\n');
 }

@@ -7,6 +7,7 @@
 
 export type { ConformanceCheck, ConformanceOptions, ConformanceReport } from './conformance-report.ts';
 export { conformanceReport, formatReport } from './conformance-report.ts';
+export type { DeprecatedUse } from './deprecations.ts';
 export type { CaseOutcome, InvalidInputMode } from './live-calls.ts';
 export { LiveTestFailure } from './live-calls.ts';
 export type { LiveCase, LivePlan, LiveTestOptions } from './live-plan.ts';

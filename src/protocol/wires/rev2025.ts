@@ -11,7 +11,7 @@ import type { ClientCapabilities } from '../../base/spec-types.ts';
 import { logLevelRank } from '../../base/types.ts';
 import { hasCoreTasks, resumesStreams, SUPPORTED_VERSIONS, VERSION_2026 } from '../../base/versions.ts';
 import { isInputRequired } from '../../execution/results.ts';
-import { checkCapabilities } from '../input.ts';
+import { admitRound } from '../input.ts';
 import { header } from '../wire.ts';
 import type { TaskWire, WireProfile } from './profile.ts';
 import { created2025, task2025 } from './task-shapes.ts';
@@ -118,7 +118,7 @@ const profile: WireProfile = {
           `Handler asked for input more than ${MAX_ROUNDS} times`,
         );
       }
-      checkCapabilities(ctx, out);
+      admitRound(ctx, out, deps);
       const channel = ctx.channel;
       const scope = ctx.session?.id;
       if (!channel || scope === undefined) {

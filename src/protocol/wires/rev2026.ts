@@ -10,7 +10,7 @@ import { isObject, type JsonObject, safeText } from '../../base/jsonrpc.ts';
 import type { ClientCapabilities, Implementation } from '../../base/spec-types.ts';
 import { isLogLevel, logLevelRank } from '../../base/types.ts';
 import { isInputRequired } from '../../execution/results.ts';
-import { checkCapabilities, wellFormedResponses } from '../input.ts';
+import { admitRound, wellFormedResponses } from '../input.ts';
 import type { RequestContext } from '../request-context.ts';
 import { META } from '../wire.ts';
 import { checkEnvelope, checkParamHeaders, checkRoutingHeaders } from './envelope-2026.ts';
@@ -139,7 +139,7 @@ const profile: WireProfile = {
     ctx.inputResponses = wellFormedResponses(params?.inputResponses);
     const out = await attempt();
     if (!isInputRequired(out)) return { value: out };
-    checkCapabilities(ctx, out);
+    admitRound(ctx, out, deps);
     return {
       inputRequired: {
         resultType: 'input_required',
