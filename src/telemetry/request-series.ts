@@ -4,6 +4,7 @@
  * attributes of the MCP semantic conventions.
  */
 import type { Attributes, Counter, Histogram } from '@opentelemetry/api';
+import { type DurationKey, durationKey } from './duration-aggregator.ts';
 import { Attr, boundedMethod, boundTarget, spanName } from './semconv.ts';
 
 export function networkAttributes(
@@ -56,15 +57,18 @@ export class Series {
   readonly start: Attributes;
   readonly name: string;
   /** `mcp.server.operation.duration` of a request that succeeded. */
-  readonly ok: Attributes;
+  readonly ok: DurationKey;
   /** `mcp.server.tool_errors`. */
   readonly toolError: Attributes;
   readonly transport: 'stdio' | 'http' | undefined;
   readonly httpVersion: string | undefined;
   readonly protocolVersion: string | undefined;
-  readonly #failures = new Map<string, Attributes>();
+  readonly #failures = new Map<string, DurationKey>();
+  /** Kept by the cache for the process's life (its duration keys may hold their own counts). */
+  readonly #kept: boolean;
 
-  constructor(key: SeriesKey, recommended: boolean) {
+  constructor(key: SeriesKey, recommended: boolean, kept = false) {
+    this.#kept = kept;
     const { method, target, known } = key;
     const start: Attributes = { [Attr.McpMethodName]: boundTarget(method) ?? '' };
     if (target !== undefined && known) {
@@ -91,25 +95,26 @@ export class Series {
       if (key.protocolVersion !== undefined) ok[Attr.McpProtocolVersion] = key.protocolVersion;
       if (bounded === 'tools/call') ok[Attr.GenAiOperationName] = 'execute_tool';
     }
-    this.ok = metricAttributes(ok);
+    this.ok = durationKey(metricAttributes(ok), kept);
     const toolError: Attributes = { [Attr.McpMethodName]: bounded };
     if (tool !== undefined) toolError[Attr.GenAiToolName] = tool;
     this.toolError = metricAttributes(toolError);
   }
 
   /** The duration's attributes for an outcome with an `error.type` and maybe a JSON-RPC code. */
-  failure(errorType: string | undefined, code: string | undefined): Attributes {
+  failure(errorType: string | undefined, code: string | undefined): DurationKey {
     const key = `${errorType ?? ''}\n${code ?? ''}`;
-    let attributes = this.#failures.get(key);
-    if (attributes === undefined) {
-      const built: Attributes = { ...this.ok };
+    let failure = this.#failures.get(key);
+    if (failure === undefined) {
+      const built: Attributes = { ...this.ok.attributes };
       if (errorType !== undefined) built[Attr.ErrorType] = errorType;
       if (code !== undefined) built[Attr.RpcResponseStatusCode] = code;
-      attributes = metricAttributes(built);
       // Error class names are the application's: bounded, but not by us.
-      if (this.#failures.size < MAX_FAILURE_KINDS) this.#failures.set(key, attributes);
+      const kept = this.#kept && this.#failures.size < MAX_FAILURE_KINDS;
+      failure = durationKey(metricAttributes(built), kept);
+      if (kept) this.#failures.set(key, failure);
     }
-    return attributes;
+    return failure;
   }
 }
 
@@ -167,8 +172,9 @@ export class SeriesCache {
       )
         return series;
     }
-    const series = new Series(bounded, this.#recommended);
-    if (this.#size < MAX_SERIES && variants.length < MAX_VARIANTS) {
+    const kept = this.#size < MAX_SERIES && variants.length < MAX_VARIANTS;
+    const series = new Series(bounded, this.#recommended, kept);
+    if (kept) {
       variants.push(series);
       this.#size++;
     }

@@ -16,6 +16,7 @@ import {
 import { idText } from '../base/json-ids.ts';
 import { logFieldsOf, type TraceLogFields } from '../base/trace-context.ts';
 import type { RequestRecord } from '../protocol/request-record.ts';
+import type { DurationAggregator } from './duration-aggregator.ts';
 import type { MetricAttributeSet } from './otel-settings.ts';
 import {
   type Instruments,
@@ -26,11 +27,18 @@ import {
 } from './request-series.ts';
 import { type RouteSpan, type RouteSpanInfo, startRouteSpan } from './route-span.ts';
 import type { OwnedSdk } from './sdk-pipeline.ts';
-import { Attr, boundedMethod, boundTarget, DURATION_BUCKETS_S, errorTypeOf, Metric } from './semconv.ts';
+import {
+  Attr,
+  boundedMethod,
+  boundTarget,
+  DURATION_BUCKETS_S,
+  DURATION_DESCRIPTION,
+  errorTypeOf,
+  Metric,
+  SCOPE_NAME,
+} from './semconv.ts';
 import { type Carrier, parentOf } from './span-parent.ts';
 import type { RequestSpan, SpanOutcome, Telemetry } from './tracing.ts';
-
-const SCOPE = 'mcp-toolkit';
 
 /**
  * What a request's span reads of the request: its record (src/protocol/request-record.ts), as
@@ -82,11 +90,21 @@ export interface SessionInfo {
   readonly httpVersion?: string | undefined;
 }
 
+/** What every request span of one server shares. */
+interface SpanShared {
+  readonly tracer: Tracer;
+  readonly instruments: Instruments;
+  readonly cache: SeriesCache;
+  /** Our own aggregation of the duration (our pipeline), else the SDK's histogram is used. */
+  readonly durations: DurationAggregator | undefined;
+  readonly extractKeys: readonly string[] | undefined;
+  readonly samplerSeesAttributes: boolean;
+}
+
 class OtelRequestSpan implements RequestSpan {
   readonly span: Span;
   readonly context: Context;
-  readonly #instruments: Instruments;
-  readonly #cache: SeriesCache;
+  readonly #shared: SpanShared;
   readonly #info: RequestSpanInfo;
   readonly #started = performance.now();
   #series: Series;
@@ -94,17 +112,10 @@ class OtelRequestSpan implements RequestSpan {
   #ended = false;
   #logFields: TraceLogFields | undefined | null = null;
 
-  constructor(
-    tracer: Tracer,
-    instruments: Instruments,
-    cache: SeriesCache,
-    extractKeys: readonly string[] | undefined,
-    samplerSeesAttributes: boolean,
-    info: RequestSpanInfo,
-  ) {
-    this.#instruments = instruments;
-    this.#cache = cache;
+  constructor(shared: SpanShared, info: RequestSpanInfo) {
+    this.#shared = shared;
     this.#info = info;
+    const { cache, tracer, extractKeys, samplerSeesAttributes } = shared;
     const target = boundTarget(info.targetName);
     const protocolVersion =
       info.protocolVersion !== undefined && info.protocolVersion !== '' ? info.protocolVersion : undefined;
@@ -220,7 +231,7 @@ class OtelRequestSpan implements RequestSpan {
     if (this.#protocolVersion !== series.protocolVersion) {
       // `initialize`: the version was negotiated while the request ran.
       const info = this.#info;
-      series = this.#cache.get({
+      series = this.#shared.cache.get({
         method: info.method,
         target: boundTarget(info.targetName),
         known: info.targetKnown === true,
@@ -229,12 +240,13 @@ class OtelRequestSpan implements RequestSpan {
         protocolVersion: this.#protocolVersion,
       });
     }
-    this.#instruments.duration.record(
-      seconds,
-      errorType === undefined && code === undefined ? series.ok : series.failure(errorType, code),
-    );
+    const duration =
+      errorType === undefined && code === undefined ? series.ok : series.failure(errorType, code);
+    const { durations, instruments } = this.#shared;
+    if (durations !== undefined) durations.record(duration, seconds);
+    else instruments.duration.record(seconds, duration.attributes);
     if (outcome.isError === true && outcome.code === undefined && outcome.error === undefined)
-      this.#instruments.toolErrors.add(1, series.toolError);
+      instruments.toolErrors.add(1, series.toolError);
   }
 }
 
@@ -253,6 +265,12 @@ export interface RequestTelemetryOptions {
   readonly samplerSeesAttributes?: boolean;
   /** The per-request metrics' attributes (MCP_OTEL_METRIC_ATTRIBUTES; default `required`). */
   readonly metricAttributes?: MetricAttributeSet;
+  /**
+   * The duration's own aggregation, which our pipeline's readers collect through a
+   * `MetricProducer` (duration-producer.ts); without it (an application's MeterProvider) the
+   * duration is recorded on the SDK's histogram.
+   */
+  readonly durations?: DurationAggregator | undefined;
 }
 
 /** Sessions tracked for their duration at most; past it the oldest is forgotten (expired unseen). */
@@ -264,27 +282,24 @@ export class RequestTelemetry implements Telemetry {
   readonly #instruments: Instruments;
   readonly #own: OwnedSdk | undefined;
   readonly #sessions = new Map<string, { started: number; attributes: Attributes }>();
-  readonly #series: SeriesCache;
   readonly #extractKeys: readonly string[] | undefined;
-  readonly #samplerSeesAttributes: boolean;
+  readonly #shared: SpanShared;
 
   /**
    * `own`: our SDK, when we started one (else the application's provider is used, and flushed
    * only). See `RequestTelemetryOptions` for the rest.
    */
   constructor(version: string, own: OwnedSdk | undefined, options: RequestTelemetryOptions = {}) {
-    this.#tracer = trace.getTracer(SCOPE, version);
+    this.#tracer = trace.getTracer(SCOPE_NAME, version);
     this.#own = own;
     this.#extractKeys = options.extractKeys;
-    this.#samplerSeesAttributes = options.samplerSeesAttributes ?? true;
-    this.#series = new SeriesCache(options.metricAttributes === 'recommended');
-    const meter = metrics.getMeter(SCOPE, version);
-    const advice = { explicitBucketBoundaries: DURATION_BUCKETS_S };
+    const meter = metrics.getMeter(SCOPE_NAME, version);
+    const advice = { explicitBucketBoundaries: [...DURATION_BUCKETS_S] };
     this.#instruments = {
       duration: meter.createHistogram(Metric.OperationDuration, {
         unit: 's',
-        description: 'Duration of MCP requests handled by the server.',
-        advice,
+        description: DURATION_DESCRIPTION,
+        advice: { explicitBucketBoundaries: [...DURATION_BUCKETS_S] },
       }),
       sessions: meter.createHistogram(Metric.SessionDuration, {
         unit: 's',
@@ -301,17 +316,18 @@ export class RequestTelemetry implements Telemetry {
           'Requests refused at the HTTP edge (authentication, scope, rate limit, size, type, Host, Origin).',
       }),
     };
+    this.#shared = {
+      tracer: this.#tracer,
+      instruments: this.#instruments,
+      cache: new SeriesCache(options.metricAttributes === 'recommended'),
+      durations: options.durations,
+      extractKeys: options.extractKeys,
+      samplerSeesAttributes: options.samplerSeesAttributes ?? true,
+    };
   }
 
   startRequestSpan(info: RequestSpanInfo): RequestSpan {
-    return new OtelRequestSpan(
-      this.#tracer,
-      this.#instruments,
-      this.#series,
-      this.#extractKeys,
-      this.#samplerSeesAttributes,
-      info,
-    );
+    return new OtelRequestSpan(this.#shared, info);
   }
 
   startRouteSpan(info: RouteSpanInfo): RouteSpan {

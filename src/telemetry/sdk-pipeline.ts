@@ -26,7 +26,11 @@ import {
   resourceFromAttributes,
   serviceInstanceIdDetector,
 } from '@opentelemetry/resources';
-import { AggregationTemporality, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import {
+  AggregationTemporality,
+  type MetricReader,
+  PeriodicExportingMetricReader,
+} from '@opentelemetry/sdk-metrics';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import {
   AlwaysOffSampler,
@@ -37,6 +41,8 @@ import {
   type SpanExporter,
   TraceIdRatioBasedSampler,
 } from '@opentelemetry/sdk-trace';
+import type { DurationAggregator } from './duration-aggregator.ts';
+import { durationProducer, type ProducerScope } from './duration-producer.ts';
 import type { OtlpTarget, PropagatorName, TracingConfig } from './otel-settings.ts';
 
 /** An exporter's outcome, for the "export failing" warning. */
@@ -130,7 +136,21 @@ function spanExporterOf(target: OtlpTarget): SpanExporter {
   return target.protocol === 'http/json' ? new JsonTraceExporter(options) : new ProtoTraceExporter(options);
 }
 
-function metricReaderOf(target: OtlpTarget, config: TracingConfig, onError: ExportErrorHandler | undefined) {
+/**
+ * What our readers collect besides the SDK's instruments: the request duration the server
+ * aggregates itself (duration-aggregator.ts), with the scope its SDK instruments would have.
+ */
+export interface OwnMetrics {
+  readonly durations: DurationAggregator;
+  readonly scope: ProducerScope;
+}
+
+function metricReaderOf(
+  target: OtlpTarget,
+  config: TracingConfig,
+  onError: ExportErrorHandler | undefined,
+  own: OwnMetrics | undefined,
+) {
   const temporalityPreference =
     config.temporality === 'delta'
       ? AggregationTemporality.DELTA
@@ -143,11 +163,23 @@ function metricReaderOf(target: OtlpTarget, config: TracingConfig, onError: Expo
   };
   const exporter =
     target.protocol === 'http/json' ? new JsonMetricExporter(options) : new ProtoMetricExporter(options);
-  return new PeriodicExportingMetricReader({
+  // Built before the reader it serves; asks the reader its temporality at each collection.
+  let reader: MetricReader | undefined;
+  const producers =
+    own === undefined
+      ? []
+      : [
+          durationProducer(own.durations, own.scope, (type) =>
+            (reader as MetricReader).selectAggregationTemporality(type),
+          ),
+        ];
+  reader = new PeriodicExportingMetricReader({
     exporter: reportFailures(exporter, 'metrics', onError),
     exportIntervalMillis: config.metricIntervalMs,
     exportTimeoutMillis: Math.min(target.timeoutMs, config.metricIntervalMs),
+    metricProducers: producers,
   });
+  return reader;
 }
 
 function within<T>(work: Promise<T>, ms: number): Promise<void> {
@@ -171,10 +203,13 @@ function within<T>(work: Promise<T>, ms: number): Promise<void> {
  * own from the environment that matters here: every component is passed in.
  *
  * @example
- * const sdk = startOwnSdk(config, (signal, err) => logger.warn({ signal, err }, 'OTLP export failing'));
+ * const sdk = startOwnSdk(config, (signal, err) => logger.warn({ signal, err }, 'OTLP export failing'), {
+ *   durations: new DurationAggregator(),
+ *   scope: { name: 'mcp-toolkit', version: '0.1.0' },
+ * });
  * await sdk.shutdown(2000);
  */
-export function startOwnSdk(config: TracingConfig, onError?: ExportErrorHandler): OwnedSdk {
+export function startOwnSdk(config: TracingConfig, onError?: ExportErrorHandler, own?: OwnMetrics): OwnedSdk {
   const resource = defaultResource()
     .merge(
       detectResources({ detectors: [serviceInstanceIdDetector, processDetector, hostDetector, osDetector] }),
@@ -204,7 +239,7 @@ export function startOwnSdk(config: TracingConfig, onError?: ExportErrorHandler)
     sampler: samplerOf(config),
     textMapPropagator: propagatorOf(config.propagators),
     spanProcessors: processors,
-    metricReaders: config.metrics === undefined ? [] : [metricReaderOf(config.metrics, config, onError)],
+    metricReaders: config.metrics === undefined ? [] : [metricReaderOf(config.metrics, config, onError, own)],
     // Logs stay with pino on stderr; no OpenTelemetry logger provider of ours.
     logRecordProcessors: [],
     // Outgoing calls only: the server makes the SERVER span of each request itself.

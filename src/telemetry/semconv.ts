@@ -33,6 +33,9 @@ export const Attr = {
   PluginName: 'mcp_toolkit.plugin',
 } as const;
 
+/** The instrumentation scope of the server's spans and metrics. */
+export const SCOPE_NAME = 'mcp-toolkit';
+
 export const Metric = {
   /** Histogram, seconds (conventions: `mcp.server.operation.duration`). */
   OperationDuration: 'mcp.server.operation.duration',
@@ -45,7 +48,12 @@ export const Metric = {
 } as const;
 
 /** Bucket boundaries the conventions recommend for `mcp.server.operation.duration`. */
-export const DURATION_BUCKETS_S = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
+export const DURATION_BUCKETS_S: readonly number[] = Object.freeze([
+  0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300,
+]);
+
+/** `mcp.server.operation.duration`'s description, wherever it is aggregated. */
+export const DURATION_DESCRIPTION = 'Duration of MCP requests handled by the server.';
 
 /** `error.type` of a tool result with `isError: true` (conventions). */
 const TOOL_ERROR = 'tool_error';

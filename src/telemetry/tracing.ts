@@ -16,6 +16,7 @@ import type { TracingConfig } from './otel-settings.ts';
 import type { RefusalInfo, RequestSpanInfo, SessionInfo } from './request-span.ts';
 import { NOOP_ROUTE_SPAN, type RouteSpan, type RouteSpanInfo } from './route-span.ts';
 import type { ExportErrorHandler } from './sdk-pipeline.ts';
+import { SCOPE_NAME } from './semconv.ts';
 
 export { NOOP_SPAN, type TraceLogFields } from '../base/trace-context.ts';
 export type { RefusalInfo, RequestSpanInfo, SessionInfo } from './request-span.ts';
@@ -132,12 +133,23 @@ export function telemetryMode(config: TracingConfig): TelemetryMode {
 export async function createTelemetry(options: TelemetryOptions): Promise<Telemetry> {
   const mode = telemetryMode(options.config);
   if (mode === 'off') return NOOP_TELEMETRY;
-  const [{ RequestTelemetry }, { extractKeysOf }, pipeline] = await Promise.all([
+  const [{ RequestTelemetry }, { extractKeysOf }, { DurationAggregator }, pipeline] = await Promise.all([
     import('./request-span.ts'),
     import('./span-parent.ts'),
+    import('./duration-aggregator.ts'),
     mode === 'own' ? import('./sdk-pipeline.ts') : undefined,
   ]);
-  const own = pipeline?.startOwnSdk(options.config, options.onExportError);
+  // Our own readers collect the request duration from the server's own aggregation (no
+  // attribute hashing per request); an application's MeterProvider gets it through the SDK's
+  // histogram, since its readers are not ours to extend.
+  const durations = pipeline === undefined ? undefined : new DurationAggregator();
+  const own = pipeline?.startOwnSdk(
+    options.config,
+    options.onExportError,
+    durations === undefined
+      ? undefined
+      : { durations, scope: { name: SCOPE_NAME, version: options.config.serviceVersion } },
+  );
   // Our own propagators are known, so are the keys they read; an application's are not. Our
   // own samplers (samplerOf) are the SDK's ratio, always-on and always-off ones, which read no
   // attributes; an application's sampler may.
@@ -146,5 +158,6 @@ export async function createTelemetry(options: TelemetryOptions): Promise<Teleme
     extractKeys,
     samplerSeesAttributes: own === undefined,
     metricAttributes: options.config.metricAttributes,
+    durations,
   });
 }
