@@ -18,7 +18,8 @@ import {
 } from '../../src/index.ts';
 import { TestClient, TestClientError } from '../../src/testing/test-client.ts';
 import { echoPlugin } from '../fixtures/echo-plugin.ts';
-import { productionPlugin } from '../fixtures/production-plugin.ts';
+import { productionPlugin, releaseHeld } from '../fixtures/production-plugin.ts';
+import { until } from '../helpers/until.ts';
 import { buildTestApp, type TestApp, V2025 } from '../transports/http-helpers.ts';
 
 const PRODUCTION = './test/fixtures/production-plugin.ts';
@@ -217,29 +218,43 @@ describe('declared tool errors', () => {
 });
 
 describe('progress heartbeats', () => {
-  /** Calls a tool with a progressToken; returns the result and the progress notifications seen. */
-  async function callWithProgress(client: TestClient, name: string, args: JsonObject) {
+  /**
+   * Calls a tool with a progressToken; returns the result and the progress notifications seen.
+   * With `heartbeats`, the tool is one that runs until released: it is released once that many
+   * progress notifications arrived (timers fire late on a loaded machine: a fixed run time
+   * would see fewer).
+   */
+  async function callWithProgress(client: TestClient, name: string, args: JsonObject, heartbeats = 0) {
     const before = client.log.length;
-    const reply = (await client.send({
+    const progressSeen = () =>
+      client.log
+        .slice(before)
+        .map((e) => e.message as unknown as JsonObject)
+        .filter((m) => m.method === 'notifications/progress')
+        .map((m) => m.params as JsonObject);
+    const replying = client.send({
       jsonrpc: '2.0',
       id: `hb-${name}`,
       method: 'tools/call',
       params: { name, arguments: args, _meta: { progressToken: 'tok' } },
-    })) as { result: JsonObject };
-    const progress = client.log
-      .slice(before)
-      .map((e) => e.message as unknown as JsonObject)
-      .filter((m) => m.method === 'notifications/progress')
-      .map((m) => m.params as JsonObject);
-    return { result: reply.result, progress };
+    }) as Promise<{ result: JsonObject }>;
+    if (heartbeats > 0) {
+      await until(() => progressSeen().length >= heartbeats, {
+        timeoutMs: 60_000,
+        message: `${heartbeats} heartbeats never arrived`,
+      });
+      releaseHeld();
+    }
+    const reply = await replying;
+    return { result: reply.result, progress: progressSeen() };
   }
 
   test('a quiet tool sends increasing progress every heartbeatMs while it runs', async () => {
     const client = await TestClient.start({ plugins: [productionPlugin] });
     try {
-      const { result, progress } = await callWithProgress(client, 'wait', { ms: 450 });
-      assert.equal(text(result), 'waited');
-      assert.ok(progress.length >= 2 && progress.length <= 5, `${progress.length} heartbeats`);
+      const { result, progress } = await callWithProgress(client, 'hold', {}, 3);
+      assert.equal(text(result), 'released');
+      assert.ok(progress.length >= 3, `${progress.length} heartbeats`);
       for (const p of progress) {
         assert.equal(p.progressToken, 'tok');
         assert.equal(p.message, 'still working');
@@ -262,7 +277,7 @@ describe('progress heartbeats', () => {
     });
     try {
       assert.equal((await callWithProgress(quiet, 'wait_quietly', { ms: 350 })).progress.length, 0);
-      assert.ok((await callWithProgress(beating, 'wait_quietly', { ms: 350 })).progress.length >= 2);
+      assert.ok((await callWithProgress(beating, 'hold_quietly', {}, 2)).progress.length >= 2);
     } finally {
       await quiet.close();
       await beating.close();
