@@ -1,12 +1,11 @@
 /**
- * The enabled Telemetry: request spans from the global TracerProvider, parented as the MCP
- * semantic conventions say, and the MCP metrics from the global MeterProvider. Loaded by
- * `createTelemetry` only when there is a provider to report to (tracing.ts).
+ * The span of one MCP request, from the global TracerProvider, parented as the MCP semantic
+ * conventions say, and the request's duration and tool-error metrics recorded when it ends.
+ * Loaded with the enabled Telemetry (request-telemetry.ts).
  */
 import {
   type Attributes,
   type Context,
-  metrics,
   type Span,
   SpanKind,
   SpanStatusCode,
@@ -17,28 +16,10 @@ import { idText } from '../base/json-ids.ts';
 import { logFieldsOf, type TraceLogFields } from '../base/trace-context.ts';
 import type { RequestRecord } from '../protocol/request-record.ts';
 import type { DurationAggregator } from './duration-aggregator.ts';
-import type { MetricAttributeSet } from './otel-settings.ts';
-import {
-  type Instruments,
-  metricAttributes,
-  networkAttributes,
-  type Series,
-  SeriesCache,
-} from './request-series.ts';
-import { type RouteSpan, type RouteSpanInfo, startRouteSpan } from './route-span.ts';
-import type { OwnedSdk } from './sdk-pipeline.ts';
-import {
-  Attr,
-  boundedMethod,
-  boundTarget,
-  DURATION_BUCKETS_S,
-  DURATION_DESCRIPTION,
-  errorTypeOf,
-  Metric,
-  SCOPE_NAME,
-} from './semconv.ts';
+import type { Instruments, Series, SeriesCache } from './request-series.ts';
+import { Attr, boundTarget, errorTypeOf } from './semconv.ts';
 import { type Carrier, parentOf } from './span-parent.ts';
-import type { RequestSpan, SpanOutcome, Telemetry } from './tracing.ts';
+import type { RequestSpan, SpanOutcome } from './tracing.ts';
 
 /**
  * What a request's span reads of the request: its record (src/protocol/request-record.ts), as
@@ -91,7 +72,7 @@ export interface SessionInfo {
 }
 
 /** What every request span of one server shares. */
-interface SpanShared {
+export interface SpanShared {
   readonly tracer: Tracer;
   readonly instruments: Instruments;
   readonly cache: SeriesCache;
@@ -101,7 +82,7 @@ interface SpanShared {
   readonly samplerSeesAttributes: boolean;
 }
 
-class OtelRequestSpan implements RequestSpan {
+export class OtelRequestSpan implements RequestSpan {
   readonly span: Span;
   readonly context: Context;
   readonly #shared: SpanShared;
@@ -248,166 +229,4 @@ class OtelRequestSpan implements RequestSpan {
     if (outcome.isError === true && outcome.code === undefined && outcome.error === undefined)
       instruments.toolErrors.add(1, series.toolError);
   }
-}
-
-export interface RequestTelemetryOptions {
-  /**
-   * The carrier keys our own propagators read (span-parent.ts), so that a request carrying
-   * none is not handed to them; undefined with an application's propagator.
-   */
-  readonly extractKeys?: readonly string[] | undefined;
-  /**
-   * Whether `startSpan` is given the attributes that name the request's kind, for a sampler to
-   * key on (an application's sampler may; default true); false with our own samplers, the
-   * SDK's ratio, always-on and always-off ones, which read none: a kept span gets them right
-   * after the decision, a span sampled out never has them checked or copied.
-   */
-  readonly samplerSeesAttributes?: boolean;
-  /** The per-request metrics' attributes (MCP_OTEL_METRIC_ATTRIBUTES; default `required`). */
-  readonly metricAttributes?: MetricAttributeSet;
-  /**
-   * The duration's own aggregation, which our pipeline's readers collect through a
-   * `MetricProducer` (duration-producer.ts); without it (an application's MeterProvider) the
-   * duration is recorded on the SDK's histogram.
-   */
-  readonly durations?: DurationAggregator | undefined;
-}
-
-/** Sessions tracked for their duration at most; past it the oldest is forgotten (expired unseen). */
-const MAX_TRACKED_SESSIONS = 100_000;
-
-export class RequestTelemetry implements Telemetry {
-  readonly enabled = true;
-  readonly #tracer: Tracer;
-  readonly #instruments: Instruments;
-  readonly #own: OwnedSdk | undefined;
-  readonly #sessions = new Map<string, { started: number; attributes: Attributes }>();
-  readonly #extractKeys: readonly string[] | undefined;
-  readonly #shared: SpanShared;
-
-  /**
-   * `own`: our SDK, when we started one (else the application's provider is used, and flushed
-   * only). See `RequestTelemetryOptions` for the rest.
-   */
-  constructor(version: string, own: OwnedSdk | undefined, options: RequestTelemetryOptions = {}) {
-    this.#tracer = trace.getTracer(SCOPE_NAME, version);
-    this.#own = own;
-    this.#extractKeys = options.extractKeys;
-    const meter = metrics.getMeter(SCOPE_NAME, version);
-    const advice = { explicitBucketBoundaries: [...DURATION_BUCKETS_S] };
-    this.#instruments = {
-      duration: meter.createHistogram(Metric.OperationDuration, {
-        unit: 's',
-        description: DURATION_DESCRIPTION,
-        advice: { explicitBucketBoundaries: [...DURATION_BUCKETS_S] },
-      }),
-      sessions: meter.createHistogram(Metric.SessionDuration, {
-        unit: 's',
-        description: 'Duration of MCP sessions (2025 wire) as observed on the server.',
-        advice,
-      }),
-      toolErrors: meter.createCounter(Metric.ToolErrors, {
-        unit: '{result}',
-        description: 'Tool results with isError: true.',
-      }),
-      refusals: meter.createCounter(Metric.Refusals, {
-        unit: '{request}',
-        description:
-          'Requests refused at the HTTP edge (authentication, scope, rate limit, size, type, Host, Origin).',
-      }),
-    };
-    this.#shared = {
-      tracer: this.#tracer,
-      instruments: this.#instruments,
-      cache: new SeriesCache(options.metricAttributes === 'recommended'),
-      durations: options.durations,
-      extractKeys: options.extractKeys,
-      samplerSeesAttributes: options.samplerSeesAttributes ?? true,
-    };
-  }
-
-  startRequestSpan(info: RequestSpanInfo): RequestSpan {
-    return new OtelRequestSpan(this.#shared, info);
-  }
-
-  startRouteSpan(info: RouteSpanInfo): RouteSpan {
-    return startRouteSpan(this.#tracer, info);
-  }
-
-  countRefusal(status: number, reason: string): void {
-    this.#instruments.refusals.add(1, { [Attr.HttpResponseStatusCode]: status, [Attr.ErrorType]: reason });
-  }
-
-  recordRefusal(info: RefusalInfo): TraceLogFields | undefined {
-    this.countRefusal(info.status, info.reason);
-    const attributes: Attributes = {
-      [Attr.HttpRequestMethod]: info.httpMethod,
-      [Attr.HttpResponseStatusCode]: info.status,
-      [Attr.ErrorType]: info.reason,
-    };
-    if (info.method !== undefined) attributes[Attr.McpMethodName] = boundTarget(info.method) ?? '';
-    if (info.clientId !== undefined) attributes[Attr.McpClientId] = info.clientId;
-    networkAttributes(attributes, { transport: 'http', ...info });
-    const { parent } = parentOf(undefined, info.headers, this.#extractKeys);
-    const name = info.method === undefined ? `HTTP ${info.httpMethod}` : boundedMethod(info.method);
-    const span = this.#tracer.startSpan(
-      name,
-      info.startTime === undefined
-        ? { kind: SpanKind.SERVER, attributes }
-        : { kind: SpanKind.SERVER, attributes, startTime: info.startTime },
-      parent,
-    );
-    span.setStatus({ code: SpanStatusCode.ERROR, message: info.message });
-    span.end();
-    return logFieldsOf(span);
-  }
-
-  sessionStarted(info: SessionInfo): void {
-    if (this.#sessions.size >= MAX_TRACKED_SESSIONS) {
-      const oldest = this.#sessions.keys().next().value;
-      if (oldest !== undefined) this.#sessions.delete(oldest);
-    }
-    const attributes: Attributes = {};
-    if (info.protocolVersion !== '') attributes[Attr.McpProtocolVersion] = info.protocolVersion;
-    networkAttributes(attributes, info);
-    this.#sessions.set(info.id, { started: performance.now(), attributes: metricAttributes(attributes) });
-  }
-
-  sessionEnded(id: string): void {
-    const session = this.#sessions.get(id);
-    if (session === undefined) return;
-    this.#sessions.delete(id);
-    this.#instruments.sessions.record((performance.now() - session.started) / 1000, session.attributes);
-  }
-
-  flush(timeoutMs: number): Promise<void> {
-    if (this.#own !== undefined) return this.#own.flush(timeoutMs);
-    return flushApplicationProvider(timeoutMs);
-  }
-
-  shutdown(timeoutMs = 10_000): Promise<void> {
-    // Sessions still open end with the server.
-    for (const id of [...this.#sessions.keys()]) this.sessionEnded(id);
-    // The application's pipeline is the application's to stop; ours stops here.
-    if (this.#own === undefined) return flushApplicationProvider(timeoutMs);
-    return this.#own.shutdown(timeoutMs);
-  }
-}
-
-/** Asks the application's provider to export what it holds (the process may exit next). */
-function flushApplicationProvider(timeoutMs: number): Promise<void> {
-  const proxy = trace.getTracerProvider() as { getDelegate?: () => { forceFlush?: () => Promise<void> } };
-  const flushing = proxy.getDelegate?.().forceFlush?.();
-  if (flushing === undefined) return Promise.resolve();
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    flushing.then(
-      () => {},
-      () => {},
-    ),
-    new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, timeoutMs);
-      timer.unref();
-    }),
-  ]).finally(() => clearTimeout(timer));
 }

@@ -134,7 +134,7 @@ export async function createTelemetry(options: TelemetryOptions): Promise<Teleme
   const mode = telemetryMode(options.config);
   if (mode === 'off') return NOOP_TELEMETRY;
   const [{ RequestTelemetry }, { extractKeysOf }, { DurationAggregator }, pipeline] = await Promise.all([
-    import('./request-span.ts'),
+    import('./request-telemetry.ts'),
     import('./span-parent.ts'),
     import('./duration-aggregator.ts'),
     mode === 'own' ? import('./sdk-pipeline.ts') : undefined,

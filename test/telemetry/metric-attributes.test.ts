@@ -11,7 +11,7 @@ import { after, test } from 'node:test';
 import { type Attributes, type Meter, metrics } from '@opentelemetry/api';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { ErrorCode } from '../../src/base/errors.ts';
-import { RequestTelemetry } from '../../src/telemetry/request-span.ts';
+import { RequestTelemetry } from '../../src/telemetry/request-telemetry.ts';
 
 const recorded: { name: string; attributes: Attributes }[] = [];
 const real = new MeterProvider();

@@ -17,7 +17,7 @@ import {
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import { RequestTelemetry } from '../../src/telemetry/request-span.ts';
+import { RequestTelemetry } from '../../src/telemetry/request-telemetry.ts';
 import { samplerOf } from '../../src/telemetry/sdk-pipeline.ts';
 import { extractKeysOf } from '../../src/telemetry/span-parent.ts';
 
