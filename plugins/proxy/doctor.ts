@@ -6,6 +6,7 @@
  * upstream is down. Details name the kind of upstream, never its command line or credentials.
  */
 import type { DoctorCheck, Logger } from '@mcp-toolkit/server';
+import { readList } from './lists.ts';
 import type { Mirror } from './mirror.ts';
 import { type UpstreamPool, withSessionName } from './pool.ts';
 import { NEEDS_ONE_UPSTREAM, type ProxySettings } from './settings.ts';
@@ -68,7 +69,7 @@ export async function checkUpstream(settings: ProxySettings): Promise<DoctorChec
     quiet,
     {
       connected: async (client) => {
-        tools = client.getServerCapabilities()?.tools ? (await client.listTools()).tools.length : 0;
+        tools = client.getServerCapabilities()?.tools ? (await readList(client, 'tools')).items.length : 0;
       },
       listChanged: () => {},
     },

@@ -22,6 +22,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { forwardError } from './errors.ts';
 import { type Filter, makeFilter } from './filter.ts';
 import { forwardToolCall } from './forward.ts';
+import { type Refused, readList } from './lists.ts';
 import type { UpstreamPool } from './pool.ts';
 import type { ProxySettings } from './settings.ts';
 import { metaOf, traced, type UpstreamRequest } from './trace.ts';
@@ -240,6 +241,8 @@ export interface MirrorCounts {
   prompts: number;
 }
 
+const NONE = { items: [], refused: [] } as const;
+
 export class Mirror {
   readonly #u: Upstreamed;
   readonly #app: PluginApp;
@@ -247,6 +250,8 @@ export class Mirror {
   readonly #filter: Filter;
   /** What we registered, per kind, by its registry key. */
   readonly #entries = new Map<string, Map<string, Entry>>();
+  /** What was left out, per kind and name, with the reason: warned about once, not on every sync. */
+  readonly #refused = new Map<string, string>();
   #upstreamTools = 0;
 
   constructor(pool: UpstreamPool, settings: ProxySettings, app: PluginApp) {
@@ -279,10 +284,10 @@ export class Mirror {
     const caps = client.getServerCapabilities() ?? {};
     const completes = caps.completions !== undefined;
     const prefix = this.#u.settings.prefix ?? '';
-    const opts = { cacheMode: 'refresh' as const };
     if (kind === 'tools') {
-      const tools = caps.tools ? (await client.listTools(undefined, opts)).tools : [];
-      this.#upstreamTools = tools.length;
+      const { items: tools, refused } = caps.tools ? await readList(client, 'tools') : NONE;
+      this.#upstreamTools = tools.length + refused.length;
+      this.#warnRefused('tool', refused);
       const wanted = tools.filter((t) => this.#filter.name(t.name));
       this.#apply(
         'tool',
@@ -293,7 +298,8 @@ export class Mirror {
         })),
       );
     } else if (kind === 'prompts') {
-      const prompts = caps.prompts ? (await client.listPrompts(undefined, opts)).prompts : [];
+      const { items: prompts, refused } = caps.prompts ? await readList(client, 'prompts') : NONE;
+      this.#warnRefused('prompt', refused);
       const wanted = prompts.filter((p) => this.#filter.name(p.name));
       this.#apply(
         'prompt',
@@ -304,23 +310,35 @@ export class Mirror {
         })),
       );
     } else {
-      const resources = caps.resources ? (await client.listResources(undefined, opts)).resources : [];
-      const templates = caps.resources
-        ? (await client.listResourceTemplates(undefined, opts)).resourceTemplates
-        : [];
+      const resources = caps.resources ? await readList(client, 'resources') : NONE;
+      const templates = caps.resources ? await readList(client, 'resourceTemplates') : NONE;
+      this.#warnRefused('resource', resources.refused);
+      this.#warnRefused('resource-template', templates.refused);
       this.#apply(
         'resource',
-        resources
+        resources.items
           .filter((r) => this.#filter.uri(r.uri))
           .map((r) => ({ key: r.uri, item: r, make: () => resourceDef(this.#u, r) })),
       );
       this.#apply(
         'resource-template',
-        templates
+        templates.items
           .filter((t) => this.#filter.uri(t.uriTemplate))
           .map((t) => ({ key: t.uriTemplate, item: t, make: () => templateDef(this.#u, t, completes) })),
       );
     }
+  }
+
+  /** One warning per item left out (again only when its reason changes). */
+  #warnRefused(kind: Definition['kind'], refused: readonly Refused[]): void {
+    for (const { name, reason } of refused) this.#refuse(kind, name, reason);
+  }
+
+  #refuse(kind: Definition['kind'], name: string, reason: string): void {
+    const key = `${kind}\u0000${name}`;
+    if (this.#refused.get(key) === reason) return;
+    this.#refused.set(key, reason);
+    this.#logger.warn({ [kind]: name, reason }, `upstream ${kind} ${name} not served: ${reason}`);
   }
 
   /** Removes what went away or changed, adds what is new or changed; leaves the rest alone. */
@@ -342,7 +360,7 @@ export class Mirror {
         def = w.make();
         this.#app.add(def);
       } catch (err) {
-        this.#logger.warn({ [kind]: w.key, reason: (err as Error).message }, 'upstream item not served');
+        this.#refuse(kind, w.key, (err as Error).message);
         continue;
       }
       current.set(w.key, { def, key: w.key, fingerprint: JSON.stringify(w.item) });

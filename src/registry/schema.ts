@@ -2,12 +2,15 @@
  * Schema handling, done once per definition at registration: zod schemas become JSON Schema
  * (draft 2020-12, flat, without `$schema`), raw JSON Schemas are published verbatim and
  * compiled with Ajv. Both end up behind one `validate(value)` so the call path never cares.
+ * A raw JSON Schema may come from outside the code (a proxied upstream, an OpenAPI document):
+ * its patterns are matched in linear time or under a budget (linear-pattern.ts).
  */
 
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { z } from 'zod';
+import { linearRegExp, PatternBudgetExceeded } from './linear-pattern.ts';
 import type { JsonSchema } from './types.ts';
 
 // ajv-formats is CommonJS; its default export arrives wrapped depending on the loader.
@@ -23,6 +26,13 @@ export interface CompiledSchema<T> {
   validate(value: unknown): Validation<T>;
 }
 
+const AJV_OPTIONS = {
+  strict: false,
+  allErrors: true,
+  validateFormats: true,
+  code: { regExp: linearRegExp },
+} as const;
+
 let ajv2020: Ajv2020 | undefined;
 let ajv07: Ajv | undefined;
 
@@ -30,13 +40,13 @@ function ajvFor(schema: JsonSchema): Ajv | Ajv2020 {
   const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
   if (dialect.includes('draft-07') || dialect.includes('draft-06') || dialect.includes('draft-04')) {
     if (!ajv07) {
-      ajv07 = new Ajv({ strict: false, allErrors: true, validateFormats: true });
+      ajv07 = new Ajv({ ...AJV_OPTIONS });
       addFormats(ajv07);
     }
     return ajv07;
   }
   if (!ajv2020) {
-    ajv2020 = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+    ajv2020 = new Ajv2020({ ...AJV_OPTIONS });
     addFormats(ajv2020);
   }
   return ajv2020;
@@ -69,7 +79,13 @@ export function compileJsonSchema<T>(schema: JsonSchema): CompiledSchema<T> {
   return {
     json: schema,
     validate(value) {
-      return fn(value) ? { ok: true, value: value as T } : { ok: false, issues: ajvIssues(fn.errors) };
+      try {
+        return fn(value) ? { ok: true, value: value as T } : { ok: false, issues: ajvIssues(fn.errors) };
+      } catch (err) {
+        // A pattern on the budgeted engine ran out of time: this value fails, nothing else.
+        if (err instanceof PatternBudgetExceeded) return { ok: false, issues: [err.message] };
+        throw err;
+      }
     },
   };
 }
