@@ -42,6 +42,9 @@ interface SessionUpstream {
   readonly ready: Promise<void>;
 }
 
+/** Ended session ids remembered, so that a request of an ended session starts nothing. */
+const ENDED_KEPT = 10_000;
+
 /**
  * @example
  * const pool = new UpstreamPool(shared, settings, app.logger);
@@ -52,6 +55,13 @@ export class UpstreamPool {
   readonly #settings: ProxySettings;
   readonly #logger: Logger;
   readonly #sessions = new Map<string, SessionUpstream>();
+  /**
+   * Per-session upstreams being stopped: they count against the cap until their process has
+   * exited, so that never more than MCP_PROXY_MAX_SESSIONS processes run at once.
+   */
+  readonly #stopping = new Set<Upstream>();
+  /** Sessions that ended (a bounded, oldest-first set: ids are random and never come back). */
+  readonly #ended = new Set<string>();
   #stopped = false;
 
   constructor(shared: Upstream, settings: ProxySettings, logger: Logger) {
@@ -60,9 +70,9 @@ export class UpstreamPool {
     this.#logger = logger;
   }
 
-  /** How many per-session upstreams run. */
+  /** How many per-session upstreams run (those still stopping included). */
   get sessions(): number {
-    return this.#sessions.size;
+    return this.#sessions.size + this.#stopping.size;
   }
 
   /** The upstream for one request: the shared one, or its session's (started on first use). */
@@ -73,8 +83,11 @@ export class UpstreamPool {
     if (entry === undefined) {
       if (this.#stopped)
         throw new UpstreamUnavailable('The upstream MCP server is unavailable: the server is shutting down.');
+      // A request that was under way when its session ended must not start a process nobody stops.
+      if (this.#ended.has(id))
+        throw new UpstreamUnavailable('The session has ended, and its upstream MCP server with it.');
       const max = this.#settings.maxSessions;
-      if (this.#sessions.size >= max) {
+      if (this.sessions >= max) {
         throw new UpstreamUnavailable(
           `Every per-session upstream is taken: ${max} sessions have one (MCP_PROXY_MAX_SESSIONS=${max}). One is freed when a session ends; retry later.`,
         );
@@ -94,23 +107,34 @@ export class UpstreamPool {
       listChanged: () => {},
     });
     const ready = upstream.start().catch((err: Error) => {
-      if (this.#sessions.get(id)?.upstream === upstream) this.#sessions.delete(id);
-      void upstream.stop();
+      if (this.#sessions.get(id)?.upstream === upstream) this.#retire(id, upstream, 'it did not start');
       throw new UpstreamUnavailable(`The session's upstream MCP server did not start: ${err.message}.`);
     });
     const entry = { upstream, ready };
     this.#sessions.set(id, entry);
-    logger.info({ sessions: this.#sessions.size }, 'per-session upstream started');
+    logger.info({ sessions: this.sessions }, 'per-session upstream started');
     return entry;
   }
 
-  /** The session ended: its upstream is stopped. */
+  /** Takes a per-session upstream out of the pool; it counts against the cap until it has exited. */
+  #retire(id: string, upstream: Upstream, reason: string): void {
+    this.#sessions.delete(id);
+    this.#stopping.add(upstream);
+    void upstream
+      .stop(`its session ended`)
+      .finally(() => this.#stopping.delete(upstream))
+      .then(() =>
+        this.#logger.info({ sessionId: id, sessions: this.sessions, reason }, 'per-session upstream stopped'),
+      );
+  }
+
+  /** The session ended: its upstream is stopped, even one still starting. */
   end(id: string): void {
+    this.#ended.add(id);
+    if (this.#ended.size > ENDED_KEPT) this.#ended.delete(this.#ended.values().next().value as string);
     const entry = this.#sessions.get(id);
     if (entry === undefined) return;
-    this.#sessions.delete(id);
-    this.#logger.info({ sessionId: id, sessions: this.#sessions.size }, 'per-session upstream stopped');
-    void entry.upstream.stop();
+    this.#retire(id, entry.upstream, 'the session ended');
   }
 
   /** Stops every upstream, the shared one last. */
@@ -118,7 +142,7 @@ export class UpstreamPool {
     this.#stopped = true;
     const all = [...this.#sessions.values()];
     this.#sessions.clear();
-    await Promise.all(all.map((e) => e.upstream.stop()));
+    await Promise.all([...all.map((e) => e.upstream.stop()), ...[...this.#stopping].map((u) => u.stop())]);
     await this.#shared.stop();
   }
 }

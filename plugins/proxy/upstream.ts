@@ -61,6 +61,10 @@ export class Upstream {
   readonly #hooks: UpstreamHooks;
   readonly #version: string;
   #client: Client | undefined;
+  /** The connection being opened (a process being started): stop() closes it too. */
+  #connecting: { client: Client; transport: Transport } | undefined;
+  /** Why it was stopped, for the calls that still ask for it. */
+  #stopReason = 'the server is shutting down';
   #state: UpstreamState = 'starting';
   #error: string | undefined;
   #restarts = 0;
@@ -69,6 +73,8 @@ export class Upstream {
   #retryAt: number | undefined;
   #timer: NodeJS.Timeout | undefined;
   #stderr: string[] = [];
+  /** The live connection's transport (its process id is waited on at stop). */
+  #transportInUse: Transport | undefined;
   readonly #waiters = new Set<() => void>();
   /** The tool calls running on this connection: where the upstream's requests and logs go. */
   readonly inFlight: InFlight;
@@ -141,7 +147,7 @@ export class Upstream {
       signal.throwIfAborted();
       if (this.#state === 'up' && this.#client) return this.#client;
     }
-    const why = this.#state === 'stopped' ? 'the server is shutting down' : (this.#error ?? 'not connected');
+    const why = this.#state === 'stopped' ? this.#stopReason : (this.#error ?? 'not connected');
     const retry =
       this.#retryAt !== undefined && this.#state === 'down'
         ? ` It is being restarted (next attempt in ${Math.max(0, Math.ceil((this.#retryAt - Date.now()) / 1000))} s); retry shortly.`
@@ -149,14 +155,26 @@ export class Upstream {
     throw new UpstreamUnavailable(`The upstream MCP server is unavailable: ${why}.${retry}`);
   }
 
-  /** Stops for good: no restart, the process (or HTTP session) closed. */
-  async stop(): Promise<void> {
+  /**
+   * Stops for good: no restart, the process (or HTTP session) closed, even one still starting.
+   * Resolves once the process has exited (or after a bounded wait for it).
+   */
+  async stop(reason?: string): Promise<void> {
+    if (reason !== undefined) this.#stopReason = reason;
     this.#state = 'stopped';
     clearTimeout(this.#timer);
     this.#wake();
     const client = this.#client;
+    const connecting = this.#connecting;
     this.#client = undefined;
-    await client?.close().catch(() => {});
+    this.#connecting = undefined;
+    const pids = [pidOf(connecting?.transport), pidOf(this.#transportInUse)];
+    await Promise.all([
+      client?.close().catch(() => {}),
+      connecting?.client.close().catch(() => {}),
+      connecting?.transport.close().catch(() => {}),
+    ]);
+    await Promise.all(pids.map((pid) => (pid === undefined ? undefined : exited(pid))));
   }
 
   #transport(): Transport {
@@ -220,20 +238,30 @@ export class Upstream {
       if (this.#client === client) this.#lost(client);
     };
     const timeout = this.#settings.connectTimeoutMs;
+    if (this.#state === 'stopped') throw new Error(this.#stopReason);
     const transport = this.#transport();
+    this.#connecting = { client, transport };
     try {
       await client.connect(transport, { timeout });
       client.setNotificationHandler('notifications/resources/updated', (n) => {
         this.#hooks.resourceUpdated?.(n.params.uri);
       });
       await withTimeout(this.#hooks.connected(client), timeout, 'reading the upstream lists');
+      // Stopped while it was starting (its session ended): it must not outlive the stop.
+      if (this.#isStopped()) throw new Error(`stopped while starting: ${this.#stopReason}`);
     } catch (err) {
       await client.close().catch(() => {});
-      const tail = this.#stderr.length > 0 ? { upstreamStderr: this.#stderr.join('\n') } : {};
-      this.#logger.warn({ ...tail, err: (err as Error).message }, 'upstream did not start');
+      await transport.close().catch(() => {});
+      if (!this.#isStopped()) {
+        const tail = this.#stderr.length > 0 ? { upstreamStderr: this.#stderr.join('\n') } : {};
+        this.#logger.warn({ ...tail, err: (err as Error).message }, 'upstream did not start');
+      }
       throw err;
+    } finally {
+      if (this.#connecting?.client === client) this.#connecting = undefined;
     }
     this.#client = client;
+    this.#transportInUse = transport;
     this.#state = 'up';
     this.#error = undefined;
     this.#retryAt = undefined;
@@ -289,8 +317,34 @@ export class Upstream {
     this.#timer.unref();
   }
 
+  /** Read through a method: TypeScript would keep a narrowing of the field across awaits. */
+  #isStopped(): boolean {
+    return this.#state === 'stopped';
+  }
+
   #wake(): void {
     for (const w of [...this.#waiters]) w();
+  }
+}
+
+/** The process id of a stdio transport (undefined for HTTP, or before it started). */
+function pidOf(transport: Transport | undefined): number | undefined {
+  return transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
+}
+
+/** How long stop() waits for a killed process to be gone. */
+const EXIT_WAIT_MS = 5_000;
+
+/** Resolves once process `pid` no longer exists (or after EXIT_WAIT_MS). */
+async function exited(pid: number): Promise<void> {
+  const deadline = Date.now() + EXIT_WAIT_MS;
+  while (Date.now() < deadline) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20).unref());
   }
 }
 

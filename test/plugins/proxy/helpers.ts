@@ -11,6 +11,8 @@ import { REPO_ROOT, type SpawnedHttpServer } from '../../helpers/spawn-server.ts
 
 const MEMORY = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
 const EVERYTHING = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+/** The upstream that sends what a hostile server may (fixtures/hostile-server.ts). */
+export const HOSTILE = path.join(REPO_ROOT, 'test/plugins/proxy/fixtures/hostile-server.ts');
 
 /** A fresh temporary folder and its removal. */
 export function scratch(): { dir: string; remove(): void } {

@@ -9,12 +9,11 @@
  *   naming it, and the server starts and serves the others.
  */
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { REPO_ROOT, type SpawnedHttpServer, spawnHttpServer } from '../../helpers/spawn-server.ts';
+import { type SpawnedHttpServer, spawnHttpServer } from '../../helpers/spawn-server.ts';
+import { HOSTILE } from './helpers.ts';
 
-export const HOSTILE = path.join(REPO_ROOT, 'test/plugins/proxy/fixtures/hostile-server.ts');
 const INFO = { name: 'proxy-hostile', version: '1.0.0' };
 
 interface Result {
