@@ -10,12 +10,18 @@
  * always takes the digest path. The lookup's timing tells nothing useful: V8 compares two
  * strings' contents only when their 32-bit hashes are equal, so a wrong key is not compared
  * byte by byte against a right one (and whether a key is valid, the answer says anyway).
+ *
+ * Scopes: a key from `MCP_API_KEYS_FILE` grants the scopes listed for it and nothing more, so
+ * per-item `scopes` and `MCP_SCOPE_VISIBILITY` work with keys as with OAuth tokens (a missing
+ * scope is 403 `insufficient_scope`, RFC 6750 §3.1). A key from `MCP_API_KEYS` carries no
+ * scopes and is not checked against them: it opens every item, as such keys always have.
  */
 import { hash, timingSafeEqual } from 'node:crypto';
 import { InternalCode, ToolkitError } from '../base/errors.ts';
 import type { Identity } from '../base/types.ts';
 import { AuthError, bearerChallenge } from './errors.ts';
 import { readBearerToken, singleHeader } from './headers.ts';
+import { checkToolScopes, missingScopes } from './scopes.ts';
 import type { ApiKey, Authenticator, AuthRequest } from './types.ts';
 
 const REALM = 'mcp';
@@ -32,15 +38,16 @@ function digest(value: string): Buffer {
  * ids unique, no key shared by two ids.
  *
  * @example
- * const auth = createApiKeyAuthenticator([{ id: 'ci', key: 'a-long-random-secret' }]);
+ * const auth = createApiKeyAuthenticator([{ id: 'ci', key: 'a-long-random-secret', scopes: ['notes:read'] }]);
  * const identity = await auth.authenticate({ headers: { 'x-api-key': 'a-long-random-secret' } });
  * identity.clientId; // 'ci'
+ * auth.hasScopes(identity, ['notes:write']); // false
  */
 export function createApiKeyAuthenticator(keys: readonly ApiKey[]): Authenticator {
   if (keys.length === 0) {
     throw new ToolkitError(
       InternalCode.InvalidSetting,
-      'MCP_API_KEYS is empty: give at least one id:key pair',
+      'MCP_AUTH=api_key has no keys: give id:key pairs in MCP_API_KEYS or a JSON file in MCP_API_KEYS_FILE',
     );
   }
   const ids = new Set<string>();
@@ -49,22 +56,31 @@ export function createApiKeyAuthenticator(keys: readonly ApiKey[]): Authenticato
     if (id === '' || key === '') {
       throw new ToolkitError(
         InternalCode.InvalidSetting,
-        'MCP_API_KEYS: every entry needs a non-empty id and key',
+        'API keys: every entry needs a non-empty id and key',
       );
     }
     if (ids.has(id))
-      throw new ToolkitError(InternalCode.InvalidSetting, `MCP_API_KEYS: the id "${id}" appears twice`);
+      throw new ToolkitError(InternalCode.InvalidSetting, `API keys: the id "${id}" appears twice`);
     if (secrets.has(key))
-      throw new ToolkitError(InternalCode.InvalidSetting, 'MCP_API_KEYS: two ids share one key');
+      throw new ToolkitError(InternalCode.InvalidSetting, 'API keys: two ids share one key');
     ids.add(id);
     secrets.add(key);
   }
-  const table = keys.map(({ id, key }) => ({
-    id,
-    digest: digest(key),
-    identity: Object.freeze({ clientId: id, scopes: Object.freeze([]) as readonly string[] }),
-  }));
+  // The identities of unscoped keys: only the objects made here, so a copy (or an identity
+  // from elsewhere) is held to its scopes.
+  const unscoped = new WeakSet<Identity>();
+  const table = keys.map(({ id, key, scopes, name }) => {
+    const identity: Identity = Object.freeze({
+      clientId: id,
+      ...(name !== undefined ? { clientName: name } : {}),
+      scopes: Object.freeze([...(scopes ?? [])]) as readonly string[],
+    });
+    if (scopes === undefined) unscoped.add(identity);
+    return { id, digest: digest(key), identity };
+  });
   const accepted = new Map<string, Identity>();
+  const hasScopes = (identity: Identity, needed: readonly string[]): boolean =>
+    unscoped.has(identity) || missingScopes(identity.scopes, needed).length === 0;
 
   return {
     kind: 'api_key',
@@ -97,9 +113,10 @@ export function createApiKeyAuthenticator(keys: readonly ApiKey[]): Authenticato
       accepted.set(presented, matched);
       return matched;
     },
-    // API keys are unscoped credentials: a key opens every tool. Scope a tool with OAuth.
-    checkScopes(): void {},
-    hasScopes: () => true,
+    checkScopes(identity: Identity, needed: readonly string[]): void {
+      if (!hasScopes(identity, needed)) checkToolScopes(identity, needed);
+    },
+    hasScopes,
     async ready(): Promise<void> {},
   };
 }

@@ -36,7 +36,7 @@ export function checkToolScopes(
   if (missing.length === 0) return;
   throw new AuthError(
     403,
-    `Insufficient scope: this needs ${needed.join(' ')} (missing ${missing.join(' ')}); obtain a token that includes them.`,
+    `Insufficient scope: this needs ${needed.join(' ')} (missing ${missing.join(' ')}); obtain a token or an API key that grants them.`,
     bearerChallenge({
       error: 'insufficient_scope',
       scope: needed.join(' '),

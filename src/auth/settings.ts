@@ -1,6 +1,6 @@
 /** The `MCP_*` settings of this area, merged into the one settings schema (src/config/settings.ts). */
 import { z } from 'zod';
-import { envBool, envEnum, envInt, envList } from '../base/env.ts';
+import { envBool, envEnum, envInt, envList, envString } from '../base/env.ts';
 import { ASYMMETRIC_ALGORITHMS, DEFAULT_ALGORITHMS, isAsymmetricAlgorithm } from './algorithms.ts';
 import type { ApiKey } from './types.ts';
 
@@ -73,6 +73,9 @@ export const authSettingsShape = {
   MCP_API_KEYS: apiKeys.describe(
     'API keys as comma-separated `id:key` pairs (with `MCP_AUTH=api_key`); the id names the client, the key is never logged. Use keys of 16+ characters.',
   ),
+  MCP_API_KEYS_FILE: envString().describe(
+    'A JSON file of API keys with scopes, read at start-up (with `MCP_AUTH=api_key`): `[{ "id": "ci", "key": "...", "scopes": ["notes:read"], "name": "CI" }]`. A key opens only the tools, resources and prompts whose `scopes` it holds; keys of `MCP_API_KEYS` beside it open everything.',
+  ),
   MCP_OAUTH_ISSUER: envUrl().describe(
     'OAuth authorisation server (issuer) whose tokens are accepted; its metadata gives the JWKS (with `MCP_AUTH=oauth`).',
   ),
@@ -86,7 +89,7 @@ export const authSettingsShape = {
     ),
   MCP_OAUTH_SCOPES: envList([]).describe('Scopes every access token must carry (comma-separated).'),
   MCP_SCOPE_VISIBILITY: envEnum(['hide', 'challenge'], 'hide').describe(
-    'Items (tools, resources, prompts) whose `scopes` a token lacks: `hide` leaves them out of lists and answers a call as for an unknown one; `challenge` lists them and answers 403 `insufficient_scope`, so a client can ask for the scope (step-up).',
+    'Items (tools, resources, prompts) whose `scopes` a token or scoped API key lacks: `hide` leaves them out of lists and answers a call as for an unknown one; `challenge` lists them and answers 403 `insufficient_scope`, so a client can ask for the scope (step-up).',
   ),
   MCP_OAUTH_ALGORITHMS: algorithms.describe(
     'Accepted JWS algorithms of access tokens (asymmetric only). Default: RS*, PS*, ES*, EdDSA, Ed25519.',
@@ -101,6 +104,7 @@ export interface AuthSettings {
   readonly MCP_AUTH: 'none' | 'api_key' | 'oauth';
   readonly MCP_ALLOW_PUBLIC_UNAUTHENTICATED: boolean;
   readonly MCP_API_KEYS: readonly ApiKey[];
+  readonly MCP_API_KEYS_FILE: string | undefined;
   readonly MCP_OAUTH_ISSUER: string | undefined;
   readonly MCP_OAUTH_JWKS_URL: string | undefined;
   readonly MCP_OAUTH_AUDIENCE: string | undefined;

@@ -22,7 +22,7 @@ export interface Authenticator {
   authenticate(req: AuthRequest): Promise<Identity>;
   /**
    * Throws AuthError 403 `insufficient_scope` when `identity` lacks any of `needed`
-   * (a tool's `scopes`). API keys are not scoped: the api_key authenticator allows all.
+   * (a tool's `scopes`). A key from `MCP_API_KEYS` carries no scopes and is allowed all.
    */
   checkScopes(identity: Identity, needed: readonly string[]): void;
   /**
@@ -35,8 +35,16 @@ export interface Authenticator {
   ready(): Promise<void>;
 }
 
-/** A configured API key: `id` names the client in logs, spans and rate limits. */
+/**
+ * A configured API key: `id` names the client in logs, spans and rate limits. A key from
+ * `MCP_API_KEYS` has no `scopes` and is not checked against them (it opens every tool); a key
+ * from `MCP_API_KEYS_FILE` has a list, and opens only the items whose scopes it holds.
+ */
 export interface ApiKey {
   id: string;
   key: string;
+  /** The scopes the key grants; undefined: not scoped at all. */
+  scopes?: readonly string[];
+  /** A human-readable name of the client (`ctx.identity.clientName`). */
+  name?: string;
 }

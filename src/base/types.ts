@@ -9,6 +9,8 @@ import type { JsonObject } from './jsonrpc.ts';
 export interface Identity {
   /** Stable client id: the API key's id, or the token's client id / subject. */
   clientId: string;
+  /** A human-readable name of the client: an API key's `name` in `MCP_API_KEYS_FILE`. */
+  clientName?: string;
   subject?: string;
   scopes: readonly string[];
   /** Verified token claims, when the identity comes from an OAuth token. */

@@ -6,7 +6,7 @@
  * timeouts so a firewalled host fails the check in seconds instead of hanging it.
  */
 import pino from 'pino';
-import { authWarnings, createAuthenticator } from '../auth/create.ts';
+import { authWarnings, configuredApiKeys, createAuthenticator } from '../auth/create.ts';
 import { type AuthorizationServerMetadata, discoverAuthorizationServer } from '../auth/discovery.ts';
 import { requireAuthBeyondLoopback } from '../auth/public-bind.ts';
 import type { Authenticator } from '../auth/types.ts';
@@ -188,7 +188,12 @@ async function checkAuth(settings: Settings, mark: Mark, print: (line: string) =
       mark(false, `auth: ${(err as Error).message}`);
     }
   } else if (auth.kind === 'api_key') {
-    mark(true, `auth: MCP_AUTH=api_key with ${settings.MCP_API_KEYS.length} key(s)`);
+    const keys = configuredApiKeys(settings);
+    const scoped = keys.filter((k) => k.scopes !== undefined).length;
+    mark(
+      true,
+      `auth: MCP_AUTH=api_key with ${keys.length} key(s)${scoped > 0 ? `, ${scoped} scoped (MCP_API_KEYS_FILE)` : ''}`,
+    );
   } else {
     mark(true, `auth: MCP_AUTH=oauth, tokens for ${urls.audience} from ${settings.MCP_OAUTH_ISSUER}`);
   }

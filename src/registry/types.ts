@@ -209,7 +209,7 @@ export interface ToolSpec<
   annotations?: ToolAnnotations;
   /** Example arguments, published as `inputSchema.examples` (used by `mcp-toolkit test`). */
   examples?: readonly Record<string, unknown>[];
-  /** OAuth scopes the caller needs for this tool. */
+  /** Scopes the caller needs for this tool (an OAuth token's or a scoped API key's). */
   scopes?: readonly string[];
   /** Who else may see and call it (see VisibilityRule). */
   visible?: VisibilityRule;
@@ -282,7 +282,7 @@ export interface ResourceSpec {
   mimeType?: string;
   size?: number;
   annotations?: JsonObject;
-  /** OAuth scopes the caller needs to see and use it. */
+  /** Scopes the caller needs to see and use it (an OAuth token's or a scoped API key's). */
   scopes?: readonly string[];
   /** Who else may see and use it (see VisibilityRule). */
   visible?: VisibilityRule;
@@ -314,7 +314,7 @@ export interface ResourceTemplateSpec {
   mimeType?: string;
   /** Completion per template variable. */
   complete?: Record<string, Completer>;
-  /** OAuth scopes the caller needs to see and use it. */
+  /** Scopes the caller needs to see and use it (an OAuth token's or a scoped API key's). */
   scopes?: readonly string[];
   /** Who else may see and use it (see VisibilityRule). */
   visible?: VisibilityRule;
@@ -339,7 +339,7 @@ export interface PromptSpec {
   title?: string;
   description: string;
   arguments?: readonly PromptArgumentSpec[];
-  /** OAuth scopes the caller needs to see and use it. */
+  /** Scopes the caller needs to see and use it (an OAuth token's or a scoped API key's). */
   scopes?: readonly string[];
   /** Who else may see and use it (see VisibilityRule). */
   visible?: VisibilityRule;

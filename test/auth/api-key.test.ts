@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createApiKeyAuthenticator } from '../../src/auth/api-key.ts';
+import { AuthError } from '../../src/auth/errors.ts';
 import { InternalCode, ToolkitError } from '../../src/base/errors.ts';
 import { authenticatorContract, refusal } from './contract.ts';
 
@@ -8,12 +9,20 @@ const KEYS = [
   { id: 'ci', key: 'ci-0123456789abcdef' },
   { id: 'alice', key: 'alice:with-colon-0123456789' },
 ];
+/** A key as MCP_API_KEYS_FILE gives it: with scopes and a name. */
+const SCOPED = {
+  id: 'reader',
+  key: 'reader-0123456789abcdef',
+  scopes: ['notes:read', 'mcp:read'],
+  name: 'Reader',
+};
 
 authenticatorContract('api_key', async () => ({
-  authenticator: createApiKeyAuthenticator(KEYS),
+  authenticator: createApiKeyAuthenticator([...KEYS, SCOPED]),
   valid: { authorization: `Bearer ${KEYS[0]!.key}` },
   invalid: { 'x-api-key': 'ci-0123456789abcdeX' },
-  secrets: [...KEYS.map((k) => k.key), 'ci-0123456789abcdeX'],
+  secrets: [...KEYS.map((k) => k.key), SCOPED.key, 'ci-0123456789abcdeX'],
+  scoped: { headers: { 'x-api-key': SCOPED.key }, scopes: SCOPED.scopes },
 }));
 
 describe('createApiKeyAuthenticator', () => {
@@ -89,8 +98,45 @@ describe('createApiKeyAuthenticator', () => {
     assert.equal(err.status, 401);
   });
 
-  it('lets every tool through: API keys are unscoped', () => {
-    assert.doesNotThrow(() => auth.checkScopes({ clientId: 'ci', scopes: [] }, ['files:write']));
+  it('lets a key of MCP_API_KEYS (no scopes) through to every item', async () => {
+    const identity = await auth.authenticate({ headers: { 'x-api-key': KEYS[0]!.key } });
+    assert.doesNotThrow(() => auth.checkScopes(identity, ['files:write']));
+    assert.equal(auth.hasScopes(identity, ['files:write', 'admin']), true);
+    // Only the authenticator's own identity is unscoped: one built elsewhere is held to its list.
+    assert.equal(auth.hasScopes({ clientId: 'ci', scopes: [] }, ['files:write']), false);
+  });
+
+  it('holds a scoped key to its scopes, names the client, and refuses the rest with 403', async () => {
+    const scopedAuth = createApiKeyAuthenticator([...KEYS, SCOPED]);
+    const identity = await scopedAuth.authenticate({ headers: { authorization: `Bearer ${SCOPED.key}` } });
+    assert.deepEqual(identity, {
+      clientId: 'reader',
+      clientName: 'Reader',
+      scopes: ['notes:read', 'mcp:read'],
+    });
+    assert.ok(Object.isFrozen(identity) && Object.isFrozen(identity.scopes));
+    assert.equal(scopedAuth.hasScopes(identity, []), true);
+    assert.equal(scopedAuth.hasScopes(identity, ['notes:read']), true);
+    assert.equal(scopedAuth.hasScopes(identity, ['notes:write']), false);
+    assert.throws(
+      () => scopedAuth.checkScopes(identity, ['notes:write']),
+      (err: unknown) =>
+        err instanceof AuthError &&
+        err.status === 403 &&
+        err.challenge === 'Bearer error="insufficient_scope", scope="notes:write"' &&
+        !err.message.includes(SCOPED.key),
+    );
+    // The remembered identity (second request) is the same scoped one.
+    const again = await scopedAuth.authenticate({ headers: { 'x-api-key': SCOPED.key } });
+    assert.equal(again, identity);
+    assert.equal(scopedAuth.hasScopes(again, ['notes:write']), false);
+  });
+
+  it('a scoped key with no scopes opens only what needs none', async () => {
+    const none = createApiKeyAuthenticator([{ id: 'bare', key: 'bare-0123456789abcdef', scopes: [] }]);
+    const identity = await none.authenticate({ headers: { 'x-api-key': 'bare-0123456789abcdef' } });
+    assert.equal(none.hasScopes(identity, []), true);
+    assert.equal(none.hasScopes(identity, ['x']), false);
   });
 
   it('checks its keys at once, naming ids but never keys', () => {

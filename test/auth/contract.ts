@@ -17,6 +17,8 @@ export interface ContractSetup {
   invalid: AuthRequest['headers'];
   /** Strings that must never appear in an error (keys, tokens). */
   secrets: string[];
+  /** Headers whose credential grants exactly `scopes` (at least one), and nothing more. */
+  scoped: { headers: AuthRequest['headers']; scopes: readonly string[] };
 }
 
 /** Runs `fn` and returns the AuthError it throws (fails when it throws anything else or nothing). */
@@ -91,6 +93,35 @@ export function authenticatorContract(name: string, setup: () => Promise<Contrac
         }
         assert.equal(authenticator.hasScopes(identity, needed), allowed, `needed: ${needed.join(' ')}`);
       }
+    });
+
+    it('a scoped credential passes for its scopes and gets 403 insufficient_scope naming the others', async () => {
+      const { authenticator, scoped } = await setup();
+      assert.ok(scoped.scopes.length > 0);
+      const identity = await authenticator.authenticate({ headers: scoped.headers });
+      assert.deepEqual([...identity.scopes].sort(), [...scoped.scopes].sort());
+      for (const granted of [scoped.scopes, scoped.scopes.slice(0, 1)]) {
+        assert.doesNotThrow(() => authenticator.checkScopes(identity, granted));
+        assert.equal(authenticator.hasScopes(identity, granted), true);
+      }
+      const needed = [scoped.scopes[0] ?? '', 'contract:other'];
+      assert.equal(authenticator.hasScopes(identity, needed), false);
+      let err: unknown;
+      try {
+        authenticator.checkScopes(identity, needed);
+      } catch (caught) {
+        err = caught;
+      }
+      assert.ok(err instanceof AuthError, 'a missing scope is refused');
+      assert.equal(err.status, 403);
+      assert.equal(err.httpStatus, 403);
+      assert.equal(err.code, ErrorCode.Forbidden);
+      assert.match(err.challenge, /^Bearer\b.*error="insufficient_scope"/);
+      // RFC 6750 §3.1: the challenge names the scopes the item needs, so a client can step up.
+      assert.match(err.challenge, new RegExp(`scope="${needed.join(' ')}"`));
+      // A copy of the identity is not the credential: it gets only what it lists.
+      const copy = { ...identity, scopes: [...identity.scopes] };
+      assert.equal(authenticator.hasScopes(copy, needed), false);
     });
 
     it('is ready', async () => {

@@ -44,6 +44,7 @@ authenticatorContract('oauth', async () => {
     valid: bearer(valid),
     invalid: bearer(invalid),
     secrets: [valid, invalid],
+    scoped: { headers: bearer(valid), scopes: ['mcp:read', 'mcp:write'] },
   };
 });
 

@@ -205,4 +205,21 @@ describe('doctor', () => {
     assert.match(result.output, /redis:\/\/:••••••@127\.0\.0\.1/);
     assert.match(result.output, /✓ auth: MCP_AUTH=api_key with 1 key\(s\)/);
   });
+
+  test('MCP_API_KEYS_FILE: its keys are counted, and a broken file is named without a key', async () => {
+    const inline = `key-${randomBytes(16).toString('hex')}`;
+    const scoped = `key-${randomBytes(16).toString('hex')}`;
+    const file = join(dir, 'keys.json');
+    await writeFile(file, JSON.stringify([{ id: 'reader', key: scoped, scopes: ['notes:read'] }]));
+    const env = { ...goodEnv(), MCP_AUTH: 'api_key', MCP_API_KEYS: `ci:${inline}`, MCP_API_KEYS_FILE: file };
+    const good = await run(env);
+    assert.match(good.output, /✓ auth: MCP_AUTH=api_key with 2 key\(s\), 1 scoped \(MCP_API_KEYS_FILE\)/);
+    await writeFile(file, JSON.stringify([{ id: 'reader', key: scoped, scopes: 'notes:read' }]));
+    const bad = await run(env);
+    assertOneFailure(
+      bad,
+      /^✗ auth: MCP_API_KEYS_FILE .*keys\.json: entry 1 \("reader"\): "scopes" must be a list/,
+    );
+    for (const secret of [inline, scoped]) assert.ok(!`${good.output}${bad.output}`.includes(secret));
+  });
 });
