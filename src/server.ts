@@ -5,6 +5,7 @@
  * the transports ask for (src/transports/deps.ts); nothing here listens.
  */
 import type { Logger } from 'pino';
+import { checkToolScopes } from './auth/scopes.ts';
 import type { Authenticator } from './auth/types.ts';
 import { InternalCode, ToolkitError } from './base/errors.ts';
 import type { PluginHttpRoute } from './base/http-route.ts';
@@ -115,13 +116,16 @@ export interface CreateServerOptions {
 }
 
 /**
- * The checks before a handler runs: the caller's scopes for the item (OAuth; 403
- * `insufficient_scope` so the client can step up), then a tool's own rate limit.
+ * The checks before a handler runs: the caller's scopes for the item (an OAuth token's or an
+ * API key's; 403 `insufficient_scope` so the client can step up), then a tool's own rate
+ * limit. An identity given without an authenticator (an embedding host's `identify`, a
+ * TestClient's `identity`) is held to its own scopes, as visibility holds it.
  */
-function callGuard(auth: Authenticator | undefined, limiter: RateLimiter | undefined): CallGuard | undefined {
-  if (!auth && !limiter) return undefined;
+function callGuard(auth: Authenticator | undefined, limiter: RateLimiter | undefined): CallGuard {
   const checkScopes = (scopes: readonly string[] | undefined, ctx: CallContext) => {
-    if (auth && ctx.identity && scopes && scopes.length > 0) auth.checkScopes(ctx.identity, scopes);
+    if (!ctx.identity || !scopes || scopes.length === 0) return;
+    if (auth) auth.checkScopes(ctx.identity, scopes);
+    else checkToolScopes(ctx.identity, scopes);
   };
   return {
     name: 'scopes and per-tool limits',
