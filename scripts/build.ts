@@ -101,4 +101,9 @@ copyFileSync(path.join(root, 'README.md'), path.join(dist, 'README.md'));
 for (const view of ['plugins/filesystem/view/file-browser.html']) {
   copyFileSync(path.join(root, view), path.join(dist, view));
 }
+// The MCP Registry's schema that `publish-info` validates server.json against.
+mkdirSync(path.join(dist, 'src/cli/registry'), { recursive: true });
+for (const data of ['src/cli/registry/server.schema.json']) {
+  copyFileSync(path.join(root, data), path.join(dist, data));
+}
 console.log(`build: dist/ ready (${pkg.name} ${pkg.version}); npm pack ./dist packs it`);

@@ -102,10 +102,18 @@ export function describeIssues(error: z.ZodError, env: Readonly<Record<string, s
     .join('\n');
 }
 
+/**
+ * Whether a setting holds a secret, by its name: a secret, key(s), token or password. `doctor`
+ * masks these, and the registry metadata and bundles mark them secret.
+ */
+export function isSecretSetting(name: string): boolean {
+  return /SECRET|KEYS?$|_KEY_|TOKEN|PASSWORD/.test(name);
+}
+
 /** Masks values that must never be printed (doctor, logs): secrets, keys, and URL passwords. */
 export function maskSecret(name: string, value: unknown): unknown {
   if (value === undefined || value === '') return value;
-  if (/SECRET|KEYS?$|_KEY_|TOKEN|PASSWORD/.test(name)) return '••••••';
+  if (isSecretSetting(name)) return '••••••';
   if (typeof value === 'string' && /^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:[^/@\s]*@/i.test(value)) {
     return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/:@\s]*):[^/@\s]*@/i, '$1:••••••@');
   }

@@ -63,6 +63,11 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = await runInit(rest, { out: (l) => console.log(l), err: (l) => console.error(l) });
       return;
     }
+    if (command === 'publish-info') {
+      const { publishInfoCommand } = await import('./publish-info.ts');
+      process.exitCode = await publishInfoCommand(rest, process.env, { out, err });
+      return;
+    }
     if (command === 'install') {
       const { installCommand } = await import('./install.ts');
       process.exitCode = await installCommand(rest, process.env, { out, err });

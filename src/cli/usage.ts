@@ -101,6 +101,27 @@ name: 1-40 lower-case letters, digits and "-", starting with a letter.
 Options:
   --dir D                  the mcp-toolkit repository to write into (default: this one)
   -h, --help               this text`,
+  'publish-info': `Usage: mcp-toolkit publish-info [options]
+
+Writes server.json for the official MCP Registry: the name from package.json "mcpName", its
+version, description, repository and homepage, the npm package run with npx over stdio, and
+every MCP_* variable of the core and of the plugins MCP_PLUGINS names, with its description,
+whether it is required and whether it is secret (MCP_PLUGINS itself is fixed). The document
+is checked against the registry's JSON Schema before it is written. Publish it with the
+registry's mcp-publisher.
+
+Options:
+  --output FILE            where to write (default server.json)
+  --name NAME              the registry name, instead of package.json "mcpName"
+  --remote URL             a hosted streamable-HTTP endpoint (repeatable; https only); with
+                           MCP_AUTH set it takes an Authorization header
+  --package-arg ARG        an argument after the package's command (repeatable)
+  --check                  write nothing: exit 1 when the file differs from what would be written
+  --stdout                 print the document instead of writing it
+  -h, --help               this text
+
+Exit codes: 0 written or up to date, 1 out of date (--check) or invalid, 2 a usage mistake or
+a package.json field the registry cannot take.`,
   install: `Usage: mcp-toolkit install <client> [options]
 
 Adds this server to an MCP client's configuration: claude-desktop, claude-code, cursor,
@@ -132,6 +153,7 @@ Usage:
   mcp-toolkit doctor                                               check settings, plugins and dependencies
   mcp-toolkit install <client> [--dry-run]                         add the server to Claude Desktop, Claude Code, Cursor, VS Code or Windsurf
   mcp-toolkit init <name> [--dir D]                                scaffold plugins/<name>/ and its test
+  mcp-toolkit publish-info [--check]                               write server.json for the MCP Registry
   mcp-toolkit check <url | -- command [args...]>                   conformance report of any MCP server
   mcp-toolkit test <url | -- command [args...]>                    generated live tests against any MCP server
   mcp-toolkit login [server-url]                                   sign in with OAuth 2.1 (PKCE) and store the token
