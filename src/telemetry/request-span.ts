@@ -10,7 +10,6 @@ import {
   SpanKind,
   SpanStatusCode,
   type Tracer,
-  trace,
 } from '@opentelemetry/api';
 import { idText } from '../base/json-ids.ts';
 import { logFieldsOf, type TraceLogFields } from '../base/trace-context.ts';
@@ -18,6 +17,7 @@ import type { RequestRecord } from '../protocol/request-record.ts';
 import type { DurationAggregator } from './duration-aggregator.ts';
 import type { Instruments, Series, SeriesCache } from './request-series.ts';
 import { Attr, boundTarget, errorTypeOf } from './semconv.ts';
+import { withSpan } from './span-context.ts';
 import { type Carrier, parentOf } from './span-parent.ts';
 import type { RequestSpan, SpanOutcome } from './tracing.ts';
 
@@ -145,7 +145,7 @@ export class OtelRequestSpan implements RequestSpan {
       span.setAttributes(this.#perRequestAttributes());
     }
     this.span = span;
-    this.context = trace.setSpan(parent, span);
+    this.context = withSpan(parent, span);
   }
 
   /**

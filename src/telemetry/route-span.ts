@@ -5,9 +5,10 @@
  * the `traceparent` header). The handler runs in its context, so the plugin's own spans are
  * its children.
  */
-import { type Attributes, context, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+import { type Attributes, context, SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/api';
 import { logFieldsOf, type TraceLogFields } from '../base/trace-context.ts';
 import { Attr } from './semconv.ts';
+import { withSpan } from './span-context.ts';
 import { type Carrier, parentOf } from './span-parent.ts';
 
 /** What a route's span reads of the request. */
@@ -63,7 +64,7 @@ export function startRouteSpan(tracer: Tracer, info: RouteSpanInfo): RouteSpan {
     { kind: SpanKind.SERVER, attributes },
     parent,
   );
-  const spanContext = trace.setSpan(parent, span);
+  const spanContext = withSpan(parent, span);
   let ended = false;
   return {
     run: (fn) => context.with(spanContext, fn),
