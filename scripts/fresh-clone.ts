@@ -64,7 +64,41 @@ function run(command: string, args: string[], timeout: number, cwd = clone): voi
   if (result.status !== 0) fail(`${command} ${args.join(' ')} exited with ${result.status ?? result.signal}`);
 }
 
-/** `npm start` until its "listening" log line, then one request to /healthz, then SIGTERM. */
+/** Whether a process with this pid exists. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * `npm install`, its output shown; a peer-dependency conflict (npm's `ERESOLVE` warning)
+ * fails the check, as a new user would see it on their first command.
+ */
+function install(): void {
+  const result = spawnSync('npm', ['install', '--no-audit', '--no-fund'], {
+    cwd: clone,
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: INSTALL_TIMEOUT_MS,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  process.stdout.write(result.stdout ?? '');
+  process.stderr.write(result.stderr ?? '');
+  if (result.error) fail(`npm install: ${result.error.message}`);
+  if (result.status !== 0) fail(`npm install exited with ${result.status ?? result.signal}`);
+  const peer = `${result.stdout}\n${result.stderr}`.split('\n').filter((l) => /ERESOLVE|peer dep/i.test(l));
+  if (peer.length > 0) fail(`npm install warned of a peer-dependency conflict:\n${peer.join('\n')}`);
+}
+
+/**
+ * `npm start` until its "listening" log line, then one request to /healthz, then SIGTERM to
+ * npm alone (as a process manager sends it): the server must get it and exit.
+ */
 async function start(): Promise<void> {
   const child: ChildProcess = spawn('npm', ['start'], {
     cwd: clone,
@@ -73,6 +107,7 @@ async function start(): Promise<void> {
     detached: true,
   });
   let stderr = '';
+  let serverPid: number | undefined;
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`no "listening" line within ${START_TIMEOUT_MS} ms`)),
@@ -81,10 +116,11 @@ async function start(): Promise<void> {
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
       stderr += chunk;
-      const found = /"url":"(http:\/\/[^"]+)"/.exec(stderr);
-      if (found?.[1]) {
+      const found = /"pid":(\d+),[^\n]*"url":"(http:\/\/[^"]+)"/.exec(stderr);
+      if (found?.[2]) {
+        serverPid = Number(found[1]);
         clearTimeout(timer);
-        resolve(found[1]);
+        resolve(found[2]);
       }
     });
     child.once('exit', (code) => {
@@ -97,10 +133,21 @@ async function start(): Promise<void> {
   });
   const health = await fetch(new URL('/healthz', url), { signal: AbortSignal.timeout(10_000) });
   await health.body?.cancel();
-  // npm runs the server as its child: signal the whole group, as a terminal's Ctrl-C would.
-  if (child.pid) process.kill(-child.pid, 'SIGTERM');
+  // npm alone, not its process group: the script execs the server, so npm's forwarded signal
+  // reaches it and no orphan is left.
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+  const deadline = Date.now() + 30_000;
+  while (serverPid !== undefined && alive(serverPid) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (serverPid !== undefined && alive(serverPid)) {
+    if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    fail(`the server (pid ${serverPid}) outlived npm start after SIGTERM`);
+  }
   if (health.status !== 200) fail(`GET /healthz answered ${health.status}`);
-  step(`npm start served ${url} (/healthz 200)`);
+  step(`npm start served ${url} (/healthz 200) and stopped on SIGTERM`);
 }
 
 step(`folder ${empty} (nothing beside the clone)`);
@@ -137,7 +184,7 @@ if (values['link-modules']) {
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(clone, 'node_modules'), 'dir');
 } else {
   step('npm install');
-  run('npm', ['install', '--no-audit', '--no-fund'], INSTALL_TIMEOUT_MS);
+  install();
 }
 await start();
 if (values.tests) {

@@ -32,6 +32,7 @@ export const SLOW: readonly string[] = [
   'test/deploy/image',
   'test/cli/fresh-clone.test.ts',
   'test/cli/npx.test.ts',
+  'test/cli/npm-start.test.ts',
   'test/cli/proxy-e2e.test.ts',
   'test/testing/pack.test.ts',
   'test/testing/tarball.test.ts',

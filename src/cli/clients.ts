@@ -47,6 +47,11 @@ export interface ClientInfo {
   readonly secrets?: { kind: 'env'; ref(variable: string): string } | { kind: 'input' };
   /** The file is JSONC (comments, trailing commas), as VS Code's are; otherwise strict JSON. */
   readonly jsonc?: boolean;
+  /**
+   * Why the client cannot find `node` on the user's PATH, when it is known not to: it starts
+   * servers with a PATH of its own, so a stdio entry names Node by its absolute path.
+   */
+  readonly withoutShellPath?: string;
 }
 
 /** The per-user application-data folder: Application Support, %APPDATA%, or XDG_CONFIG_HOME. */
@@ -76,6 +81,11 @@ export const CLIENTS: Readonly<Record<string, ClientInfo>> = {
               "Claude Desktop's configuration file takes stdio servers only: add a remote server in Claude's settings (Connectors), or install without --url",
           },
     next: 'Quit and reopen Claude Desktop to load it.',
+    // A desktop app started from the Dock or a launcher does not read the shell's profile, so a
+    // Node from nvm, Homebrew or Volta is not on its PATH ("spawn node ENOENT":
+    // modelcontextprotocol/servers#64).
+    withoutShellPath:
+      "Claude Desktop starts servers without your shell's PATH (a Node from nvm, Homebrew or Volta is not found there)",
   },
   'claude-code': {
     label: 'Claude Code',

@@ -1,8 +1,10 @@
 /**
  * `mcp-toolkit install <client>`: adds this server to an MCP client's own configuration file.
- * A stdio entry runs this Node and this package's `mcp-toolkit` command by absolute path, in
- * the current folder (`run --cwd`), with the `MCP_*` settings given; an HTTP entry names a URL
- * and its headers. The file is merged (every other server and key stays as it was), the
+ * A stdio entry runs `node` from the PATH the client starts with (so an upgraded or moved
+ * Node keeps working) and this package's `mcp-toolkit` command by absolute path, in the
+ * current folder (`run --cwd`), with the `MCP_*` settings given; this Node's absolute path
+ * only with `--absolute-node`, or for a client known to start servers without the user's
+ * PATH, and the output says which and why. An HTTP entry names a URL and its headers. The file is merged (every other server and key stays as it was), the
  * previous file is kept as `<file>.bak`, and `--dry-run` prints the change instead.
  * Secrets stay out of the file: a credential header and an `--env` whose name looks secret
  * (KEY, TOKEN, SECRET, PASSWORD) are written as the client's own placeholder, and the
@@ -24,6 +26,7 @@ import {
   printParseErrorCode,
 } from 'jsonc-parser';
 import { CLIENT_NAMES, CLIENTS, type ClientInfo, type Scope, type ServerSpec } from './clients.ts';
+import { nodeNote } from './install-node.ts';
 import { CliUsageError, parseCommand, USAGE } from './usage.ts';
 
 export interface InstallIo {
@@ -32,7 +35,10 @@ export interface InstallIo {
 }
 
 export interface InstallOptions {
-  /** Defaults: this machine's platform, the working directory, this Node and this package's bin. */
+  /**
+   * Defaults: this machine's platform, the working directory, this Node's absolute path (for
+   * `--absolute-node`) and this package's bin.
+   */
   platform?: NodeJS.Platform;
   cwd?: string;
   node?: string;
@@ -271,6 +277,7 @@ export async function installCommand(
       header: { type: 'string', multiple: true },
       scope: { type: 'string' },
       'plain-secret': { type: 'boolean' },
+      'absolute-node': { type: 'boolean' },
       'dry-run': { type: 'boolean' },
     },
     true,
@@ -286,6 +293,7 @@ export async function installCommand(
     header?: string[];
     scope?: string;
     'plain-secret'?: boolean;
+    'absolute-node'?: boolean;
     'dry-run'?: boolean;
   };
   const [clientName, ...extra] = parsed.positionals;
@@ -322,6 +330,12 @@ export async function installCommand(
       '--env sets the settings of a server the client starts; with --url the server runs elsewhere',
     );
   }
+  if (v.url !== undefined && v['absolute-node'] === true) {
+    throw new CliUsageError(
+      'install',
+      '--absolute-node names the Node a client starts; with --url the server runs elsewhere',
+    );
+  }
   if (v.url !== undefined && !/^https?:\/\//.test(v.url)) {
     throw new CliUsageError('install', `--url "${v.url}" is not an http:// or https:// URL`);
   }
@@ -333,12 +347,15 @@ export async function installCommand(
     );
   }
   const cwd = options.cwd ?? process.cwd();
+  const platform = options.platform ?? process.platform;
+  const why = v['absolute-node'] === true ? 'you asked for it with --absolute-node' : client.withoutShellPath;
+  const command = why === undefined ? 'node' : (options.node ?? process.execPath);
   const given: ServerSpec =
     v.url !== undefined
       ? { kind: 'http', url: v.url, headers: pairs('header', v.header ?? [], ':') }
       : {
           kind: 'stdio',
-          command: options.node ?? process.execPath,
+          command,
           args: [options.bin ?? BIN, 'run', '--transport', 'stdio', '--cwd', cwd],
           env: pairs('env', v.env ?? [], '='),
         };
@@ -355,7 +372,6 @@ export async function installCommand(
   const entry = client.entry(spec);
   if ('refused' in entry) throw new CliUsageError('install', String(entry.refused));
 
-  const platform = options.platform ?? process.platform;
   const home = (platform === 'win32' ? env['USERPROFILE'] : env['HOME']) || homedir();
   const file = client.file(scope, { platform, home, cwd, env });
   const read = readConfig(file, client.jsonc === true);
@@ -367,7 +383,9 @@ export async function installCommand(
     null,
     2,
   );
-  const notes = secretNotes(client, secrets, plain, file);
+  const notes =
+    secretNotes(client, secrets, plain, file) +
+    (given.kind === 'stdio' ? nodeNote(command, why ?? '', env, platform) : '');
 
   if (v['dry-run'] === true) {
     io.out(

@@ -140,6 +140,10 @@ Options:
                            (default user)
   --plain-secret           write secret values as given (a user's file only, never a
                            project's; Claude Desktop's file has no placeholders)
+  --absolute-node          run this Node by its absolute path instead of \`node\` from the
+                           PATH the client starts with (the default, which survives a Node
+                           upgrade; Claude Desktop, which starts servers without your
+                           shell's PATH, always gets the absolute path)
   --dry-run                print the file as it would be written, change nothing
   -h, --help               this text`,
 };

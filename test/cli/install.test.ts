@@ -77,12 +77,85 @@ describe('where each client keeps its file', () => {
       const key = client === 'vscode' ? 'servers' : 'mcpServers';
       const entry = readJson(file)[key]?.['mcp-toolkit'];
       assert.ok(entry, JSON.stringify(readJson(file)));
-      assert.equal(entry.command, process.execPath);
+      // `node` from the client's PATH, except where the client is known to start servers without it.
+      assert.equal(entry.command, client === 'claude-desktop' ? process.execPath : 'node');
       assert.deepEqual(entry.args, [CLI, 'run', '--transport', 'stdio', '--cwd', project]);
       assert.deepEqual(entry.env, { MCP_FILESYSTEM_READ_ONLY: 'true' });
       if (client === 'vscode' || client === 'claude-code') assert.equal(entry.type, 'stdio');
     });
   }
+});
+
+describe('which Node the entry runs', () => {
+  const entryOf = (home: string) =>
+    readJson(path.join(home, '.cursor/mcp.json')).mcpServers?.['mcp-toolkit'] as { command: string };
+
+  test('`node` from PATH by default, and the output names the Node that PATH finds here', async () => {
+    const { home, install } = setup();
+    const r = await install(['cursor']);
+    assert.equal(r.code, 0, r.out);
+    assert.equal(entryOf(home).command, 'node');
+    assert.match(
+      r.out,
+      /The entry runs `node` from the PATH the client starts with, so it keeps working after a Node upgrade/,
+    );
+  });
+
+  test('--absolute-node writes this Node by path, and says so', async () => {
+    const { home, install } = setup();
+    const r = await install(['cursor', '--absolute-node']);
+    assert.equal(r.code, 0, r.out);
+    assert.equal(entryOf(home).command, process.execPath);
+    assert.ok(
+      r.out.includes(
+        `The entry runs Node by its absolute path, ${process.execPath}: you asked for it with --absolute-node.`,
+      ),
+      r.out,
+    );
+  });
+
+  test("Claude Desktop gets the absolute path, and the output says it lacks the shell's PATH", async () => {
+    const { install } = setup('darwin');
+    const r = await install(['claude-desktop', '--dry-run']);
+    assert.equal(r.code, 0, r.out);
+    assert.ok(r.out.includes(`"command": ${JSON.stringify(process.execPath)}`), r.out);
+    assert.match(r.out, /absolute path, .*: Claude Desktop starts servers without your shell's PATH/);
+    assert.match(r.out, /Run install again after upgrading or moving Node\./);
+  });
+
+  test('no node on PATH, or another Node there: the output says what to do', async () => {
+    const dir = mkdtempSync(path.join(base, 'path-'));
+    const run = async (PATH: string) => {
+      const out: string[] = [];
+      const code = await installCommand(
+        ['cursor', '--dry-run'],
+        { HOME: path.join(base, 'home-path'), PATH },
+        { out: (t) => out.push(t), err: (t) => out.push(t) },
+        { platform: 'linux', cwd: dir },
+      );
+      return { code, out: out.join('') };
+    };
+    const none = await run(dir);
+    assert.equal(none.code, 0);
+    assert.match(
+      none.out,
+      /no `node` is on this PATH now: install Node 22\.18 or later there, or use --absolute-node/,
+    );
+    const other = path.join(dir, 'node');
+    writeFileSync(other, '#!/bin/sh\n', { mode: 0o755 });
+    const elsewhere = await run(dir);
+    assert.ok(elsewhere.out.includes(`(here ${other}, not the Node running this command`), elsewhere.out);
+    const same = await run(path.dirname(process.execPath));
+    assert.ok(same.out.includes(`(here ${path.join(path.dirname(process.execPath), 'node')})`), same.out);
+  });
+
+  test('--absolute-node with --url is refused: that server runs elsewhere', async () => {
+    const { install } = setup();
+    await assert.rejects(
+      install(['cursor', '--url', 'https://mcp.example.test/mcp', '--absolute-node']),
+      (err: unknown) => err instanceof CliUsageError && /--absolute-node/.test(err.message),
+    );
+  });
 });
 
 describe('HTTP servers', () => {
@@ -427,7 +500,7 @@ describe('merging', () => {
   });
 });
 
-test('the stdio entry written starts this server in the project folder, and it answers initialize', async () => {
+test('the stdio entry written (`node` from PATH) starts this server in the project folder, and it answers initialize', async () => {
   const { home, project, install } = setup();
   await install(['windsurf', '--env', 'MCP_LOG_LEVEL=warn']);
   const entry = readJson(path.join(home, '.codeium/windsurf/mcp_config.json')).mcpServers?.[
@@ -437,7 +510,9 @@ test('the stdio entry written starts this server in the project folder, and it a
     args: string[];
     env: Record<string, string>;
   };
-  // As a client spawns it: its own working folder, the entry's environment.
+  assert.equal(entry.command, 'node');
+  // As a client spawns it: its own working folder, the entry's environment, `node` looked up
+  // on its PATH (this test's, where Node 24 comes first).
   const child = spawn(entry.command, entry.args, {
     cwd: tmpdir(),
     env: { ...childEnv(), ...entry.env },
