@@ -12,6 +12,7 @@ import {
   SdkErrorCode,
   ProtocolError as UpstreamProtocolError,
 } from '@modelcontextprotocol/client';
+import { UNREADABLE } from './line-buffer.ts';
 import { UpstreamUnavailable } from './upstream.ts';
 
 /** The codes passed on as they are: the client's request was wrong, or named nothing. */
@@ -33,6 +34,13 @@ export function describeFailure(err: unknown): { text: string; retryable: boolea
   }
   if (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout) {
     return { text: `The upstream MCP server did not answer in time: ${err.message}.`, retryable: true };
+  }
+  if (
+    err instanceof UpstreamProtocolError &&
+    (err.data as { reason?: unknown } | undefined)?.reason === UNREADABLE
+  ) {
+    // The proxy's own stand-in for an answer it could not read (line-buffer.ts): its message says why.
+    return { text: err.message.replace(/^MCP error -?\d+: /, ''), retryable: false };
   }
   if (err instanceof UpstreamProtocolError) {
     return {

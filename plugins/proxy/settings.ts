@@ -201,6 +201,9 @@ export const proxySettings = z
     maxSessions: int(16, 1, 10_000).describe(
       'With MCP_PROXY_ISOLATION=per-session: how many per-session upstreams may run at once; a further session gets a tool error until one ends.',
     ),
+    maxMessageBytes: int(16 * 1024 * 1024, 65_536, 1024 * 1024 * 1024).describe(
+      'The largest message read from a stdio upstream (a line of JSON). A result over it fails that call alone with a tool error; the connection and the other calls go on. Default 16 MiB.',
+    ),
     inputTimeoutMs: int(300_000, 100, 86_400_000).describe(
       "How long an upstream tool call that asked our client for input (elicitation, sampling, roots) is held for the client's answer before it is cancelled.",
     ),

@@ -11,6 +11,7 @@ import type { Logger } from '@mcp-toolkit/server';
 import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { InFlight } from './forward.ts';
+import { useLineBuffer } from './line-buffer.ts';
 import type { ProxySettings } from './settings.ts';
 
 /** A connection that stayed up this long resets the back-off. */
@@ -194,6 +195,9 @@ export class Upstream {
       ...(s.cwd !== undefined ? { cwd: s.cwd } : {}),
       stderr: 'pipe',
     });
+    useLineBuffer(transport, s.maxMessageBytes, (what) =>
+      this.#logger.warn({ dropped: what }, 'upstream message not read'),
+    );
     let rest = '';
     transport.stderr?.on('data', (chunk: Buffer) => {
       rest += chunk.toString('utf8');
