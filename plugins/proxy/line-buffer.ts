@@ -12,7 +12,7 @@ import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { depthOf } from './lists.ts';
 
 /** How deep a message from the upstream may nest (its JSON levels). */
-export const MAX_MESSAGE_DEPTH = 512;
+export const MAX_MESSAGE_DEPTH = 4096;
 /** The bytes kept of each end of a line that is being skipped: where its id is. */
 const KEPT = 512;
 /** The error code of the answer put in place of an unreadable one: the JSON-RPC internal error. */
