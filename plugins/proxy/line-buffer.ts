@@ -7,6 +7,7 @@
  * with a JSON-RPC error for its id, so that only that call fails. A response that is nested
  * deeper than the proxy reads, or not of the protocol's shape, is answered the same way.
  */
+import { ErrorCode } from '@mcp-toolkit/server';
 import { deserializeMessage, type JSONRPCMessage } from '@modelcontextprotocol/client';
 import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { depthOf } from './lists.ts';
@@ -15,8 +16,6 @@ import { depthOf } from './lists.ts';
 export const MAX_MESSAGE_DEPTH = 4096;
 /** The bytes kept of each end of a line that is being skipped: where its id is. */
 const KEPT = 512;
-/** The error code of the answer put in place of an unreadable one: the JSON-RPC internal error. */
-const INTERNAL_ERROR = -32603;
 
 /** The `data.reason` of an answer the proxy put in place of one it could not read. */
 export const UNREADABLE = 'mcp-toolkit-proxy/unreadable-answer';
@@ -45,7 +44,7 @@ function unreadable(id: string | number, message: string): JSONRPCMessage {
   return {
     jsonrpc: '2.0',
     id,
-    error: { code: INTERNAL_ERROR, message, data: { reason: UNREADABLE } },
+    error: { code: ErrorCode.InternalError, message, data: { reason: UNREADABLE } },
   } as JSONRPCMessage;
 }
 
