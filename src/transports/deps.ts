@@ -48,7 +48,7 @@ export interface StoredEvent {
 /**
  * The port behind SSE resumability (the HTTP transport's): every event written to a resumable
  * stream is stored with an id, so a client reconnecting with `Last-Event-ID` receives the rest
- * of that stream. In memory in src/transports/http/event-store.ts; shared by replicas in Redis
+ * of that stream. In memory in src/transports/edge/event-store.ts; shared by replicas in Redis
  * Streams (src/scale/redis-event-store.ts).
  */
 export interface EventStore {
@@ -102,11 +102,22 @@ export interface HttpDeps {
 }
 
 /**
- * What the fetch handler uses (src/transports/fetch/): the 2026 wire only, so no sessions, no
- * hub of its own (a listen stream reaches the hub through the dispatcher), no event store;
- * and the plugins' routes, which it serves on their paths.
+ * What the HTTP edge uses (src/transports/edge/), whichever host serves it: the dispatcher, the
+ * 2025 wire's sessions, their standalone streams and the event store behind resumption, the
+ * edge's authenticator and limiter, a logger and telemetry.
  */
-export type FetchDeps = Pick<
+export type EdgeDeps = Pick<
   HttpDeps,
-  'dispatcher' | 'logger' | 'telemetry' | 'auth' | 'limiter' | 'routes' | 'routeInflightCount'
+  | 'dispatcher'
+  | 'hub'
+  | 'sessions'
+  | 'logger'
+  | 'sessionEnded'
+  | 'telemetry'
+  | 'auth'
+  | 'limiter'
+  | 'eventStore'
 >;
+
+/** What the fetch handler uses (src/transports/fetch/): the edge, and the plugins' routes, served on their paths. */
+export type FetchDeps = EdgeDeps & Pick<HttpDeps, 'routes' | 'routeInflightCount'>;

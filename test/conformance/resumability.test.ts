@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
 import { definePlugin, defineTool } from '../../src/index.ts';
 import type { EventStore } from '../../src/transports/deps.ts';
-import { createMemoryEventStore } from '../../src/transports/http/event-store.ts';
+import { createMemoryEventStore } from '../../src/transports/edge/event-store.ts';
 import {
   type Fixture,
   openSession,

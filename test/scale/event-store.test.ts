@@ -11,7 +11,7 @@ import { createRedisClient } from '../../src/ratelimit/redis-client.ts';
 import { createPubSub, createSubscriberClient, type PubSub } from '../../src/scale/pubsub.ts';
 import { createRedisEventStore } from '../../src/scale/redis-event-store.ts';
 import type { EventStore, StoredEvent } from '../../src/transports/deps.ts';
-import { createMemoryEventStore } from '../../src/transports/http/event-store.ts';
+import { createMemoryEventStore } from '../../src/transports/edge/event-store.ts';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
 import { until } from '../helpers/until.ts';
 

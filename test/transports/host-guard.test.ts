@@ -1,11 +1,11 @@
 /**
- * The Host check (src/transports/http/guards.ts), which remembers the Host values it allowed:
+ * The Host check (src/transports/edge/guards.ts), which remembers the Host values it allowed:
  * what it remembers never lets another value through, and a client trying port after port
  * neither grows it without bound nor changes an answer.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { hostGuard } from '../../src/transports/http/guards.ts';
+import { hostGuard } from '../../src/transports/edge/guards.ts';
 
 const options = { checkHost: true, allowedOrigins: [], anyOrigin: false };
 

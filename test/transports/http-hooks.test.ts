@@ -11,10 +11,10 @@ import { test } from 'node:test';
 
 const FILES = [
   'src/transports/http/routes.ts',
-  'src/transports/http/edge.ts',
+  'src/transports/http/fastify-host.ts',
   'src/transports/http/refuse.ts',
   'src/transports/http/body.ts',
-  'src/transports/http/post.ts',
+  'src/transports/edge/pipeline.ts',
   'src/transports/http/fallback-refusals.ts',
   'src/transports/http/mount.ts',
   'src/transports/http/server.ts',

@@ -3,7 +3,7 @@
  * options (which src/transport-options.ts builds from the settings): a caller overrides any
  * of them in `createFetchHandler`.
  */
-import { type HostGuardOptions, hostGuardOptions } from '../http/guards.ts';
+import { type HostGuardOptions, hostGuardOptions } from '../edge/guards.ts';
 import type { HttpOptions } from '../http/options.ts';
 
 export interface FetchHandlerOptions extends HostGuardOptions {

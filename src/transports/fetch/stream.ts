@@ -1,111 +1,148 @@
 /**
- * The fetch handler's outbound channel: it stays silent (the reply will be JSON) until the
- * first message tied to the request (progress, a log message, a listen stream's notification),
- * then becomes an SSE stream, a ReadableStream the handler returns as the Response body.
+ * The fetch host's side of the edge (src/transports/edge/host.ts): an answer is a Response the
+ * handler's promise resolves to, and an event stream is a ReadableStream that Response carries,
+ * written as the edge writes to its sink.
  */
-import {
-  type EncodeFailure,
-  encodeMessage,
-  type JsonRpcMessage,
-  logEncodeFailure,
-} from '../../base/jsonrpc.ts';
-import type { OutboundChannel } from '../../protocol/hub/channel.ts';
-import { frame } from '../http/sse.ts';
+import type { EdgeHost, EdgeRequest, StreamSink } from '../edge/host.ts';
+import { SSE_HEADERS } from '../edge/sse.ts';
 
-export interface EventStreamOptions {
-  readonly keepAliveMs: number;
-  /** Told when the client stops reading (it went away). */
-  readonly onCancel: () => void;
-  readonly logger: { error(fields: object, message: string): void };
+/** The edge's request, built from a fetch Request. */
+export interface FetchRequest extends EdgeRequest {
+  readonly port: number | undefined;
+  /** When it arrived (performance.now()). */
+  readonly started: number;
 }
 
 const encoder = new TextEncoder();
 
-/** An SSE body: events go out in order; `finish` writes the last one and closes it. */
-export class EventStream {
+/** An event stream's sink: a ReadableStream's controller; the reader cancelling closes it. */
+class ReadableSink implements StreamSink {
   readonly readable: ReadableStream<Uint8Array>;
   #controller!: ReadableStreamDefaultController<Uint8Array>;
   #closed = false;
-  readonly #timer: ReturnType<typeof setInterval>;
-  readonly #encodeFailed: EncodeFailure;
+  #listeners: (() => void)[] = [];
+  readonly #answer: FetchAnswer;
 
-  constructor(options: EventStreamOptions) {
-    this.#encodeFailed = logEncodeFailure(options.logger);
+  constructor(answer: FetchAnswer) {
+    this.#answer = answer;
     this.readable = new ReadableStream<Uint8Array>({
       start: (controller) => {
         this.#controller = controller;
       },
       cancel: () => {
-        this.#stop();
-        options.onCancel();
+        answer.leave();
+        this.#close();
       },
     });
-    this.#timer = setInterval(() => this.#enqueue(': keep-alive\n\n'), options.keepAliveMs);
-    // Node and Bun let a process exit with the timer pending; other runtimes have no unref.
-    (this.#timer as { unref?: () => void }).unref?.();
   }
 
-  send(message: JsonRpcMessage): void {
-    // Serialised first: a value JSON cannot carry becomes an error for its request (or is
-    // dropped, if it is a notification) instead of breaking the stream.
-    const data = encodeMessage(message, this.#encodeFailed);
-    if (data !== undefined) this.#enqueue(frame(data, undefined));
-  }
-
-  /** Writes the final message, if any, and ends the stream. */
-  finish(message?: JsonRpcMessage): void {
-    if (message !== undefined) this.send(message);
+  write(text: string): void {
     if (this.#closed) return;
-    this.#stop();
+    try {
+      this.#controller.enqueue(encoder.encode(text));
+    } catch {
+      this.#close(); // the reader cancelled between our check and the write
+    }
+  }
+
+  end(): void {
+    if (this.#closed) return;
+    this.#answer.finish();
     try {
       this.#controller.close();
     } catch {
       // Cancelled meanwhile: nothing to close.
     }
+    this.#close();
   }
 
-  #enqueue(text: string): void {
+  onClose(listener: () => void): void {
+    if (this.#closed) listener();
+    else this.#listeners.push(listener);
+  }
+
+  #close(): void {
     if (this.#closed) return;
-    try {
-      this.#controller.enqueue(encoder.encode(text));
-    } catch {
-      this.#stop(); // the reader cancelled between our check and the write
-    }
-  }
-
-  #stop(): void {
     this.#closed = true;
-    clearInterval(this.#timer);
+    const listeners = this.#listeners;
+    this.#listeners = [];
+    for (const listener of listeners) listener();
   }
 }
 
-/** Silent until the first related message, then an EventStream (only if the client accepts one). */
-export class FetchChannel implements OutboundChannel {
-  #stream: EventStream | undefined;
-  readonly #options: EventStreamOptions | undefined;
-  readonly #opened: PromiseWithResolvers<void> = Promise.withResolvers();
+/** One request's answer: the Response, once the edge has sent it or opened a stream. */
+export class FetchAnswer {
+  readonly #done = Promise.withResolvers<Response>();
+  readonly #signal: AbortSignal;
+  #answered = false;
+  #finished = false;
+  #gone: (() => void)[] | undefined;
 
-  /** `options` undefined: the client accepts JSON only, and related messages cannot be delivered. */
-  constructor(options: EventStreamOptions | undefined) {
-    this.#options = options;
+  constructor(signal: AbortSignal) {
+    this.#signal = signal;
   }
 
-  /** The stream, once the first related message opened it. */
-  get stream(): EventStream | undefined {
-    return this.#stream;
+  get response(): Promise<Response> {
+    return this.#done.promise;
   }
 
-  /** Resolves when the stream opens (never, if it does not). */
-  get opened(): Promise<void> {
-    return this.#opened.promise;
+  /** Whether a Response has been given. */
+  get answered(): boolean {
+    return this.#answered;
   }
 
-  send(message: JsonRpcMessage): void {
-    if (!this.#options) return;
-    if (!this.#stream) {
-      this.#stream = new EventStream(this.#options);
-      this.#opened.resolve();
+  send(response: Response, finished: boolean): void {
+    if (this.#answered) return;
+    this.#answered = true;
+    this.#finished = finished;
+    this.#done.resolve(response);
+  }
+
+  /** The answer is complete: the client leaving now abandons nothing. */
+  finish(): void {
+    this.#finished = true;
+  }
+
+  /** The client went away (the Request's signal, or the reader of a stream cancelled). */
+  leave(): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    const gone = this.#gone ?? [];
+    this.#gone = undefined;
+    for (const listener of gone) listener();
+  }
+
+  /** Runs `listener` if the client goes away before the answer finished. */
+  onGone(listener: () => void): void {
+    if (this.#gone === undefined) {
+      this.#gone = [];
+      if (this.#signal.aborted) queueMicrotask(() => this.leave());
+      else this.#signal.addEventListener('abort', () => this.leave(), { once: true });
     }
-    this.#stream.send(message);
+    this.#gone.push(listener);
   }
 }
+
+/** The SSE headers a Response carries (hop-by-hop `connection` is the runtime's). */
+function streamHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  return { ...SSE_HEADERS, ...headers };
+}
+
+export const FETCH_HOST: EdgeHost<FetchRequest, FetchAnswer> = {
+  port: (req) => req.port,
+  httpVersion: () => undefined,
+  elapsedMs: (req) => performance.now() - req.started,
+  send(answer, status, headers, body) {
+    // A 204 or 304 carries no body.
+    const empty = body === undefined || status === 204 || status === 304;
+    answer.send(new Response(empty ? null : (body as BodyInit), { status, headers }), true);
+  },
+  stream(answer, headers) {
+    const sink = new ReadableSink(answer);
+    answer.send(new Response(sink.readable, { status: 200, headers: streamHeaders(headers) }), false);
+    return sink;
+  },
+  onGone(answer, listener) {
+    answer.onGone(listener);
+  },
+};

@@ -1,49 +1,48 @@
 /**
- * Request bodies on the MCP routes: JSON only, within MCP_MAX_BODY_BYTES, parsed with
- * prototype-poisoning protection; every failure answers a JSON-RPC error (MCP clients expect
- * -32700 for bad JSON, not Fastify's own error shape).
+ * Request bodies on the MCP endpoint, stage 4 of the edge (src/transports/edge/pipeline.ts) in
+ * Fastify's content parser: JSON only, within the body limit, parsed with prototype-poisoning
+ * protection; every failure answers a JSON-RPC error (MCP clients expect -32700 for bad JSON,
+ * not Fastify's own error shape).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ProtocolError } from '../../base/errors.ts';
 import { Refusal } from '../../base/refusals.ts';
 import type { HttpDeps } from '../deps.ts';
-import { refuse } from './refuse.ts';
-import { parseBody, parseRefusal } from './rules.ts';
+import type { Edge } from '../edge/pipeline.ts';
 
-export function installBodyHandling(app: FastifyInstance, server: HttpDeps, maxBody: number): void {
+export function installBodyHandling(
+  app: FastifyInstance,
+  server: HttpDeps,
+  edge: Edge<FastifyRequest, FastifyReply>,
+): void {
+  const maxBody = edge.maxBodyBytes;
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     'application/json',
     { parseAs: 'string', bodyLimit: maxBody },
-    (_req, body: string | Buffer, done) => {
+    (req, body: string | Buffer, done) => {
       try {
-        done(null, parseBody(body.toString()));
+        done(null, edge.readJson(req.headers['content-type'], body.toString()));
       } catch (err) {
         done(err as Error, undefined);
       }
     },
   );
-  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: maxBody }, (_req, _body, done) => {
-    done(
-      Object.assign(new Error('unsupported media type'), { statusCode: 415, code: 'MCP_UNSUPPORTED_MEDIA' }),
-      undefined,
-    );
-  });
+  // Any other media type is refused before its body is read, as the fetch handler does.
+  app.addContentTypeParser('*', (_req, _payload, done) => done(Refusal.unsupportedMediaType(), undefined));
 
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
-    if (err.code === 'MCP_UNSUPPORTED_MEDIA' || err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return refuse(server, req, reply, Refusal.unsupportedMediaType(), null);
+    if (err instanceof ProtocolError) return edge.refuse(req, reply, err, null);
+    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return edge.refuse(req, reply, Refusal.unsupportedMediaType(), null);
     }
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.statusCode === 413) {
-      return refuse(server, req, reply, Refusal.bodyTooLarge(maxBody), null);
+      return edge.refuse(req, reply, Refusal.bodyTooLarge(maxBody), null);
     }
-    if (
-      err instanceof SyntaxError ||
-      err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
-      err.code === 'MCP_POISON'
-    ) {
-      return refuse(server, req, reply, parseRefusal(err), null);
+    if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
+      return edge.refuse(req, reply, Refusal.bodyParseError('the body is not valid JSON'), null);
     }
     server.logger.error({ err }, 'http error');
-    return refuse(server, req, reply, Refusal.internal(), null);
+    return edge.refuse(req, reply, Refusal.internal(), null);
   });
 }

@@ -17,7 +17,7 @@ import type { ServerDescription } from '../../discovery/server-description.ts';
 import { rateLimitError } from '../../ratelimit/errors.ts';
 import { clientKey } from '../../ratelimit/limiter.ts';
 import type { HttpDeps } from '../deps.ts';
-import { createHostGuard } from './guards.ts';
+import { createHostGuard } from '../edge/guards.ts';
 import type { HttpOptions } from './options.ts';
 import { refuse } from './refuse.ts';
 

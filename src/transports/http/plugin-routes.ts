@@ -15,10 +15,10 @@ import type { PluginHttpRoute } from '../../base/http-route.ts';
 import { RESOURCE_METADATA_WELL_KNOWN, resourceMetadataPath } from '../../base/oauth-urls.ts';
 import { Refusal } from '../../base/refusals.ts';
 import type { HttpDeps } from '../deps.ts';
-import { createHostGuard } from './guards.ts';
+import { createHostGuard } from '../edge/guards.ts';
+import { callRoute } from '../edge/route-call.ts';
 import type { HttpOptions } from './options.ts';
 import { refuse } from './refuse.ts';
-import { callRoute } from './route-call.ts';
 
 /** Every path the HTTP transports answer on themselves, with what each one is. */
 export function reservedPaths(http: HttpOptions): { path: string; what: string }[] {

@@ -1,24 +1,20 @@
 /**
- * The streamable HTTP transport as a Fastify plugin: POST, GET and DELETE on the MCP path
- * mapped onto the dispatcher (MCP 2025-11-25 "Streamable HTTP"; the 2026 stateless wire on
- * the same endpoint, routed per request). In order: the Host and Origin checks and the early
- * body-size check, then the edge (auth, rate limit), the body parser, and the routes, one file
- * each (post.ts, get-stream.ts, delete.ts). Every refusal goes through `refuse()`.
+ * The MCP endpoint on Fastify: the HTTP edge (src/transports/edge/pipeline.ts, where the order
+ * of its stages is written) mapped onto Fastify's request lifecycle. Stages 1 to 3 (Host and
+ * Origin, size, auth) run in an onRequest hook, the body (stage 4) in the content parser
+ * (body.ts), the rest in the route's handler; the host (fastify-host.ts) answers as Fastify
+ * does. Every refusal goes through the edge's `refuse()`.
  */
 import type { ServerResponse } from 'node:http';
-import type { FastifyInstance } from 'fastify';
-import { Refusal } from '../../base/refusals.ts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ProtocolError } from '../../base/errors.ts';
 import type { EventStore, HttpDeps } from '../deps.ts';
+import { edgeOptions } from '../edge/options.ts';
+import { createEdge } from '../edge/pipeline.ts';
 import { installBodyHandling } from './body.ts';
-import { installDelete } from './delete.ts';
-import { installEdge } from './edge.ts';
-import { createMemoryEventStore } from './event-store.ts';
-import { installGetStream } from './get-stream.ts';
-import { createHostGuard } from './guards.ts';
+import { fastifyHost } from './fastify-host.ts';
 import type { HttpOptions } from './options.ts';
-import { installPost } from './post.ts';
-import { installRefusalRecording, refuse } from './refuse.ts';
-import type { RouteState } from './route-state.ts';
+import { installRefusalRecording } from './refuse.ts';
 
 export interface McpRoutesOptions {
   server: HttpDeps;
@@ -30,51 +26,41 @@ export interface McpRoutesOptions {
 
 export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions): Promise<void> {
   const { server: deps, http } = options;
-  const guard = createHostGuard(http);
-  const maxBody = http.limits.maxBodyBytes;
-  const state: RouteState = {
+  const edge = createEdge<FastifyRequest, FastifyReply>({
     deps,
-    options: http,
-    store:
-      options.eventStore ??
-      deps.eventStore ??
-      createMemoryEventStore({ retention: http.limits.eventRetention }),
-    live: new Map(),
-    standalone: new Map(),
-    openStreams: new Map(),
-    streams: options.streams ?? new Set(),
-  };
-
-  installRefusalRecording(app, deps);
-  // Callback-style, as every per-request hook of these routes (edge.ts): an async hook costs
-  // Fastify a promise and its settling on every request. A refusal is answered here and `done`
-  // is not called, so the request goes no further.
-  app.addHook('onRequest', (req, reply, done) => {
-    if (!guard.hostAllowed(req.headers.host)) {
-      refuse(deps, req, reply, Refusal.hostNotAllowed(req.headers.host), null);
-      return;
-    }
-    if (!guard.originAllowed(req.headers.origin)) {
-      refuse(deps, req, reply, Refusal.originNotAllowed(req.headers.origin), null);
-      return;
-    }
-    if (req.method === 'POST' && Number(req.headers['content-length'] ?? 0) > maxBody) {
-      refuse(deps, req, reply, Refusal.bodyTooLarge(maxBody), null);
-      return;
-    }
-    done();
+    options: edgeOptions(http),
+    host: fastifyHost(options.streams ?? new Set()),
+    sessions: true,
+    eventStore: options.eventStore,
+    eventRetention: http.limits.eventRetention,
   });
-  // Auth and rate limits run after the Host/Origin checks, so a rebinding page learns nothing.
-  installEdge(app, deps);
-  installBodyHandling(app, deps, maxBody);
-
-  installPost(app, state);
-  installGetStream(app, state);
-  installDelete(app, state);
+  app.decorateRequest('mcpIdentity', undefined);
+  app.decorateRequest('mcpDispatched', false);
+  installRefusalRecording(app, deps);
+  // Callback-style, as every per-request hook of these routes: an async hook costs Fastify a
+  // promise and its settling on every request. A refusal is answered here and `done` is not
+  // called, so the request goes no further. Whatever throws after the check is logged, never
+  // left as an unhandled rejection (which would end the process).
+  const hookFailed = (err: unknown) => deps.logger.error({ err }, 'HTTP edge hook failed');
+  app.addHook('onRequest', (req, reply, done) => {
+    const refusal = edge.admit(req);
+    if (refusal === undefined) return done();
+    if (!(refusal instanceof Promise)) return void edge.refuse(req, reply, refusal, null);
+    refusal
+      .then((refused: ProtocolError | undefined) => {
+        if (refused) edge.refuse(req, reply, refused, null);
+        else done();
+      })
+      .catch(hookFailed);
+  });
+  installBodyHandling(app, deps, edge);
   app.route({
     // With CORS on, OPTIONS is the preflight (answered by @fastify/cors), not a wrong method.
-    method: http.corsOrigins.length > 0 ? ['PUT', 'PATCH'] : ['PUT', 'PATCH', 'OPTIONS'],
+    method:
+      http.corsOrigins.length > 0
+        ? ['POST', 'GET', 'DELETE', 'PUT', 'PATCH']
+        : ['POST', 'GET', 'DELETE', 'PUT', 'PATCH', 'OPTIONS'],
     url: http.path,
-    handler: async (req, reply) => refuse(deps, req, reply, Refusal.methodNotAllowed(), null),
+    handler: (req, reply) => edge.respond(req, reply),
   });
 }

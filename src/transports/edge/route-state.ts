@@ -1,24 +1,32 @@
 /**
- * What the MCP routes (POST, GET stream, DELETE) share: the parts of the server they use, the
- * event store behind SSE resumption, the live streams a reconnect can re-attach to, and the
- * session lookup every 2025-wire route starts with.
+ * What the MCP endpoint's methods (POST, GET stream, DELETE) share: the parts of the server
+ * they use, the host that answers, the event store behind SSE resumption, the live streams a
+ * reconnect can re-attach to, and the session lookup every 2025-wire request starts with.
  */
-import type { ServerResponse } from 'node:http';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ProtocolError } from '../../base/errors.ts';
+import type { EncodeFailure } from '../../base/jsonrpc.ts';
 import { Refusal } from '../../base/refusals.ts';
 import { type Session, sessionOwner } from '../../protocol/session.ts';
 import { header } from '../../protocol/wire.ts';
-import type { EventStore, HttpDeps } from '../deps.ts';
-import type { HttpOptions } from './options.ts';
+import type { EdgeDeps, EventStore } from '../deps.ts';
+import type { EdgeHost, EdgeRequest } from './host.ts';
+import type { EdgeOptions } from './options.ts';
 import { refuse } from './refuse.ts';
 import { acceptAllows } from './rules.ts';
 import type { SseStream } from './sse.ts';
 
 export interface RouteState {
-  readonly deps: HttpDeps;
-  readonly options: HttpOptions;
+  readonly deps: EdgeDeps;
+  readonly options: EdgeOptions;
+  readonly host: EdgeHost;
   readonly store: EventStore;
+  /**
+   * Whether the 2025 wire's sessions are served (initialize, Mcp-Session-Id, the GET stream,
+   * DELETE); false: a 2025-wire message is refused with -32022 and GET and DELETE with 405.
+   */
+  readonly sessions: boolean;
+  /** Logs a reply JSON cannot carry. */
+  readonly encodeFailed: EncodeFailure;
   /** Live POST streams by id, so a GET with Last-Event-ID can re-attach. */
   readonly live: Map<string, { stream: SseStream; sessionId: string }>;
   /**
@@ -28,16 +36,6 @@ export interface RouteState {
   readonly standalone: Map<string, { sessionId: string; retire: () => void }>;
   /** Open GET connections per session id, held to `limits.maxStreamsPerSession`. */
   readonly openStreams: Map<string, number>;
-  /** Every SSE response these routes hold open (hijacked), for a drain to end. */
-  readonly streams: Set<ServerResponse>;
-}
-
-/** Takes the response over for an SSE stream, held in `state.streams` until it closes. */
-export function hijackStream(state: RouteState, reply: FastifyReply): void {
-  reply.hijack();
-  const raw = reply.raw;
-  state.streams.add(raw);
-  raw.on('close', () => state.streams.delete(raw));
 }
 
 /**
@@ -59,51 +57,54 @@ export function holdStream(state: RouteState, sessionId: string): (() => void) |
 }
 
 /** Whether the Accept header allows `type` (no header, or an empty one, allows anything). */
-export function accepts(req: FastifyRequest, type: string): boolean {
-  return acceptAllows(req.headers.accept, type);
+export function accepts(req: EdgeRequest, type: string): boolean {
+  const accept = req.headers.accept;
+  return acceptAllows(Array.isArray(accept) ? accept.join(', ') : accept, type);
 }
 
-export function streamHeaders(sessionId: string | undefined): Record<string, string> {
-  return sessionId ? { 'mcp-session-id': sessionId } : {};
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+export function streamHeaders(sessionId: string | undefined): Readonly<Record<string, string>> {
+  return sessionId ? { 'mcp-session-id': sessionId } : NO_HEADERS;
 }
 
 /**
  * A shared store that cannot be reached answers with its own ProtocolError (503 and
- * Retry-After, src/scale/); anything else is a bug and goes to the error handler.
+ * Retry-After, src/scale/); anything else is a bug and is thrown on.
  */
 export function refuseStoreError(
   state: RouteState,
-  req: FastifyRequest,
-  reply: FastifyReply,
+  req: EdgeRequest,
+  res: unknown,
   err: unknown,
   id?: unknown,
-): FastifyReply {
+): void {
   if (!(err instanceof ProtocolError) || err.httpStatus === undefined) throw err;
-  return refuse(state.deps, req, reply, err, id);
+  refuse(state, req, res, err, id);
 }
 
 /** The request's 2025-wire session; undefined once the refusal (400, 404, 503) has been sent. */
 export async function sessionFor(
   state: RouteState,
-  req: FastifyRequest,
-  reply: FastifyReply,
+  req: EdgeRequest,
+  res: unknown,
   id?: unknown,
 ): Promise<Session | undefined> {
   const sid = header(req.headers, 'mcp-session-id');
   if (!sid) {
-    refuse(state.deps, req, reply, Refusal.sessionRequired(), id);
+    refuse(state, req, res, Refusal.sessionRequired(), id);
     return undefined;
   }
   let session: Session | undefined;
   try {
     session = await state.deps.sessions.get(sid);
   } catch (err) {
-    refuseStoreError(state, req, reply, err, id);
+    refuseStoreError(state, req, res, err, id);
     return undefined;
   }
   // Bound to the identity that opened it: anyone else is told it does not exist.
   if (!session || session.owner !== sessionOwner(req.mcpIdentity)) {
-    refuse(state.deps, req, reply, Refusal.sessionNotFound(), id);
+    refuse(state, req, res, Refusal.sessionNotFound(), id);
     return undefined;
   }
   return session;

@@ -4,7 +4,7 @@
  * loopback, and for any bind once allowed hosts are listed.
  */
 import { isLoopbackHost } from '../../base/loopback.ts';
-import type { HttpOptions } from './options.ts';
+import type { HttpOptions } from '../http/options.ts';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 

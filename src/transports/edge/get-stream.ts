@@ -10,17 +10,16 @@
  * after the client's last id and carries on, as long as a fresh stream would.
  */
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Refusal } from '../../base/refusals.ts';
 import type { SessionFeed } from '../../protocol/hub/session-streams.ts';
 import type { Session } from '../../protocol/session.ts';
 import { header } from '../../protocol/wire.ts';
 import { REV2025 } from '../../protocol/wires/classify.ts';
 import type { EventStore } from '../deps.ts';
+import type { EdgeRequest } from './host.ts';
 import { refuse } from './refuse.ts';
 import {
   accepts,
-  hijackStream,
   holdStream,
   type RouteState,
   refuseStoreError,
@@ -32,11 +31,12 @@ import { followStored, replayFinished, SseStream } from './sse.ts';
 /** How long a dropped standalone stream stays attached, for a reconnect to resume it. */
 const STANDALONE_GRACE_MS = 60_000;
 
-export function installGetStream(app: FastifyInstance, state: RouteState): void {
-  const { deps, options, store, live, standalone } = state;
-  app.get(options.path, async (req, reply) => {
+/** Answers a GET (charged to the rate limit already): a session's stream, new or resumed. */
+export async function handleGet(state: RouteState, req: EdgeRequest, reply: unknown): Promise<unknown> {
+  const { deps, options, store, live, standalone, host } = state;
+  {
     if (!accepts(req, 'text/event-stream')) {
-      return refuse(deps, req, reply, Refusal.streamNeedsEventStream());
+      return refuse(state, req, reply, Refusal.streamNeedsEventStream());
     }
     const session = await sessionFor(state, req, reply);
     if (!session) return reply;
@@ -50,7 +50,8 @@ export function installGetStream(app: FastifyInstance, state: RouteState): void 
     try {
       streamId = lastEventId ? await store.streamOf(lastEventId) : undefined;
     } catch (err) {
-      return refuseStoreError(state, req, reply, err);
+      refuseStoreError(state, req, reply, err);
+      return reply;
     }
     if (feed && !streamId) return feedStream(state, req, reply, session, feed, undefined);
     // Resuming a standalone stream: what it missed, then a fresh standalone stream.
@@ -61,51 +62,48 @@ export function installGetStream(app: FastifyInstance, state: RouteState): void 
       try {
         replay = await store.after(lastEventId);
       } catch (err) {
-        return refuseStoreError(state, req, reply, err);
+        refuseStoreError(state, req, reply, err);
+        return reply;
       }
     }
     // Counted from here until the socket closes; resuming a standalone stream above has
     // already let go of the connection it replaces.
     const release = holdStream(state, session.id);
     if (!release) {
-      return refuse(deps, req, reply, Refusal.tooManyStreams(options.limits.maxStreamsPerSession));
+      return refuse(state, req, reply, Refusal.tooManyStreams(options.limits.maxStreamsPerSession));
     }
-    reply.raw.on('close', release);
-    hijackStream(state, reply);
+    const sink = host.stream(reply, streamHeaders(session.id));
+    sink.onClose(release);
     if (lastEventId && streamId && replay === undefined) {
       const entry = live.get(streamId);
       const follow = store.follow?.bind(store);
       if (entry && entry.sessionId === session.id) {
-        await entry.stream.resume(reply.raw, lastEventId, streamHeaders(session.id));
+        await entry.stream.resume(sink, lastEventId);
       } else if (follow) {
         // A shared store: the stream may still be live on another replica.
-        await followStored(reply.raw, follow, lastEventId, {
-          headers: streamHeaders(session.id),
-          keepAliveMs: options.sse.keepAliveMs,
-        });
+        await followStored(sink, follow, lastEventId, { keepAliveMs: options.sse.keepAliveMs });
       } else {
-        await replayFinished(reply.raw, store, lastEventId, streamHeaders(session.id));
+        await replayFinished(sink, store, lastEventId);
       }
       return reply;
     }
     // Standalone events are stored too, so the priming event's id lets a client resume
     // (2025-11-25 SSE resumability) and get the notifications it missed.
     const resumable = REV2025.resumable(session);
-    const stream = new SseStream(reply.raw, {
+    const stream = new SseStream(sink, {
       streamId: randomUUID(),
       store: resumable ? store : undefined,
       keepAliveMs: options.sse.keepAliveMs,
       primeRetryMs: resumable ? options.sse.retryMs : undefined,
-      headers: streamHeaders(session.id),
       replay,
       logger: deps.logger,
     });
     const detach = deps.hub.sessionStreams.attach(session.id, stream, { identity: req.mcpIdentity });
     if (!resumable) {
-      reply.raw.on('close', detach);
+      sink.onClose(detach);
       return reply;
     }
-    let timer: NodeJS.Timeout | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const retire = () => {
       release();
       clearTimeout(timer);
@@ -115,12 +113,12 @@ export function installGetStream(app: FastifyInstance, state: RouteState): void 
       void stream.finish().catch(() => {});
     };
     standalone.set(stream.streamId, { sessionId: session.id, retire });
-    reply.raw.on('close', () => {
+    sink.onClose(() => {
       timer = setTimeout(retire, STANDALONE_GRACE_MS);
-      timer.unref();
+      (timer as { unref?: () => void }).unref?.();
     });
     return reply;
-  });
+  }
 }
 
 /**
@@ -130,28 +128,28 @@ export function installGetStream(app: FastifyInstance, state: RouteState): void 
  */
 async function feedStream(
   state: RouteState,
-  req: FastifyRequest,
-  reply: FastifyReply,
+  req: EdgeRequest,
+  reply: unknown,
   session: Session,
   feed: SessionFeed,
   resumeFrom: string | undefined,
-): Promise<FastifyReply> {
-  const { deps, options } = state;
+): Promise<unknown> {
+  const { options, host } = state;
   let latest: string;
   try {
     latest = await feed.open(session.id, req.mcpIdentity);
   } catch (err) {
-    return refuseStoreError(state, req, reply, err);
+    refuseStoreError(state, req, reply, err);
+    return reply;
   }
   const release = holdStream(state, session.id);
   if (!release) {
-    return refuse(deps, req, reply, Refusal.tooManyStreams(options.limits.maxStreamsPerSession));
+    return refuse(state, req, reply, Refusal.tooManyStreams(options.limits.maxStreamsPerSession));
   }
-  reply.raw.on('close', release);
-  hijackStream(state, reply);
+  const sink = host.stream(reply, streamHeaders(session.id));
+  sink.onClose(release);
   const resumable = REV2025.resumable(session);
-  await followStored(reply.raw, feed.follow.bind(feed), resumeFrom ?? latest, {
-    headers: streamHeaders(session.id),
+  await followStored(sink, feed.follow.bind(feed), resumeFrom ?? latest, {
     keepAliveMs: options.sse.keepAliveMs,
     prime: resumeFrom === undefined && resumable ? { retryMs: options.sse.retryMs } : undefined,
     ids: resumable,

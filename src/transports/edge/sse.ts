@@ -1,9 +1,9 @@
 /**
- * Server-Sent Events on a Node response. A stream may be resumable (2025 wire): its events
- * are stored with ids, and when the client's connection drops the stream lives on, so a
- * GET with `Last-Event-ID` can attach a new connection and receive the rest.
+ * Server-Sent Events on a host's stream sink (host.ts: a Node response, a fetch Response's
+ * body). A stream may be resumable (2025 wire): its events are stored with ids, and when the
+ * client's connection drops the stream lives on, so a GET with `Last-Event-ID` can attach a
+ * new connection and receive the rest.
  */
-import type { ServerResponse } from 'node:http';
 import {
   type EncodeFailure,
   encodeMessage,
@@ -12,14 +12,14 @@ import {
 } from '../../base/jsonrpc.ts';
 import type { OutboundChannel } from '../../protocol/hub/channel.ts';
 import type { EventStore, StoredEvent } from '../deps.ts';
+import type { StreamSink } from './host.ts';
 
-/** The headers of an event stream; a fetch Response leaves out `connection` (hop-by-hop, the runtime's). */
-export const SSE_HEADERS = {
+/** The headers of an event stream (a Node host adds `connection: keep-alive`; hop-by-hop, a fetch runtime's own). */
+export const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-type': 'text/event-stream',
   'cache-control': 'no-cache, no-transform',
-  connection: 'keep-alive',
   'x-accel-buffering': 'no',
-};
+});
 
 /** One SSE event carrying `data` (a JSON-RPC message, or '' for a priming event). */
 export function frame(data: string, id: string | undefined, retryMs?: number): string {
@@ -42,31 +42,33 @@ export interface SseStreamOptions {
   keepAliveMs: number;
   /** `retry:` hint of the priming event; no priming event when undefined. */
   primeRetryMs?: number;
-  /** Extra response headers (e.g. Mcp-Session-Id). */
-  headers?: Record<string, string>;
   /** Events a resuming client missed, written (with their ids) before anything new. */
   replay?: readonly StoredEvent[];
   /** Told when a message cannot be serialised (it is replaced by an error, or dropped) or a write fails. */
   logger?: { error(fields: object, message: string): void };
 }
 
+/** Node and Bun let a process exit with a keep-alive timer pending; other runtimes have no unref. */
+function unref(timer: ReturnType<typeof setInterval>): void {
+  (timer as { unref?: () => void }).unref?.();
+}
+
 export class SseStream implements OutboundChannel {
   readonly streamId: string;
   readonly #o: SseStreamOptions;
   readonly #encodeFailed: EncodeFailure | undefined;
-  #res: ServerResponse | undefined;
-  #timer: NodeJS.Timeout | undefined;
+  #res: StreamSink | undefined;
+  #timer: ReturnType<typeof setInterval> | undefined;
   #chain: Promise<unknown> = Promise.resolve();
   #ended = false;
   /** Set once the final event is written and the connection ended (in write order). */
   #closed = false;
 
-  constructor(res: ServerResponse, options: SseStreamOptions) {
+  /** `res`: a sink the host opened (its headers sent). */
+  constructor(res: StreamSink, options: SseStreamOptions) {
     this.streamId = options.streamId;
     this.#o = options;
     this.#encodeFailed = options.logger && logEncodeFailure(options.logger);
-    res.writeHead(200, { ...SSE_HEADERS, ...options.headers });
-    res.flushHeaders();
     for (const e of options.replay ?? []) res.write(storedFrame(e));
     this.#attach(res);
     if (options.primeRetryMs !== undefined) this.#write(undefined, options.primeRetryMs);
@@ -76,14 +78,14 @@ export class SseStream implements OutboundChannel {
     return this.#ended;
   }
 
-  #attach(res: ServerResponse): void {
+  #attach(res: StreamSink): void {
     this.#res = res;
-    res.on('close', () => {
+    res.onClose(() => {
       if (this.#res === res) this.#detachWriter();
     });
     clearInterval(this.#timer);
     this.#timer = setInterval(() => this.#res?.write(': keep-alive\n\n'), this.#o.keepAliveMs);
-    this.#timer.unref();
+    unref(this.#timer);
   }
 
   #detachWriter(): void {
@@ -142,10 +144,8 @@ export class SseStream implements OutboundChannel {
     res?.end();
   }
 
-  /** Replays what the client missed after `lastEventId`, then carries on on `res`. */
-  async resume(res: ServerResponse, lastEventId: string, headers: Record<string, string>): Promise<void> {
-    res.writeHead(200, { ...SSE_HEADERS, ...headers });
-    res.flushHeaders();
+  /** Replays what the client missed after `lastEventId`, then carries on on `res` (opened by the host). */
+  async resume(res: StreamSink, lastEventId: string): Promise<void> {
     // Replay and re-attach as one step of the write chain: an event sent meanwhile is queued
     // behind it and goes out live, instead of landing between the replay and the attach.
     this.#chain = this.#chain.then(async () => {
@@ -166,13 +166,7 @@ export class SseStream implements OutboundChannel {
 }
 
 /** Writes stored events after `lastEventId` for a stream that has already finished. */
-export async function replayFinished(
-  res: ServerResponse,
-  store: EventStore,
-  lastEventId: string,
-  headers: Record<string, string>,
-): Promise<void> {
-  res.writeHead(200, { ...SSE_HEADERS, ...headers });
+export async function replayFinished(res: StreamSink, store: EventStore, lastEventId: string): Promise<void> {
   for (const e of await store.after(lastEventId)) res.write(storedFrame(e));
   res.end();
 }
@@ -185,23 +179,20 @@ export async function replayFinished(
  * resume).
  */
 export async function followStored(
-  res: ServerResponse,
+  res: StreamSink,
   follow: NonNullable<EventStore['follow']>,
   lastEventId: string,
   options: {
-    headers: Record<string, string>;
     keepAliveMs: number;
     prime?: { retryMs: number };
     ids?: boolean;
   },
 ): Promise<void> {
-  res.writeHead(200, { ...SSE_HEADERS, ...options.headers });
   if (options.prime) res.write(frame('', lastEventId, options.prime.retryMs));
-  res.flushHeaders();
   const gone = new AbortController();
-  res.on('close', () => gone.abort());
+  res.onClose(() => gone.abort());
   const timer = setInterval(() => res.write(': keep-alive\n\n'), options.keepAliveMs);
-  timer.unref();
+  unref(timer);
   const withIds = options.ids !== false;
   try {
     await follow(

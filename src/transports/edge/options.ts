@@ -1,0 +1,40 @@
+/**
+ * What the HTTP edge is told, named for what each value does: the MCP endpoint's path, who may
+ * reach it (the Host and Origin checks), whether a proxy's headers are believed, its limits and
+ * its SSE timing. The Fastify transport derives them from its HTTP options (`edgeOptions`), the
+ * fetch handler from its own.
+ */
+
+import type { HttpOptions } from '../http/options.ts';
+import { type HostGuardOptions, hostGuardOptions } from './guards.ts';
+
+export interface EdgeOptions {
+  /** The MCP endpoint's path. */
+  readonly path: string;
+  /** The Host and Origin checks (DNS-rebinding protection). */
+  readonly hosts: HostGuardOptions;
+  /** Whether requests come through a trusted proxy (`ctx.http.headers` then shows its headers). */
+  readonly trustProxy: boolean;
+  readonly limits: {
+    /** Largest request body in bytes (413 beyond, from Content-Length before the body is read). */
+    readonly maxBodyBytes: number;
+    /** Open GET (SSE) streams one 2025-wire session may hold here. */
+    readonly maxStreamsPerSession: number;
+  };
+  /** SSE keep-alive comment interval, and the `retry:` sent on resumable streams, in ms. */
+  readonly sse: { readonly keepAliveMs: number; readonly retryMs: number };
+}
+
+/** The edge as the HTTP transport's options say. */
+export function edgeOptions(http: HttpOptions): EdgeOptions {
+  return {
+    path: http.path,
+    hosts: hostGuardOptions(http),
+    trustProxy: http.trustProxy !== false,
+    limits: {
+      maxBodyBytes: http.limits.maxBodyBytes,
+      maxStreamsPerSession: http.limits.maxStreamsPerSession,
+    },
+    sse: http.sse,
+  };
+}

@@ -1,0 +1,175 @@
+/**
+ * The MCP endpoint's HTTP pipeline, written once for every host (STYLE habit 13: one pipeline,
+ * thin adapters). The Fastify transport (src/transports/http/routes.ts) and the fetch handler
+ * (src/transports/fetch/handler.ts) each adapt it in a few lines. A request meets, in this
+ * order, and the first stage that refuses answers:
+ *
+ *   1. Host, then Origin            403  (DNS-rebinding protection; guards.ts)       admit()
+ *   2. size from Content-Length     413  (POST, before anything is read)             admit()
+ *   3. auth                         401, 403, 503 (API key or OAuth bearer token)     admit()
+ *   4. body: media type, then JSON  415, 413 past the limit as read, 400/-32700       readJson()
+ *   5. rate limit                   429, 503 (one token per request in the body;      respond()
+ *                                    GET and DELETE cost one)
+ *   6. method                       405 (PUT, PATCH, ...; GET and DELETE where the    respond()
+ *                                    host keeps no sessions)
+ *   7. Accept                       406                                               post.ts
+ *   8. wire: the profile chosen     -32022 for a 2025-wire message where the host     post.ts
+ *      (classifyWire), the session   keeps no sessions; 400/404 for the session
+ *   9. dispatch, then render        JSON, 202, or an SSE stream                       post.ts
+ *
+ * Auth runs after the Host and Origin checks, so a rebinding page learns nothing, and before
+ * the body is read, so an anonymous caller cannot make the server read a large one. Every
+ * refusal goes through refuse.ts: a JSON-RPC error body, a span, a count and a log line.
+ */
+import type { ProtocolError } from '../../base/errors.ts';
+import { logEncodeFailure } from '../../base/jsonrpc.ts';
+import { Refusal } from '../../base/refusals.ts';
+import { rateLimitError } from '../../ratelimit/errors.ts';
+import { clientKey } from '../../ratelimit/limiter.ts';
+import type { EdgeDeps, EventStore } from '../deps.ts';
+import { handleDelete } from './delete.ts';
+import { createMemoryEventStore } from './event-store.ts';
+import { handleGet } from './get-stream.ts';
+import { hostGuard } from './guards.ts';
+import type { EdgeHost, EdgeRequest } from './host.ts';
+import type { EdgeOptions } from './options.ts';
+import { handlePost } from './post.ts';
+import { refuse } from './refuse.ts';
+import type { RouteState } from './route-state.ts';
+import { authRefusal, isJsonContentType, parseBody, parseRefusal, requestCost } from './rules.ts';
+
+/** The pipeline for one endpoint, served by one host. */
+export interface Edge<Req extends EdgeRequest = EdgeRequest, Res = unknown> {
+  /**
+   * Stages 1 to 3, before the body is read: undefined to go on, the refusal to send, or a
+   * promise of either (only while auth runs, so a request without auth costs no promise).
+   * The caller sends the refusal with `refuse(req, res, refusal, null)`.
+   */
+  admit(req: Req): ProtocolError | undefined | Promise<ProtocolError | undefined>;
+  /** Stages 1 and 2 alone (for the routes beside the endpoint, which authenticate on their own). */
+  screen(req: Req): ProtocolError | undefined;
+  /** Stage 4: the body's text as JSON; throws the refusal (a ProtocolError) instead. */
+  readJson(contentType: string | undefined, text: string): unknown;
+  /** Stages 5 to 9 once the body is in `req.body`; resolves to `res` once answered. */
+  respond(req: Req, res: Res): Promise<unknown>;
+  /** Sends a refusal and records it; `id` to echo (default: the body's). Returns `res`. */
+  refuse(req: Req, res: Res, err: ProtocolError, id?: unknown): unknown;
+  /** The SSE event store behind resumption. */
+  readonly store: EventStore;
+  /** The largest body read (stage 4 refuses past it, as read). */
+  readonly maxBodyBytes: number;
+}
+
+export interface EdgeSetup<Req extends EdgeRequest, Res> {
+  readonly deps: EdgeDeps;
+  readonly options: EdgeOptions;
+  readonly host: EdgeHost<Req, Res>;
+  /** Serve the 2025 wire's sessions (initialize, Mcp-Session-Id, GET, DELETE). */
+  readonly sessions: boolean;
+  /** Default: the server's (`deps.eventStore`, shared by replicas), else one in memory. */
+  readonly eventStore?: EventStore | undefined;
+  /** Events kept per stream by the in-memory event store. */
+  readonly eventRetention: number;
+}
+
+/**
+ * @example
+ * const edge = createEdge({ deps, options: edgeOptions(http), host, sessions: true, eventRetention: 1000 });
+ * const refusal = edge.admit(req); // then the body, then edge.respond(req, res)
+ */
+export function createEdge<Req extends EdgeRequest, Res>(setup: EdgeSetup<Req, Res>): Edge<Req, Res> {
+  const { deps, options } = setup;
+  const guard = hostGuard(options.hosts);
+  const maxBody = options.limits.maxBodyBytes;
+  const store =
+    setup.eventStore ?? deps.eventStore ?? createMemoryEventStore({ retention: setup.eventRetention });
+  const state: RouteState = {
+    deps,
+    options,
+    host: setup.host as EdgeHost,
+    store,
+    sessions: setup.sessions,
+    encodeFailed: logEncodeFailure(deps.logger),
+    live: new Map(),
+    standalone: new Map(),
+    openStreams: new Map(),
+  };
+  const { auth, limiter, logger } = deps;
+  const limited = limiter !== undefined && limiter.burst > 0;
+
+  const authenticated = (req: Req): Promise<ProtocolError | undefined> | undefined =>
+    auth?.authenticate({ headers: req.headers }).then(
+      (identity) => {
+        req.mcpIdentity = identity;
+        return undefined;
+      },
+      (err: unknown) => authRefusal(err, logger),
+    );
+
+  /** Stages 1 and 2: a body is read for any method but GET and HEAD, so it is measured for them. */
+  function screen(req: Req): ProtocolError | undefined {
+    const host = req.headers.host as string | undefined;
+    if (!guard.hostAllowed(host)) return Refusal.hostNotAllowed(host);
+    const origin = req.headers.origin as string | undefined;
+    if (!guard.originAllowed(origin)) return Refusal.originNotAllowed(origin);
+    if (
+      req.method !== 'GET' &&
+      req.method !== 'HEAD' &&
+      Number(req.headers['content-length'] ?? 0) > maxBody
+    ) {
+      return Refusal.bodyTooLarge(maxBody);
+    }
+    return undefined;
+  }
+
+  async function limitedRespond(req: Req, res: Res, cost: number): Promise<unknown> {
+    const decision = await (limiter as NonNullable<typeof limiter>).consume(
+      clientKey(req.mcpIdentity, req.ip),
+      cost,
+    );
+    if (!decision.allowed) return refuse(state, req, res, rateLimitError(decision));
+    return route(req, res);
+  }
+
+  function route(req: Req, res: Res): Promise<unknown> {
+    switch (req.method) {
+      case 'POST':
+        return handlePost(state, req, res);
+      case 'GET':
+        if (setup.sessions) return handleGet(state, req, res);
+        break;
+      case 'DELETE':
+        if (setup.sessions) return handleDelete(state, req, res);
+        break;
+    }
+    const refusal = setup.sessions
+      ? Refusal.methodNotAllowed()
+      : Refusal.statelessMethodNotAllowed(req.method);
+    return Promise.resolve(refuse(state, req, res, refusal, null));
+  }
+
+  return {
+    store,
+    maxBodyBytes: maxBody,
+    screen,
+    admit(req) {
+      return screen(req) ?? authenticated(req);
+    },
+    readJson(contentType, text) {
+      if (!isJsonContentType(contentType)) throw Refusal.unsupportedMediaType();
+      try {
+        return parseBody(text);
+      } catch (err) {
+        throw parseRefusal(err as Error & { code?: unknown });
+      }
+    },
+    respond(req, res) {
+      if (limited) {
+        const cost = requestCost(req.body);
+        if (cost > 0) return limitedRespond(req, res, cost);
+      }
+      return route(req, res);
+    },
+    refuse: (req, res, err, id) => refuse(state, req, res, err, id),
+  };
+}

@@ -1,0 +1,161 @@
+/**
+ * POST on the MCP endpoint (MCP 2025-11-25 "Streamable HTTP", "Sending Messages to the
+ * Server"; the 2026 stateless wire on the same endpoint, routed per request): the body goes
+ * to the dispatcher, and the reply comes back as JSON, or as an SSE stream once a message tied
+ * to the request (progress, a server-to-client request) must go out before the result.
+ */
+import { randomUUID } from 'node:crypto';
+import { encodeMessage, isObject, type JsonRpcMessage } from '../../base/jsonrpc.ts';
+import { Refusal } from '../../base/refusals.ts';
+import { ClientPresence, type Exchange } from '../../protocol/exchange.ts';
+import type { OutboundChannel } from '../../protocol/hub/channel.ts';
+import type { Session } from '../../protocol/session.ts';
+import { header } from '../../protocol/wire.ts';
+import { classifyWire } from '../../protocol/wires/classify.ts';
+import type { EdgeRequest } from './host.ts';
+import { JSON_HEADERS, refuse } from './refuse.ts';
+import { requestInfo } from './request-info.ts';
+import { accepts, type RouteState, sessionFor, streamHeaders } from './route-state.ts';
+import { isDispatchedRefusal, statusReason } from './rules.ts';
+import { SseStream } from './sse.ts';
+
+/** The 2025 wire's default when a client names no version (2025-11-25 transports, Protocol Version Header). */
+const UNNAMED_VERSION = '2025-03-26';
+
+/** The version a 2025-wire message asks for, for -32022's `data.requested` where sessions are off. */
+function requestedVersion(body: unknown, req: EdgeRequest): string {
+  if (isObject(body) && body.method === 'initialize' && isObject(body.params)) {
+    const v = body.params.protocolVersion;
+    if (typeof v === 'string') return v;
+  }
+  return header(req.headers, 'mcp-protocol-version') ?? UNNAMED_VERSION;
+}
+
+/** A POST's channel: stays JSON until the first related message, then becomes an SSE stream. */
+class PostChannel implements OutboundChannel {
+  stream: SseStream | undefined;
+  readonly #open: (() => SseStream) | undefined;
+  readonly #resumable: boolean;
+  constructor(open: (() => SseStream) | undefined, resumable: boolean) {
+    this.#open = open;
+    this.#resumable = resumable;
+  }
+  send(message: JsonRpcMessage): void {
+    if (!this.#open) return; // the client accepts JSON only: related messages cannot be delivered
+    this.stream ??= this.#open();
+    this.stream.send(message);
+  }
+  async disconnect(): Promise<void> {
+    // Only a resumable stream (2025 wire, 2025-11-25+) may be closed early: elsewhere the
+    // client could not reconnect and the result would be lost.
+    if (!this.#open || !this.#resumable) return;
+    this.stream ??= this.#open();
+    await this.stream.disconnect();
+  }
+}
+
+/** Answers a POST whose body has been parsed (`req.body`) and charged to the rate limit. */
+export async function handlePost(state: RouteState, req: EdgeRequest, res: unknown): Promise<unknown> {
+  const { deps, options, store, live, host } = state;
+  const body = req.body;
+  if (body === undefined) return refuse(state, req, res, Refusal.unsupportedMediaType(), null);
+  const single = !Array.isArray(body) && isObject(body) ? body : undefined;
+  const isRequest = single !== undefined && typeof single.method === 'string' && 'id' in single;
+  // Only a request's id is echoed: an error about a posted response or notification has
+  // none (2025-11-25 transports, "Sending Messages to the Server").
+  const firstId = isRequest ? single?.id : null;
+  const sseOk = accepts(req, 'text/event-stream');
+  if (!sseOk && !accepts(req, 'application/json')) {
+    return refuse(state, req, res, Refusal.notAcceptable(), firstId);
+  }
+  // The message's wire profile, chosen here once and handed to the dispatcher: a message, a
+  // batch or a posted response under a 2026 MCP-Protocol-Version header is on the 2026 wire
+  // (a batch there is -32600, a notification 202: fixture contract §1 and §3).
+  const profile = classifyWire(body, req.headers);
+  if (profile.sessions && !state.sessions) {
+    return refuse(state, req, res, Refusal.statelessOnly(requestedVersion(body, req)), firstId);
+  }
+  // A listen stream is nothing but SSE: held open on a JSON-only client it could never
+  // deliver anything, so it is refused at once.
+  if (!profile.sessions && single?.method === 'subscriptions/listen' && !sseOk) {
+    return refuse(state, req, res, Refusal.listenNeedsEventStream(), firstId);
+  }
+
+  let session: Session | undefined;
+  if (profile.sessions && !(isRequest && single?.method === 'initialize')) {
+    const refusal = profile.versionHeaderRefusal(req.headers);
+    if (refusal) return refuse(state, req, res, refusal, firstId);
+    session = await sessionFor(state, req, res, firstId);
+    if (!session) return res;
+  }
+
+  const resumable = session !== undefined && profile.resumable(session);
+  let sessionHeader = session?.id;
+  const channel = new PostChannel(
+    sseOk
+      ? () => {
+          const streamId = randomUUID();
+          const stream = new SseStream(host.stream(res, streamHeaders(sessionHeader)), {
+            streamId,
+            store: resumable ? store : undefined,
+            keepAliveMs: options.sse.keepAliveMs,
+            primeRetryMs: resumable ? options.sse.retryMs : undefined,
+            logger: deps.logger,
+          });
+          if (resumable && session) live.set(streamId, { stream, sessionId: session.id });
+          return stream;
+        }
+      : undefined,
+    resumable,
+  );
+  const presence = new ClientPresence();
+  host.onGone(res, () => {
+    // A resumable stream outlives its connection; anything else is abandoned with it.
+    if (!(resumable && channel.stream)) presence.leave();
+  });
+  const exchange: Exchange = {
+    transport: 'http',
+    profile,
+    headers: req.headers,
+    session,
+    channel,
+    presence,
+    identity: req.mcpIdentity,
+    address: req.ip,
+    http: requestInfo(req.method, req.url, req.headers, options.trustProxy),
+    port: host.port(req),
+    httpVersion: host.httpVersion(req),
+  };
+  req.mcpDispatched = true;
+  const result = await deps.dispatcher.handle(body, exchange);
+  if (result.session) sessionHeader = result.session.id;
+
+  if (channel.stream) {
+    const stream = channel.stream;
+    // A batch's replies go out one event each (2025-03-26 transports: the stream carries one
+    // response per request in the POST), then the stream ends.
+    if (Array.isArray(result.body)) for (const response of result.body) stream.send(response);
+    await stream.finish(Array.isArray(result.body) ? undefined : result.body);
+    live.delete(stream.streamId);
+    return res;
+  }
+  if (result.body === undefined) {
+    host.send(res, 202, undefined, undefined);
+    return res;
+  }
+  const text = encodeMessage(result.body, state.encodeFailed);
+  if (text === undefined) {
+    host.send(res, 202, undefined, undefined);
+    return res;
+  }
+  const status = result.status ?? 200;
+  if (isDispatchedRefusal(status)) deps.telemetry.countRefusal(status, statusReason(status) ?? 'refused');
+  let headers = JSON_HEADERS;
+  if (result.headers || (sessionHeader && result.session)) {
+    const extra: Record<string, string> = { ...result.headers, ...JSON_HEADERS };
+    if (sessionHeader && result.session) extra['mcp-session-id'] = sessionHeader;
+    headers = extra;
+  }
+  host.send(res, status, headers, text);
+  return res;
+}
