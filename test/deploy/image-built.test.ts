@@ -1,10 +1,12 @@
 /**
- * The real container image, built by podman from the unchanged Dockerfile and run from its
- * exported file system the way a runtime would (scripts/image.ts does both, then runs this
- * file with MCP_TEST_IMAGE naming what it built). The image's Cmd runs under
+ * The real container image, built from the unchanged Dockerfile by `node scripts/image.ts
+ * --test` (the code `npm run image` runs), which exports its file system and runs this file
+ * with MCP_TEST_IMAGE naming what it built. The image's Cmd runs under
  * `chroot --userspec=<User>` with exactly the image's Env and WorkingDir, plus the settings a
- * `docker run -e` would add; a user's own plugin is mounted read-only at /app/plugins/fetcher,
- * as `-v` would. Without MCP_TEST_IMAGE (no podman on this machine) every test here skips.
+ * `docker run -e` would add (scripts/image/rootfs.ts, as `npm run image -- --run` does where
+ * containers cannot start); a user's own plugin is mounted read-only at /app/plugins/fetcher,
+ * as `-v` would. One test runs the docs' `npm run image -- --run` itself. Without
+ * MCP_TEST_IMAGE (no engine or no root on this machine) every test here skips.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -15,6 +17,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { IMAGE_PLUGINS } from '../../scripts/bundled-plugins.ts';
+import type { ImageConfig } from '../../scripts/image/engine.ts';
+import { chrootArgs, mountedUnder, startCommand } from '../../scripts/image/rootfs.ts';
 import { publicBindRefusal } from '../../src/auth/public-bind.ts';
 import { documentedInImage } from '../docs/plugins-table.ts';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp-receiver.ts';
@@ -22,15 +26,11 @@ import { REPO_ROOT } from '../helpers/spawn-server.ts';
 import { productionInstallMismatches } from './dockerfile.ts';
 
 interface Built {
+  readonly tag: string;
+  readonly engine: 'docker' | 'podman';
   readonly rootfs: string;
   readonly size: number;
-  readonly config: {
-    readonly User: string;
-    readonly Env: string[];
-    readonly WorkingDir: string;
-    readonly Cmd: string[];
-    readonly Entrypoint?: string[] | null;
-  };
+  readonly config: ImageConfig;
   readonly healthcheck?: { readonly Test?: string[] } | undefined;
 }
 
@@ -80,38 +80,9 @@ function snapshot(rootfs: string): Map<string, string> {
   return seen;
 }
 
-function imageEnv(image: Built): Map<string, string> {
-  const env = new Map<string, string>();
-  for (const entry of image.config.Env) {
-    const eq = entry.indexOf('=');
-    env.set(entry.slice(0, eq), entry.slice(eq + 1));
-  }
-  return env;
-}
-
-/** HOME as a runtime sets it when the image does not: the user's entry in the image's passwd. */
-function homeOf(image: Built): string {
-  const uid = image.config.User.split(':')[0];
-  const line = readFileSync(path.join(image.rootfs, 'etc', 'passwd'), 'utf8')
-    .split('\n')
-    .find((l) => l.split(':')[2] === uid || l.split(':')[0] === uid);
-  return line?.split(':')[5] ?? '/';
-}
-
-/** argv that runs `command` in the image as its User, with its Env (+ `extra`) in its WorkingDir. */
+/** argv of `chroot` that runs `command` in the image as its User, with its Env (+ `extra`) in its WorkingDir. */
 function inImage(image: Built, command: string[], extra: Record<string, string>): string[] {
-  const env = imageEnv(image);
-  if (!env.has('HOME')) env.set('HOME', homeOf(image));
-  for (const [k, v] of Object.entries(extra)) env.set(k, v);
-  return [
-    `--userspec=${image.config.User}`,
-    image.rootfs,
-    '/usr/bin/env',
-    '-i',
-    `--chdir=${image.config.WorkingDir || '/'}`,
-    ...[...env].map(([k, v]) => `${k}=${v}`),
-    ...command,
-  ];
+  return chrootArgs(image.rootfs, image.config, command, extra);
 }
 
 interface Running {
@@ -124,8 +95,9 @@ interface Running {
 
 /** Starts the image's Entrypoint + Cmd; resolves once it logs where it listens. */
 async function startImage(image: Built, extra: Record<string, string>): Promise<Running> {
-  const command = [...(image.config.Entrypoint ?? []), ...image.config.Cmd];
-  const proc = spawn('chroot', inImage(image, command, extra), { stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn('chroot', inImage(image, startCommand(image.config), extra), {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   proc.stderr!.setEncoding('utf8');
   proc.stderr!.on('data', (chunk: string) => {
@@ -265,12 +237,11 @@ describe('the built image', { skip }, () => {
     assert.ok(image.size < MAX_IMAGE_BYTES, `${image.size} bytes`);
   });
 
-  test("run as the docs' first command without auth, it refuses to serve on 0.0.0.0 and names the setting that allows it", {
+  test('run with only its own settings and no auth (`docker run -p 8000:8000 mcp-toolkit`), it refuses to serve on 0.0.0.0 and names the setting that allows it', {
     timeout: 60_000,
   }, async () => {
     // Only the image's own Env (a free port, should the refusal ever fail and it listen).
-    const command = [...(image.config.Entrypoint ?? []), ...image.config.Cmd];
-    const r = spawnSync('chroot', inImage(image, command, { MCP_HTTP_PORT: '0' }), {
+    const r = spawnSync('chroot', inImage(image, startCommand(image.config), { MCP_HTTP_PORT: '0' }), {
       encoding: 'utf8',
       timeout: 45_000,
     });
@@ -398,6 +369,67 @@ describe('the built image', { skip }, () => {
     const [traceId, parentId] = traceparentAt('/preload');
     assert.equal(traceId, mcp.traceId);
     assert.equal(parentId, client.spanId);
+  });
+
+  test("the docs' local try, `npm run image -- --run`: builds, serves on loopback without auth, stops on SIGTERM and cleans up", {
+    timeout: 600_000,
+  }, async () => {
+    const runs = () =>
+      readdirSync(path.join(REPO_ROOT, '.cache', 'image')).filter((d) => d.startsWith('run-'));
+    const before = runs();
+    // The docs' command, on a free port (tests never take a fixed one), naming the image this
+    // test built and its engine.
+    const args = ['run', 'image', '--', '--run', '--port', '0', '--tag', image.tag, '--engine', image.engine];
+    const env = { ...process.env };
+    delete env.NODE_TEST_CONTEXT;
+    for (const name of Object.keys(env))
+      if (name.startsWith('MCP_') || name.startsWith('npm_')) delete env[name];
+    const npm = spawn('npm', args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    for (const stream of [npm.stdout, npm.stderr]) {
+      stream.setEncoding('utf8');
+      stream.on('data', (chunk: string) => {
+        output += chunk;
+      });
+    }
+    const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no listening line in 5 min:\n${output}`)), 300_000);
+        const look = () => {
+          const m =
+            /mcp-toolkit listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(output) ??
+            /image: serving on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(output);
+          if (m) {
+            clearTimeout(timer);
+            resolve(m[1]!);
+          }
+        };
+        npm.stdout.on('data', look);
+        npm.stderr.on('data', look);
+        void exited.then((code) => {
+          clearTimeout(timer);
+          reject(new Error(`npm run image exited with ${code} before serving:\n${output}`));
+        });
+      });
+      assert.match(output, /image: .* build -t /, 'it built first');
+      const client = await connect(url);
+      const tools = (await client.listTools()).tools.map((t) => t.name);
+      assert.ok(tools.includes('list_files'), tools.join(', '));
+      await client.close();
+    } finally {
+      npm.kill('SIGTERM');
+      const killer = setTimeout(() => npm.kill('SIGKILL'), 60_000);
+      const code = await exited;
+      clearTimeout(killer);
+      assert.equal(code, 0, output);
+    }
+    assert.match(output, /"signal":"SIGTERM"[^\n]*signal received: draining/, 'the server drained');
+    assert.deepEqual(runs(), before, 'the exported file system of the run is removed');
+    assert.deepEqual(
+      mountedUnder(path.join(REPO_ROOT, '.cache', 'image')).filter((m) => m.includes('/run-')),
+      [],
+    );
   });
 
   test('nothing was written outside the volumes', () => {
