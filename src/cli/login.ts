@@ -3,28 +3,42 @@
  * authorization spec asks of clients, built on oauth4webapi:
  * 1. find the authorisation server from the MCP server's protected resource metadata
  *    (RFC 9728) or take the issuer given; read its metadata (RFC 8414, then OpenID Discovery);
- * 2. register a client dynamically (RFC 7591) unless a client id is given;
+ * 2. choose the client (login-client.ts): a given client id, else a Client ID Metadata
+ *    Document where the server supports them, else dynamic registration (RFC 7591);
  * 3. send the user's browser to the authorisation endpoint (PKCE S256, state, and the
  *    RFC 8707 `resource`), receive the redirect on a loopback port (RFC 8252 §7.3);
  * 4. exchange the code and store the tokens in a file only the user can read.
  * `getStoredToken` returns a valid access token later, refreshing it when expired.
  */
 import { spawn } from 'node:child_process';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import * as oauth from 'oauth4webapi';
 import { isSecureUrl } from '../auth/discovery.ts';
 import { loadToken, type StoredToken, saveToken } from '../auth/token-store.ts';
+import {
+  checkClientMetadataUrl,
+  chooseRegistration,
+  DEFAULT_REDIRECT,
+  type Registration,
+  readClientMetadata,
+} from './login-client.ts';
+import { startReceiver } from './login-receiver.ts';
 
 export interface LoginOptions {
   /** The MCP server (its endpoint URL): the resource the token is for. */
   serverUrl?: string;
   /** The authorisation server, when the MCP server does not publish resource metadata. */
   issuer?: string;
-  /** A pre-registered public client; otherwise the client registers dynamically. */
+  /** A pre-registered public client, used as is; otherwise CIMD or dynamic registration. */
   clientId?: string;
+  /**
+   * The https URL where the CLI's Client ID Metadata Document is hosted (`cliClientMetadata`):
+   * the client id where the authorisation server supports CIMD.
+   */
+  clientMetadataUrl?: string;
+  /** Receives what the user should know (a fallback taken); default prints it to stderr. */
+  onNotice?: (text: string) => void;
   /** Scopes to ask for. Default: the server's `scopes_supported`. */
   scopes?: readonly string[];
   /** Print the URL instead of opening a browser. */
@@ -45,6 +59,8 @@ export interface LoginResult {
   serverUrl: string;
   issuer: string;
   clientId: string;
+  /** How the client id was obtained: given, a Client ID Metadata Document, or registered. */
+  registration: Registration;
   tokenFile: string;
   scope?: string;
   expiresAt?: number;
@@ -117,46 +133,6 @@ function defaultOpenBrowser(url: string): void {
   child.unref();
 }
 
-function page(res: ServerResponse, status: number, text: string): void {
-  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-  res.end(`<!doctype html><title>mcp-toolkit login</title><p>${text}</p>`);
-}
-
-/** Starts the loopback redirect receiver on 127.0.0.1 and a free port. */
-async function startReceiver() {
-  let deliver: (url: URL) => void = () => {};
-  const received = new Promise<URL>((resolve) => {
-    deliver = resolve;
-  });
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    if (req.method !== 'GET' || url.pathname !== '/callback') {
-      page(res, 404, 'Not found.');
-      return;
-    }
-    const ok = !url.searchParams.has('error');
-    page(
-      res,
-      ok ? 200 : 400,
-      ok ? 'Signed in. You can close this window.' : 'Sign-in failed; see the terminal.',
-    );
-    deliver(url);
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    redirectUri: `http://127.0.0.1:${port}/callback`,
-    received,
-    close() {
-      server.closeAllConnections();
-      server.close();
-    },
-  };
-}
-
 function toStored(
   base: Omit<StoredToken, 'accessToken' | 'tokenType'>,
   response: oauth.TokenEndpointResponse,
@@ -199,12 +175,22 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
   }
   if (as.authorization_endpoint === undefined) throw new Error(`${issuer} has no authorization_endpoint`);
 
-  const receiver = await startReceiver();
+  if (options.clientMetadataUrl !== undefined) checkClientMetadataUrl(options.clientMetadataUrl);
+  const { registration, notice } = chooseRegistration(as, options);
+  if (notice !== undefined) (options.onNotice ?? ((text) => console.error(text)))(notice);
+  // The document decides where the browser comes back; read it as the server will, before the browser opens.
+  const plan =
+    registration === 'cimd' && options.clientMetadataUrl !== undefined
+      ? await readClientMetadata(options.clientMetadataUrl, doFetch)
+      : DEFAULT_REDIRECT;
+  const receiver = await startReceiver(plan);
   try {
     let client: oauth.Client;
-    if (options.clientId !== undefined) {
+    if (registration === 'client-id' && options.clientId !== undefined) {
       client = { client_id: options.clientId, token_endpoint_auth_method: 'none' };
-    } else if (as.registration_endpoint !== undefined) {
+    } else if (registration === 'cimd' && options.clientMetadataUrl !== undefined) {
+      client = { client_id: options.clientMetadataUrl, token_endpoint_auth_method: 'none' };
+    } else {
       const response = await oauth.dynamicClientRegistrationRequest(
         as,
         {
@@ -218,10 +204,6 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
         asOptions,
       );
       client = await oauth.processDynamicClientRegistrationResponse(response);
-    } else {
-      throw new Error(
-        `${issuer} offers no dynamic client registration: pass a registered client with --client-id`,
-      );
     }
 
     // Ask for a refresh token where the server wants offline_access for it (OpenID Core §11).
@@ -287,6 +269,7 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
         serverUrl: key,
         issuer: as.issuer,
         clientId: client.client_id,
+        registration,
         tokenFile,
         ...(stored.scope !== undefined ? { scope: stored.scope } : {}),
         ...(stored.expiresAt !== undefined ? { expiresAt: stored.expiresAt } : {}),

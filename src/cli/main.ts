@@ -125,6 +125,8 @@ async function loginCommand(args: string[]): Promise<void> {
     {
       issuer: { type: 'string' },
       'client-id': { type: 'string' },
+      'client-metadata-url': { type: 'string' },
+      'print-client-metadata': { type: 'boolean', default: false },
       scope: { type: 'string', multiple: true },
       'no-browser': { type: 'boolean', default: false },
       'token-file': { type: 'string' },
@@ -135,10 +137,30 @@ async function loginCommand(args: string[]): Promise<void> {
   const values = parsed.values as {
     issuer?: string;
     'client-id'?: string;
+    'client-metadata-url'?: string;
+    'print-client-metadata'?: boolean;
     scope?: string[];
     'no-browser'?: boolean;
     'token-file'?: string;
   };
+  const metadataUrl = values['client-metadata-url'];
+  const { checkClientMetadataUrl, cliClientMetadata } = await import('./login-client.ts');
+  if (metadataUrl !== undefined) {
+    try {
+      checkClientMetadataUrl(metadataUrl);
+    } catch (err) {
+      throw new CliUsageError('login', (err as Error).message);
+    }
+  }
+  if (values['print-client-metadata'] === true) {
+    if (metadataUrl === undefined) {
+      throw new CliUsageError(
+        'login',
+        '--print-client-metadata needs --client-metadata-url: the https URL the document will be served at',
+      );
+    }
+    return out(`${JSON.stringify(cliClientMetadata(metadataUrl), null, 2)}\n`);
+  }
   const { defaultTokenFile, login } = await import('./login.ts');
   // Without an argument: this server's own public MCP endpoint (MCP_PUBLIC_URL + MCP_HTTP_PATH).
   const base = process.env.MCP_PUBLIC_URL?.replace(/\/+$/, '');
@@ -148,9 +170,17 @@ async function loginCommand(args: string[]): Promise<void> {
     serverUrl,
     issuer: values.issuer ?? process.env.MCP_OAUTH_ISSUER,
     clientId: values['client-id'],
+    clientMetadataUrl: metadataUrl,
     scopes: values.scope,
     noBrowser: values['no-browser'] === true,
     tokenFile: values['token-file'] ?? defaultTokenFile(process.env),
   });
-  console.error(`Signed in to ${result.issuer} for ${result.serverUrl}; token stored in ${result.tokenFile}`);
+  const how = {
+    'client-id': 'the client id given',
+    cimd: 'its Client ID Metadata Document',
+    dcr: 'a dynamically registered client',
+  }[result.registration];
+  console.error(
+    `Signed in to ${result.issuer} for ${result.serverUrl} as ${result.clientId} (${how}); token stored in ${result.tokenFile}`,
+  );
 }

@@ -86,7 +86,10 @@ MCP_PUBLIC_URL plus MCP_HTTP_PATH.
 
 Options:
   --issuer URL             the authorisation server (default: discovered from the server)
-  --client-id ID           a registered client id (default: dynamic client registration)
+  --client-id ID           a registered client id, used as is
+  --client-metadata-url U  the https URL of the Client ID Metadata Document you host: the client
+                           id where the server accepts them (else dynamic client registration)
+  --print-client-metadata  print the document to host at --client-metadata-url, and exit
   --scope S                a scope to ask for (repeatable)
   --no-browser             print the sign-in URL instead of opening a browser
   --token-file F           where tokens are stored

@@ -21,6 +21,14 @@ export interface TestAuthServerOptions {
   accessTokenTtlSec?: number;
   /** The account the "user" signs in as. Default `user-1`. */
   accountId?: string;
+  /**
+   * Accept Client ID Metadata Documents (oidc-provider's CIMD feature; it advertises
+   * `client_id_metadata_document_supported`). The documents are fetched with the process's
+   * fetch (so a loopback https host trusted by this process works). Default false.
+   */
+  cimd?: boolean;
+  /** Dynamic client registration (RFC 7591). Default true. */
+  registration?: boolean;
 }
 
 export interface TestAuthServer {
@@ -164,9 +172,16 @@ export async function startOidcProvider(options: TestAuthServerOptions): Promise
       RefreshToken: 86_400,
       Session: 3600,
     },
+    // oidc-provider refuses to fetch from special-use addresses (its SSRF guard, a dispatcher
+    // it passes in); the test's CIMD host is on loopback, so fetch without that dispatcher.
+    fetch: (url: URL | string, init: RequestInit & { dispatcher?: unknown }) => {
+      const { dispatcher: _ssrfGuard, ...rest } = init;
+      return fetch(url, rest);
+    },
     features: {
       devInteractions: { enabled: false },
-      registration: { enabled: true },
+      registration: { enabled: options.registration ?? true },
+      clientIdMetadataDocument: { enabled: options.cimd === true, ack: 'draft-02' },
       resourceIndicators: {
         enabled: true,
         defaultResource: async () => options.resource,
