@@ -4,15 +4,18 @@
  * an unauthenticated POST (a 401 with a `WWW-Authenticate` challenge naming
  * `resource_metadata`, no redirect), the protected resource metadata (RFC 9728) at the
  * path-aware and the root well-known URLs, its `resource` (the audience tokens must carry), the
- * authorisation server's metadata (RFC 8414 and OpenID Connect Discovery), PKCE S256, and
- * dynamic client registration (RFC 7591, twice, as connectors sometimes do) or Client ID
- * Metadata Documents. Rules: MCP 2025-11-25 "Authorization".
+ * authorisation server's metadata (RFC 8414 and OpenID Connect Discovery), PKCE S256, Client ID
+ * Metadata Documents (which replace dynamic registration from 2026-07-28), dynamic client
+ * registration (RFC 7591, twice, as connectors sometimes do) where there are none, and what the
+ * server does with an authorisation request before anyone signs in (auth-consent.ts). Rules: MCP
+ * 2025-11-25 "Authorization" and "Security Best Practices".
  */
 
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import { discoveryUrls, RESOURCE_METADATA_WELL_KNOWN, resourceMetadataUrl } from '../base/oauth-urls.ts';
 import { PACKAGE_VERSION } from '../base/package-version.ts';
 import { LATEST_2025 } from '../base/versions.ts';
+import { checkConsent } from './auth-consent.ts';
 import type { CheckId } from './check-catalog.ts';
 import { type ConformanceCheck, Recorder } from './conformance-recorder.ts';
 import type { ConformanceOptions, ConformanceReport } from './conformance-report.ts';
@@ -28,6 +31,8 @@ export const AUTH_CHECKS = [
   'auth.as-metadata',
   'auth.pkce-s256',
   'auth.client-registration',
+  'auth.cimd',
+  'auth.consent',
 ] as const satisfies readonly CheckId[];
 
 /** The loopback callback the registration probe registers (never used: no authorisation runs). */
@@ -213,10 +218,15 @@ async function checkMetadata(
     `tokens must carry aud ${resource}`,
   );
   const issuer = String((doc.authorization_servers as unknown[])[0]);
-  await checkAuthorizationServer(rec, issuer, timeoutMs);
+  await checkAuthorizationServer(rec, issuer, url, timeoutMs);
 }
 
-async function checkAuthorizationServer(rec: Recorder, issuer: string, timeoutMs: number): Promise<void> {
+async function checkAuthorizationServer(
+  rec: Recorder,
+  issuer: string,
+  resource: string,
+  timeoutMs: number,
+): Promise<void> {
   let meta: JsonObject | undefined;
   const found: string[] = [];
   const tried: string[] = [];
@@ -236,7 +246,7 @@ async function checkAuthorizationServer(rec: Recorder, issuer: string, timeoutMs
       'auth.as-metadata',
       `no authorisation server metadata for ${issuer}: ${tried.join('; ') || 'not a URL'}`,
     );
-    for (const id of ['auth.pkce-s256', 'auth.client-registration'] as const)
+    for (const id of ['auth.pkce-s256', 'auth.client-registration', 'auth.cimd', 'auth.consent'] as const)
       rec.notRun(id, 'no authorisation server metadata');
     return;
   }
@@ -257,8 +267,21 @@ async function checkAuthorizationServer(rec: Recorder, issuer: string, timeoutMs
           `code_challenge_methods_supported is ${JSON.stringify(meta.code_challenge_methods_supported ?? null)}: clients refuse to proceed without S256`,
         ],
   );
-  if (meta.client_id_metadata_document_supported === true) {
+  const cimd = meta.client_id_metadata_document_supported === true;
+  if (cimd) rec.pass('auth.cimd', 'client_id_metadata_document_supported');
+  else
+    rec.fail(
+      'auth.cimd',
+      typeof meta.registration_endpoint === 'string'
+        ? 'no client_id_metadata_document_supported: clients can only register dynamically, which MCP deprecates from 2026-07-28'
+        : 'no client_id_metadata_document_supported',
+    );
+  if (cimd) {
     rec.pass('auth.client-registration', 'Client ID Metadata Documents');
+    rec.notRun(
+      'auth.consent',
+      'clients identify themselves by Client ID Metadata Documents, and the check hosts none to ask with; sign in (mcp-toolkit login --client-metadata-url) and look for a consent page naming the client',
+    );
     return;
   }
   if (typeof meta.registration_endpoint !== 'string') {
@@ -266,6 +289,7 @@ async function checkAuthorizationServer(rec: Recorder, issuer: string, timeoutMs
       'auth.client-registration',
       'neither a registration_endpoint (RFC 7591) nor client_id_metadata_document_supported: a connector has no way to get a client id',
     );
+    rec.notRun('auth.consent', 'no client id to start an authorisation request with');
     return;
   }
   const body = JSON.stringify({
@@ -296,4 +320,19 @@ async function checkAuthorizationServer(rec: Recorder, issuer: string, timeoutMs
     problems,
     `dynamic client registration, twice: ${ids.length} client ids`,
   );
+  const [clientId] = ids;
+  if (clientId === undefined || typeof meta.authorization_endpoint !== 'string') {
+    rec.notRun(
+      'auth.consent',
+      'no client id and authorization_endpoint to start an authorisation request with',
+    );
+    return;
+  }
+  await checkConsent(rec, {
+    authorizationEndpoint: meta.authorization_endpoint,
+    clientId,
+    redirectUri: PROBE_REDIRECT,
+    resource,
+    timeoutMs,
+  });
 }

@@ -192,4 +192,22 @@ export const TRANSPORT_CHECKS = {
     source: AUTHZ('client-registration-approaches', 'Authorization §Client Registration Approaches'),
     fix: 'enable RFC 7591 registration (registering the same client twice must work) or client_id_metadata_document_supported',
   },
+  'auth.cimd': {
+    title:
+      'the authorisation server accepts Client ID Metadata Documents (dynamic registration is deprecated from 2026-07-28)',
+    level: 'SHOULD',
+    source: AUTHZ('client-id-metadata-documents', 'Authorization §Client ID Metadata Documents'),
+    fix: 'accept https client ids whose document names the client and its redirect URIs, and advertise client_id_metadata_document_supported: true',
+  },
+  'auth.consent': {
+    title:
+      'the authorisation server issues no code before the user signs in and consents (per client, in front of another identity provider)',
+    level: 'MUST',
+    source: {
+      spec: 'basic/security_best_practices',
+      anchor: 'confused-deputy-problem',
+      label: 'Security Best Practices §Confused Deputy Problem',
+    },
+    fix: 'ask the user before issuing a code, and when one upstream client id serves every MCP client, show a consent page naming the client (its client_name and redirect host) for each one',
+  },
 } as const satisfies Record<string, CheckInfo>;

@@ -1,7 +1,8 @@
 /**
  * `mcp-toolkit check --auth` against our own server with `MCP_AUTH=oauth`, trusting a real
  * authorisation server (oidc-provider on loopback): set up correctly, every auth check passes
- * (dynamic registration done twice, PKCE S256, both metadata URLs); misconfigured (an audience
+ * (dynamic registration done twice, PKCE S256, both metadata URLs, a sign-in page before any
+ * code) but the CIMD one, a warning; misconfigured (an audience
  * that is not the URL clients use, an issuer without metadata), the checks name what is wrong.
  */
 import assert from 'node:assert/strict';
@@ -42,7 +43,7 @@ describe('check --auth against our server and oidc-provider', () => {
     await as?.close();
   });
 
-  test('set up correctly: every check passes, and the client is registered twice', async () => {
+  test('set up correctly: every check passes but CIMD, the client is registered twice and meets a page', async () => {
     const before = as.requests.filter((r) => r === 'POST /reg').length;
     const report = await authReadinessReport(good.url, { requestTimeoutMs: 5_000 });
     assert.deepEqual(statuses(report), {
@@ -53,7 +54,10 @@ describe('check --auth against our server and oidc-provider', () => {
       'auth.audience': 'pass',
       'auth.as-metadata': 'pass',
       'auth.pkce-s256': 'pass',
+      // This oidc-provider offers dynamic registration only, which 2026-07-28 deprecates.
+      'auth.cimd': 'warn',
       'auth.client-registration': 'pass',
+      'auth.consent': 'pass',
     });
     assert.equal(report.ok, true);
     assert.equal(as.requests.filter((r) => r === 'POST /reg').length - before, 2);
@@ -69,7 +73,10 @@ describe('check --auth against our server and oidc-provider', () => {
       [s['auth.challenge'], s['auth.resource-metadata'], s['auth.audience'], s['auth.as-metadata']],
       ['pass', 'pass', 'fail', 'fail'],
     );
-    assert.deepEqual([s['auth.pkce-s256'], s['auth.client-registration']], ['not-run', 'not-run']);
+    assert.deepEqual(
+      [s['auth.pkce-s256'], s['auth.client-registration'], s['auth.cimd'], s['auth.consent']],
+      ['not-run', 'not-run', 'not-run', 'not-run'],
+    );
     const find = (id: string) => report.checks.find((c) => c.id === id)?.reason ?? '';
     assert.match(
       find('auth.audience'),
@@ -95,7 +102,7 @@ describe('check --auth against our server and oidc-provider', () => {
       /^✗ auth\.audience: the metadata names the MCP URL as its resource \(the token audience\) \[MUST\]$/m,
     );
     assert.match(out, /^ {4}fix: make resource the public URL clients use/m);
-    assert.match(out, /^\d+ passed, 2 failed, \d+ warnings, 2 not run$/m);
+    assert.match(out, /^\d+ passed, 2 failed, \d+ warnings, 4 not run$/m);
     out = '';
     assert.equal(await runCheck(['--auth', good.url, '--json'], io), 0, out);
     assert.equal((JSON.parse(out) as { failed: number }).failed, 0);
