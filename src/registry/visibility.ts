@@ -1,7 +1,7 @@
 /**
  * Visibility by caller: with auth on, lists leave out what the caller may not use and a call
  * to a hidden item answers as for an unknown one (FastMCP's per-component visibility). An
- * item is hidden by its `scopes` (when the caller's token lacks one, and scope hiding is on)
+ * item is hidden by its `scopes` (when the caller's token or key lacks one, and scope hiding is on)
  * or by its `visible(identity)` rule. Without auth (no identity) everything is visible.
  */
 
@@ -27,8 +27,8 @@ export const ALL_VISIBLE: Visibility = () => true;
 /**
  * @param hideByScopes hide items whose scopes the caller lacks (`MCP_SCOPE_VISIBILITY=hide`);
  *   when false they stay listed and a call answers 403 `insufficient_scope` (step-up).
- * @param hasScopes whether an identity holds the scopes (the authenticator's rule: API keys
- *   carry no scopes and are never refused for them).
+ * @param hasScopes whether an identity holds the scopes (the authenticator's rule: a key of
+ *   `MCP_API_KEYS` carries no scopes and is never refused for them).
  *
  * @example
  * const visible = createVisibility({ hideByScopes: true, hasScopes: (id, s) => s.every((x) => id.scopes.includes(x)) });
