@@ -36,6 +36,7 @@ export const ErrorCode = {
   HeadersTooLarge: -32041,
   NotFound: -32042,
   TooManyStreams: -32043,
+  RequestLost: -32044,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;

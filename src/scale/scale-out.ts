@@ -15,8 +15,9 @@ import type { TaskBackend } from '../tasks/types.ts';
 import { createHubRelay } from './hub-relay.ts';
 import { createPubSub, createSubscriberClient } from './pubsub.ts';
 import { createRedisEventStore } from './redis-event-store.ts';
+import { createRedisLiveness } from './redis-liveness.ts';
 import { createRedisSessionStore } from './redis-session-store.ts';
-import { createRedisLiveness, createRedisTaskBus } from './redis-task-bus.ts';
+import { createRedisTaskBus } from './redis-task-bus.ts';
 import { createRedisTaskStore } from './redis-task-store.ts';
 import { createRedisSessionFeed } from './session-feed.ts';
 import { createStoreHealth } from './store-health.ts';
@@ -112,6 +113,13 @@ export function createScaleOut(options: ScaleOutOptions): ScaleOut {
     keyPrefix: prefix,
     health,
   });
+  const liveness = createRedisLiveness({
+    redis,
+    replicaId,
+    leaseMs: settings.MCP_TASK_LEASE_MS,
+    keyPrefix: prefix,
+    logger,
+  });
   const eventStore = createRedisEventStore({
     redis,
     pubsub,
@@ -121,15 +129,11 @@ export function createScaleOut(options: ScaleOutOptions): ScaleOut {
     pollMs: options.followPollMs,
     keyPrefix: prefix,
     health,
+    // A reply stream whose replica stopped is ended by its follower, with an answer.
+    replicaId,
+    isAlive: (replica) => liveness.isAlive(replica),
   });
   const listening = relay.listen(hub);
-  const liveness = createRedisLiveness({
-    redis,
-    replicaId,
-    leaseMs: settings.MCP_TASK_LEASE_MS,
-    keyPrefix: prefix,
-    logger,
-  });
   const tasks: TaskBackend = {
     store: createRedisTaskStore({ redis, keyPrefix: prefix, health }),
     bus: createRedisTaskBus({ pubsub, channel: `${prefix}tasks`, logger }),

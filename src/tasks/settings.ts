@@ -9,6 +9,6 @@ export const taskSettingsShape = {
     'The `pollIntervalMs` hint tasks carry: how often clients should poll `tasks/get`.',
   ),
   MCP_TASK_LEASE_MS: envInt(15_000, 1000, 3_600_000).describe(
-    'With MCP_REDIS_URL: a replica renews its lease every third of this; a task still `working` on a replica whose lease ran out is marked `failed` when next read.',
+    'With MCP_REDIS_URL: the longest Redis outage a running replica outlasts. A replica writes its lease every third of this (retrying a failed write every 250 ms) and the lease lasts 5/3 of it: a replica that stopped is judged stopped within 5/3 of this, its `working` tasks failed and its cut-off calls answered as lost.',
   ),
 };

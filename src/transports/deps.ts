@@ -9,7 +9,7 @@
 import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/types.ts';
 import type { PluginHttpRoute } from '../base/http-route.ts';
-import type { JsonRpcMessage } from '../base/jsonrpc.ts';
+import type { JsonRpcMessage, RequestId } from '../base/jsonrpc.ts';
 import type { ServerDescription } from '../discovery/server-description.ts';
 import type { Exchange, Reply } from '../protocol/exchange.ts';
 import type { ClientRequests } from '../protocol/hub/client-requests.ts';
@@ -45,6 +45,20 @@ export interface StoredEvent {
   message: JsonRpcMessage | undefined;
 }
 
+/** What a writer tells a shared store about an event, besides the event. */
+export interface AppendMeta {
+  /**
+   * The request the stream answers (a POST's reply stream), so that a shared store can answer
+   * it when the replica writing the stream stops before the end.
+   */
+  readonly answers?: RequestId;
+  /**
+   * The event's place in its stream (1, 2, ...): a store that may have taken an append whose
+   * reply was lost (a timeout) keeps it once when the same event is appended again.
+   */
+  readonly seq?: number;
+}
+
 /**
  * The port behind SSE resumability (the HTTP transport's): every event written to a resumable
  * stream is stored with an id, so a client reconnecting with `Last-Event-ID` receives the rest
@@ -53,7 +67,7 @@ export interface StoredEvent {
  */
 export interface EventStore {
   /** Stores an event (undefined message: a priming event) and returns its id. */
-  append(streamId: string, message: JsonRpcMessage | undefined): Promise<string>;
+  append(streamId: string, message: JsonRpcMessage | undefined, meta?: AppendMeta): Promise<string>;
   /** The stream an event id belongs to, when that stream is known. */
   streamOf(eventId: string): Promise<string | undefined>;
   /** Events of the stream after `eventId`, oldest first. */
@@ -63,8 +77,10 @@ export interface EventStore {
   /**
    * Shared stores only (src/scale/), where a stream may be live on another replica: passes
    * the events after `eventId` to `onEvent`, then each later one as it is stored, until the
-   * stream is released or `signal` aborts. Absent in memory: a stream not live in this
-   * process has finished, and `after` has all of it.
+   * stream is released or `signal` aborts. When the replica writing the stream has stopped
+   * before releasing it, the stream ends with a JSON-RPC error for the request it answers
+   * (lost, may be retried), unless it holds that request's answer already. Absent in memory:
+   * a stream not live in this process has finished, and `after` has all of it.
    */
   follow?(eventId: string, onEvent: (event: StoredEvent) => void, signal: AbortSignal): Promise<void>;
 }

@@ -23,6 +23,8 @@ const ALLOWED: Record<string, string> = {
   'test/e2e/batteries/rate-limit.test.ts': "a spawned server's bucket refilling (2 a second) in real time",
   'test/tasks/store-redis.test.ts':
     "the task store contract's clock: Redis expires task records in real time",
+  'test/tasks/lease-outage.test.ts':
+    'a Redis outage of 10 s of real time is what the test is about; the client polls as a client would',
 };
 
 /** Tool implementations and plugins that simulate slow work: not waits of a test. */

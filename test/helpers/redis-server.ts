@@ -6,15 +6,18 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 
 export interface RedisServer {
   readonly port: number;
   /** `redis://127.0.0.1:<port>` */
   readonly url: string;
-  /** Stops the server (an outage); the port stays reserved for `restart()`. Idempotent. */
+  /** Stops the server (an outage, SIGKILL); the port stays reserved for `restart()`. Idempotent. */
   stop(): Promise<void>;
-  /** Starts the server again on the same port (stopping it first if running); data is gone. */
+  /** Starts the server again on the same port (stopping it first if running); data is gone unless `persistent`. */
   restart(): Promise<void>;
   /** Freezes the process (SIGSTOP): connections stay open but nothing answers, like a hung Redis. */
   pause(): void;
@@ -24,6 +27,15 @@ export interface RedisServer {
 
 const READY_TIMEOUT_MS = 5000;
 
+export interface RedisServerOptions {
+  /**
+   * Keep the data across `stop()` and `restart()` (an append-only file, written through on
+   * every command, in a folder of its own that `stop()` leaves for `restart()`): an outage,
+   * not a loss. Default false: a restart starts empty.
+   */
+  readonly persistent?: boolean;
+}
+
 /**
  * Starts `redis-server` and resolves once it answers PING.
  *
@@ -31,7 +43,7 @@ const READY_TIMEOUT_MS = 5000;
  * const redis = await startRedisServer();
  * after(() => redis.stop());
  */
-export async function startRedisServer(): Promise<RedisServer> {
+export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
   const found = spawnSync('redis-server', ['--version'], { stdio: 'ignore' });
   if (found.error !== undefined || found.status !== 0) {
     throw new Error(
@@ -41,12 +53,16 @@ export async function startRedisServer(): Promise<RedisServer> {
   }
   const port = await freePort();
   let child: ChildProcess | undefined;
+  const dir = options.persistent ? mkdtempSync(path.join(tmpdir(), 'redis-aof-')) : undefined;
+  const storage = dir
+    ? ['--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always']
+    : ['--appendonly', 'no'];
 
   const start = async () => {
     const output: string[] = [];
     const proc = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...storage],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     proc.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
@@ -71,8 +87,11 @@ export async function startRedisServer(): Promise<RedisServer> {
     await exited;
   };
 
-  // Never leave a server behind, even when a test crashes before its `after` hook.
-  process.once('exit', () => child?.kill('SIGKILL'));
+  // Never leave a server (or its files) behind, even when a test crashes before its `after` hook.
+  process.once('exit', () => {
+    child?.kill('SIGKILL');
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
   await start();
   return {
     port,

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
+import { type RedisServer, type RedisServerOptions, startRedisServer } from '../helpers/redis-server.ts';
 import { type SpawnedHttpServer, spawnHttpServer } from '../helpers/spawn-server.ts';
 import { type RoundRobinProxy, startRoundRobinProxy } from './round-robin-proxy.ts';
 
@@ -22,15 +22,19 @@ export interface Cluster {
 }
 
 /**
- * Starts Redis, `count` replicas (in parallel) and the proxy. `env` adds to the replicas'
- * settings.
+ * Starts Redis (as `options` say), `count` replicas (in parallel) and the proxy. `env` adds
+ * to the replicas' settings.
  *
  * @example
  * const cluster = await startCluster();
  * after(() => cluster.stop());
  */
-export async function startCluster(env: Record<string, string> = {}, count = 2): Promise<Cluster> {
-  const redis = await startRedisServer();
+export async function startCluster(
+  env: Record<string, string> = {},
+  count = 2,
+  options: RedisServerOptions = {},
+): Promise<Cluster> {
+  const redis = await startRedisServer(options);
   const settings = {
     MCP_REDIS_URL: redis.url,
     MCP_STATE_SECRET: randomBytes(32).toString('hex'),

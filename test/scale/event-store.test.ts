@@ -169,3 +169,76 @@ describe('EventStore in Redis: following a stream another replica writes', () =>
     assert.deepEqual(f.seen, []);
   });
 });
+
+describe('EventStore in Redis: a reply stream whose replica stopped', () => {
+  const answer = { jsonrpc: '2.0' as const, id: 7, result: { content: [] } };
+  /** A writer on replica `w` and readers on `r`, with `alive` deciding who runs. */
+  function pair(alive: Set<string>) {
+    const keyPrefix = `ev${++prefixes}:`;
+    const make = (replicaId: string) =>
+      createRedisEventStore({
+        redis: command,
+        pubsub,
+        retention: 100,
+        ttlMs: 60_000,
+        pollMs: 100,
+        keyPrefix,
+        replicaId,
+        isAlive: async (replica) => alive.has(replica),
+      });
+    return { writer: make('w'), reader: make('r') };
+  }
+  function follow(store: EventStore, from: string) {
+    const seen: StoredEvent[] = [];
+    const done = store.follow?.(from, (e) => seen.push(e), new AbortController().signal);
+    assert.ok(done);
+    return { seen, done };
+  }
+
+  test('its followers end it with one lost error for its request, written once for all of them', async () => {
+    const alive = new Set(['w', 'r']);
+    const { writer, reader } = pair(alive);
+    const priming = await writer.append('cut', undefined, { answers: 7, seq: 1 });
+    const one = await writer.append('cut', note(1), { answers: 7, seq: 2 });
+    const a = follow(reader, priming);
+    const b = follow(reader, one);
+    await until(() => a.seen.length === 1, { message: 'the first event' });
+    alive.delete('w');
+    await Promise.all([a.done, b.done]);
+    const lost = a.seen.at(-1)?.message as { id: number; error: { code: number } };
+    assert.equal(lost.id, 7);
+    assert.equal(lost.error.code, -32044);
+    assert.deepEqual(b.seen, a.seen.slice(1), 'both followers read the same single error');
+    assert.deepEqual(await reader.after(priming), a.seen, 'and a late reconnect replays it once');
+  });
+
+  test('one that holds its answer already only ends: no second answer', async () => {
+    const alive = new Set(['r']);
+    const { writer, reader } = pair(alive);
+    const priming = await writer.append('answered', undefined, { answers: 7, seq: 1 });
+    await writer.append('answered', answer, { answers: 7, seq: 2 });
+    const f = follow(reader, priming);
+    await f.done;
+    assert.deepEqual(
+      f.seen.map((e) => e.message),
+      [answer],
+    );
+  });
+
+  test('a live writer is waited for, and an append tried again is kept once', async () => {
+    const alive = new Set(['w', 'r']);
+    const { writer, reader } = pair(alive);
+    const priming = await writer.append('slow', undefined, { answers: 7, seq: 1 });
+    const f = follow(reader, priming);
+    const first = await writer.append('slow', note(1), { answers: 7, seq: 2 });
+    const again = await writer.append('slow', note(1), { answers: 7, seq: 2 });
+    assert.equal(again, first, 'the same event, the same entry');
+    await writer.append('slow', answer, { answers: 7, seq: 3 });
+    await writer.release('slow');
+    await f.done;
+    assert.deepEqual(
+      f.seen.map((e) => e.message),
+      [note(1), answer],
+    );
+  });
+});

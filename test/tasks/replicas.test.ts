@@ -3,7 +3,7 @@
  * redis-server. A task created on one replica is polled, answered and cancelled through the
  * other (and through the round-robin proxy); its status reaches a listen stream on the other
  * replica; its outcome survives a Redis restart; and a replica that dies with a task running
- * leaves it `failed`, not `working`, within the lease (MCP_TASK_LEASE_MS, 1.5 s here).
+ * leaves it `failed`, not `working`, once its lease lapses (5/3 of MCP_TASK_LEASE_MS, 1.5 s here).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -152,7 +152,7 @@ describe('tasks across two replicas', () => {
     assert.ok(victim);
     victim.child.kill('SIGKILL');
     await victim.exited;
-    // The lease is 1.5 s; the bound leaves room for a loaded machine.
+    // The lease lapses 2.5 s after its last write; the bound leaves room for a loaded machine.
     const failed = await pollUntil(replica(1), taskId, (t) => t.status === 'failed', 10_000);
     assert.match(String((failed.error as Message).message), /replica running this task stopped/);
   });

@@ -5,7 +5,7 @@
  * to the request (progress, a server-to-client request) must go out before the result.
  */
 import { randomUUID } from 'node:crypto';
-import { encodeMessage, isObject, type JsonRpcMessage } from '../../base/jsonrpc.ts';
+import { encodeMessage, isObject, type JsonRpcMessage, type RequestId } from '../../base/jsonrpc.ts';
 import { Refusal } from '../../base/refusals.ts';
 import { ClientPresence, type Exchange } from '../../protocol/exchange.ts';
 import type { OutboundChannel } from '../../protocol/hub/channel.ts';
@@ -101,6 +101,7 @@ export async function handlePost(state: RouteState, req: EdgeRequest, res: unkno
             keepAliveMs: options.sse.keepAliveMs,
             primeRetryMs: resumable ? options.sse.retryMs : undefined,
             logger: deps.logger,
+            answers: resumable && isRequest ? (single?.id as RequestId) : undefined,
           });
           if (resumable && session) live.set(streamId, { stream, sessionId: session.id });
           return stream;

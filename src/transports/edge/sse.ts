@@ -4,6 +4,7 @@
  * client's connection drops the stream lives on, so a GET with `Last-Event-ID` can attach a
  * new connection and receive the rest.
  */
+import type { RequestId } from '../../base/jsonrpc.ts';
 import {
   type EncodeFailure,
   encodeMessage,
@@ -46,12 +47,22 @@ export interface SseStreamOptions {
   replay?: readonly StoredEvent[];
   /** Told when a message cannot be serialised (it is replaced by an error, or dropped) or a write fails. */
   logger?: { error(fields: object, message: string): void };
+  /** The request this stream answers (a POST's reply stream), stored with its events. */
+  answers?: RequestId;
+  /**
+   * How long an event no connection takes is kept trying to be stored while the store is out
+   * of reach (the client gets it when it resumes). Default 120000.
+   */
+  storeRetryMs?: number;
 }
 
 /** Node and Bun let a process exit with a keep-alive timer pending; other runtimes have no unref. */
 function unref(timer: ReturnType<typeof setInterval>): void {
   (timer as { unref?: () => void }).unref?.();
 }
+
+/** The longest wait between two tries to store an event (they back off from 250 ms). */
+const MAX_STORE_BACKOFF_MS = 5000;
 
 export class SseStream implements OutboundChannel {
   readonly streamId: string;
@@ -63,6 +74,8 @@ export class SseStream implements OutboundChannel {
   #ended = false;
   /** Set once the final event is written and the connection ended (in write order). */
   #closed = false;
+  /** Events written so far (each one's place, for a store to keep a retried append once). */
+  #seq = 0;
 
   /** `res`: a sink the host opened (its headers sent). */
   constructor(res: StreamSink, options: SseStreamOptions) {
@@ -95,7 +108,9 @@ export class SseStream implements OutboundChannel {
 
   /**
    * Writes events in order, storing them first when the stream is resumable. An event a
-   * shared store failed to keep still goes out live, without an id (it cannot be resumed).
+   * shared store failed to keep still goes out live, without an id (it cannot be resumed);
+   * with no connection to take it, it is kept trying to be stored, and the events after it
+   * wait their turn, so a client resuming after the outage gets them all.
    */
   #write(message: JsonRpcMessage | undefined, retryMs?: number): Promise<unknown> {
     // Serialised before it is stored or queued: a value JSON cannot carry becomes an error
@@ -104,13 +119,31 @@ export class SseStream implements OutboundChannel {
     if (data === undefined) return this.#chain;
     this.#chain = this.#chain
       .then(async () => {
-        const id = this.#o.store
-          ? await this.#o.store.append(this.streamId, message).catch(() => undefined)
-          : undefined;
+        const store = this.#o.store;
+        const meta = { answers: this.#o.answers, seq: ++this.#seq };
+        const id = store ? await this.#retrying(() => store.append(this.streamId, message, meta)) : undefined;
         this.#res?.write(frame(data, id, retryMs));
       })
       .catch((err: unknown) => this.#o.logger?.error({ err }, 'an SSE event could not be written'));
     return this.#chain;
+  }
+
+  /**
+   * Runs a store operation; while it fails and no connection takes the stream live, tries
+   * again (backing off to 5 s) for up to `storeRetryMs`. Undefined: it never succeeded.
+   */
+  async #retrying<T>(run: () => Promise<T>): Promise<T | undefined> {
+    const deadline = Date.now() + (this.#o.storeRetryMs ?? 120_000);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await run();
+      } catch (err) {
+        if (this.#res || Date.now() >= deadline) return undefined;
+        if (attempt === 0) this.#o.logger?.error({ err }, 'an SSE event could not be stored: retrying');
+        const wait = Math.min(250 * 2 ** attempt, MAX_STORE_BACKOFF_MS, Math.max(1, deadline - Date.now()));
+        await new Promise((r) => unref(setTimeout(r, wait)));
+      }
+    }
   }
 
   send(message: JsonRpcMessage): void {
@@ -129,8 +162,10 @@ export class SseStream implements OutboundChannel {
       this.#detachWriter();
     });
     await this.#chain;
-    // A shared store that fails here lets the stream expire instead.
-    if (this.#o.store) await this.#o.store.release(this.streamId).catch(() => {});
+    // A shared store out of reach is tried again (a follower elsewhere waits for the end); one
+    // that never answers lets the stream expire instead.
+    const store = this.#o.store;
+    if (store) await this.#retrying(() => store.release(this.streamId));
   }
 
   /**
