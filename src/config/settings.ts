@@ -72,7 +72,7 @@ export const settingsSchema = z.object({
     'Items per page of tools/list, resources/list, prompts/list.',
   ),
   MCP_SESSION_IDLE_MS: envInt(1_800_000, 1000, 604_800_000).describe(
-    'Idle time after which a 2025-wire session expires.',
+    'Idle time after which a 2025-wire session expires, counted from the end of its last request; a session with a request in flight never expires.',
   ),
   MCP_MAX_SESSIONS: envInt(10_000, 1, 10_000_000).describe('Open 2025-wire sessions allowed at once.'),
   MCP_MAX_STREAMS_PER_SESSION: envInt(8, 1, 1000).describe(

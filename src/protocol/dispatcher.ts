@@ -242,6 +242,8 @@ export class Dispatcher {
     // Every request is observed (span, log line, metrics), refused ones included, and handled
     // inside its span's context (handlers' own spans and instrumented clients are its children).
     const observed = this.#o.observe?.start(record);
+    // A session with a request in flight is not idle, however long the request runs.
+    const release = ex.session === undefined ? undefined : this.#o.sessions.hold(ex.session);
     try {
       const reply = await (observed
         ? observed.run(this.#handleRequest, this, req, ex, record)
@@ -252,6 +254,8 @@ export class Dispatcher {
     } catch (err) {
       observed?.end({ error: err instanceof Error ? err : new Error(String(err)) });
       return this.#failure(req, err, record);
+    } finally {
+      release?.();
     }
   }
 

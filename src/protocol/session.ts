@@ -39,6 +39,11 @@ export interface SessionStore {
   get(id: string): Promise<Session | undefined>;
   /** Persists changes made to a session object (a no-op for the in-memory store). */
   save(session: Session): Promise<void>;
+  /**
+   * Marks the session in use by a request until the returned function is called: it does not
+   * expire meanwhile (however long the call runs), and its idle time counts from the release.
+   */
+  hold(session: Session): () => void;
   delete(id: string): Promise<boolean>;
   /** Sessions currently held, for health and shutdown. */
   size(): number;
@@ -77,8 +82,10 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions): Se
   }
   const now = options.now ?? Date.now;
   const sessions = new Map<string, Session>();
+  /** Requests in flight per session: a session with one is not idle. */
+  const busy = new Map<string, number>();
 
-  const expired = (s: Session) => now() - s.lastSeen > options.idleMs;
+  const expired = (s: Session) => !busy.has(s.id) && now() - s.lastSeen > options.idleMs;
   const sweep = () => {
     for (const [id, s] of sessions) {
       if (expired(s)) {
@@ -111,6 +118,19 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions): Se
       return s;
     },
     async save() {},
+    hold(session) {
+      busy.set(session.id, (busy.get(session.id) ?? 0) + 1);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        const left = (busy.get(session.id) ?? 1) - 1;
+        if (left > 0) busy.set(session.id, left);
+        else busy.delete(session.id);
+        const held = sessions.get(session.id);
+        if (held !== undefined) held.lastSeen = now();
+      };
+    },
     async delete(id) {
       return sessions.delete(id);
     },

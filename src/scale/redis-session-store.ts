@@ -87,6 +87,18 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
   const subsOf = (id: string) => `${prefix}session:${id}:subs`;
   const loaded = new WeakMap<Session, Snapshot>();
   let count = 0;
+  /** Sessions with a request running here, and the timer that keeps their keys alive. */
+  const held = new Map<string, { count: number; timer: NodeJS.Timeout | undefined }>();
+  /** Renews a live session's TTL (XX: never brings a deleted one back into the index). */
+  const renew = async (id: string) => {
+    if ((await redis.exists(keyOf(id))) === 0) return;
+    await redis
+      .multi()
+      .pexpire(keyOf(id), idleMs)
+      .pexpire(subsOf(id), idleMs)
+      .zadd(index, 'XX', now() + idleMs, id)
+      .exec();
+  };
 
   /** Runs a store operation; a Redis failure becomes the 503 the client sees. */
   const guarded = <T>(run: () => Promise<T>): Promise<T> =>
@@ -162,6 +174,29 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
         replyValues(await tx.exec(), 'transaction');
         loaded.set(session, { fields, subs: new Set(session.subscriptions) });
       });
+    },
+
+    hold(session) {
+      // Redis expires the keys by their TTL, which knows nothing of the call: while a request
+      // of the session runs here, the TTL is renewed (a third of MCP_SESSION_IDLE_MS apart).
+      const id = session.id;
+      const entry = held.get(id) ?? { count: 0, timer: undefined as NodeJS.Timeout | undefined };
+      entry.count++;
+      if (entry.timer === undefined) {
+        entry.timer = setInterval(() => void renew(id).catch(() => {}), Math.max(50, Math.floor(idleMs / 3)));
+        entry.timer.unref();
+      }
+      held.set(id, entry);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        entry.count--;
+        if (entry.count > 0) return;
+        clearInterval(entry.timer);
+        held.delete(id);
+        void renew(id).catch(() => {});
+      };
     },
 
     delete(id) {

@@ -133,6 +133,26 @@ describe('SessionStore in Redis: what replicas share', () => {
     assert.equal(await store.get(session.id), undefined, 'idle for longer than idleMs: expired');
   });
 
+  test('a session held by a request in flight outlives the idle time; released, it expires', async () => {
+    const idleMs = 300;
+    const store = await makers[1]!.make({ idleMs, maxSessions: 10 });
+    const session = await store.create();
+    assert.ok(session);
+    const raw = await client();
+    const key = `${lastPrefix}session:${session.id}`;
+    const release = store.hold(session);
+    const started = Date.now();
+    // Nothing reads the session meanwhile: only the hold keeps its keys alive.
+    await until(() => Date.now() - started > idleMs * 4, { timeoutMs: 10_000, message: 'time did not pass' });
+    assert.equal(await raw.exists(key), 1, 'held: alive past the idle time');
+    release();
+    await until(async () => (await raw.exists(key)) === 0, {
+      timeoutMs: 10_000,
+      message: 'the released session never expired',
+    });
+    assert.equal(await store.get(session.id), undefined);
+  });
+
   test('two replicas: one session; their concurrent changes merge; delete on one ends it on both', async () => {
     const a = await makers[1]!.make({ idleMs: 60_000, maxSessions: 10 });
     const b = await makers[1]!.make({ idleMs: 60_000, maxSessions: 10, peer: true });

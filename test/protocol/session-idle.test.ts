@@ -1,0 +1,84 @@
+/**
+ * A session is idle only when idle: with a request in flight it never expires
+ * (MCP_SESSION_IDLE_MS), however long the request runs, and its idle time counts from the
+ * request's end. The memory store with a fake clock, and a real server whose tool runs past
+ * the idle time (the session's end is what plugins, the proxy's per-session upstream among
+ * them, hear about).
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createServer, definePlugin, defineTool } from '../../src/index.ts';
+import { createMemorySessionStore } from '../../src/protocol/session.ts';
+
+describe('the memory session store', () => {
+  test('a held session does not expire; its idle time counts from the release', async () => {
+    let clock = 0;
+    const expired: string[] = [];
+    const store = createMemorySessionStore({
+      idleMs: 1000,
+      maxSessions: 10,
+      now: () => clock,
+      onExpire: (id) => expired.push(id),
+    });
+    try {
+      const session = await store.create();
+      assert.ok(session);
+      const release = store.hold(session);
+      const second = store.hold(session);
+      clock += 5000;
+      assert.equal((await store.get(session.id))?.id, session.id, 'held: not expired');
+      release();
+      clock += 5000;
+      assert.equal((await store.get(session.id))?.id, session.id, 'still held by the second request');
+      second();
+      second(); // a release counts once
+      clock += 999;
+      assert.equal(
+        (await store.get(session.id))?.id,
+        session.id,
+        'idle for less than idleMs since the release',
+      );
+      clock += 1001;
+      assert.equal(await store.get(session.id), undefined);
+      assert.deepEqual(expired, [session.id]);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('a session with a call in flight', () => {
+  test('is not expired while the call runs past MCP_SESSION_IDLE_MS', { timeout: 60_000 }, async () => {
+    const ended: string[] = [];
+    const slow = defineTool({ name: 'slow', description: 'Runs for 2.5 s, past the idle time' }, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      return 'done';
+    });
+    const plugin = definePlugin({
+      name: 'idle',
+      register(app) {
+        app.add(slow);
+        app.onSessionEnd((id) => ended.push(id));
+      },
+    });
+    const server = await createServer({
+      plugins: [plugin],
+      transport: 'http',
+      settings: { MCP_LOG_LEVEL: 'silent', MCP_HTTP_PORT: 0, MCP_SESSION_IDLE_MS: 1000 },
+    });
+    const client = new Client({ name: 'idle', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url as string)));
+    try {
+      const r = await client.callTool({ name: 'slow', arguments: {} });
+      assert.notEqual(r.isError, true, JSON.stringify(r));
+      assert.deepEqual(ended, [], 'the session did not end during the call');
+      // The session is still there right after the call: the same client calls again.
+      assert.notEqual((await client.callTool({ name: 'slow', arguments: {} })).isError, true);
+      assert.deepEqual(ended, []);
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+});
