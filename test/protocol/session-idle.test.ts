@@ -2,14 +2,15 @@
  * A session is idle only when idle: with a request in flight it never expires
  * (MCP_SESSION_IDLE_MS), however long the request runs, and its idle time counts from the
  * request's end. The memory store with a fake clock, and a real server whose tool runs past
- * the idle time (the session's end is what plugins, the proxy's per-session upstream among
- * them, hear about).
+ * the idle time (fixtures/slow-plugin.ts; the session's end is what plugins, the proxy's
+ * per-session upstream among them, hear about).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { createServer, definePlugin, defineTool } from '../../src/index.ts';
+import { createServer } from '../../src/index.ts';
 import { createMemorySessionStore } from '../../src/protocol/session.ts';
+import { ended, slowPlugin } from './fixtures/slow-plugin.ts';
 
 describe('the memory session store', () => {
   test('a held session does not expire; its idle time counts from the release', async () => {
@@ -50,31 +51,19 @@ describe('the memory session store', () => {
 
 describe('a session with a call in flight', () => {
   test('is not expired while the call runs past MCP_SESSION_IDLE_MS', { timeout: 60_000 }, async () => {
-    const ended: string[] = [];
-    const slow = defineTool({ name: 'slow', description: 'Runs for 2.5 s, past the idle time' }, async () => {
-      await new Promise((resolve) => setTimeout(resolve, 2500));
-      return 'done';
-    });
-    const plugin = definePlugin({
-      name: 'idle',
-      register(app) {
-        app.add(slow);
-        app.onSessionEnd((id) => ended.push(id));
-      },
-    });
     const server = await createServer({
-      plugins: [plugin],
+      plugins: [slowPlugin],
       transport: 'http',
       settings: { MCP_LOG_LEVEL: 'silent', MCP_HTTP_PORT: 0, MCP_SESSION_IDLE_MS: 1000 },
     });
     const client = new Client({ name: 'idle', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(server.url as string)));
     try {
-      const r = await client.callTool({ name: 'slow', arguments: {} });
+      const r = await client.callTool({ name: 'slow', arguments: { ms: 2500 } });
       assert.notEqual(r.isError, true, JSON.stringify(r));
       assert.deepEqual(ended, [], 'the session did not end during the call');
       // The session is still there right after the call: the same client calls again.
-      assert.notEqual((await client.callTool({ name: 'slow', arguments: {} })).isError, true);
+      assert.notEqual((await client.callTool({ name: 'slow', arguments: { ms: 2500 } })).isError, true);
       assert.deepEqual(ended, []);
     } finally {
       await client.close();
