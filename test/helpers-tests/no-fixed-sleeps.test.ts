@@ -25,8 +25,6 @@ const ALLOWED: Record<string, string> = {
     "the task store contract's clock: Redis expires task records in real time",
   'test/tasks/lease-outage.test.ts':
     'a Redis outage of 10 s of real time is what the test is about; the client polls as a client would',
-  'test/plugins/proxy/cap-race.test.ts':
-    'a race: random pauses spread the interleavings of create, delete, kill and expiry; what it waits for is checked after',
 };
 
 /** Tool implementations and plugins that simulate slow work: not waits of a test. */
