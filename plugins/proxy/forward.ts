@@ -28,6 +28,7 @@ import {
   ProtocolError as UpstreamProtocolError,
 } from '@modelcontextprotocol/client';
 import { toolFailure } from './errors.ts';
+import { ownMeta } from './meta.ts';
 import type { ProxySettings } from './settings.ts';
 import { metaOf, startClientSpan, toolOutcome } from './trace.ts';
 
@@ -282,6 +283,7 @@ function callOptions(call: HeldCall, ctx: HandlerContext) {
 }
 
 function toResult(r: CallResult): ToolResult<JsonObject> {
+  const meta = ownMeta(r._meta);
   return {
     kind: 'tool_result',
     content: r.content as ToolResult<JsonObject>['content'] & object,
@@ -289,7 +291,7 @@ function toResult(r: CallResult): ToolResult<JsonObject> {
     ...(r.structuredContent !== undefined && r.isError !== true
       ? { structured: r.structuredContent as JsonObject }
       : {}),
-    ...(r._meta !== undefined ? { meta: r._meta as JsonObject } : {}),
+    ...(meta !== undefined ? { meta } : {}),
   };
 }
 

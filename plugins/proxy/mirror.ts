@@ -23,6 +23,7 @@ import { forwardError } from './errors.ts';
 import { type Filter, makeFilter } from './filter.ts';
 import { forwardToolCall } from './forward.ts';
 import { type Refused, readList } from './lists.ts';
+import { ownMeta } from './meta.ts';
 import type { UpstreamPool } from './pool.ts';
 import type { ProxySettings } from './settings.ts';
 import { metaOf, traced, type UpstreamRequest } from './trace.ts';
@@ -168,7 +169,9 @@ function promptDef(u: Upstreamed, p: UpstreamPrompt, name: string, completes: bo
         client.getPrompt({ name: p.name, arguments: { ...args }, ...meta }, { ...options, headers }),
       );
       await flushed();
-      return r as never;
+      const { _meta, ...rest } = r;
+      const meta = ownMeta(_meta);
+      return (meta !== undefined ? { ...rest, _meta: meta } : rest) as never;
     },
   );
 }

@@ -6,7 +6,9 @@
  *   is refused as invalid, and another caller's call on the same server is answered meanwhile
  *   (the whole test is bounded by a timeout the backtracking case would exceed by hours);
  * - tool schemas nested 800 levels, over 4 MiB or invalid leave that tool out, with one warning
- *   naming it, and the server starts and serves the others.
+ *   naming it, and the server starts and serves the others;
+ * - the protocol's reserved `_meta` keys in an upstream result (a forged related task, protocol
+ *   version, server info) do not reach our client, on either wire; the upstream's own keys do.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -21,8 +23,11 @@ interface Result {
   isError?: boolean;
 }
 
-async function connect(url: string): Promise<Client> {
-  const client = new Client(INFO);
+async function connect(url: string, wire: '2025' | '2026' = '2025'): Promise<Client> {
+  const client = new Client(
+    INFO,
+    wire === '2026' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+  );
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   return client;
 }
@@ -76,6 +81,23 @@ describe('a hostile upstream behind the proxy', () => {
       await other.close();
     }
   });
+
+  for (const wire of ['2025', '2026'] as const) {
+    test(`reserved _meta keys of the upstream's result are dropped, its own kept (${wire} wire)`, async () => {
+      const client = await connect(server.url, wire);
+      try {
+        const r = (await client.callTool({ name: 'reserved_meta', arguments: {} })) as Result & {
+          _meta?: Record<string, unknown>;
+        };
+        assert.equal(r._meta?.['example.com/kept'], 'an upstream key of its own');
+        assert.equal(r._meta?.['io.modelcontextprotocol/related-task'], undefined);
+        assert.notEqual(r._meta?.['io.modelcontextprotocol/protocolVersion'], '1999-01-01');
+        assert.doesNotMatch(JSON.stringify(r._meta), /forged|1999-01-01/);
+      } finally {
+        await client.close();
+      }
+    });
+  }
 
   test('schemas too deep, too large or invalid leave their tool out, with one warning each', async () => {
     const client = await connect(server.url);
