@@ -74,6 +74,23 @@ export function envText(defaultValue: string) {
     .transform((v): string => (v === undefined || v.trim() === '' ? defaultValue : v.trim()));
 }
 
+// RFC 1123 host names: dot-separated labels of letters, digits and inner hyphens.
+const HOST_NAME =
+  /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+
+/**
+ * An address to bind: an IPv4 or IPv6 address (without brackets) or a host name, with a
+ * default. Anything else (`0.0.0.0;id`, a URL, a port) is refused with what it accepts.
+ */
+export function envHost(defaultValue: string) {
+  // No node:net here (this module also runs on fetch runtimes): IPv4 addresses are host names
+  // by shape, and an IPv6 address is what a URL takes between brackets.
+  const ipv6 = (v: string) => v.includes(':') && !/[[\]/@]/.test(v) && URL.canParse(`http://[${v}]/`);
+  return envText(defaultValue).refine((v) => HOST_NAME.test(v) || ipv6(v), {
+    error: 'expected an IP address (127.0.0.1, 0.0.0.0, ::1, ::) or a host name (localhost)',
+  });
+}
+
 /** Fastify's trustProxy: `false` (default), `true`, a hop count, or a list of addresses/CIDRs. */
 export function envTrustProxy() {
   return z

@@ -5,7 +5,16 @@
  */
 import { z } from 'zod';
 import { authSettingsShape } from '../auth/settings.ts';
-import { describeIssues, envEnum, envInt, envList, envString, envText, envTrustProxy } from '../base/env.ts';
+import {
+  describeIssues,
+  envEnum,
+  envHost,
+  envInt,
+  envList,
+  envString,
+  envText,
+  envTrustProxy,
+} from '../base/env.ts';
 import { InternalCode, ToolkitError } from '../base/errors.ts';
 import { discoverySettingsShape } from '../discovery/settings.ts';
 import { rateLimitSettingsShape } from '../ratelimit/settings.ts';
@@ -22,7 +31,9 @@ const HTTP_PATH = z
 /** The core settings. Plugins add `MCP_<PLUGIN>_*` through their own schemas. */
 export const settingsSchema = z.object({
   MCP_TRANSPORT: envEnum(['stdio', 'http'], 'stdio').describe('Transport: `stdio` or `http`.'),
-  MCP_HTTP_HOST: envText('127.0.0.1').describe('Address the HTTP server binds.'),
+  MCP_HTTP_HOST: envHost('127.0.0.1').describe(
+    'Address the HTTP server binds: an IP address or a host name.',
+  ),
   MCP_HTTP_PORT: envInt(8000, 0, 65535).describe('Port of the HTTP server (0 picks a free one).'),
   MCP_HTTP_PATH: HTTP_PATH.describe('Path of the MCP endpoint.'),
   MCP_ALLOWED_HOSTS: envList([]).describe(

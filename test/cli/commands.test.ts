@@ -81,6 +81,9 @@ describe('flags are named as flags', () => {
     assert.equal(r.status, 2);
     assert.match(r.stderr, /^mcp-toolkit run: --port "abc" is invalid: expected an integer from 0 to 65535/);
     assert.doesNotMatch(r.stderr, /MCP_HTTP_PORT="abc"/);
+    const host = cli(['run', '--transport', 'http', '--host', '0.0.0.0;id'], { MCP_LOG_FORMAT: 'pretty' });
+    assert.equal(host.status, 2);
+    assert.match(host.stderr, /^mcp-toolkit run: --host "0\.0\.0\.0;id" is invalid: expected an IP address/);
     const dev = cli(['dev', '--port', '70000'], { MCP_LOG_FORMAT: 'pretty' });
     assert.equal(dev.status, 2);
     assert.match(dev.stderr, /^mcp-toolkit dev: --port "70000" is invalid/);

@@ -69,6 +69,8 @@ describe('proxy arguments', () => {
     [['https://a.example/mcp', '--', 'node', 'x.js'], /not both/],
     [['--port', 'abc', '--', 'node'], /--port "abc" is invalid/],
     [['--prefix', 'a b', '--', 'node'], /--prefix "a b" is invalid/],
+    [['--host', '0.0.0.0;id', '--', 'node'], /--host "0\.0\.0\.0;id" is invalid: expected an IP address/],
+    [['--host', 'http://127.0.0.1', '--', 'node'], /--host "http:\/\/127\.0\.0\.1" is invalid/],
     [['--transport', 'stdio', '--', 'node'], /Unknown option '--transport'/],
   ] as const) {
     test(`${JSON.stringify(args)} is a usage error`, () => {
