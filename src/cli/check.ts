@@ -41,7 +41,11 @@ ${TARGET_HELP}
   --auth                     auth readiness for remote connectors instead (URL targets): the
                              401 challenge, protected resource metadata (path-aware and root),
                              the audience, the authorisation server's metadata, PKCE S256,
-                             client registration (twice) or Client ID Metadata Documents
+                             client registration (twice) or Client ID Metadata Documents,
+                             and what an authorisation request meets before anyone signs in
+  --client-metadata-url U    with --auth: a Client ID Metadata Document to start that request
+                             with, where the server takes them (mcp-toolkit login
+                             --print-client-metadata prints one)
 ${REPORT_HELP}`;
 
 /** Adds the token `mcp-toolkit login` stored for this URL unless auth was given. */
@@ -89,11 +93,18 @@ export async function runCheck(argv: readonly string[], io: CommandIo): Promise<
   try {
     parsed = parseTargetArgs(
       argv,
-      { json: { type: 'boolean' }, auth: { type: 'boolean' }, ...REPORT_OPTIONS },
+      {
+        json: { type: 'boolean' },
+        auth: { type: 'boolean' },
+        'client-metadata-url': { type: 'string' },
+        ...REPORT_OPTIONS,
+      },
       io.env,
     );
     if (parsed.values.auth === true && !parsed.help && parsed.url === undefined)
       throw new UsageError('--auth checks a remote endpoint: give its URL, not a command');
+    if (parsed.values['client-metadata-url'] !== undefined && parsed.values.auth !== true)
+      throw new UsageError('--client-metadata-url goes with --auth');
     if (!parsed.help) {
       baseline = await baselineOption(parsed.values.baseline);
       await withClientAnswers(parsed);
@@ -124,7 +135,12 @@ export async function runCheck(argv: readonly string[], io: CommandIo): Promise<
   };
   const report =
     v.auth === true && parsed.url !== undefined
-      ? await authReadinessReport(parsed.url, options)
+      ? await authReadinessReport(parsed.url, {
+          ...options,
+          ...(typeof v['client-metadata-url'] === 'string'
+            ? { clientMetadataUrl: v['client-metadata-url'] }
+            : {}),
+        })
       : await conformanceReport(parsed.target, options);
   const result = outcome(report.checks, {
     ...(baseline ? { baseline } : {}),

@@ -83,6 +83,16 @@ function validMetadata(doc: JsonObject | undefined): string | undefined {
   return undefined;
 }
 
+/** `authReadinessReport`'s options: the conformance report's, and a client to ask consent with. */
+export interface AuthReadinessOptions extends ConformanceOptions {
+  /**
+   * The https URL of a Client ID Metadata Document listing `http://127.0.0.1/callback` (the one
+   * `mcp-toolkit login --print-client-metadata` prints): with it, `auth.consent` runs against a
+   * server that takes such documents instead of registering a client.
+   */
+  clientMetadataUrl?: string;
+}
+
 /**
  * Runs the auth-readiness checks against an MCP URL and returns a report of them (the same
  * shape as the conformance report). Nothing needs a token: it sees what a connector sees first.
@@ -92,7 +102,7 @@ function validMetadata(doc: JsonObject | undefined): string | undefined {
  */
 export async function authReadinessReport(
   target: string,
-  options: ConformanceOptions = {},
+  options: AuthReadinessOptions = {},
 ): Promise<ConformanceReport> {
   const url = endpointUrl(target);
   const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
@@ -147,7 +157,7 @@ export async function authReadinessReport(
     if (!rec.checks.some((c) => c.id === 'auth.no-redirect' && c.status !== 'pass'))
       rec.expect('auth.challenge', problems, challenge);
     else rec.notRun('auth.challenge', 'the MCP URL redirects');
-    await checkMetadata(rec, url, challengeUrl, timeoutMs);
+    await checkMetadata(rec, url, challengeUrl, timeoutMs, options.clientMetadataUrl);
   }
   connected &&= rec.checks.some((c) => c.status !== 'not-run');
   const checks = rec.checks;
@@ -176,6 +186,7 @@ async function checkMetadata(
   url: string,
   challengeUrl: string | undefined,
   timeoutMs: number,
+  clientMetadataUrl: string | undefined,
 ): Promise<void> {
   // Path-aware first (RFC 9728 §3.1, as MCP clients try it), then the root, as connectors probe both.
   const pathAware = resourceMetadataUrl(url);
@@ -218,7 +229,7 @@ async function checkMetadata(
     `tokens must carry aud ${resource}`,
   );
   const issuer = String((doc.authorization_servers as unknown[])[0]);
-  await checkAuthorizationServer(rec, issuer, url, timeoutMs);
+  await checkAuthorizationServer(rec, issuer, url, timeoutMs, clientMetadataUrl);
 }
 
 async function checkAuthorizationServer(
@@ -226,6 +237,7 @@ async function checkAuthorizationServer(
   issuer: string,
   resource: string,
   timeoutMs: number,
+  clientMetadataUrl: string | undefined,
 ): Promise<void> {
   let meta: JsonObject | undefined;
   const found: string[] = [];
@@ -278,10 +290,20 @@ async function checkAuthorizationServer(
     );
   if (cimd) {
     rec.pass('auth.client-registration', 'Client ID Metadata Documents');
-    rec.notRun(
-      'auth.consent',
-      'clients identify themselves by Client ID Metadata Documents, and the check hosts none to ask with; sign in (mcp-toolkit login --client-metadata-url) and look for a consent page naming the client',
-    );
+    if (clientMetadataUrl !== undefined && typeof meta.authorization_endpoint === 'string') {
+      await checkConsent(rec, {
+        authorizationEndpoint: meta.authorization_endpoint,
+        clientId: clientMetadataUrl,
+        redirectUri: PROBE_REDIRECT,
+        resource,
+        timeoutMs,
+      });
+    } else {
+      rec.notRun(
+        'auth.consent',
+        'clients identify themselves by Client ID Metadata Documents: give one with --client-metadata-url to ask with, or sign in (mcp-toolkit login) and look for a consent page naming the client',
+      );
+    }
     return;
   }
   if (typeof meta.registration_endpoint !== 'string') {

@@ -9,9 +9,12 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { runCheck } from '../../src/cli/check.ts';
+import { cliClientMetadata } from '../../src/cli/login-client.ts';
 import { authReadinessReport } from '../../src/testing/auth-readiness.ts';
 import type { ConformanceReport } from '../../src/testing/conformance-report.ts';
 import { freePort, type InProcessServer, startServer } from '../e2e/batteries/helpers.ts';
+import { cimdHostMissing, startCimdHost } from '../helpers/cimd-host.ts';
 import { startOidcProvider, type TestAuthServer } from '../helpers/oidc-provider.ts';
 
 const check = (r: ConformanceReport, id: string) => r.checks.find((c) => c.id === id);
@@ -48,6 +51,41 @@ describe('check --auth against a server that accepts Client ID Metadata Document
     );
     assert.equal(as.requests.filter((r) => r === 'POST /reg').length, 0);
     assert.equal(report.ok, true);
+  });
+
+  test('with --client-metadata-url the authorisation request is made, and meets a page first', {
+    skip: cimdHostMissing(),
+  }, async () => {
+    const host = await startCimdHost();
+    try {
+      const doc = host.document('/client.json', cliClientMetadata(`${host.origin}/client.json`));
+      let out = '';
+      const write = (t: string) => {
+        out += t;
+      };
+      const io = { out: write, err: write, env: {} };
+      assert.equal(
+        await runCheck(['--auth', server.url, '--client-metadata-url', doc, '--json'], io),
+        0,
+        out,
+      );
+      const report = JSON.parse(out) as ConformanceReport;
+      assert.equal(
+        check(report, 'auth.consent')?.status,
+        'pass',
+        JSON.stringify(check(report, 'auth.consent')),
+      );
+      assert.match(
+        check(report, 'auth.consent')?.reason ?? '',
+        /asks the user first \(a page at \/interaction\//,
+      );
+      assert.ok(host.hits('/client.json') >= 1, 'the authorisation server fetched the document');
+      out = '';
+      assert.equal(await runCheck([server.url, '--client-metadata-url', doc], io), 2);
+      assert.match(out, /--client-metadata-url goes with --auth/);
+    } finally {
+      await host.close();
+    }
   });
 });
 
