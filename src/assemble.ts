@@ -28,7 +28,7 @@ import { createServer, type McpServer, PACKAGE_VERSION } from './server.ts';
 import { createLogger } from './telemetry/logger.ts';
 import { parseTracingConfig } from './telemetry/otel-settings.ts';
 import { createRequestObserver } from './telemetry/request-observer.ts';
-import { createTelemetry, type Telemetry, telemetryMode } from './telemetry/tracing.ts';
+import { createTelemetry, type LiveCounts, type Telemetry, telemetryMode } from './telemetry/tracing.ts';
 import { guardProcessStdout } from './transports/stdio.ts';
 
 /** Longest start-up waits for the subscription that lets replicas reach this one. */
@@ -92,6 +92,21 @@ async function resolvePlugins(
     loaded.push({ definition, settings: parsePluginSettings(definition, env) });
   }
   return loaded;
+}
+
+/**
+ * What the live gauges read from a server (requests running, sessions held), plus a
+ * transport's open event streams.
+ *
+ * @example
+ * telemetry.watch(liveCounts(server, () => streams.size));
+ */
+export function liveCounts(server: McpServer, streams?: () => number): LiveCounts {
+  return {
+    inflight: () => server.dispatcher.inflightCount + server.routeInflightCount,
+    sessions: () => server.sessions.size(),
+    streams,
+  };
 }
 
 /**
@@ -188,24 +203,45 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
     store: redis ? { redis } : 'memory',
     logger,
   });
-  const mode = telemetryMode(tracing);
-  const telemetry = await createTelemetry({
-    config: tracing,
-    onExportError: (signal, err) => logger.warn({ signal, err: err?.message }, 'OTLP export failing'),
-  });
-  if (mode === 'application') {
-    logger.info('tracing: using the OpenTelemetry TracerProvider the application registered');
-  } else if (mode === 'own') {
-    logger.info(
-      { traces: tracing.traces?.url, metrics: tracing.metrics?.url, service: tracing.serviceName },
-      'tracing: OpenTelemetry SDK started, exporting OTLP',
-    );
-  }
   const closeShared = async () => {
     await limiter.close();
     await scale?.close();
     await redis?.quit().catch(() => redis?.disconnect());
   };
+  const prometheus =
+    settings.MCP_METRICS_PORT === undefined
+      ? undefined
+      : { host: settings.MCP_METRICS_HOST ?? settings.MCP_HTTP_HOST, port: settings.MCP_METRICS_PORT };
+  const mode = telemetryMode(tracing, prometheus);
+  const telemetry = await createTelemetry({
+    config: tracing,
+    onExportError: (signal, err) => logger.warn({ signal, err: err?.message }, 'OTLP export failing'),
+    prometheus,
+  }).catch(async (err: unknown) => {
+    await closeShared().catch(() => {});
+    throw err;
+  });
+  if (telemetry.metricsUrl !== undefined) {
+    logger.info(
+      { url: telemetry.metricsUrl },
+      'metrics: Prometheus text format at this URL (its own port, no authentication)',
+    );
+  } else if (prometheus !== undefined) {
+    logger.warn(
+      { port: prometheus.port },
+      mode === 'application'
+        ? 'MCP_METRICS_PORT is not served: the application registered its own OpenTelemetry SDK, whose metric readers are its own (add a PrometheusExporter there)'
+        : 'MCP_METRICS_PORT is not served: OTEL_SDK_DISABLED=true',
+    );
+  }
+  if (mode === 'application') {
+    logger.info('tracing: using the OpenTelemetry TracerProvider the application registered');
+  } else if (mode === 'own' && (tracing.traces !== undefined || tracing.metrics !== undefined)) {
+    logger.info(
+      { traces: tracing.traces?.url, metrics: tracing.metrics?.url, service: tracing.serviceName },
+      'tracing: OpenTelemetry SDK started, exporting OTLP',
+    );
+  }
   let server: McpServer;
   try {
     server = await createServer({
@@ -232,6 +268,9 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
     throw err;
   }
 
+  // The live gauges (mcp.server.active_requests, .active_sessions); a transport with event
+  // streams adds its count (serve.ts, fastify.ts).
+  telemetry.watch(liveCounts(server));
   const budgetMs = settings.MCP_SHUTDOWN_TIMEOUT_MS;
   // The span and metric flush is part of MCP_SHUTDOWN_TIMEOUT_MS, not added to it: in-flight
   // calls get the budget less a share kept for the flush (a quarter, at most 2 s).

@@ -15,7 +15,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { type Logger, pino } from 'pino';
-import { assemble, type PluginRef } from './assemble.ts';
+import { assemble, liveCounts, type PluginRef } from './assemble.ts';
 import type { SettingsInput } from './config/settings.ts';
 import { httpOptions } from './transport-options.ts';
 import { drain, mountMcp } from './transports/http/mount.ts';
@@ -69,8 +69,9 @@ const plugin: FastifyPluginAsync<McpToolkitOptions> = async (app, options) => {
     logger: options.logger ?? appLogger(app),
     transport: 'none',
   });
-  const { server, settings } = assembled;
+  const { server, settings, telemetry } = assembled;
   const streams = new Set<ServerResponse>();
+  telemetry.watch(liveCounts(server, () => streams.size));
   let closing = false;
   try {
     await app.register(mountMcp, {

@@ -6,7 +6,7 @@
  * handling of a process; the CLI is a thin layer over it.
  */
 import type { Logger } from 'pino';
-import { assemble, type PluginRef, type TransportKind } from './assemble.ts';
+import { assemble, liveCounts, type PluginRef, type TransportKind } from './assemble.ts';
 import type { JsonRpcMessage } from './base/jsonrpc.ts';
 import type { Identity } from './base/types.ts';
 import { processEnvironment, type Settings, type SettingsInput } from './config/settings.ts';
@@ -165,6 +165,8 @@ async function start(
       throw err;
     }
     closed = httpHandle.closed;
+    const handle = httpHandle;
+    telemetry.watch(liveCounts(server, () => handle.streamCount()));
     logger.info({ url: httpHandle.url }, 'listening');
   } else {
     // Nothing to start: the server is mounted elsewhere; close() ends it.

@@ -4,7 +4,16 @@
  * global MeterProvider, spans for plugin routes and refusals, session durations. Loaded by
  * `createTelemetry` only when there is a provider to report to (tracing.ts).
  */
-import { type Attributes, metrics, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+import {
+  type Attributes,
+  type Meter,
+  metrics,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  trace,
+  ValueType,
+} from '@opentelemetry/api';
 import { logFieldsOf, type TraceLogFields } from '../base/trace-context.ts';
 import type { DurationAggregator } from './duration-aggregator.ts';
 import type { MetricAttributeSet } from './otel-settings.ts';
@@ -28,7 +37,7 @@ import {
   SCOPE_NAME,
 } from './semconv.ts';
 import { parentOf } from './span-parent.ts';
-import type { RequestSpan, Telemetry } from './tracing.ts';
+import type { LiveCounts, RequestSpan, Telemetry } from './tracing.ts';
 
 export interface RequestTelemetryOptions {
   /**
@@ -51,6 +60,8 @@ export interface RequestTelemetryOptions {
    * duration is recorded on the SDK's histogram.
    */
   readonly durations?: DurationAggregator | undefined;
+  /** Where `/metrics` answers, when the Prometheus exporter listens (prometheus.ts). */
+  readonly metricsUrl?: string | undefined;
 }
 
 /** Sessions tracked for their duration at most; past it the oldest is forgotten (expired unseen). */
@@ -58,6 +69,9 @@ const MAX_TRACKED_SESSIONS = 100_000;
 
 export class RequestTelemetry implements Telemetry {
   readonly enabled = true;
+  readonly metricsUrl: string | undefined;
+  readonly #meter: Meter;
+  #counts: LiveCounts | undefined;
   readonly #tracer: Tracer;
   readonly #instruments: Instruments;
   readonly #own: OwnedSdk | undefined;
@@ -74,6 +88,8 @@ export class RequestTelemetry implements Telemetry {
     this.#own = own;
     this.#extractKeys = options.extractKeys;
     const meter = metrics.getMeter(SCOPE_NAME, version);
+    this.#meter = meter;
+    this.metricsUrl = options.metricsUrl;
     const advice = { explicitBucketBoundaries: [...DURATION_BUCKETS_S] };
     this.#instruments = {
       duration: meter.createHistogram(Metric.OperationDuration, {
@@ -140,6 +156,41 @@ export class RequestTelemetry implements Telemetry {
     span.setStatus({ code: SpanStatusCode.ERROR, message: info.message });
     span.end();
     return logFieldsOf(span);
+  }
+
+  watch(counts: LiveCounts): void {
+    const first = this.#counts === undefined;
+    this.#counts = counts;
+    if (!first) return;
+    // Observable gauges: read once per collection (a scrape, an export), so the request path
+    // only moves the counters it already keeps.
+    const gauge = (name: string, unit: string, description: string) =>
+      this.#meter.createObservableGauge(name, { unit, description, valueType: ValueType.INT });
+    const active = gauge(
+      Metric.ActiveRequests,
+      '{request}',
+      'MCP requests and plugin route handlers running on this replica.',
+    );
+    const sessions = gauge(
+      Metric.ActiveSessions,
+      '{session}',
+      '2025-wire MCP sessions held by this replica.',
+    );
+    const streams = gauge(
+      Metric.OpenStreams,
+      '{stream}',
+      'Event streams (SSE: GET streams, POST replies, subscriptions/listen) open on this replica.',
+    );
+    this.#meter.addBatchObservableCallback(
+      (result) => {
+        const counts = this.#counts;
+        if (counts === undefined) return;
+        result.observe(active, counts.inflight());
+        result.observe(sessions, counts.sessions());
+        if (counts.streams !== undefined) result.observe(streams, counts.streams());
+      },
+      [active, sessions, streams],
+    );
   }
 
   sessionStarted(info: SessionInfo): void {

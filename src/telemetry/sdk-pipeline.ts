@@ -198,8 +198,9 @@ function within<T>(work: Promise<T>, ms: number): Promise<void> {
 }
 
 /**
- * Starts the Node SDK with our exporters and registers it as the global tracer and meter
- * provider, propagator and (AsyncLocalStorage) context manager. The SDK reads nothing of its
+ * Starts the Node SDK with our exporters (and `moreReaders`, the Prometheus exporter's) and
+ * registers it as the global tracer and meter provider, propagator and (AsyncLocalStorage)
+ * context manager. The SDK reads nothing of its
  * own from the environment that matters here: every component is passed in.
  *
  * @example
@@ -209,7 +210,12 @@ function within<T>(work: Promise<T>, ms: number): Promise<void> {
  * });
  * await sdk.shutdown(2000);
  */
-export function startOwnSdk(config: TracingConfig, onError?: ExportErrorHandler, own?: OwnMetrics): OwnedSdk {
+export function startOwnSdk(
+  config: TracingConfig,
+  onError?: ExportErrorHandler,
+  own?: OwnMetrics,
+  moreReaders: readonly MetricReader[] = [],
+): OwnedSdk {
   const resource = defaultResource()
     .merge(
       detectResources({ detectors: [serviceInstanceIdDetector, processDetector, hostDetector, osDetector] }),
@@ -239,7 +245,11 @@ export function startOwnSdk(config: TracingConfig, onError?: ExportErrorHandler,
     sampler: samplerOf(config),
     textMapPropagator: propagatorOf(config.propagators),
     spanProcessors: processors,
-    metricReaders: config.metrics === undefined ? [] : [metricReaderOf(config.metrics, config, onError, own)],
+    // The OTLP reader, and the Prometheus exporter's (prometheus.ts): each collects every instrument.
+    metricReaders: [
+      ...(config.metrics === undefined ? [] : [metricReaderOf(config.metrics, config, onError, own)]),
+      ...moreReaders,
+    ],
     // Logs stay with pino on stderr; no OpenTelemetry logger provider of ours.
     logRecordProcessors: [],
     // Outgoing calls only: the server makes the SERVER span of each request itself.

@@ -45,6 +45,12 @@ export const Metric = {
   Refusals: 'mcp.server.refusals',
   /** Counter of `isError` tool results, ours. */
   ToolErrors: 'mcp.server.tool_errors',
+  /** Gauge of requests running now, ours (HTTP's conventions have `http.server.active_requests`). */
+  ActiveRequests: 'mcp.server.active_requests',
+  /** Gauge of 2025-wire sessions held, ours. */
+  ActiveSessions: 'mcp.server.active_sessions',
+  /** Gauge of event streams open, ours. */
+  OpenStreams: 'mcp.server.open_streams',
 } as const;
 
 /** Bucket boundaries the conventions recommend for `mcp.server.operation.duration`. */

@@ -13,12 +13,14 @@
 import { type Context, ROOT_CONTEXT, type Span, trace } from '@opentelemetry/api';
 import { NOOP_SPAN, type TraceLogFields } from '../base/trace-context.ts';
 import type { TracingConfig } from './otel-settings.ts';
+import type { PrometheusTarget } from './prometheus.ts';
 import type { RefusalInfo, RequestSpanInfo, SessionInfo } from './request-span.ts';
 import { NOOP_ROUTE_SPAN, type RouteSpan, type RouteSpanInfo } from './route-span.ts';
 import type { ExportErrorHandler } from './sdk-pipeline.ts';
 import { SCOPE_NAME } from './semconv.ts';
 
 export { NOOP_SPAN, type TraceLogFields } from '../base/trace-context.ts';
+export type { PrometheusTarget } from './prometheus.ts';
 export type { RefusalInfo, RequestSpanInfo, SessionInfo } from './request-span.ts';
 export type { RouteSpan, RouteSpanInfo } from './route-span.ts';
 
@@ -62,6 +64,13 @@ export interface Telemetry {
   sessionStarted(info: SessionInfo): void;
   /** A 2025-wire session ended (DELETE, expiry, connection closed): `mcp.server.session.duration`. */
   sessionEnded(id: string): void;
+  /**
+   * Reports `counts` as gauges (`mcp.server.active_requests`, `mcp.server.active_sessions`,
+   * `mcp.server.open_streams`), read when a reader collects; a later call replaces the source.
+   */
+  watch(counts: LiveCounts): void;
+  /** Where `/metrics` answers (MCP_METRICS_PORT), once listening; else undefined. */
+  readonly metricsUrl: string | undefined;
   /** Exports what is buffered, within `timeoutMs` (a second signal during the drain). */
   flush(timeoutMs: number): Promise<void>;
   /** Flushes spans and metrics within `timeoutMs`, then stops what is ours. Idempotent. */
@@ -72,6 +81,18 @@ export interface TelemetryOptions {
   readonly config: TracingConfig;
   /** Told when exports start failing, once per failing streak. */
   readonly onExportError?: ExportErrorHandler;
+  /** Serve the metrics at `/metrics` there (MCP_METRICS_PORT), with our own pipeline only. */
+  readonly prometheus?: PrometheusTarget | undefined;
+}
+
+/** What the live gauges read at each collection (never on a request's path). */
+export interface LiveCounts {
+  /** MCP requests and plugin route handlers running now. */
+  inflight(): number;
+  /** 2025-wire sessions this replica holds. */
+  sessions(): number;
+  /** Event streams (SSE) open on this replica; absent without an HTTP transport. */
+  streams?: (() => number) | undefined;
 }
 
 /** The request span of disabled telemetry: one shared object. */
@@ -94,6 +115,8 @@ export const NOOP_TELEMETRY: Telemetry = Object.freeze({
   countRefusal(): void {},
   sessionStarted(): void {},
   sessionEnded(): void {},
+  watch(): void {},
+  metricsUrl: undefined,
   flush: (): Promise<void> => RESOLVED,
   shutdown: (): Promise<void> => RESOLVED,
 });
@@ -114,10 +137,12 @@ function applicationTracerProvider(): boolean {
 export type TelemetryMode = 'application' | 'own' | 'off';
 
 /** Which pipeline a configuration gets: the application's, our own, or none. */
-export function telemetryMode(config: TracingConfig): TelemetryMode {
+export function telemetryMode(config: TracingConfig, prometheus?: PrometheusTarget): TelemetryMode {
   if (applicationTracerProvider()) return 'application';
   if (config.sdkDisabled) return 'off';
-  return config.traces !== undefined || config.metrics !== undefined ? 'own' : 'off';
+  return config.traces !== undefined || config.metrics !== undefined || prometheus !== undefined
+    ? 'own'
+    : 'off';
 }
 
 /**
@@ -131,25 +156,48 @@ export function telemetryMode(config: TracingConfig): TelemetryMode {
  * await telemetry.shutdown(2000);
  */
 export async function createTelemetry(options: TelemetryOptions): Promise<Telemetry> {
-  const mode = telemetryMode(options.config);
+  const mode = telemetryMode(options.config, options.prometheus);
   if (mode === 'off') return NOOP_TELEMETRY;
-  const [{ RequestTelemetry }, { extractKeysOf }, { DurationAggregator }, pipeline] = await Promise.all([
-    import('./request-telemetry.ts'),
-    import('./span-parent.ts'),
-    import('./duration-aggregator.ts'),
-    mode === 'own' ? import('./sdk-pipeline.ts') : undefined,
-  ]);
+  const prometheus = mode === 'own' ? options.prometheus : undefined;
+  const [{ RequestTelemetry }, { extractKeysOf }, { DurationAggregator }, pipeline, exposition] =
+    await Promise.all([
+      import('./request-telemetry.ts'),
+      import('./span-parent.ts'),
+      import('./duration-aggregator.ts'),
+      mode === 'own' ? import('./sdk-pipeline.ts') : undefined,
+      prometheus === undefined ? undefined : import('./prometheus.ts'),
+    ]);
   // Our own readers collect the request duration from the server's own aggregation (no
   // attribute hashing per request); an application's MeterProvider gets it through the SDK's
   // histogram, since its readers are not ours to extend.
   const durations = pipeline === undefined ? undefined : new DurationAggregator();
-  const own = pipeline?.startOwnSdk(
-    options.config,
-    options.onExportError,
+  const ownMetrics =
     durations === undefined
       ? undefined
-      : { durations, scope: { name: SCOPE_NAME, version: options.config.serviceVersion } },
+      : { durations, scope: { name: SCOPE_NAME, version: options.config.serviceVersion } };
+  const endpoint =
+    prometheus === undefined ? undefined : exposition?.prometheusEndpoint(prometheus, ownMetrics);
+  const sdk = pipeline?.startOwnSdk(
+    options.config,
+    options.onExportError,
+    ownMetrics,
+    endpoint === undefined ? [] : [endpoint.reader],
   );
+  let metricsUrl: string | undefined;
+  try {
+    metricsUrl = await endpoint?.listen();
+  } catch (err) {
+    await sdk?.shutdown(1000);
+    throw err;
+  }
+  // Stopping our pipeline closes the /metrics port too.
+  const own =
+    sdk === undefined || endpoint === undefined
+      ? sdk
+      : {
+          flush: (ms: number) => sdk.flush(ms),
+          shutdown: (ms: number) => Promise.all([sdk.shutdown(ms), endpoint.close()]).then(() => {}),
+        };
   // Our own propagators are known, so are the keys they read; an application's are not. Our
   // own samplers (samplerOf) are the SDK's ratio, always-on and always-off ones, which read no
   // attributes; an application's sampler may.
@@ -159,5 +207,6 @@ export async function createTelemetry(options: TelemetryOptions): Promise<Teleme
     samplerSeesAttributes: own === undefined,
     metricAttributes: options.config.metricAttributes,
     durations,
+    metricsUrl,
   });
 }

@@ -1,8 +1,8 @@
 /**
  * fly.toml parses and agrees with the code: the internal port is the schema's MCP_HTTP_PORT,
  * the health check hits /healthz, Fly waits longer than the server's drain before SIGKILL,
- * every [env] name is a real setting whose value parses, and secrets are named in comments
- * only, never valued.
+ * every [env] name is a real setting whose value parses, [metrics] scrapes MCP_METRICS_PORT,
+ * and secrets are named in comments only, never valued.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -27,6 +27,7 @@ interface FlyConfig {
     min_machines_running?: number;
     checks?: { path: string; method?: string; interval?: string; timeout?: string }[];
   };
+  metrics?: { port?: number; path?: string };
 }
 
 const text = readFileSync(path.join(REPO_ROOT, 'fly.toml'), 'utf8');
@@ -61,6 +62,12 @@ test('SIGTERM, and a kill_timeout longer than MCP_SHUTDOWN_TIMEOUT_MS', async ()
   assert.equal(fly.kill_signal, 'SIGTERM');
   const shutdownMs = Number(env.MCP_SHUTDOWN_TIMEOUT_MS ?? known.defaults.MCP_SHUTDOWN_TIMEOUT_MS);
   assert.ok(seconds(fly.kill_timeout) * 1000 > shutdownMs, `${fly.kill_timeout} s > ${shutdownMs} ms`);
+});
+
+test("Fly scrapes MCP_METRICS_PORT's /metrics", () => {
+  assert.equal(fly.metrics?.path, '/metrics');
+  assert.equal(String(fly.metrics?.port), env.MCP_METRICS_PORT);
+  assert.notEqual(fly.metrics?.port, fly.http_service.internal_port, 'a port of its own, not published');
 });
 
 test('auto stop keeps one machine running', () => {

@@ -129,6 +129,7 @@ function runSettings(service: string, more: Record<string, string> = {}): Record
   return {
     MCP_HTTP_HOST: '127.0.0.1',
     MCP_HTTP_PORT: '0',
+    MCP_METRICS_PORT: '0',
     MCP_PLUGINS: 'filesystem,fetcher',
     MCP_SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
@@ -280,6 +281,11 @@ describe('the built image', { skip }, () => {
       assert.equal(health.status, 200);
       const ready = await fetch(new URL('/readyz', running.url));
       assert.equal(ready.status, 200, await ready.text());
+      // The Prometheus exporter is a production dependency: /metrics answers in the image.
+      const metricsUrl = /"url":"(http:[^"]+\/metrics)"/.exec(running.stderr())?.[1];
+      assert.ok(metricsUrl, running.stderr());
+      const scraped = await (await fetch(metricsUrl)).text();
+      assert.match(scraped, /^# TYPE mcp_server_active_requests gauge$/m);
 
       // The image's own HEALTHCHECK, run inside it with its environment.
       const check = image.healthcheck?.Test;

@@ -10,6 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
+import { Metric } from '../../src/telemetry/semconv.ts';
 import { REPO_ROOT } from '../helpers/spawn-server.ts';
 import { imageEnv, imageFilesystemRoot, readDockerfile } from './dockerfile.ts';
 import { knownSettings, unknownNames } from './known-settings.ts';
@@ -19,13 +20,23 @@ type Manifest = Record<string, any>;
 
 const DIR = path.join(REPO_ROOT, 'k8s');
 const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml'));
-const manifests: (Manifest & { file: string })[] = [];
+/** Every manifest of every file, the examples (`*.example.yaml`, not applied) included. */
+const everything: (Manifest & { file: string })[] = [];
 for (const file of files) {
   for (const doc of parseAllDocuments(readFileSync(path.join(DIR, file), 'utf8'))) {
     assert.deepEqual(doc.errors, [], `${file} is valid YAML`);
     const value = doc.toJS() as Manifest | null;
-    if (value) manifests.push({ ...value, file });
+    if (value) everything.push({ ...value, file });
   }
+}
+const isExample = (file: string) => file.endsWith('.example.yaml');
+/** What `kubectl apply -k k8s/` applies, plus the example Secret it expects to exist. */
+const manifests = everything.filter((m) => !isExample(m.file) || m.file === 'secret.example.yaml');
+
+function example(file: string): Manifest {
+  const found = everything.filter((m) => m.file === file);
+  assert.equal(found.length, 1, `one manifest in ${file}`);
+  return found[0]!;
 }
 
 function one(kind: string, name?: string): Manifest {
@@ -59,7 +70,7 @@ describe('k8s manifests', () => {
       if (m.kind !== 'Kustomization') assert.ok(m.metadata?.name, `${m.file}: metadata.name`);
     }
     const kustomization = one('Kustomization');
-    const expected = files.filter((f) => f !== 'kustomization.yaml' && f !== 'secret.example.yaml');
+    const expected = files.filter((f) => f !== 'kustomization.yaml' && !isExample(f));
     assert.deepEqual([...kustomization.resources].sort(), expected.sort());
     assert.equal(secret.file, 'secret.example.yaml');
   });
@@ -174,6 +185,52 @@ describe('k8s manifests', () => {
     const redis = one('Deployment', 'mcp-toolkit-redis');
     assert.ok(labelsMatch(redisService.spec.selector, redis.spec.template.metadata.labels));
     assert.ok(secret.stringData.MCP_STATE_SECRET, 'MCP_STATE_SECRET is in the Secret');
+  });
+
+  test('Prometheus scrapes MCP_METRICS_PORT: the pod annotations and the ServiceMonitor name the metrics port and /metrics', async () => {
+    const known = await knownSettings();
+    const port = Number(config.MCP_METRICS_PORT);
+    assert.ok(Number.isInteger(port) && port > 0, 'MCP_METRICS_PORT is set in the ConfigMap');
+    known.parse({ MCP_METRICS_PORT: config.MCP_METRICS_PORT! });
+    const metrics = (container.ports as Manifest[]).find((p) => p.name === 'metrics');
+    assert.equal(metrics?.containerPort, port);
+    const annotations = deployment.spec.template.metadata.annotations as Record<string, string>;
+    assert.equal(annotations['prometheus.io/scrape'], 'true');
+    assert.equal(annotations['prometheus.io/port'], String(port));
+    assert.equal(annotations['prometheus.io/path'], '/metrics');
+    // The metrics port binds MCP_HTTP_HOST by default: every interface of the pod.
+    assert.equal(effectiveEnv.MCP_METRICS_HOST ?? effectiveEnv.MCP_HTTP_HOST, '0.0.0.0');
+    const monitor = example('servicemonitor.example.yaml');
+    assert.equal(monitor.kind, 'ServiceMonitor');
+    assert.ok(labelsMatch(monitor.spec.selector.matchLabels, service.metadata.labels));
+    const endpoint = monitor.spec.endpoints[0];
+    assert.equal(endpoint.path, '/metrics');
+    const servicePort = (service.spec.ports as Manifest[]).find((p) => p.name === endpoint.port);
+    assert.equal(servicePort?.targetPort, 'metrics');
+  });
+
+  test('the CPU HPA is the default; the example scales on the in-flight gauge the server exports, and CPU', () => {
+    const cpu = one('HorizontalPodAutoscaler');
+    assert.deepEqual(
+      cpu.spec.metrics.map((m: Manifest) => m.resource?.name),
+      ['cpu'],
+    );
+    const inflight = example('hpa-active-requests.example.yaml');
+    assert.equal(inflight.kind, 'HorizontalPodAutoscaler');
+    assert.deepEqual(inflight.spec.scaleTargetRef, cpu.spec.scaleTargetRef);
+    const pods = inflight.spec.metrics.find((m: Manifest) => m.type === 'Pods');
+    // The Prometheus name of the gauge: the conventions' name with `_` for `.`.
+    assert.equal(pods?.pods.metric.name, Metric.ActiveRequests.replaceAll('.', '_'));
+    assert.equal(pods?.pods.target.type, 'AverageValue');
+    assert.ok(
+      inflight.spec.metrics.some((m: Manifest) => m.resource?.name === 'cpu'),
+      'CPU too',
+    );
+    const readme = readFileSync(path.join(DIR, 'README.md'), 'utf8');
+    assert.ok(
+      readme.includes(`seriesQuery: '${pods.pods.metric.name}{namespace!="",pod!=""}'`),
+      'k8s/README.md gives the adapter rule for this metric',
+    );
   });
 
   test('the PodDisruptionBudget covers the pods and never blocks every drain', () => {

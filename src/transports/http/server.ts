@@ -18,6 +18,8 @@ export interface HttpHandle {
   readonly port: number;
   /** Resolves when the server has closed. */
   readonly closed: Promise<void>;
+  /** Event streams (SSE) open now, for the `mcp.server.open_streams` gauge. */
+  streamCount(): number;
   close(timeoutMs: number): Promise<void>;
 }
 
@@ -69,6 +71,7 @@ export async function startHttp(server: HttpDeps, http: HttpOptions): Promise<Ht
     port,
     url: `http://${host}:${port}${http.path}`,
     closed,
+    streamCount: () => openStreams.get(app)?.size ?? 0,
     async close(timeoutMs) {
       // Stop accepting; wait for in-flight calls (bounded), then end what is left (SSE streams).
       const closing = app.close();
