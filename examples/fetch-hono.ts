@@ -1,14 +1,15 @@
 /**
  * The server's plugins under Hono, through the fetch handler (`@mcp-toolkit/server/fetch`):
- * the 2026-07-28 stateless wire as `(request: Request) => Promise<Response>`, here on Hono's
+ * both MCP wires as `(request: Request) => Promise<Response>`, here on Hono's
  * Node adapter. The same handler runs under Bun, Deno, Next.js route handlers or a worker.
  *
  *   MCP_PLUGINS=filesystem node examples/fetch-hono.ts      # http://127.0.0.1:8787/mcp
  *
  * PORT picks the port (0: any free one); the first line on stdout names the endpoint. The
  * MCP_* settings apply as for `mcp-toolkit run`: MCP_HTTP_PATH, MCP_MAX_BODY_BYTES, the Host
- * and Origin checks, and MCP_AUTH with its keys or issuer. Clients speak 2026-07-28 (the
- * official v2 client pinned to it, say); initialize, sessions, GET and DELETE are refused.
+ * and Origin checks, and MCP_AUTH with its keys or issuer. Any client connects: the 2025 wire's
+ * sessions live in the server's store (memory here; Redis with MCP_REDIS_URL), and the 2026
+ * wire needs none.
  */
 import { type HttpBindings, serve } from '@hono/node-server';
 import { createServer } from '@mcp-toolkit/server';

@@ -7,7 +7,6 @@
  * `httpStatus` and `httpHeaders`, stdio ignores them. Codes are documented in docs/errors.md.
  */
 import { ErrorCode, ProtocolError } from './errors.ts';
-import { VERSION_2026 } from './versions.ts';
 
 function refusal(
   code: number,
@@ -64,26 +63,15 @@ export const Refusal = Object.freeze({
     refusal(ErrorCode.MethodNotAllowed, 405, 'Method not allowed: use POST, GET or DELETE', {
       httpHeaders: { allow: 'GET, POST, DELETE' },
     }),
-  /** The fetch handler speaks the stateless wire only: GET and DELETE belong to 2025-wire sessions. */
+  /** A host that keeps no 2025-wire sessions (a fetch handler with `sessions: 'stateless'`): GET and DELETE have none to serve. */
   statelessMethodNotAllowed: (method: string) =>
     refusal(
       ErrorCode.MethodNotAllowed,
       405,
       method === 'GET' || method === 'DELETE'
-        ? `Method not allowed: ${method} opens a stream or ends a session of the 2025 wire, and this endpoint speaks only ${VERSION_2026} (stateless, no sessions): use POST`
+        ? `Method not allowed: ${method} opens a stream or ends a session of the 2025 wire, and this endpoint keeps no sessions: use POST`
         : `Method not allowed: ${method}; this endpoint answers POST only`,
       { httpHeaders: { allow: 'POST' } },
-    ),
-  /**
-   * A 2025-wire message (initialize, a request without the 2026 envelope, one naming an
-   * Mcp-Session-Id) at an endpoint that speaks the stateless wire only (the fetch handler).
-   */
-  statelessOnly: (requested: string) =>
-    refusal(
-      ErrorCode.UnsupportedProtocolVersion,
-      400,
-      `Unsupported protocol version: ${requested}; this endpoint speaks only ${VERSION_2026}, the stateless wire (no initialize, no Mcp-Session-Id): send the request envelope in params._meta and MCP-Protocol-Version: ${VERSION_2026}, or use the server's streamable HTTP transport for the 2025 wire`,
-      { data: { supported: [VERSION_2026], requested } },
     ),
   unsupportedProtocolVersion: (version: string, supported: readonly string[]) =>
     refusal(

@@ -10,7 +10,7 @@ import type { ClientCapabilities, Implementation } from '../base/spec-types.ts';
 import { negotiateVersion } from '../base/versions.ts';
 import type { ServerCapabilities } from './capabilities.ts';
 import type { Exchange, Reply } from './exchange.ts';
-import { type SessionStore, sessionOwner } from './session.ts';
+import { type SessionStore, saveSession, sessionOwner } from './session.ts';
 
 export interface InitializeDeps {
   readonly sessions: SessionStore;
@@ -36,7 +36,7 @@ export async function initialize(req: JsonRpcRequest, ex: Exchange, deps: Initia
     : {};
   session.clientInfo = isObject(params.clientInfo) ? (params.clientInfo as Implementation) : undefined;
   session.initialized = true;
-  await deps.sessions.save(session);
+  await saveSession(deps.sessions, session);
   const result: JsonObject = {
     protocolVersion: session.protocolVersion,
     capabilities: deps.capabilities.for2025(session.protocolVersion),

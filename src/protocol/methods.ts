@@ -17,7 +17,7 @@ import type { Restrictable, Visibility } from '../registry/visibility.ts';
 import type { ClientRequests } from './hub/client-requests.ts';
 import type { ListenFilter, ListenStreams } from './hub/listen-streams.ts';
 import type { RequestContext } from './request-context.ts';
-import { type SessionStore, sessionOwner } from './session.ts';
+import { type SessionStore, saveSession, sessionOwner } from './session.ts';
 import { promptNamed, resourceAt, toolNamed } from './target.ts';
 import { META } from './wire.ts';
 
@@ -209,7 +209,7 @@ const loggingSetLevel: MethodHandler = async (params, ctx, deps) => {
   }
   if (ctx.session) {
     ctx.session.logLevel = level;
-    await deps.sessions.save(ctx.session);
+    await saveSession(deps.sessions, ctx.session);
   }
   return {};
 };
@@ -226,7 +226,7 @@ const subscribe =
     if (ctx.session && !hidden) {
       if (on) ctx.session.subscriptions.add(uri);
       else ctx.session.subscriptions.delete(uri);
-      await deps.sessions.save(ctx.session);
+      await saveSession(deps.sessions, ctx.session);
     }
     return {};
   };

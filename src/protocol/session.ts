@@ -64,6 +64,24 @@ export function newSession(id: string = randomUUID()): Session {
   };
 }
 
+/** Sessions made for one request where the host keeps none: never stored. */
+const TRANSIENT = new WeakSet<Session>();
+
+/**
+ * A session for one HTTP request at a host that keeps no sessions (the fetch handler's
+ * `sessions: 'stateless'`): what `initialize` or `logging/setLevel` sets on it is never stored.
+ */
+export function transientSession(): Session {
+  const session = newSession();
+  TRANSIENT.add(session);
+  return session;
+}
+
+/** Persists `session`'s changes to `store`, unless it is a transient one. */
+export function saveSession(store: SessionStore, session: Session): Promise<void> {
+  return TRANSIENT.has(session) ? Promise.resolve() : store.save(session);
+}
+
 export interface MemorySessionStoreOptions {
   idleMs: number;
   maxSessions: number;

@@ -33,7 +33,6 @@ const samples: { [K in keyof typeof Refusal]: () => ProtocolError } = {
   methodNotAllowed: () => Refusal.methodNotAllowed(),
   statelessMethodNotAllowed: () => Refusal.statelessMethodNotAllowed('GET'),
   unsupportedProtocolVersion: () => Refusal.unsupportedProtocolVersion('1999-01-01', ['2025-11-25']),
-  statelessOnly: () => Refusal.statelessOnly('2025-11-25'),
   notFound: () => Refusal.notFound('GET', '/nope', '/mcp'),
   headersTooLarge: () => Refusal.headersTooLarge(),
   requestTimeout: () => Refusal.requestTimeout(),
@@ -79,19 +78,14 @@ test('a rate-limit refusal says when to retry, in whole seconds, in its header a
   assert.match(err.message, /tool add: retry after 2 s/);
 });
 
-test('the stateless-only refusals: 405 with Allow: POST, and -32022 with the data the 2026 schema requires', () => {
+test('the refusal of a host that keeps no sessions: 405 with Allow: POST', () => {
   for (const method of ['GET', 'DELETE', 'PUT']) {
     const err = Refusal.statelessMethodNotAllowed(method);
     assert.equal(err.httpStatus, 405);
     assert.deepEqual(err.httpHeaders, { allow: 'POST' });
     assert.match(err.message, new RegExp(`^Method not allowed: ${method}\\b`));
   }
-  assert.match(Refusal.statelessMethodNotAllowed('GET').message, /2026-07-28/);
-  const err = Refusal.statelessOnly('2025-11-25');
-  assert.equal(err.code, ErrorCode.UnsupportedProtocolVersion);
-  assert.equal(err.httpStatus, 400);
-  assert.deepEqual(err.data, { supported: ['2026-07-28'], requested: '2025-11-25' });
-  assert.match(err.message, /speaks only 2026-07-28/);
+  assert.match(Refusal.statelessMethodNotAllowed('GET').message, /keeps no sessions: use POST/);
 });
 
 test('stdio refusals carry no HTTP status', () => {

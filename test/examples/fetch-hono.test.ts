@@ -2,7 +2,8 @@
  * examples/fetch-hono.ts runs as a user runs it (`node examples/fetch-hono.ts`, PORT=0), and
  * serves the filesystem plugin over the fetch handler under Hono: the official v2 client,
  * pinned to 2026-07-28 and sending an API key, lists the tools and calls list_files; without
- * the key it is refused with 401; a GET is 405. docs/embedding.md prints the file as it is.
+ * the key it is refused with 401; a GET without a session is 400. docs/embedding.md prints the
+ * file as it is.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -90,7 +91,7 @@ test('the official v2 client pinned to 2026-07-28 lists the tools and calls list
   }
 });
 
-test('without the key: 401; a GET: 405 with Allow: POST', async () => {
+test('without the key: 401; a GET without a session: 400', async () => {
   const refused = await fetch(url, {
     method: 'POST',
     headers: {
@@ -102,7 +103,7 @@ test('without the key: 401; a GET: 405 with Allow: POST', async () => {
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
   });
   assert.equal(refused.status, 401);
-  const get = await fetch(url, { headers: { authorization: `Bearer ${KEY}` } });
-  assert.equal(get.status, 405);
-  assert.equal(get.headers.get('allow'), 'POST');
+  const get = await fetch(url, { headers: { authorization: `Bearer ${KEY}`, accept: 'text/event-stream' } });
+  assert.equal(get.status, 400);
+  assert.match(await get.text(), /Mcp-Session-Id header is required/);
 });

@@ -143,9 +143,12 @@ function send(host: Host, spec: Spec): Promise<Seen> {
             const value = res.headers[name];
             if (value !== undefined) seen[name] = String(value);
           }
-          // Keep-alive comments come as time passes, and a rate limit's wait in ms as the clock
-          // moves: neither is the request's to decide.
-          body = body.replace(/^: keep-alive\n\n/gm, '').replace(/"retryAfterMs":\d+/g, '"retryAfterMs":0');
+          // Keep-alive comments come as time passes, a rate limit's wait in ms as the clock
+          // moves, and an event's stream id is random: none is the request's to decide.
+          body = body
+            .replace(/^: keep-alive\n\n/gm, '')
+            .replace(/"retryAfterMs":\d+/g, '"retryAfterMs":0')
+            .replace(/^id: [0-9a-f-]{36}_/gm, 'id: <stream>_');
           resolve({ status: res.statusCode ?? 0, headers: seen, body });
         });
       },
@@ -176,7 +179,7 @@ function call(id: unknown, method: string, params: Message = {}, headers: Record
 }
 
 /** The JSON-RPC messages of an answer, each checked against the 2026 schema. */
-function messages(seen: Seen, requestMethod?: string): Message[] {
+function messages(seen: Seen, requestMethod?: string, revision = V2026): Message[] {
   const texts =
     seen.headers['content-type'] === 'text/event-stream'
       ? parseSse(seen.body)
@@ -187,7 +190,7 @@ function messages(seen: Seen, requestMethod?: string): Message[] {
         : [seen.body];
   return texts.map((text) => {
     const m = JSON.parse(text) as Message;
-    assertValidServerMessage(V2026, m, 'method' in m ? undefined : requestMethod);
+    assertValidServerMessage(revision, m, 'method' in m ? undefined : requestMethod);
     return m;
   });
 }
@@ -209,7 +212,10 @@ interface Expect {
 
 interface Case {
   readonly name: string;
-  readonly spec: Spec;
+  /** The request; a function of the session the host named earlier in the suite (2025 wire). */
+  readonly spec: Spec | ((session: string) => Spec);
+  /** The revision whose schema the messages are checked against. */
+  readonly revision?: string;
   readonly expect: Expect;
   readonly requestMethod?: string;
 }
@@ -417,6 +423,20 @@ const CASES: readonly Case[] = [
 function contract(title: string, env: Record<string, string>, cases: readonly Case[], burst?: number): void {
   describe(title, () => {
     let hosts: [Host, Host];
+    // The session each host named (the 2025 wire); answers show it as `<session>`, ids differ.
+    const sessions = ['', ''];
+    const sent = async (i: 0 | 1, c: Case): Promise<Seen> => {
+      const seen = await send(
+        hosts[i],
+        typeof c.spec === 'function' ? c.spec(sessions[i] as string) : c.spec,
+      );
+      const named = seen.headers['mcp-session-id'];
+      if (named !== undefined) {
+        sessions[i] = named;
+        seen.headers['mcp-session-id'] = '<session>';
+      }
+      return seen;
+    };
     before(async () => {
       hosts = [
         await fastifyHost(await buildServer(env, burst)),
@@ -428,16 +448,16 @@ function contract(title: string, env: Record<string, string>, cases: readonly Ca
     });
     for (const c of cases) {
       test(c.name, async () => {
-        const [fastify, fetched] = [await send(hosts[0], c.spec), await send(hosts[1], c.spec)];
+        const [fastify, fetched] = [await sent(0, c), await sent(1, c)];
         assert.deepEqual(fetched, fastify, 'the fetch handler answers as the Fastify transport');
         assert.equal(fastify.status, c.expect.status, fastify.body);
         if (c.expect.code !== undefined) {
           assert.equal(fastify.headers['content-type'], 'application/json; charset=utf-8');
-          const [reply] = messages(fastify);
+          const [reply] = messages(fastify, undefined, c.revision);
           assert.ok(reply && 'error' in reply, fastify.body);
           assert.equal((reply.error as { code: number }).code, c.expect.code);
           assert.equal(reply.id, c.expect.id);
-        } else if (fastify.body !== '') messages(fastify, c.requestMethod);
+        } else if (fastify.body !== '') messages(fastify, c.requestMethod, c.revision);
         c.expect.check?.(fastify);
       });
     }
@@ -521,3 +541,145 @@ contract(
   ],
   2,
 );
+
+const V2025 = '2025-11-25';
+
+/** A 2025-wire request on the session the host named. */
+function legacy(id: unknown, method: string, params?: Message, headers: Record<string, string> = {}) {
+  return (session: string): Spec => ({
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': V2025,
+      'mcp-session-id': session,
+      ...headers,
+    },
+    body: { jsonrpc: '2.0', id, method, ...(params ? { params } : {}) },
+  });
+}
+
+contract('the edge contract: the 2025 wire and its sessions', {}, [
+  {
+    name: 'a request before initialize, without a session: 400',
+    spec: {
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    },
+    revision: V2025,
+    expect: { status: 400, code: ErrorCode.BadRequest, id: 1 },
+  },
+  {
+    name: 'an MCP-Protocol-Version nobody speaks, without the envelope: 400 naming it',
+    spec: legacy(2, 'tools/list', undefined, { 'mcp-protocol-version': '1999-01-01' }),
+    revision: V2025,
+    expect: {
+      status: 400,
+      code: ErrorCode.BadRequest,
+      id: 2,
+      check: (seen) => assert.match(seen.body, /1999-01-01/),
+    },
+  },
+  {
+    name: 'initialize opens a session, named in Mcp-Session-Id',
+    spec: {
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: {
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'initialize',
+        params: { protocolVersion: V2025, capabilities: {}, clientInfo: { name: 'contract', version: '1' } },
+      },
+    },
+    revision: V2025,
+    requestMethod: 'initialize',
+    expect: { status: 200, check: (seen) => assert.equal(seen.headers['mcp-session-id'], '<session>') },
+  },
+  {
+    name: 'notifications/initialized: 202',
+    spec: (session) => ({
+      headers: { 'content-type': 'application/json', 'mcp-session-id': session },
+      body: { jsonrpc: '2.0', method: 'notifications/initialized' },
+    }),
+    expect: { status: 202 },
+  },
+  {
+    name: 'a call on the session',
+    spec: legacy(4, 'tools/call', { name: 'add', arguments: { a: 1, b: 2 } }),
+    revision: V2025,
+    requestMethod: 'tools/call',
+    expect: { status: 200, check: (seen) => assert.match(seen.body, /"sum":3/) },
+  },
+  {
+    name: 'a 2025-11-25 call that sends progress: a resumable SSE reply (priming event with an id)',
+    spec: legacy(5, 'tools/call', { name: 'progress', arguments: {}, _meta: { progressToken: 't' } }),
+    revision: V2025,
+    requestMethod: 'tools/call',
+    expect: {
+      status: 200,
+      check: (seen) => {
+        assert.equal(seen.headers['content-type'], 'text/event-stream');
+        const events = parseSse(seen.body);
+        assert.equal(events[0]?.data, '', 'the priming event');
+        assert.ok(
+          events.every((e) => e.id),
+          'every event has an id',
+        );
+      },
+    },
+  },
+  {
+    name: 'a batch on a 2025-11-25 session: 400 / -32600',
+    spec: (session) => ({
+      ...legacy(6, 'ping')(session),
+      body: [
+        { jsonrpc: '2.0', id: 6, method: 'ping' },
+        { jsonrpc: '2.0', id: 7, method: 'ping' },
+      ],
+    }),
+    revision: V2025,
+    expect: { status: 400, code: ErrorCode.InvalidRequest, id: null },
+  },
+  {
+    name: 'an unknown session: 404',
+    spec: legacy(8, 'tools/list', undefined, { 'mcp-session-id': 'no-such-session' }),
+    revision: V2025,
+    expect: { status: 404, code: ErrorCode.SessionNotFound, id: 8 },
+  },
+  {
+    name: 'a GET without a session: 400',
+    spec: { method: 'GET', headers: { accept: 'text/event-stream' } },
+    revision: V2025,
+    expect: { status: 400, code: ErrorCode.BadRequest, id: null },
+  },
+  {
+    name: 'a GET that does not accept an event stream: 406',
+    spec: (session) => ({
+      method: 'GET',
+      headers: { accept: 'application/json', 'mcp-session-id': session },
+    }),
+    revision: V2025,
+    expect: { status: 406, code: ErrorCode.NotAcceptable, id: null },
+  },
+  {
+    name: 'PUT: 405 with Allow',
+    spec: { method: 'PUT', headers: {} },
+    revision: V2025,
+    expect: {
+      status: 405,
+      code: ErrorCode.MethodNotAllowed,
+      id: null,
+      check: (seen) => assert.equal(seen.headers.allow, 'GET, POST, DELETE'),
+    },
+  },
+  {
+    name: 'DELETE ends the session: 200',
+    spec: (session) => ({ method: 'DELETE', headers: { 'mcp-session-id': session } }),
+    expect: { status: 200 },
+  },
+  {
+    name: 'the ended session: 404',
+    spec: legacy(9, 'tools/list'),
+    revision: V2025,
+    expect: { status: 404, code: ErrorCode.SessionNotFound, id: 9 },
+  },
+]);

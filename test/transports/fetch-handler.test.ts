@@ -1,18 +1,23 @@
 /**
- * The fetch handler (`@mcp-toolkit/server/fetch`): the 2026-07-28 wire as
+ * The fetch handler (`@mcp-toolkit/server/fetch`): both wires as
  * `(request: Request) => Promise<Response>`. Called with plain `Request` objects: results,
  * a progress call answered as an SSE stream read from the Response body, the ladder's
  * refusals (unknown method, bad version header, body size and type, Host and Origin, Accept),
- * what needs a stateful transport (GET, DELETE: 405 with Allow; initialize and session ids:
- * -32022), a client that goes away, and API-key auth. Then under Hono's Node adapter, called
- * by the official v2 client pinned to 2026-07-28. Every message is checked against the
- * 2026-07-28 spec schema.
+ * the 2025 wire's sessions (initialize, a GET stream, DELETE) and `sessions: 'stateless'`
+ * (each request on its own; GET and DELETE 405), a client that goes away, API-key auth, and
+ * the TypeErrors of a wrong argument. Then under Hono's Node adapter, called by the official
+ * v1 client and the v2 client in its default mode and pinned to 2026-07-28. Every 2026 message
+ * is checked against the 2026-07-28 spec schema (test/transports/edge-contract.test.ts holds
+ * the cases both hosts must answer alike).
  */
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { serve } from '@hono/node-server';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Hono } from 'hono';
 import { pino } from 'pino';
 import { createAuthenticator } from '../../src/auth/create.ts';
@@ -21,6 +26,7 @@ import { parseSettings } from '../../src/config/settings.ts';
 import { createFetchHandler, type FetchHandler } from '../../src/fetch.ts';
 import { loadPlugins } from '../../src/plugin-loader.ts';
 import { createRateLimiter } from '../../src/ratelimit/limiter.ts';
+import { createServer as createPublicServer } from '../../src/serve.ts';
 import { createServer, type McpServer } from '../../src/server.ts';
 import { REPO_ROOT } from '../helpers/spawn-server.ts';
 import { assertValidServerMessage } from '../helpers/spec-schema.ts';
@@ -159,18 +165,16 @@ describe('the fetch handler with plain Request objects', () => {
     assert.equal(((body.result as Message).content as Message[])[0]?.text, 'finished');
   });
 
-  test('an unknown method is 404 / -32601; a bad MCP-Protocol-Version is 400 / -32022', async () => {
+  test('an unknown method is 404 / -32601; a bad MCP-Protocol-Version is 400', async () => {
     await expectError(await handle(call(5, 'nope/nothing')), 404, ErrorCode.MethodNotFound, 5);
-    // Header only, no envelope, naming an older version: not the 2026 wire, so not ours to serve.
-    const headerOnly = await expectError(
-      await handle(
-        call(6, 'tools/list', {}, { meta: null, headers: { 'mcp-protocol-version': '1999-01-01' } }),
-      ),
-      400,
-      ErrorCode.UnsupportedProtocolVersion,
-      6,
+    // Header only, no envelope, naming a version nobody speaks: the 2025 wire's refusal.
+    const headerOnly = await handle(
+      call(6, 'tools/list', {}, { meta: null, headers: { 'mcp-protocol-version': '1999-01-01' } }),
     );
-    assert.deepEqual(headerOnly.data, { supported: [V2026], requested: '1999-01-01' });
+    assert.equal(headerOnly.status, 400);
+    const refused = (await headerOnly.json()) as Message;
+    assert.equal((refused.error as { code: number }).code, ErrorCode.BadRequest);
+    assert.match((refused.error as { message: string }).message, /1999-01-01/);
     // Header and envelope both name one we do not speak: the dispatcher's ladder answers, same code.
     const both = await expectError(
       await handle(
@@ -236,50 +240,79 @@ describe('the fetch handler with plain Request objects', () => {
     assert.match(err.message, /__proto__/);
   });
 
-  test('GET, DELETE and PUT are 405 with Allow: POST; another path is 404', async () => {
-    for (const method of ['GET', 'DELETE', 'PUT']) {
+  test('PUT is 405; GET and DELETE without a session are 400; another path is 404', async () => {
+    const put = await handle(new Request(URL_MCP, { method: 'PUT' }));
+    assert.equal(put.headers.get('allow'), 'GET, POST, DELETE');
+    await expectError(put, 405, ErrorCode.MethodNotAllowed, null);
+    for (const method of ['GET', 'DELETE']) {
       const res = await handle(new Request(URL_MCP, { method, headers: { accept: 'text/event-stream' } }));
-      assert.equal(res.headers.get('allow'), 'POST', method);
-      const err = await expectError(res, 405, ErrorCode.MethodNotAllowed, null);
-      assert.match(err.message, new RegExp(`^Method not allowed: ${method}`));
+      await expectError(res, 400, ErrorCode.BadRequest, null);
     }
     const other = await handle(new Request('http://127.0.0.1:8000/other', { method: 'POST' }));
     await expectError(other, 404, ErrorCode.NotFound, null);
   });
 
-  test('the 2025 wire is refused with -32022 naming the one version spoken: initialize, a session id, a bare request', async () => {
-    const initialize = new Request(URL_MCP, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 11,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+  test('the 2025 wire: initialize opens a session, a GET stream carries its notifications, DELETE ends it', async () => {
+    const initialize = await handle(
+      new Request(URL_MCP, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 11,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-11-25',
+            capabilities: {},
+            clientInfo: { name: 'x', version: '1' },
+          },
+        }),
       }),
-    });
-    const err = await expectError(await handle(initialize), 400, ErrorCode.UnsupportedProtocolVersion, 11);
-    assert.deepEqual(err.data, { supported: [V2026], requested: '2025-11-25' });
-    assert.match(err.message, /speaks only 2026-07-28/);
-    const withSession = call(
-      12,
-      'tools/list',
-      {},
-      {
-        meta: null,
-        headers: { 'mcp-protocol-version': '2025-11-25', 'mcp-session-id': 'abc' },
-      },
     );
-    const session = await expectError(
-      await handle(withSession),
-      400,
-      ErrorCode.UnsupportedProtocolVersion,
-      12,
+    assert.equal(initialize.status, 200);
+    const session = initialize.headers.get('mcp-session-id') ?? '';
+    assert.ok(session, 'a session id');
+    const opened = (await initialize.json()) as Message;
+    assertValidServerMessage('2025-11-25', opened, 'initialize');
+    const legacy = (id: number, method: string, params?: Message) =>
+      new Request(URL_MCP, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': session,
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }),
+      });
+    const initialized = await handle(
+      new Request(URL_MCP, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'mcp-session-id': session },
+        body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      }),
     );
-    assert.deepEqual(session.data, { supported: [V2026], requested: '2025-11-25' });
-    const bare = call(13, 'tools/list', {}, { meta: null, headers: { 'mcp-protocol-version': undefined } });
-    const unnamed = await expectError(await handle(bare), 400, ErrorCode.UnsupportedProtocolVersion, 13);
-    assert.deepEqual(unnamed.data, { supported: [V2026], requested: '2025-03-26' });
+    assert.equal(initialized.status, 202);
+    const sum = await handle(legacy(12, 'tools/call', { name: 'add', arguments: { a: 1, b: 2 } }));
+    assert.deepEqual(((await sum.json()) as { result: Message }).result.structuredContent, { sum: 3 });
+    // The standalone stream: its priming event first (2025-11-25 resumability).
+    const stream = await handle(
+      new Request(URL_MCP, { headers: { accept: 'text/event-stream', 'mcp-session-id': session } }),
+    );
+    assert.equal(stream.status, 200);
+    assert.equal(stream.headers.get('content-type'), 'text/event-stream');
+    assert.equal(stream.headers.get('mcp-session-id'), session);
+    const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
+    const [priming] = parseSse(new TextDecoder().decode((await reader.read()).value));
+    assert.ok(priming?.id, 'the priming event has an id');
+    assert.equal(priming?.data, '');
+    assert.ok(server.hub.sessionStreams.ids().includes(session), 'the stream is attached');
+    const ended = await handle(
+      new Request(URL_MCP, { method: 'DELETE', headers: { 'mcp-session-id': session } }),
+    );
+    assert.equal(ended.status, 200);
+    assert.equal((await reader.read()).done, true, 'DELETE ended the stream');
+    await expectError(await handle(legacy(13, 'tools/list')), 404, ErrorCode.SessionNotFound, 13);
   });
 
   test('Host and Origin are checked as over Fastify (loopback by default); Accept must allow JSON or SSE', async () => {
@@ -378,7 +411,7 @@ describe('the fetch handler with API-key auth', () => {
     assert.equal(right.status, 200);
     assert.equal((await json(right, 'tools/list')).id, 3);
     const get = await handle(new Request(URL_MCP, { headers: { authorization: `Bearer ${KEY}` } }));
-    await expectError(get, 405, ErrorCode.MethodNotAllowed, null);
+    await expectError(get, 400, ErrorCode.BadRequest, null);
   });
 });
 
@@ -414,7 +447,9 @@ describe('the fetch handler: rate limit and refusal records', () => {
     const handle = createFetchHandler({ ...server, telemetry });
     await handle(new Request(URL_MCP, { method: 'DELETE' }), { address: '192.0.2.9' });
     await handle(call(5, 'tools/list', {}, { headers: { host: 'evil.example' } }));
-    await handle(call(6, 'initialize', {}, { meta: null, headers: { 'mcp-protocol-version': undefined } }));
+    await handle(
+      call(6, 'tools/list', {}, { meta: null, headers: { 'mcp-protocol-version': '1999-01-01' } }),
+    );
     assert.deepEqual(
       seen.map(({ httpMethod, status, reason, method, address }) => ({
         httpMethod,
@@ -424,13 +459,7 @@ describe('the fetch handler: rate limit and refusal records', () => {
         address,
       })),
       [
-        {
-          httpMethod: 'DELETE',
-          status: 405,
-          reason: 'method_not_allowed',
-          method: undefined,
-          address: '192.0.2.9',
-        },
+        { httpMethod: 'DELETE', status: 400, reason: 'bad_request', method: undefined, address: '192.0.2.9' },
         {
           httpMethod: 'POST',
           status: 403,
@@ -438,13 +467,13 @@ describe('the fetch handler: rate limit and refusal records', () => {
           method: undefined,
           address: undefined,
         },
-        { httpMethod: 'POST', status: 400, reason: 'bad_request', method: 'initialize', address: undefined },
+        { httpMethod: 'POST', status: 400, reason: 'bad_request', method: 'tools/list', address: undefined },
       ],
     );
   });
 });
 
-describe('the fetch handler under Hono (Node adapter), called by the official v2 client', () => {
+describe('the fetch handler under Hono (Node adapter), called by the official clients', () => {
   let server: McpServer;
   let close: () => Promise<void>;
   let url: string;
@@ -511,20 +540,173 @@ describe('the fetch handler under Hono (Node adapter), called by the official v2
     );
   });
 
-  test('over the network: GET is 405 with Allow: POST, a 2025 initialize is 400 / -32022', async () => {
-    const get = await fetch(url, { headers: { accept: 'text/event-stream' } });
-    assert.equal(get.status, 405);
-    assert.equal(get.headers.get('allow'), 'POST');
-    const init = await fetch(url, {
+  test('the official v1 client (2025 wire): a session, tools, progress, an elicitation round, DELETE', async () => {
+    const client = new V1Client(
+      { name: 'fetch-v1', version: '1.0.0' },
+      { capabilities: { elicitation: {} } },
+    );
+    client.setRequestHandler(ElicitRequestSchema, async () => ({
+      action: 'accept',
+      content: { name: 'Ada' },
+    }));
+    const transport = new V1Transport(new URL(url));
+    await client.connect(transport);
+    try {
+      assert.ok(transport.sessionId, 'the handler named a session');
+      const { tools } = await client.listTools();
+      assert.ok(tools.some((t) => t.name === 'add'));
+      const sum = await client.callTool({ name: 'add', arguments: { a: 40, b: 2 } });
+      assert.deepEqual(sum.structuredContent, { sum: 42 });
+      const seen: number[] = [];
+      await client.callTool({ name: 'progress', arguments: {} }, undefined, {
+        onprogress: (p) => seen.push(p.progress),
+      });
+      assert.deepEqual(seen, [0, 50, 100]);
+      const asked = await client.callTool({ name: 'ask_name', arguments: {} });
+      assert.match((asked.content as { text: string }[])[0]?.text ?? '', /Hello, Ada/);
+      await transport.terminateSession();
+      assert.equal(transport.sessionId, undefined);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('the official v2 client in its default mode (2025 wire): a session, tools and progress', async () => {
+    const transport = new StreamableHTTPClientTransport(new URL(url));
+    const client = new Client({ name: 'fetch-v2', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      assert.notEqual(client.getNegotiatedProtocolVersion(), V2026);
+      assert.ok(transport.sessionId, 'the handler named a session');
+      const sum = await client.callTool({ name: 'add', arguments: { a: 1, b: 41 } });
+      assert.deepEqual(sum.structuredContent, { sum: 42 });
+      const seen: number[] = [];
+      await client.callTool(
+        { name: 'progress', arguments: {} },
+        { onprogress: (p: { progress: number }) => seen.push(p.progress) },
+      );
+      assert.deepEqual(seen, [0, 50, 100]);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("the fetch handler with sessions: 'stateless' (a host that keeps nothing between requests)", () => {
+  let server: McpServer;
+  let close: () => Promise<void>;
+  let url: string;
+  before(async () => {
+    server = await buildServer();
+    const handle = createFetchHandler(server, { sessions: 'stateless' });
+    const app = new Hono();
+    app.all('/mcp', (c) => handle(c.req.raw));
+    const listening = Promise.withResolvers<AddressInfo>();
+    const http = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, listening.resolve);
+    url = `http://127.0.0.1:${(await listening.promise).port}/mcp`;
+    close = async () => {
+      (http as { closeAllConnections?: () => void }).closeAllConnections?.();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await server.close();
+    };
+  });
+  after(() => close());
+
+  test('the official v1 client: initialize names no session, each call stands alone, nothing is stored', async () => {
+    const before = server.sessions.size();
+    const client = new V1Client({ name: 'fetch-stateless', version: '1.0.0' });
+    const transport = new V1Transport(new URL(url));
+    await client.connect(transport);
+    try {
+      assert.equal(transport.sessionId, undefined);
+      const sum = await client.callTool({ name: 'add', arguments: { a: 2, b: 2 } });
+      assert.deepEqual(sum.structuredContent, { sum: 4 });
+      await client.setLoggingLevel('error');
+      const seen: number[] = [];
+      await client.callTool({ name: 'progress', arguments: {} }, undefined, {
+        onprogress: (p) => seen.push(p.progress),
+      });
+      assert.deepEqual(seen, [0, 50, 100]);
+    } finally {
+      await client.close();
+    }
+    assert.equal(server.sessions.size(), before, 'no session was stored');
+  });
+
+  test('no client capabilities are known: a tool that elicits is refused with -32021', async () => {
+    const res = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+      },
       body: JSON.stringify({
         jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'ask_name', arguments: {} },
       }),
     });
-    await expectError(init, 400, ErrorCode.UnsupportedProtocolVersion, 1);
+    const body = (await res.json()) as Message;
+    assert.equal(res.status, 400, JSON.stringify(body));
+    assert.equal((body.error as { code: number }).code, ErrorCode.MissingRequiredClientCapability);
+    assert.equal(body.id, 7);
+  });
+
+  test('GET and DELETE are 405 with Allow: POST', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(url, {
+        method,
+        headers: { accept: 'text/event-stream', 'mcp-session-id': 'x' },
+      });
+      assert.equal(res.headers.get('allow'), 'POST', method);
+      await expectError(res, 405, ErrorCode.MethodNotAllowed, null);
+    }
+  });
+});
+
+describe('createFetchHandler: what it takes', () => {
+  test('the handle createServer() returns, as well as its server', async () => {
+    const running = await createPublicServer({ plugins: [ECHO_PLUGIN], transport: 'none' });
+    try {
+      for (const given of [running, running.server]) {
+        const handle = createFetchHandler(given);
+        const res = await handle(call(1, 'tools/list'));
+        assert.equal(res.status, 200);
+        assert.equal((await json(res, 'tools/list')).id, 1);
+      }
+    } finally {
+      await running.close();
+    }
+  });
+
+  test('a wrong argument is a TypeError at creation, naming what was expected', async () => {
+    const server = await buildServer();
+    try {
+      for (const wrong of [undefined, null, 'mcp', {}, { server: {} }, { dispatcher: {} }]) {
+        assert.throws(
+          () => createFetchHandler(wrong as never),
+          (err: unknown) =>
+            err instanceof TypeError && /the handle createServer\(\) returns/.test(err.message),
+        );
+      }
+      assert.throws(
+        () => createFetchHandler(server, { pathh: '/mcp' } as never),
+        /unknown option "pathh"; the options are path, /,
+      );
+      assert.throws(
+        () => createFetchHandler(server, { path: 'mcp' }),
+        /option "path" must be a path starting with '\/'/,
+      );
+      assert.throws(
+        () => createFetchHandler(server, { sessions: 'none' as never }),
+        /'stateful' or 'stateless'/,
+      );
+      assert.throws(() => createFetchHandler(server, { maxBodyBytes: -1 }), /positive integer/);
+      assert.throws(() => createFetchHandler(server, 'x' as never), TypeError);
+    } finally {
+      await server.close();
+    }
   });
 });

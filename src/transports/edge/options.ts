@@ -8,6 +8,16 @@
 import type { HttpOptions } from '../http/options.ts';
 import { type HostGuardOptions, hostGuardOptions } from './guards.ts';
 
+/**
+ * How the 2025 wire's sessions are kept. `stateful`: in the server's session store (memory, or
+ * Redis shared by replicas), with `Mcp-Session-Id`, the GET stream, DELETE and resumable
+ * streams. `stateless`: nothing is kept between requests (a host whose instances share no
+ * memory and no store): `initialize` is answered without a session id, and each later request
+ * is served on its own at the version its `MCP-Protocol-Version` header names, with no client
+ * capabilities known (so no sampling, elicitation or roots); GET and DELETE are 405.
+ */
+export type SessionMode = 'stateful' | 'stateless';
+
 export interface EdgeOptions {
   /** The MCP endpoint's path. */
   readonly path: string;

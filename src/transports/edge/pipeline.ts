@@ -13,8 +13,9 @@
  *   6. method                       405 (PUT, PATCH, ...; GET and DELETE where the    respond()
  *                                    host keeps no sessions)
  *   7. Accept                       406                                               post.ts
- *   8. wire: the profile chosen     -32022 for a 2025-wire message where the host     post.ts
- *      (classifyWire), the session   keeps no sessions; 400/404 for the session
+ *   8. wire: the profile chosen     400 for an unknown MCP-Protocol-Version on the    post.ts
+ *      (classifyWire), the session   2025 wire; 400/404 for a missing or unknown
+ *                                    session (none kept: one made for the request)
  *   9. dispatch, then render        JSON, 202, or an SSE stream                       post.ts
  *
  * Auth runs after the Host and Origin checks, so a rebinding page learns nothing, and before
@@ -32,7 +33,7 @@ import { createMemoryEventStore } from './event-store.ts';
 import { handleGet } from './get-stream.ts';
 import { hostGuard } from './guards.ts';
 import type { EdgeHost, EdgeRequest } from './host.ts';
-import type { EdgeOptions } from './options.ts';
+import type { EdgeOptions, SessionMode } from './options.ts';
 import { handlePost } from './post.ts';
 import { refuse } from './refuse.ts';
 import type { RouteState } from './route-state.ts';
@@ -64,8 +65,8 @@ export interface EdgeSetup<Req extends EdgeRequest, Res> {
   readonly deps: EdgeDeps;
   readonly options: EdgeOptions;
   readonly host: EdgeHost<Req, Res>;
-  /** Serve the 2025 wire's sessions (initialize, Mcp-Session-Id, GET, DELETE). */
-  readonly sessions: boolean;
+  /** How the 2025 wire's sessions are kept. */
+  readonly sessions: SessionMode;
   /** Default: the server's (`deps.eventStore`, shared by replicas), else one in memory. */
   readonly eventStore?: EventStore | undefined;
   /** Events kept per stream by the in-memory event store. */
@@ -74,7 +75,7 @@ export interface EdgeSetup<Req extends EdgeRequest, Res> {
 
 /**
  * @example
- * const edge = createEdge({ deps, options: edgeOptions(http), host, sessions: true, eventRetention: 1000 });
+ * const edge = createEdge({ deps, options: edgeOptions(http), host, sessions: 'stateful', eventRetention: 1000 });
  * const refusal = edge.admit(req); // then the body, then edge.respond(req, res)
  */
 export function createEdge<Req extends EdgeRequest, Res>(setup: EdgeSetup<Req, Res>): Edge<Req, Res> {
@@ -96,6 +97,7 @@ export function createEdge<Req extends EdgeRequest, Res>(setup: EdgeSetup<Req, R
   };
   const { auth, limiter, logger } = deps;
   const limited = limiter !== undefined && limiter.burst > 0;
+  const stateful = setup.sessions === 'stateful';
 
   const authenticated = (req: Req): Promise<ProtocolError | undefined> | undefined =>
     auth?.authenticate({ headers: req.headers }).then(
@@ -136,15 +138,13 @@ export function createEdge<Req extends EdgeRequest, Res>(setup: EdgeSetup<Req, R
       case 'POST':
         return handlePost(state, req, res);
       case 'GET':
-        if (setup.sessions) return handleGet(state, req, res);
+        if (stateful) return handleGet(state, req, res);
         break;
       case 'DELETE':
-        if (setup.sessions) return handleDelete(state, req, res);
+        if (stateful) return handleDelete(state, req, res);
         break;
     }
-    const refusal = setup.sessions
-      ? Refusal.methodNotAllowed()
-      : Refusal.statelessMethodNotAllowed(req.method);
+    const refusal = stateful ? Refusal.methodNotAllowed() : Refusal.statelessMethodNotAllowed(req.method);
     return Promise.resolve(refuse(state, req, res, refusal, null));
   }
 

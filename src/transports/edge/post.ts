@@ -7,9 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import { encodeMessage, isObject, type JsonRpcMessage, type RequestId } from '../../base/jsonrpc.ts';
 import { Refusal } from '../../base/refusals.ts';
+import { negotiateVersion } from '../../base/versions.ts';
 import { ClientPresence, type Exchange } from '../../protocol/exchange.ts';
 import type { OutboundChannel } from '../../protocol/hub/channel.ts';
-import type { Session } from '../../protocol/session.ts';
+import { type Session, sessionOwner, transientSession } from '../../protocol/session.ts';
 import { header } from '../../protocol/wire.ts';
 import { classifyWire } from '../../protocol/wires/classify.ts';
 import type { EdgeRequest } from './host.ts';
@@ -22,13 +23,21 @@ import { SseStream } from './sse.ts';
 /** The 2025 wire's default when a client names no version (2025-11-25 transports, Protocol Version Header). */
 const UNNAMED_VERSION = '2025-03-26';
 
-/** The version a 2025-wire message asks for, for -32022's `data.requested` where sessions are off. */
-function requestedVersion(body: unknown, req: EdgeRequest): string {
-  if (isObject(body) && body.method === 'initialize' && isObject(body.params)) {
-    const v = body.params.protocolVersion;
-    if (typeof v === 'string') return v;
+/**
+ * The session of one request where none is kept (`sessions: 'stateless'`): initialised at the
+ * version the MCP-Protocol-Version header names, with no client capabilities known, bound to
+ * the caller; never stored. An `initialize` gets one to fill in (and no session id back).
+ */
+function requestSession(req: EdgeRequest, initialize: boolean): Session {
+  const session = transientSession();
+  if (!initialize) {
+    session.protocolVersion = negotiateVersion(
+      header(req.headers, 'mcp-protocol-version') ?? UNNAMED_VERSION,
+    );
+    session.initialized = true;
+    session.owner = sessionOwner(req.mcpIdentity);
   }
-  return header(req.headers, 'mcp-protocol-version') ?? UNNAMED_VERSION;
+  return session;
 }
 
 /** A POST's channel: stays JSON until the first related message, then becomes an SSE stream. */
@@ -72,9 +81,6 @@ export async function handlePost(state: RouteState, req: EdgeRequest, res: unkno
   // batch or a posted response under a 2026 MCP-Protocol-Version header is on the 2026 wire
   // (a batch there is -32600, a notification 202: fixture contract §1 and §3).
   const profile = classifyWire(body, req.headers);
-  if (profile.sessions && !state.sessions) {
-    return refuse(state, req, res, Refusal.statelessOnly(requestedVersion(body, req)), firstId);
-  }
   // A listen stream is nothing but SSE: held open on a JSON-only client it could never
   // deliver anything, so it is refused at once.
   if (!profile.sessions && single?.method === 'subscriptions/listen' && !sseOk) {
@@ -82,15 +88,18 @@ export async function handlePost(state: RouteState, req: EdgeRequest, res: unkno
   }
 
   let session: Session | undefined;
-  if (profile.sessions && !(isRequest && single?.method === 'initialize')) {
+  const initialize = isRequest && single?.method === 'initialize';
+  const stateless = state.sessions === 'stateless';
+  if (profile.sessions && !initialize) {
     const refusal = profile.versionHeaderRefusal(req.headers);
     if (refusal) return refuse(state, req, res, refusal, firstId);
-    session = await sessionFor(state, req, res, firstId);
+    session = stateless ? requestSession(req, false) : await sessionFor(state, req, res, firstId);
     if (!session) return res;
-  }
+  } else if (profile.sessions && stateless) session = requestSession(req, true);
 
-  const resumable = session !== undefined && profile.resumable(session);
-  let sessionHeader = session?.id;
+  // A session made for this request alone is never resumed, nor named to the client.
+  const resumable = !stateless && session !== undefined && profile.resumable(session);
+  let sessionHeader = stateless ? undefined : session?.id;
   const channel = new PostChannel(
     sseOk
       ? () => {
@@ -129,7 +138,7 @@ export async function handlePost(state: RouteState, req: EdgeRequest, res: unkno
   };
   req.mcpDispatched = true;
   const result = await deps.dispatcher.handle(body, exchange);
-  if (result.session) sessionHeader = result.session.id;
+  if (result.session && !stateless) sessionHeader = result.session.id;
 
   if (channel.stream) {
     const stream = channel.stream;
@@ -152,9 +161,10 @@ export async function handlePost(state: RouteState, req: EdgeRequest, res: unkno
   const status = result.status ?? 200;
   if (isDispatchedRefusal(status)) deps.telemetry.countRefusal(status, statusReason(status) ?? 'refused');
   let headers = JSON_HEADERS;
-  if (result.headers || (sessionHeader && result.session)) {
+  const named = sessionHeader !== undefined && result.session !== undefined;
+  if (result.headers || named) {
     const extra: Record<string, string> = { ...result.headers, ...JSON_HEADERS };
-    if (sessionHeader && result.session) extra['mcp-session-id'] = sessionHeader;
+    if (named) extra['mcp-session-id'] = sessionHeader as string;
     headers = extra;
   }
   host.send(res, status, headers, text);

@@ -10,7 +10,7 @@ import { type Session, sessionOwner } from '../../protocol/session.ts';
 import { header } from '../../protocol/wire.ts';
 import type { EdgeDeps, EventStore } from '../deps.ts';
 import type { EdgeHost, EdgeRequest } from './host.ts';
-import type { EdgeOptions } from './options.ts';
+import type { EdgeOptions, SessionMode } from './options.ts';
 import { refuse } from './refuse.ts';
 import { acceptAllows } from './rules.ts';
 import type { SseStream } from './sse.ts';
@@ -20,11 +20,8 @@ export interface RouteState {
   readonly options: EdgeOptions;
   readonly host: EdgeHost;
   readonly store: EventStore;
-  /**
-   * Whether the 2025 wire's sessions are served (initialize, Mcp-Session-Id, the GET stream,
-   * DELETE); false: a 2025-wire message is refused with -32022 and GET and DELETE with 405.
-   */
-  readonly sessions: boolean;
+  /** How the 2025 wire's sessions are kept (options.ts). */
+  readonly sessions: SessionMode;
   /** Logs a reply JSON cannot carry. */
   readonly encodeFailed: EncodeFailure;
   /** Live POST streams by id, so a GET with Last-Event-ID can re-attach. */

@@ -3,8 +3,9 @@
  * runtime or framework that speaks the WHATWG fetch API (Hono, Bun, Deno, Next.js route
  * handlers, Cloudflare-style workers): the HTTP edge (src/transports/edge/pipeline.ts, where
  * the order of its stages is written) with a fetch Request as its request and a Response as its
- * answer (stream.ts). What needs a stateful transport (initialize, Mcp-Session-Id, a GET stream,
- * DELETE) is refused: 405 with `Allow: POST`, or -32022 for a 2025-wire message. The plugins'
+ * answer (stream.ts). Both wires: the 2026 stateless one, and the 2025 one with its sessions
+ * in the server's store (GET streams, DELETE, resumable streams), or, with
+ * `sessions: 'stateless'`, each 2025-wire request served on its own. The plugins'
  * own HTTP routes (`app.httpRoute`) are served on their paths after the same Host, Origin and
  * body-size checks, through the route call (edge/route-call.ts).
  */
@@ -14,7 +15,7 @@ import type { FetchDeps } from '../deps.ts';
 import type { Edge } from '../edge/pipeline.ts';
 import { createEdge } from '../edge/pipeline.ts';
 import { callRoute, matchRoute, type RouteArrival } from '../edge/route-call.ts';
-import type { FetchHandlerOptions } from './options.ts';
+import { edgeOptionsOf, type FetchHandlerOptions } from './options.ts';
 import { FETCH_HOST, FetchAnswer, type FetchRequest } from './stream.ts';
 
 /** What the handler takes of a server: `createServer`'s McpServer has it all. */
@@ -87,6 +88,11 @@ async function readBody(
 ): Promise<boolean> {
   if (request.method === 'GET' || request.method === 'HEAD' || request.body === null) return true;
   const contentType = req.headers['content-type'] as string | undefined;
+  // As Fastify: with neither a type nor a declared body, there is no body (a runtime may still
+  // hand an empty stream); with a declared body but no type, the media type is refused.
+  const length = req.headers['content-length'];
+  const declared = req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+  if (contentType === undefined && !declared) return true;
   const bytes = contentType === undefined ? new Uint8Array(0) : await readBytes(request, edge.maxBodyBytes);
   if (bytes === undefined) {
     edge.refuse(req, answer, Refusal.bodyTooLarge(edge.maxBodyBytes), null);
@@ -113,16 +119,10 @@ export function fetchHandler(server: FetchServer, o: FetchHandlerOptions): Fetch
   const routes = server.routes ?? [];
   const edge = createEdge<FetchRequest, FetchAnswer>({
     deps: server,
-    options: {
-      path: o.path,
-      hosts: o,
-      trustProxy: o.trustProxy,
-      limits: { maxBodyBytes: o.maxBodyBytes, maxStreamsPerSession: 1 },
-      sse: { keepAliveMs: o.sseKeepAliveMs, retryMs: 1000 },
-    },
+    options: edgeOptionsOf(o),
     host: FETCH_HOST,
-    sessions: false,
-    eventRetention: 1,
+    sessions: o.sessions,
+    eventRetention: o.eventRetention,
   });
 
   async function serve(request: Request, url: URL, req: FetchRequest, answer: FetchAnswer): Promise<void> {

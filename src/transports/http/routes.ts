@@ -30,7 +30,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
     deps,
     options: edgeOptions(http),
     host: fastifyHost(options.streams ?? new Set()),
-    sessions: true,
+    sessions: 'stateful',
     eventStore: options.eventStore,
     eventRetention: http.limits.eventRetention,
   });
