@@ -86,7 +86,7 @@ export const CHECKS = {
     fix: 'never answer a message without an id; over HTTP reply 202 Accepted with no body',
   },
   'lifecycle.pre-initialize': {
-    title: 'a request without a session is refused (HTTP servers that issue sessions)',
+    title: 'a request without a session is refused with 400 (HTTP servers that require one)',
     level: 'SHOULD',
     source: TRANSPORTS('session-management', 'Transports §Session Management'),
     fix: 'answer a non-initialize request without Mcp-Session-Id with HTTP 400',
@@ -180,6 +180,18 @@ export const CHECKS = {
     level: 'SHOULD',
     source: TOOLS('error-handling', 'Tools §Error Handling (unknown tools are protocol errors)'),
     fix: 'answer tools/call of a name you do not serve with a JSON-RPC error (-32602, as the spec shows)',
+  },
+  'tools.execution-error': {
+    title: 'a valid call that fails is reported as a tool execution error (isError), not a JSON-RPC error',
+    level: 'HOUSE',
+    source: TOOLS('error-handling', 'Tools §Error Handling (API failures are tool execution errors)'),
+    fix: "catch failures of the tool's own work (an API or a database that is down) and return them as an isError result with the message, so the model can read them",
+  },
+  'tools.schema-accepted': {
+    title: 'a value the inputSchema allows is not refused as invalid (-32602)',
+    level: 'HOUSE',
+    source: TOOLS('tool', 'Tools §Tool (inputSchema defines the expected parameters)'),
+    fix: 'tighten the inputSchema (pattern, format, enum, bounds) to what the tool accepts, so clients and models send values it takes',
   },
   'tools.structured-content': {
     title: 'structuredContent matches outputSchema',

@@ -9,7 +9,13 @@ import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import { listSome, type Recorder } from './conformance-recorder.ts';
 import { compileSchema, validateValue } from './json-schema.ts';
 import { describeAnswer, type ProbeClient } from './probe-client.ts';
-import { judgeUnknownResource, judgeUnknownTool } from './protocol-rules.ts';
+import {
+  type CallErrorFinding,
+  internalErrorReason,
+  judgeCallError,
+  judgeUnknownResource,
+  judgeUnknownTool,
+} from './protocol-rules.ts';
 import {
   describeFinding,
   INFORMATIONAL_RULES,
@@ -57,7 +63,9 @@ export async function checkTools(
   const listed = await c.listAll('tools/list', 'tools');
   const firstPageFailed = listed.problem !== undefined && listed.pages === 1 && listed.items.length === 0;
   if (firstPageFailed) {
-    rec.fail('tools.list', listed.problem as string);
+    const internal = internalErrorReason('tools/list', listed.answer);
+    if (internal !== undefined) rec.notRun('tools.list', internal);
+    else rec.fail('tools.list', listed.problem as string);
     return undefined;
   }
   const notObjects = listed.items.filter((t) => !isObject(t)).length;
@@ -177,14 +185,27 @@ async function checkStructuredContent(c: ProbeClient, rec: Recorder, tools: Json
       safeArguments(t) !== undefined,
   );
   if (callable.length === 0) {
-    rec.notRun('tools.structured-content', 'no read-only tool with an outputSchema and a valid input');
+    for (const id of CALL_RULES) rec.notRun(id, 'no read-only tool with an outputSchema and a valid input');
     return;
   }
   const problems: string[] = [];
+  const callErrors: Record<CallErrorFinding['rule'], string[]> = {
+    'tools.execution-error': [],
+    'tools.schema-accepted': [],
+  };
   let checked = 0;
+  let answered = 0;
   for (const t of callable.slice(0, MAX_STRUCTURED_CALLS)) {
     const answer = await c.callTool(t.name as string, safeArguments(t));
     if (answer.kind === 'error' && answer.error.code === ErrorCode.MissingRequiredClientCapability) continue;
+    if (answer.kind === 'error') {
+      // A failing call: house findings with the server's message, never the output schema's MUST.
+      const found = judgeCallError(answer.error);
+      callErrors[found.rule].push(`${t.name}: ${found.reason}`);
+      answered++;
+      continue;
+    }
+    if (answer.kind === 'result') answered++;
     if (answer.kind !== 'result') {
       problems.push(`${t.name}: got ${describeAnswer(answer)}`);
       continue;
@@ -198,12 +219,23 @@ async function checkStructuredContent(c: ProbeClient, rec: Recorder, tools: Json
     const issues = validateValue(t.outputSchema, answer.result.structuredContent);
     if (issues.length > 0) problems.push(`${t.name}: ${issues.slice(0, 3).join(', ')}`);
   }
+  for (const id of CALL_RULES) {
+    if (callErrors[id].length > 0) rec.fail(id, listSome(callErrors[id]));
+    else if (answered === 0) rec.notRun(id, 'no call was answered');
+    else rec.pass(id, `${answered} calls answered`);
+  }
   if (problems.length === 0 && checked === 0) {
-    rec.notRun('tools.structured-content', 'every call answered isError: nothing to compare');
+    rec.notRun(
+      'tools.structured-content',
+      'no call returned a result to compare (isError, or a JSON-RPC error)',
+    );
     return;
   }
   rec.expect('tools.structured-content', problems, `${checked} tools called`);
 }
+
+/** The rules a call answered with a JSON-RPC error falls under (protocol-rules.ts). */
+const CALL_RULES = ['tools.execution-error', 'tools.schema-accepted'] as const;
 
 export async function checkResources(c: ProbeClient, rec: Recorder): Promise<void> {
   const listed = await c.listAll('resources/list', 'resources');
@@ -225,8 +257,13 @@ export async function checkResources(c: ProbeClient, rec: Recorder): Promise<voi
       }
     }
   }
-  if (listed.problem !== undefined) bad.unshift(listed.problem);
-  rec.expect('resources.list', bad, `${listed.items.length} resources`);
+  const internal =
+    listed.items.length === 0 ? internalErrorReason('resources/list', listed.answer) : undefined;
+  if (internal !== undefined) rec.notRun('resources.list', internal);
+  else {
+    if (listed.problem !== undefined) bad.unshift(listed.problem);
+    rec.expect('resources.list', bad, `${listed.items.length} resources`);
+  }
   await checkUnknownResource(c, rec);
 
   const first = listed.items.find((r) => isObject(r) && typeof r.uri === 'string');
@@ -235,6 +272,11 @@ export async function checkResources(c: ProbeClient, rec: Recorder): Promise<voi
     return;
   }
   const read = await c.request('resources/read', { uri: first.uri as string });
+  const readFailed = internalErrorReason(`resources/read ${first.uri}`, read);
+  if (readFailed !== undefined) {
+    rec.notRun('resources.read', readFailed);
+    return;
+  }
   const problems: string[] = [];
   if (read.kind !== 'result') problems.push(`reading ${first.uri} got ${describeAnswer(read)}`);
   else {
@@ -267,6 +309,11 @@ async function checkUnknownResource(c: ProbeClient, rec: Recorder): Promise<void
 
 export async function checkPrompts(c: ProbeClient, rec: Recorder): Promise<void> {
   const listed = await c.listAll('prompts/list', 'prompts');
+  const internal = listed.items.length === 0 ? internalErrorReason('prompts/list', listed.answer) : undefined;
+  if (internal !== undefined) {
+    for (const id of ['prompts.list', 'prompts.arguments'] as const) rec.notRun(id, internal);
+    return;
+  }
   const bad: string[] = listed.problem !== undefined ? [listed.problem] : [];
   for (const p of listed.items) {
     if (!isObject(p) || typeof p.name !== 'string') {

@@ -10,6 +10,7 @@ import type { Level } from './check-catalog.ts';
 import { validateValue } from './json-schema.ts';
 import type { LiveCheckId } from './live-catalog.ts';
 import { type Answer, describeAnswer, toolText } from './probe-client.ts';
+import { judgeCallError } from './protocol-rules.ts';
 
 /**
  * A failed generated test: the message is the finding, so the stack is left out. `level`, when
@@ -106,6 +107,14 @@ export function expectToolResult(
       skipped: `needs a client capability this test client does not offer: ${answer.error.message} (declare it with --client-capabilities)`,
     };
   }
+  if (answer.kind === 'error') {
+    // A valid call answered with a JSON-RPC error: a house finding, with the server's message
+    // (protocol-rules.ts), never the output schema's MUST (there is no result to conform).
+    const found = judgeCallError(answer.error);
+    const family = found.rule === 'tools.schema-accepted' ? 'test.schema-accepted' : 'test.execution-error';
+    fail(`${call}: ${found.reason}`, 'HOUSE', family);
+  }
+  // No JSON-RPC response at all: JSON-RPC 2.0 §5, "the Server MUST reply with a Response".
   if (answer.kind !== 'result') fail(`${call}: expected a result, got ${describeAnswer(answer)}`, 'MUST');
   const result = answer.result;
   if (result.resultType === 'input_required') {

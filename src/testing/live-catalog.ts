@@ -95,6 +95,9 @@ export const LIVE_CHECKS = {
     source: TOOLS('output-schema', 'Tools §Output Schema (results MUST conform)'),
     fix: 'answer every valid call with a result; return structuredContent that validates against the outputSchema',
   },
+  // A generated call answered with a JSON-RPC error: check's rules for a failing call.
+  'test.execution-error': sameAs('tools.execution-error'),
+  'test.schema-accepted': sameAs('tools.schema-accepted'),
   'test.has-examples': {
     title: 'the tool declares examples (--strict)',
     level: 'HOUSE',

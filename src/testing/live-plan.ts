@@ -305,7 +305,7 @@ function protocolCases(client: ProbeClient): LiveCase[] {
           'tools/call with params: null',
           id,
           answer,
-          judgeInvalidRequest(answer, client.wire ?? '2025'),
+          judgeInvalidRequest(answer, client.wire ?? '2025', client.link.transport),
           {
             nullIdOk: true,
           },

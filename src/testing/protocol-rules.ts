@@ -16,15 +16,25 @@ export interface Judgement {
   fix?: string;
 }
 
+/** What answers `params: null`, said the same by both commands whatever the wire. */
+const INVALID_REQUEST_CODES = '-32600 (on the 2026 wire -32602 too, and over HTTP -32020)';
+
 /**
  * `tools/call` with `params: null` (JSON-RPC 2.0 §4.2, §5): it must be answered, with an error
  * (`id: null` counts: the id of an invalid request may be unreadable). -32600 is the code for
- * it; on the 2026 wire -32602 too (the body also lacks its envelope). Another error code is a
- * warning; no error at all (dropped, a result) is the MUST failure.
+ * it; on the 2026 wire -32602 too (the body also lacks its envelope), and over HTTP -32020
+ * (HeaderMismatch: the `Mcp-Name` header a `tools/call` needs has no body value to mirror, and
+ * Transports §Server Validation gives a missing or mismatched header 400 and -32020). Another
+ * error code is a warning; no error at all (dropped, a result) is the MUST failure.
  */
-export function judgeInvalidRequest(answer: Answer, wire: '2025' | '2026' = '2025'): Judgement {
-  const codes: number[] =
-    wire === '2026' ? [ErrorCode.InvalidRequest, ErrorCode.InvalidParams] : [ErrorCode.InvalidRequest];
+export function judgeInvalidRequest(
+  answer: Answer,
+  wire: '2025' | '2026' = '2025',
+  transport?: 'stdio' | 'http' | 'in-process',
+): Judgement {
+  const codes: number[] = [ErrorCode.InvalidRequest];
+  if (wire === '2026') codes.push(ErrorCode.InvalidParams);
+  if (wire === '2026' && transport === 'http') codes.push(ErrorCode.HeaderMismatch);
   if (answer.kind === 'error' && codes.includes(answer.error.code))
     return answer.response.id === null
       ? { status: 'pass', reason: 'answered with id null' }
@@ -32,10 +42,10 @@ export function judgeInvalidRequest(answer: Answer, wire: '2025' | '2026' = '202
   if (answer.kind === 'error')
     return {
       status: 'warn',
-      reason: `answered, but with ${describeAnswer(answer)}; the code for it is ${codes.join(' or ')}`,
+      reason: `answered, but with ${describeAnswer(answer)}; the code for it is ${INVALID_REQUEST_CODES}`,
       fix: 'answer a request whose params is not an object with error -32600 (Invalid Request)',
     };
-  return { status: 'fail', reason: `expected error ${codes.join(' or ')}, got ${describeAnswer(answer)}` };
+  return { status: 'fail', reason: `expected error ${INVALID_REQUEST_CODES}, got ${describeAnswer(answer)}` };
 }
 
 /** MCP's "resource not found" code of the 2025 revisions (Resources §Error Handling). */
@@ -91,4 +101,44 @@ export function judgeUnknownTool(answer: Answer): Judgement {
     reason: `got ${describeAnswer(answer)}; an unknown tool is a protocol error (Tools § Error Handling)`,
     fix: 'answer tools/call of a name you do not serve with a JSON-RPC error (-32602, as the spec shows)',
   };
+}
+
+/** The rule a JSON-RPC error answer to a schema-valid tool call falls under, and why. */
+export interface CallErrorFinding {
+  rule: 'tools.execution-error' | 'tools.schema-accepted';
+  reason: string;
+}
+
+/**
+ * A JSON-RPC error answer to a tool call whose arguments satisfy the tool's inputSchema. Tools
+ * §Error Handling lists "Server errors" among protocol errors and "API failures" among tool
+ * execution errors ("Reported in tool results with isError: true"), with no MUST or SHOULD on
+ * either, and no MUST says a server serves every schema-valid value. So neither is a breach of
+ * the specification: -32602 (the server is stricter than its schema) is a house finding about
+ * the schema, any other code (the tool's backend failed) a house finding that the model never
+ * sees the failure. Both carry the server's own message. The output schema says nothing here:
+ * it binds results, and there is none.
+ */
+export function judgeCallError(error: { code: number; message: string }): CallErrorFinding {
+  const said = `error ${error.code} (${error.message})`;
+  if (error.code === ErrorCode.InvalidParams)
+    return {
+      rule: 'tools.schema-accepted',
+      reason: `refused with ${said} although the arguments satisfy the inputSchema: the schema is looser than the code`,
+    };
+  return {
+    rule: 'tools.execution-error',
+    reason: `failed with ${said}: a failure of the tool's work (an API or backend that is down) is a tool execution error, an isError result the model can read`,
+  };
+}
+
+/**
+ * Why a listing or a read answered -32603 cannot be judged: JSON-RPC 2.0 §5.1 gives -32603 to
+ * an "Internal JSON-RPC error" and Resources §Error Handling to "Internal errors", so a server
+ * whose database is down answers as specified. Nothing about the list's shape can be seen; the
+ * check is not run, with the server's message. Undefined for any other answer.
+ */
+export function internalErrorReason(what: string, answer: Answer | undefined): string | undefined {
+  if (answer?.kind !== 'error' || answer.error.code !== ErrorCode.InternalError) return undefined;
+  return `${what} answered error -32603 (${answer.error.message}), the code for the server's own failure (JSON-RPC 2.0 §5.1 "Internal error"): nothing to judge`;
 }

@@ -5,6 +5,14 @@
 import type { CheckInfo } from './check-catalog.ts';
 import { AUTHZ, JSONRPC, TRANSPORTS, WIRE_2026 } from './check-sources.ts';
 
+/** Base Protocol §_meta (2026-07-28): the per-request fields and what a request missing one gets. */
+const META_2026 = {
+  spec: 'basic',
+  anchor: 'meta',
+  label: 'Base Protocol §_meta (2026-07-28 per-request fields: -32602, HTTP 400)',
+  revision: '2026-07-28',
+} as const;
+
 export const TRANSPORT_CHECKS = {
   'stdio.stdout': {
     title: 'every byte on stdout is a JSON-RPC message',
@@ -40,15 +48,16 @@ export const TRANSPORT_CHECKS = {
     fix: 'answer an unknown method with -32601, with HTTP status 404 over HTTP',
   },
   '2026.missing-envelope': {
-    title: '2026: a request without its _meta envelope is rejected with -32602 (HTTP 400)',
+    title:
+      '2026: a request without its _meta envelope is rejected with -32602 (HTTP 400; over HTTP -32020 HeaderMismatch also passes)',
     level: 'MUST',
-    source: WIRE_2026('streamable-http', 'Transports §Streamable HTTP (2026-07-28 request envelope)'),
-    fix: 'reject a 2026 request whose _meta lacks protocolVersion or clientCapabilities with -32602 (HTTP 400)',
+    source: META_2026,
+    fix: 'reject a 2026 request whose _meta lacks protocolVersion or clientCapabilities with -32602 (HTTP 400; over HTTP, with a 2026-07-28 MCP-Protocol-Version header, HeaderMismatch -32020 is the more specific answer)',
   },
   '2026.missing-capabilities': {
     title: '2026: an envelope without clientCapabilities is rejected (HTTP 400, -32602)',
     level: 'MUST',
-    source: WIRE_2026('streamable-http', 'Transports §Streamable HTTP (2026-07-28 request envelope)'),
+    source: META_2026,
     fix: 'require io.modelcontextprotocol/clientCapabilities in every 2026 envelope; answer its absence with HTTP 400 and -32602',
   },
   '2026.header-mismatch': {

@@ -15,8 +15,11 @@ import { after, before, describe, test } from 'node:test';
 import type { ConformanceReport } from '../../src/testing/conformance-report.ts';
 import { REPO_ROOT, runCli } from './helpers/fixtures.ts';
 import {
+  ACCEPT_IGNORED,
   assertPinned,
   BATCH_SERVED,
+  CAPABILITIES_200,
+  DELETED_SESSION_SERVED,
   FAST_FLAGS,
   FOREIGN_HOST,
   FOREIGN_ORIGIN,
@@ -30,6 +33,7 @@ import {
   startHttpServer,
   tapSummary,
   UNKNOWN_TOOL,
+  VERSION_HEADER_SERVED,
 } from './helpers/pinned.ts';
 
 const FIXTURES = path.join(REPO_ROOT, 'test/testing/fixtures');
@@ -154,6 +158,78 @@ describe('a server on fastmcp', { skip: missing('fastmcp') }, () => {
     assert.deepEqual(run.failed, []);
     assert.match(run.stdout, /ok \d+ - test_deprecated_endpoint\[GET \/sse\] # TODO warning \[HOUSE\]/);
     assert.match(run.stdout, /^\d+ passed, 0 failed, 3 warnings, 0 not run$/m);
+  });
+});
+
+describe('a server on tmcp', { skip: missing('tmcp') || missing('@tmcp/transport-http') }, () => {
+  const script = path.join(FIXTURES, 'tmcp-server.ts');
+  let http: HttpServerProcess;
+  before(async () => {
+    http = await startHttpServer(process.execPath, [script, 'http']);
+  });
+  after(() => http.stop());
+
+  /**
+   * The classes of issue 49, each shown here: a tool whose database is down answers -32603 (a
+   * house warning with the server's message, not the output schema's MUST); a tool stricter
+   * than its schema answers -32602 "Invalid URL" (a house warning about the schema);
+   * resources/list answers -32603 (not run: the code for the server's own failure).
+   */
+  function assertCallFindings(stdout: string): void {
+    assert.match(
+      stdout,
+      /ok \d+ - test_find_user_schema_0 # TODO warning \[HOUSE\]: .*error -32603 \(connect ECONNREFUSED 127\.0\.0\.1:9\)/,
+    );
+    assert.match(
+      stdout,
+      /ok \d+ - test_page_host_schema_0 # TODO warning \[HOUSE\]: .*error -32602 \(.*Invalid URL.*\) although the arguments satisfy the inputSchema/,
+    );
+  }
+  function assertListNotRun(report: ConformanceReport): void {
+    const list = report.checks.find((c) => c.id === 'resources.list');
+    assert.equal(list?.status, 'not-run');
+    assert.match(list?.reason ?? '', /-32603 \(connect ECONNREFUSED/);
+  }
+
+  test('stdio: a backend down and a schema looser than the code are house warnings; a list that fails -32603 is not run', async () => {
+    const stdio = ['--', process.execPath, script];
+    const report = await check(stdio);
+    assert.equal(report.serverInfo?.name, 'tmcp-fixture');
+    assert.deepEqual(report.wires, ['2025', '2026']);
+    assertPinned(report, [INVALID_REQUEST, UNKNOWN_TOOL]);
+    assertListNotRun(report);
+    const run = await liveTests(stdio);
+    assert.deepEqual(run.failed, ['test_invalid_request']);
+    assertCallFindings(run.stdout);
+    // 8 calls of find_user, 3 of page_host, and the unknown tool's isError.
+    assert.match(run.stdout, /^\d+ passed, 1 failed, 12 warnings, 0 not run$/m);
+  });
+
+  test('HTTP: HeaderMismatch for a missing envelope passes; sessions issued but not required: the SHOULD is not run', async () => {
+    const report = await check([http.url]);
+    assert.deepEqual(report.wires, ['2025', '2026']);
+    assertPinned(report, [
+      INVALID_REQUEST,
+      UNKNOWN_TOOL,
+      FOREIGN_ORIGIN,
+      FOREIGN_HOST,
+      VERSION_HEADER_SERVED,
+      ACCEPT_IGNORED,
+      DELETED_SESSION_SERVED,
+      CAPABILITIES_200,
+    ]);
+    assertListNotRun(report);
+    // Header 2026-07-28, no _meta in the body: 400 with HeaderMismatch, the more specific MUST.
+    const envelope = report.checks.find((c) => c.id === '2026.missing-envelope');
+    assert.equal(envelope?.status, 'pass', envelope?.reason);
+    const session = report.checks.find((c) => c.id === 'lifecycle.pre-initialize');
+    assert.equal(session?.status, 'not-run');
+    assert.match(session?.reason ?? '', /does not require one/);
+    const run = await liveTests([http.url]);
+    // On the 2026 wire params: null gets 400 HeaderMismatch (Mcp-Name has no body value): answered.
+    assert.deepEqual(run.failed, []);
+    assertCallFindings(run.stdout);
+    assert.match(run.stdout, /^\d+ passed, 0 failed, 12 warnings, 0 not run$/m);
   });
 });
 

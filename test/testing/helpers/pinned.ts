@@ -64,6 +64,28 @@ export const HTML_PARSE_ERROR: Pinned = {
   source:
     'JSON-RPC 2.0 §5.1: "-32700 Parse error: Invalid JSON was received by the server", which §7 answers for an "rpc call with invalid JSON" with {"code": -32700, "message": "Parse error"}, "id": null; §5: "When a rpc call is made, the Server MUST reply with a Response" (an HTML page is none)',
 };
+export const VERSION_HEADER_SERVED: Pinned = {
+  id: 'http.protocol-version-header',
+  level: 'MUST',
+  status: 'fail',
+  source:
+    'Transports §Protocol Version Header: "If the server receives a request with an invalid or unsupported MCP-Protocol-Version, it MUST respond with 400 Bad Request"',
+};
+export const DELETED_SESSION_SERVED: Pinned = {
+  id: 'http.session-terminated',
+  level: 'MUST',
+  status: 'fail',
+  source:
+    'Transports §Session Management: "The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found" (it answered DELETE with 2xx, then served the session)',
+};
+export const CAPABILITIES_200: Pinned = {
+  id: '2026.missing-capabilities',
+  level: 'MUST',
+  status: 'fail',
+  source:
+    'Base Protocol §_meta: "A request missing any required field is malformed; the server MUST reject it with JSON-RPC error code -32602 (Invalid params). On HTTP, the response status MUST be 400 Bad Request."',
+};
+export const ACCEPT_IGNORED: Pinned = { id: 'http.accept', level: 'HOUSE', status: 'warn' };
 export const BATCH_SERVED: Pinned = { id: 'http.batch', level: 'HOUSE', status: 'warn' };
 export const FOREIGN_HOST: Pinned = { id: 'http.host', level: 'HOUSE', status: 'warn' };
 
