@@ -133,6 +133,16 @@ export const CHECKS = {
     source: { spec: 'server/utilities/pagination', anchor: 'response-format', label: 'Pagination' },
     fix: 'accept every nextCursor you hand out, and end the list (no nextCursor) eventually',
   },
+  'pagination.invalid-cursor': {
+    title: 'an invalid cursor gets -32602 (every paginated list, both wires)',
+    level: 'SHOULD',
+    source: {
+      spec: 'server/utilities/pagination',
+      anchor: 'error-handling',
+      label: 'Pagination §Error Handling (invalid cursors: -32602)',
+    },
+    fix: 'answer a list request whose cursor you did not hand out (or cannot decode) with error -32602 (Invalid params), not with the first page',
+  },
   'tools.fields': {
     title: 'every tool has a name and an inputSchema',
     level: 'MUST',

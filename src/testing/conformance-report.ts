@@ -7,6 +7,7 @@ import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import { VERSION_2026 } from '../base/versions.ts';
 import { CHECKS, type CheckId } from './check-catalog.ts';
 import { closingLine } from './cli-report.ts';
+import { CursorProbes } from './conformance-cursors.ts';
 import { checkPrompts, checkResources, checkTools } from './conformance-features.ts';
 import { checkHttpTransport } from './conformance-http.ts';
 import {
@@ -87,7 +88,13 @@ async function run2025(c: ProbeClient, rec: Recorder): Promise<boolean> {
   return true;
 }
 
-async function runFeatures(c: ProbeClient, rec: Recorder, capabilities: JsonObject): Promise<void> {
+async function runFeatures(
+  c: ProbeClient,
+  rec: Recorder,
+  capabilities: JsonObject,
+  cursors: CursorProbes,
+): Promise<void> {
+  if (c.wire === '2025') await cursors.probe(c, '2025', capabilities);
   const tools = await checkTools(c, rec, isObject(capabilities.tools));
   if (tools !== undefined) await checkTasks(c, rec, tools);
   if (isObject(capabilities.resources)) await checkResources(c, rec);
@@ -107,14 +114,20 @@ async function check2026Apart(
   rec: Recorder,
   discovered: Answer,
   fresh: (() => ProbeClient) | undefined,
+  cursors: CursorProbes,
 ): Promise<void> {
+  const run = async (client: ProbeClient, answer: Answer) => {
+    await check2026(client, rec, answer);
+    if (answer.kind === 'result' && isObject(answer.result.capabilities))
+      await cursors.probe(client, '2026', answer.result.capabilities);
+  };
   if (fresh === undefined || c.initializeResult === undefined) {
-    await check2026(c, rec, discovered);
+    await run(c, discovered);
     return;
   }
   const modern = fresh();
   try {
-    await check2026(modern, rec, await modern.discover());
+    await run(modern, await modern.discover());
   } finally {
     await modern.close();
   }
@@ -160,6 +173,7 @@ export async function conformanceReport(
   const wires: Wire[] = [];
   const wire = options.wire ?? 'auto';
   const url = resolved.kind === 'url' ? endpointUrl(resolved.url) : undefined;
+  const cursors = new CursorProbes();
   try {
     let discovered: Answer | undefined;
     if (wire !== '2025') discovered = await c.discover();
@@ -179,6 +193,7 @@ export async function conformanceReport(
         resolved.kind === 'command'
           ? () => new ProbeClient(openLink(resolved, options), resolved, options)
           : undefined,
+        cursors,
       );
       if (c.discoverResult !== undefined && !rec.checks.some((x) => x.id === 'connection'))
         rec.pass('connection', 'server/discover answered');
@@ -189,7 +204,8 @@ export async function conformanceReport(
     }
     if (capabilities !== undefined) {
       c.wire = wires[0];
-      await runFeatures(c, rec, capabilities);
+      await runFeatures(c, rec, capabilities, cursors);
+      cursors.record(rec);
       await checkApps(c, rec, capabilities);
       if (url !== undefined && link.failure === undefined) {
         await checkHttpTransport(

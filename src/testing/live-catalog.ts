@@ -127,6 +127,7 @@ export const LIVE_CHECKS = {
   'test.invalid-request': sameAs('jsonrpc.invalid-request'),
   'test.method-not-found': sameAs('jsonrpc.method-not-found'),
   'test.unknown-tool': sameAs('tools.unknown-tool'),
+  'test.invalid-cursor': sameAs('pagination.invalid-cursor'),
   'test.stdout': sameAs('stdio.stdout'),
   'test.not-called': {
     title: 'tools that could write were not called',

@@ -13,7 +13,13 @@ import { type CaseOutcome, expectProtocolError, fail, type InvalidInputMode, jud
 import type { LiveCheckId } from './live-catalog.ts';
 import { toolCases, writeSkip } from './live-tool-cases.ts';
 import type { ProbeClient } from './probe-client.ts';
-import { judgeInvalidRequest, judgeUnknownTool } from './protocol-rules.ts';
+import {
+  INVALID_CURSOR,
+  internalErrorReason,
+  judgeInvalidCursor,
+  judgeInvalidRequest,
+  judgeUnknownTool,
+} from './protocol-rules.ts';
 import {
   type ConnectOptions,
   isLocalTarget,
@@ -319,6 +325,23 @@ function protocolCases(client: ProbeClient): LiveCase[] {
         const id = client.nextId();
         const answer = await client.request('tools/execute', {}, { id });
         return expectProtocolError('tools/execute (no such method)', id, answer, [ErrorCode.MethodNotFound]);
+      },
+    },
+    {
+      name: 'test_invalid_cursor',
+      check: 'test.invalid-cursor',
+      run: async () => {
+        const id = client.nextId();
+        const answer = await client.request('tools/list', { cursor: INVALID_CURSOR }, { id });
+        const wire = client.wire ?? '2025';
+        const internal = internalErrorReason('tools/list', answer);
+        if (internal !== undefined) return { skipped: internal };
+        return judged(
+          'tools/list with an invalid cursor',
+          id,
+          answer,
+          judgeInvalidCursor('tools/list', wire, answer),
+        );
       },
     },
     {

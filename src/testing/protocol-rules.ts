@@ -52,10 +52,11 @@ export function judgeInvalidRequest(
 export const RESOURCE_NOT_FOUND = -32002;
 
 /**
- * `resources/read` of a URI the server does not serve. The 2025 revisions: SHOULD -32002
- * (resource not found); 2026-07-28: MUST -32602. On a 2025 wire -32602 passes too, with a note
- * (the code the next revision requires); any other answer (-32601, a result) is the SHOULD
- * warning there, and on the 2026 wire the MUST failure.
+ * `resources/read` of a URI the server does not serve. Every 2025 revision: "Servers SHOULD
+ * return standard JSON-RPC errors for common failure cases: Resource not found: -32002"
+ * (Resources §Error Handling), so any other answer, -32602 included (the code 2026-07-28 put in
+ * its place), is the SHOULD warning there. 2026-07-28: MUST -32602, anything else the MUST
+ * failure.
  */
 export function judgeUnknownResource(answer: Answer, wire: '2025' | '2026' = '2025'): Judgement {
   const code = answer.kind === 'error' ? answer.error.code : undefined;
@@ -68,11 +69,11 @@ export function judgeUnknownResource(answer: Answer, wire: '2025' | '2026' = '20
     };
   }
   if (code === RESOURCE_NOT_FOUND) return { status: 'pass' };
-  if (code === ErrorCode.InvalidParams)
-    return { status: 'pass', reason: 'note: -32602, the code of 2026-07-28 (the 2025 revisions say -32002)' };
   return {
     status: 'warn',
-    reason: `got ${describeAnswer(answer)}; an unknown resource SHOULD get -32002 (resource not found)`,
+    reason: `got ${describeAnswer(answer)}; on the 2025 revisions an unknown resource SHOULD get -32002 (resource not found)${
+      code === ErrorCode.InvalidParams ? ', -32602 is the code of 2026-07-28 only' : ''
+    }`,
   };
 }
 
@@ -141,4 +142,22 @@ export function judgeCallError(error: { code: number; message: string }): CallEr
 export function internalErrorReason(what: string, answer: Answer | undefined): string | undefined {
   if (answer?.kind !== 'error' || answer.error.code !== ErrorCode.InternalError) return undefined;
   return `${what} answered error -32603 (${answer.error.message}), the code for the server's own failure (JSON-RPC 2.0 §5.1 "Internal error"): nothing to judge`;
+}
+
+/** A cursor no server hands out: `!` is outside base64 and base64url, so no decoder takes it. */
+export const INVALID_CURSOR = '!!not-a-cursor!!';
+
+/**
+ * A list request with a cursor the server never handed out. Pagination §Error Handling:
+ * "Invalid cursors SHOULD result in an error with code -32602 (Invalid params)". -32602 passes;
+ * the list served as if there were no cursor, another code or no answer is the SHOULD warning.
+ * A server with one page is asked too: the rule is about the cursor, not the list's length.
+ */
+export function judgeInvalidCursor(method: string, wire: '2025' | '2026', answer: Answer): Judgement {
+  if (answer.kind === 'error' && answer.error.code === ErrorCode.InvalidParams) return { status: 'pass' };
+  const got = answer.kind === 'result' ? 'the list, as if no cursor had been sent' : describeAnswer(answer);
+  return {
+    status: 'warn',
+    reason: `${method} (${wire} wire) with cursor ${JSON.stringify(INVALID_CURSOR)} got ${got}; an invalid cursor SHOULD get -32602`,
+  };
 }

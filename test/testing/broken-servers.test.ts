@@ -87,6 +87,7 @@ const EXPECTED: Record<Exclude<DefectName, HttpOnly>, Expected> = {
     test: [/^test_get_greeting_(example|schema)_\d+$/],
   },
   'broken-pagination': { check: ['tools.pagination'], test: ['test_list_tools_from_basic_server'] },
+  'invalid-cursor-served': { check: ['pagination.invalid-cursor'], test: ['test_invalid_cursor'] },
   'readonly-destructive': { test: ['test_tool_annotations_are_consistent'] },
   // Meaningless beside readOnlyHint but not wrong: a note (pinned in the verdicts test), no finding.
   'readonly-idempotent': {},

@@ -26,10 +26,12 @@ import {
   freePort,
   HTML_PARSE_ERROR,
   type HttpServerProcess,
+  INVALID_CURSOR_SERVED,
   INVALID_LOG_LEVEL,
   INVALID_REQUEST,
   INVALID_REQUEST_PARSE_CODE,
   type Pinned,
+  RESOURCE_NOT_FOUND_2025,
   startHttpServer,
   tapSummary,
   UNKNOWN_TOOL,
@@ -64,16 +66,17 @@ describe('a server on the official SDK v1', { skip: missing('@modelcontextprotoc
     const stdio = ['--', process.execPath, script];
     const report = await check(stdio);
     assert.equal(report.serverInfo?.name, 'sdk-v1-fixture');
-    assertPinned(report, [INVALID_REQUEST, UNKNOWN_TOOL]);
+    assertPinned(report, [INVALID_CURSOR_SERVED, INVALID_REQUEST, UNKNOWN_TOOL]);
     const run = await liveTests(stdio);
     assert.deepEqual(run.failed, ['test_invalid_request']);
     assert.match(run.stdout, /ok \d+ - test_unknown_tool # TODO warning \[SHOULD\]/);
-    assert.match(run.stdout, /^\d+ passed, 1 failed, 1 warnings, 0 not run$/m);
+    assert.match(run.stdout, /^\d+ passed, 1 failed, 2 warnings, 0 not run$/m);
   });
 
   test('HTTP (the SDK Express app, stateless): no Origin check, Express answers bad JSON with HTML', async () => {
     const report = await check([http.url]);
     assertPinned(report, [
+      INVALID_CURSOR_SERVED,
       INVALID_REQUEST_PARSE_CODE,
       UNKNOWN_TOOL,
       FOREIGN_ORIGIN,
@@ -89,7 +92,7 @@ describe('a server on the official SDK v1', { skip: missing('@modelcontextprotoc
     const run = await liveTests([http.url]);
     assert.deepEqual(run.failed, []);
     assert.match(run.stdout, /ok \d+ - test_invalid_request # TODO warning \[MUST\]: .*error -32700/);
-    assert.match(run.stdout, /^\d+ passed, 0 failed, 2 warnings, 0 not run$/m);
+    assert.match(run.stdout, /^\d+ passed, 0 failed, 3 warnings, 0 not run$/m);
   });
 });
 
@@ -101,27 +104,27 @@ describe('a server on the official SDK v2', { skip: missing('@modelcontextprotoc
   });
   after(() => http.stop());
 
-  test('stdio: both wires; only params: null goes unanswered', async () => {
+  test('stdio: both wires; params: null goes unanswered, an invalid cursor is served', async () => {
     const stdio = ['--', process.execPath, script];
     const report = await check(stdio);
     assert.equal(report.serverInfo?.name, 'sdk-v2-fixture');
     assert.deepEqual(report.wires, ['2025', '2026']);
     // Each era on a process of its own: the 2026 checks pass on a process opened with server/discover.
-    assertPinned(report, [INVALID_REQUEST]);
+    assertPinned(report, [INVALID_CURSOR_SERVED, INVALID_REQUEST]);
     assert.equal(report.checks.find((c) => c.id === '2026.missing-envelope')?.status, 'pass');
     const run = await liveTests(stdio);
     assert.deepEqual(run.failed, ['test_invalid_request']);
     // An unknown tool gets -32602, the spec's example.
-    assert.match(run.stdout, /^\d+ passed, 1 failed, 0 warnings, 0 not run$/m);
+    assert.match(run.stdout, /^\d+ passed, 1 failed, 1 warnings, 0 not run$/m);
   });
 
-  test('HTTP (createMcpHandler behind the SDK Host and Origin checks): batches are its one warning', async () => {
+  test('HTTP (createMcpHandler behind the SDK Host and Origin checks): batches and an invalid cursor are its warnings', async () => {
     const report = await check([http.url]);
     assert.deepEqual(report.wires, ['2025', '2026']);
-    assertPinned(report, [BATCH_SERVED]);
+    assertPinned(report, [INVALID_CURSOR_SERVED, BATCH_SERVED]);
     const run = await liveTests([http.url]);
     assert.deepEqual(run.failed, []);
-    assert.match(run.stdout, /^\d+ passed, 0 failed, 0 warnings, 0 not run$/m);
+    assert.match(run.stdout, /^\d+ passed, 0 failed, 1 warnings, 0 not run$/m);
   });
 });
 
@@ -144,20 +147,27 @@ describe('a server on fastmcp', { skip: missing('fastmcp') }, () => {
     const report = await check(stdio);
     assert.equal(report.serverInfo?.name, 'fastmcp-fixture');
     // An unknown tool gets a JSON-RPC error (-32601): no finding.
-    assertPinned(report, [INVALID_REQUEST, ...common]);
+    assertPinned(report, [INVALID_CURSOR_SERVED, INVALID_REQUEST, ...common]);
     const run = await liveTests(stdio);
     assert.deepEqual(run.failed, ['test_invalid_request']);
     assert.match(run.stdout, /ok \d+ - test_tools_have_titles # TODO warning \[HOUSE\]: .*: add/);
-    assert.match(run.stdout, /^\d+ passed, 1 failed, 1 warnings, 0 not run$/m);
+    assert.match(run.stdout, /^\d+ passed, 1 failed, 2 warnings, 0 not run$/m);
   });
 
   test('HTTP: no Origin or Host check, batches served, the deprecated /sse served beside /mcp', async () => {
     const report = await check([http.url]);
-    assertPinned(report, [INVALID_REQUEST_PARSE_CODE, ...common, FOREIGN_ORIGIN, FOREIGN_HOST, BATCH_SERVED]);
+    assertPinned(report, [
+      INVALID_CURSOR_SERVED,
+      INVALID_REQUEST_PARSE_CODE,
+      ...common,
+      FOREIGN_ORIGIN,
+      FOREIGN_HOST,
+      BATCH_SERVED,
+    ]);
     const run = await liveTests([http.url]);
     assert.deepEqual(run.failed, []);
     assert.match(run.stdout, /ok \d+ - test_deprecated_endpoint\[GET \/sse\] # TODO warning \[HOUSE\]/);
-    assert.match(run.stdout, /^\d+ passed, 0 failed, 3 warnings, 0 not run$/m);
+    assert.match(run.stdout, /^\d+ passed, 0 failed, 4 warnings, 0 not run$/m);
   });
 });
 
@@ -196,21 +206,23 @@ describe('a server on tmcp', { skip: missing('tmcp') || missing('@tmcp/transport
     const report = await check(stdio);
     assert.equal(report.serverInfo?.name, 'tmcp-fixture');
     assert.deepEqual(report.wires, ['2025', '2026']);
-    assertPinned(report, [INVALID_REQUEST, UNKNOWN_TOOL]);
+    assertPinned(report, [INVALID_CURSOR_SERVED, INVALID_REQUEST, UNKNOWN_TOOL, RESOURCE_NOT_FOUND_2025]);
     assertListNotRun(report);
     const run = await liveTests(stdio);
     assert.deepEqual(run.failed, ['test_invalid_request']);
     assertCallFindings(run.stdout);
     // 8 calls of find_user, 3 of page_host, and the unknown tool's isError.
-    assert.match(run.stdout, /^\d+ passed, 1 failed, 12 warnings, 0 not run$/m);
+    assert.match(run.stdout, /^\d+ passed, 1 failed, 13 warnings, 0 not run$/m);
   });
 
   test('HTTP: HeaderMismatch for a missing envelope passes; sessions issued but not required: the SHOULD is not run', async () => {
     const report = await check([http.url]);
     assert.deepEqual(report.wires, ['2025', '2026']);
     assertPinned(report, [
+      INVALID_CURSOR_SERVED,
       INVALID_REQUEST,
       UNKNOWN_TOOL,
+      RESOURCE_NOT_FOUND_2025,
       FOREIGN_ORIGIN,
       FOREIGN_HOST,
       VERSION_HEADER_SERVED,
@@ -229,7 +241,7 @@ describe('a server on tmcp', { skip: missing('tmcp') || missing('@tmcp/transport
     // On the 2026 wire params: null gets 400 HeaderMismatch (Mcp-Name has no body value): answered.
     assert.deepEqual(run.failed, []);
     assertCallFindings(run.stdout);
-    assert.match(run.stdout, /^\d+ passed, 0 failed, 12 warnings, 0 not run$/m);
+    assert.match(run.stdout, /^\d+ passed, 0 failed, 13 warnings, 0 not run$/m);
   });
 });
 
@@ -285,18 +297,19 @@ describe('@playwright/mcp with Debian chromium', {
     const stdio = ['--', process.execPath, ...flags()];
     const report = await check(stdio, slow);
     assert.match(report.serverInfo?.name ?? '', /^Playwright/);
-    assertPinned(report, [INVALID_REQUEST, UNKNOWN_TOOL, ...schemas]);
+    assertPinned(report, [INVALID_CURSOR_SERVED, INVALID_REQUEST, UNKNOWN_TOOL, ...schemas]);
     const run = await liveTests(stdio, slow);
     assert.deepEqual(run.failed, ['test_invalid_request']);
     // Navigation, clicks and typing are not annotated read-only: never called.
     assert.match(run.stdout, /^Not called \(not annotated readOnlyHint: true.*\): .*browser_navigate,/m);
     assert.match(run.stdout, /ok \d+ - test_browser_take_screenshot_missing_scale # TODO warning \[HOUSE\]/);
-    assert.match(run.stdout, /^\d+ passed, 1 failed, 8 warnings, \d+ not run$/m);
+    assert.match(run.stdout, /^\d+ passed, 1 failed, 9 warnings, \d+ not run$/m);
   });
 
   test('HTTP: Host checked, Origin not; batches and the deprecated /sse served', async () => {
     const report = await check([http.url], slow);
     assertPinned(report, [
+      INVALID_CURSOR_SERVED,
       INVALID_REQUEST_PARSE_CODE,
       UNKNOWN_TOOL,
       ...schemas,
@@ -306,6 +319,6 @@ describe('@playwright/mcp with Debian chromium', {
     const run = await liveTests([http.url], slow);
     assert.deepEqual(run.failed, []);
     assert.match(run.stdout, /ok \d+ - test_deprecated_endpoint\[GET \/sse\] # TODO warning \[HOUSE\]/);
-    assert.match(run.stdout, /^\d+ passed, 0 failed, 10 warnings, \d+ not run$/m);
+    assert.match(run.stdout, /^\d+ passed, 0 failed, 11 warnings, \d+ not run$/m);
   });
 });

@@ -18,9 +18,11 @@ import { REPO_ROOT, runCli } from './helpers/fixtures.ts';
 import {
   assertPinned,
   FAST_FLAGS,
+  INVALID_CURSOR_SERVED,
   INVALID_LOG_LEVEL,
   INVALID_REQUEST,
   type Pinned,
+  RESOURCE_NOT_FOUND_2025,
   tapSummary,
   UNKNOWN_TOOL,
 } from './helpers/pinned.ts';
@@ -34,7 +36,7 @@ const SEQUENTIAL = path.join(
 );
 
 /** What every official SDK v1 server here gets wrong (docs/testing.md, "Findings"). */
-const SDK_V1: Pinned[] = [INVALID_REQUEST, UNKNOWN_TOOL];
+const SDK_V1: Pinned[] = [INVALID_REQUEST, UNKNOWN_TOOL, INVALID_CURSOR_SERVED];
 /** The SDK v1's draft-07 `$schema` key is a note, not a warning (docs/testing.md, "Findings"). */
 const EVERYTHING_FINDINGS: Pinned[] = [
   ...SDK_V1,
@@ -48,12 +50,14 @@ const EVERYTHING_FINDINGS: Pinned[] = [
   // It declares logging, and the SDK v1 answers an invalid level with -32603.
   INVALID_LOG_LEVEL,
   { id: 'portability.format', level: 'HOUSE', status: 'warn' },
+  RESOURCE_NOT_FOUND_2025,
 ];
 const FILESYSTEM_FINDINGS: Pinned[] = [
   ...SDK_V1,
   { id: 'portability.union', level: 'HOUSE', status: 'warn' },
 ];
-const MEMORY_FINDINGS: Pinned[] = SDK_V1;
+/** Its resources answer a URI they do not serve with -32602 on 2025-11-25. */
+const MEMORY_FINDINGS: Pinned[] = [...SDK_V1, RESOURCE_NOT_FOUND_2025];
 /** Its booleans are zod unions of boolean and string: a house warning. */
 const SEQUENTIAL_FINDINGS: Pinned[] = [
   ...SDK_V1,
@@ -178,7 +182,7 @@ describe('official servers over stdio', { concurrency: 2 }, () => {
       r.stdout,
       /^Not called \(not annotated readOnlyHint: true.*\): create_entities, create_relations/m,
     );
-    assert.match(r.stdout, /^\d+ passed, 1 failed, 5 warnings, \d+ not run$/m);
+    assert.match(r.stdout, /^\d+ passed, 1 failed, 6 warnings, \d+ not run$/m);
   });
 });
 
@@ -213,6 +217,6 @@ describe('server-sequential-thinking over stdio (it has no HTTP transport)', {
     assert.deepEqual(tap.failed, ['test_invalid_request']);
     assert.match(r.stdout, /ok \d+ - test_unknown_tool # TODO warning \[SHOULD\]/);
     assert.match(r.stdout, /ok \d+ - test_sequentialthinking_schema_portability # TODO warning \[HOUSE\]/);
-    assert.match(r.stdout, /^\d+ passed, 1 failed, 2 warnings, 0 not run$/m);
+    assert.match(r.stdout, /^\d+ passed, 1 failed, 3 warnings, 0 not run$/m);
   });
 });

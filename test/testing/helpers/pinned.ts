@@ -43,6 +43,21 @@ export const UNKNOWN_TOOL: Pinned = {
   source:
     'Tools §Error Handling: "Protocol Errors: Standard JSON-RPC errors for issues like: Unknown tools" (no MUST or SHOULD keyword names it: the kit grades an isError result SHOULD)',
 };
+export const INVALID_CURSOR_SERVED: Pinned = {
+  id: 'pagination.invalid-cursor',
+  level: 'SHOULD',
+  status: 'warn',
+  source:
+    'Pagination §Error Handling: "Invalid cursors SHOULD result in an error with code -32602 (Invalid params)." (the list was served as if no cursor had been sent)',
+};
+/** -32602 for an unknown resource on a 2025 revision: the code of 2026-07-28, not the 2025 one. */
+export const RESOURCE_NOT_FOUND_2025: Pinned = {
+  id: 'resources.unknown',
+  level: 'SHOULD',
+  status: 'warn',
+  source:
+    'Resources §Error Handling: "Servers SHOULD return standard JSON-RPC errors for common failure cases: Resource not found: -32002"',
+};
 export const INVALID_LOG_LEVEL: Pinned = {
   id: 'logging.invalid-level',
   level: 'SHOULD',

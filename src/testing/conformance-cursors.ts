@@ -1,0 +1,51 @@
+/**
+ * Invalid cursors on every paginated list the server declares, on each wire it speaks
+ * (Pagination §Error Handling: "Invalid cursors SHOULD result in an error with code -32602").
+ * The probes of both wires are gathered here and judged as one check, `pagination.invalid-cursor`,
+ * which names every list that served an invalid cursor. A list that fails on its own (-32603, a
+ * database down) says nothing about the cursor and is left out.
+ */
+import { isObject, type JsonObject } from '../base/jsonrpc.ts';
+import { listSome, type Recorder } from './conformance-recorder.ts';
+import type { ProbeClient, Wire } from './probe-client.ts';
+import { INVALID_CURSOR, internalErrorReason, type Judgement, judgeInvalidCursor } from './protocol-rules.ts';
+
+/** The paginated list methods of a capability (Pagination §Operations Supporting Pagination). */
+function listsOf(capabilities: JsonObject): string[] {
+  return [
+    ...(isObject(capabilities.tools) ? ['tools/list'] : []),
+    ...(isObject(capabilities.resources) ? ['resources/list', 'resources/templates/list'] : []),
+    ...(isObject(capabilities.prompts) ? ['prompts/list'] : []),
+  ];
+}
+
+export class CursorProbes {
+  readonly #judged: Judgement[] = [];
+  /** Lists that failed on their own (-32603): nothing said about the cursor. */
+  readonly #failed: string[] = [];
+
+  /** Sends each declared list an invalid cursor on `wire` (the client's own connection). */
+  async probe(c: ProbeClient, wire: Wire, capabilities: JsonObject): Promise<void> {
+    for (const method of listsOf(capabilities)) {
+      if (c.link.failure !== undefined) return;
+      const answer = await c.request(method, { cursor: INVALID_CURSOR }, { wire });
+      const internal = internalErrorReason(`${method} (${wire} wire)`, answer);
+      if (internal !== undefined) this.#failed.push(internal);
+      else this.#judged.push(judgeInvalidCursor(method, wire, answer));
+    }
+  }
+
+  /** One verdict for every probe sent: not run when the server declares no list. */
+  record(rec: Recorder): void {
+    if (this.#judged.length === 0) {
+      rec.notRun(
+        'pagination.invalid-cursor',
+        this.#failed[0] ?? 'the server declares no tools, resources or prompts',
+      );
+      return;
+    }
+    const warned = this.#judged.filter((j) => j.status !== 'pass').map((j) => j.reason ?? '');
+    if (warned.length === 0) rec.pass('pagination.invalid-cursor', `${this.#judged.length} lists asked`);
+    else rec.fail('pagination.invalid-cursor', listSome(warned));
+  }
+}
