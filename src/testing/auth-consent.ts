@@ -36,12 +36,21 @@ export async function checkConsent(rec: Recorder, probe: ConsentProbe): Promise<
   start.searchParams.set('state', randomBytes(16).toString('base64url'));
   start.searchParams.set('resource', probe.resource);
   const origin = start.origin;
+  // The server's own cookies, as a browser keeps them (an interaction is tied to its cookie).
+  const cookies = new Map<string, string>();
   let url = start;
   for (let hop = 0; hop <= MAX_HOPS; hop++) {
     let res: Response;
     try {
-      res = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(probe.timeoutMs) });
+      const headers: Record<string, string> = { accept: 'text/html' };
+      if (cookies.size > 0) headers.cookie = [...cookies].map(([n, v]) => `${n}=${v}`).join('; ');
+      res = await fetch(url, { redirect: 'manual', headers, signal: AbortSignal.timeout(probe.timeoutMs) });
       await res.body?.cancel();
+      for (const line of res.headers.getSetCookie()) {
+        const pair = line.split(';', 1)[0] ?? '';
+        const eq = pair.indexOf('=');
+        if (eq > 0) cookies.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
+      }
     } catch (err) {
       rec.notRun(
         'auth.consent',

@@ -93,7 +93,7 @@ describe('check --auth against a server that accepts Client ID Metadata Document
  * An MCP endpoint that is its own authorisation server (as an OAuth proxy is): the 401, both
  * metadata documents, registration, and an authorisation endpoint that behaves as `mode` says.
  */
-function standIn(mode: 'code' | 'upstream'): Promise<Server> {
+function standIn(mode: 'code' | 'upstream' | 'cookie'): Promise<Server> {
   const server = createServer((req, res) => {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const url = new URL(req.url ?? '/', base);
@@ -118,12 +118,21 @@ function standIn(mode: 'code' | 'upstream'): Promise<Server> {
     else if (url.pathname === '/register' && req.method === 'POST') json(201, { client_id: 'c-1' });
     else if (url.pathname === '/authorize') {
       const back = new URL(url.searchParams.get('redirect_uri') ?? '');
-      if (mode === 'code') {
+      if (mode === 'cookie')
+        res
+          .writeHead(303, { location: '/interaction/1', 'set-cookie': '_interaction=1; path=/; httponly' })
+          .end();
+      else if (mode === 'code') {
         back.searchParams.set('code', 'issued-without-asking');
         back.searchParams.set('state', url.searchParams.get('state') ?? '');
         res.writeHead(302, { location: back.href }).end();
       } else res.writeHead(302, { location: `/oauth/upstream?next=1` }).end();
-    } else if (url.pathname === '/oauth/upstream')
+    } else if (url.pathname === '/interaction/1')
+      // An interaction is tied to the cookie that started it, as oidc-provider's is.
+      res
+        .writeHead(req.headers.cookie === '_interaction=1' ? 200 : 400, { 'content-type': 'text/html' })
+        .end('<form></form>');
+    else if (url.pathname === '/oauth/upstream')
       res
         .writeHead(302, { location: 'https://idp.example.test/login/oauth/authorize?client_id=static' })
         .end();
@@ -135,11 +144,24 @@ function standIn(mode: 'code' | 'upstream'): Promise<Server> {
 describe('check --auth: what the authorisation server does before anyone signs in', () => {
   const servers: Server[] = [];
   after(() => Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r())))));
-  const start = async (mode: 'code' | 'upstream') => {
+  const start = async (mode: 'code' | 'upstream' | 'cookie') => {
     const s = await standIn(mode);
     servers.push(s);
     return `http://127.0.0.1:${(s.address() as AddressInfo).port}/mcp`;
   };
+
+  test("a sign-in page behind the server's cookie passes: the probe keeps the cookies a browser would", async () => {
+    const report = await authReadinessReport(await start('cookie'), { requestTimeoutMs: 5_000 });
+    assert.equal(
+      check(report, 'auth.consent')?.status,
+      'pass',
+      JSON.stringify(check(report, 'auth.consent')),
+    );
+    assert.match(
+      check(report, 'auth.consent')?.reason ?? '',
+      /asks the user first \(a page at \/interaction\/1\)/,
+    );
+  });
 
   test('a code issued at once fails auth.consent (MUST)', async () => {
     const report = await authReadinessReport(await start('code'), { requestTimeoutMs: 5_000 });
