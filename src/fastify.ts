@@ -45,7 +45,7 @@ export interface McpToolkitOptions {
   path?: string;
   /** The plugins: `definePlugin(...)` results, or names and module paths as MCP_PLUGINS takes them. Default: MCP_PLUGINS. */
   plugins?: readonly PluginRef[];
-  /** Settings by MCP_* name (`{ MCP_AUTH: 'api_key', MCP_API_KEYS: ['k1'] }`); no environment is read unless `env` is given. */
+  /** Settings by MCP_* name (`{ MCP_AUTH: 'api_key', MCP_API_KEYS: ['ci:a-long-random-key'] }`); no environment is read unless `env` is given. */
   settings?: SettingsInput;
   /** An environment to read settings from, below `settings` (pass process.env to configure it as the CLI is). */
   env?: Readonly<Record<string, string | undefined>>;
@@ -110,7 +110,7 @@ Object.assign(plugin, {
  *   const r = await app.mcpToolkit.readiness();
  *   return reply.code(r.ready ? 200 : 503).send(r);
  * });
- * await app.register(mcpToolkit, { path: '/mcp', plugins: [notesPlugin], settings: { MCP_AUTH: 'api_key', MCP_API_KEYS: ['k1'] } });
+ * await app.register(mcpToolkit, { path: '/mcp', plugins: [notesPlugin], settings: { MCP_AUTH: 'api_key', MCP_API_KEYS: ['ci:a-long-random-key'] } });
  * await app.listen({ port: 3000 });
  */
 export const mcpToolkit: FastifyPluginAsync<McpToolkitOptions> = plugin;

@@ -21,7 +21,7 @@ export type { PluginRef, TransportKind };
 export interface ServerOptions {
   /** The plugins: `definePlugin(...)` results, or names and module paths as MCP_PLUGINS takes them. Default: MCP_PLUGINS. */
   plugins?: readonly PluginRef[];
-  /** Settings by MCP_* name (`{ MCP_AUTH: 'api_key', MCP_API_KEYS: ['k1'] }`), plugins' MCP_<PLUGIN>_* and OTEL_* too. */
+  /** Settings by MCP_* name (`{ MCP_AUTH: 'api_key', MCP_API_KEYS: ['ci:a-long-random-key'] }`), plugins' MCP_<PLUGIN>_* and OTEL_* too. */
   settings?: SettingsInput;
   /** An environment to read settings from, below `settings`: createServer reads none unless given. */
   env?: Readonly<Record<string, string | undefined>>;
@@ -111,7 +111,7 @@ export function inProcessConnector(server: McpServer): RunningServer['connect'] 
  * @example
  * const running = await createServer({
  *   plugins: [notesPlugin],
- *   settings: { MCP_HTTP_PORT: 0, MCP_AUTH: 'api_key', MCP_API_KEYS: ['k1'] },
+ *   settings: { MCP_HTTP_PORT: 0, MCP_AUTH: 'api_key', MCP_API_KEYS: ['ci:a-long-random-key'] },
  *   transport: 'http',
  * });
  * await running.close();

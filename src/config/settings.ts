@@ -135,7 +135,7 @@ export type SettingsInput = Readonly<
  * as text, a list joined with commas; undefined values left out.
  *
  * @example
- * settingsRecord({ MCP_AUTH: 'api_key', MCP_API_KEYS: ['k1', 'k2'], MCP_HTTP_PORT: 0 });
+ * settingsRecord({ MCP_AUTH: 'api_key', MCP_API_KEYS: ['ci:a-long-random-key', 'bot:another-long-key'], MCP_HTTP_PORT: 0 });
  */
 export function settingsRecord(input: SettingsInput): Record<string, string> {
   const out: Record<string, string> = {};
