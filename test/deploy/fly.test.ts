@@ -1,6 +1,6 @@
 /**
  * fly.toml parses and agrees with the code: the internal port is the schema's MCP_HTTP_PORT,
- * the health check hits /healthz, Fly waits longer than the server's drain before SIGKILL,
+ * the health check hits /readyz, Fly waits longer than the server's drain before SIGKILL,
  * every [env] name is a real setting whose value parses, [metrics] scrapes MCP_METRICS_PORT,
  * and secrets are named in comments only, never valued.
  */
@@ -51,10 +51,14 @@ test('builds the Dockerfile and serves on the default MCP_HTTP_PORT', async () =
   assert.equal(fly.http_service.force_https, true);
 });
 
-test('the HTTP check requests /healthz', () => {
+test('the HTTP check requests /readyz (Fly routes by it and restarts nothing), and says why', () => {
   const checks = fly.http_service.checks ?? [];
   assert.ok(checks.length > 0, 'at least one check');
-  assert.ok(checks.every((c) => c.path === '/healthz' && (c.method ?? 'GET') === 'GET'));
+  assert.ok(checks.every((c) => c.path === '/readyz' && (c.method ?? 'GET') === 'GET'));
+  assert.match(
+    text,
+    /# Readiness: Fly's proxy routes requests only to machines whose http_service checks pass/,
+  );
 });
 
 test('SIGTERM, and a kill_timeout longer than MCP_SHUTDOWN_TIMEOUT_MS', async () => {

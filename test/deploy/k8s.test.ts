@@ -233,6 +233,32 @@ describe('k8s manifests', () => {
     );
   });
 
+  test("the server's NetworkPolicy admits only the ingress controller on the MCP port and Prometheus on the metrics port; Redis's only the server", () => {
+    const policy = one('NetworkPolicy', 'mcp-toolkit');
+    assert.ok(labelsMatch(policy.spec.podSelector.matchLabels, deployment.spec.template.metadata.labels));
+    assert.deepEqual(policy.spec.policyTypes, ['Ingress']);
+    const rules = policy.spec.ingress as Manifest[];
+    const admitted = rules.map((r) => ({
+      from: r.from.map((f: Manifest) => f.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name']),
+      ports: r.ports.map((p: Manifest) => p.port),
+    }));
+    assert.deepEqual(admitted, [
+      { from: ['ingress-nginx'], ports: ['http'] },
+      { from: ['monitoring'], ports: ['metrics'] },
+    ]);
+    assert.equal(ingress.spec.ingressClassName, 'nginx', 'the controller the policy admits');
+    for (const name of ['http', 'metrics']) {
+      assert.ok(
+        container.ports.some((p: Manifest) => p.name === name),
+        `the container port ${name}`,
+      );
+    }
+    const redisPolicy = one('NetworkPolicy', 'mcp-toolkit-redis');
+    const from = (redisPolicy.spec.ingress as Manifest[]).flatMap((r) => r.from);
+    assert.equal(from.length, 1);
+    assert.ok(labelsMatch(from[0].podSelector.matchLabels, deployment.spec.template.metadata.labels));
+  });
+
   test('the PodDisruptionBudget covers the pods and never blocks every drain', () => {
     const pdb = one('PodDisruptionBudget');
     const hpa = one('HorizontalPodAutoscaler');
