@@ -46,6 +46,12 @@ export const CHECKS = {
     source: LIFECYCLE('initialization', 'Lifecycle §Initialization'),
     fix: 'start the server, check the URL or command, and give credentials (--token, --api-key, mcp-toolkit login)',
   },
+  'server.stopped': {
+    title: 'the server stays up and answers every request',
+    level: 'MUST',
+    source: JSONRPC('response_object', 'JSON-RPC 2.0 §5 (the Server MUST reply with a Response)'),
+    fix: "find the crash or the hang in the server's log from the last request sent (the report names it) and answer that request with a result or an error",
+  },
   'initialize.result': {
     title: 'initialize succeeds',
     level: 'MUST',

@@ -9,6 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
+import { ErrorCode } from '../base/errors.ts';
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import { basicObject } from './schema-values.ts';
 
@@ -147,3 +148,25 @@ export function answerFor(
 
 /** The default answers (every field at its default). */
 export const DEFAULT_ANSWERS: ClientAnswers = parseClientAnswers({});
+
+/**
+ * The kit's reply to a request the server sends it: ping answered, sampling, elicitation and
+ * roots answered when declared (canned answers), anything else refused with -32601.
+ */
+export function replyTo(
+  request: JsonObject,
+  declared: readonly ClientCapability[],
+  answers: ClientAnswers,
+): JsonObject {
+  const method = String(request.method);
+  const result = method === 'ping' ? {} : answerFor(method, request.params, declared, answers);
+  if (result !== undefined) return { jsonrpc: '2.0', id: request.id, result };
+  return {
+    jsonrpc: '2.0',
+    id: request.id,
+    error: {
+      code: ErrorCode.MethodNotFound,
+      message: `mcp-toolkit test client does not support ${method} (declare it with --client-capabilities)`,
+    },
+  };
+}

@@ -54,8 +54,48 @@ export class Recorder {
     this.#onCheck = options.onCheck;
   }
 
-  #add(id: CheckId, status: CheckStatus, reason: string | undefined, fix?: string): void {
+  /** The server stopped: what is recorded now was not judged (see `stopped`). */
+  #halted = false;
+
+  /**
+   * The server stopped (its process exited, its endpoint went away, it answers nothing): one MUST
+   * failure that says so with the last request sent, the first time; every check recorded after
+   * it is not run, until `resume` (a new process took over).
+   */
+  stopped(reason: string): void {
+    this.#halted = false;
+    if (!this.checks.some((c) => c.id === 'server.stopped')) this.fail('server.stopped', reason);
+    this.#halted = true;
+  }
+
+  /** A new process took over after a stop: checks are judged again; `note` is added to the stop's finding. */
+  resume(note?: string): void {
+    this.#halted = false;
+    const stop = this.checks.find((c) => c.id === 'server.stopped');
+    if (stop !== undefined && note !== undefined) stop.reason = `${stop.reason ?? ''}\n${note}`;
+  }
+
+  /** Whether checks are being recorded as not run because the server stopped. */
+  get halted(): boolean {
+    return this.#halted;
+  }
+
+  /** Runs checks that judge what was seen before the stop (every response, stdout) as usual. */
+  lookBack(record: () => void): void {
+    const was = this.#halted;
+    this.#halted = false;
+    try {
+      record();
+    } finally {
+      this.#halted = was;
+    }
+  }
+
+  #add(id: CheckId, given: CheckStatus, why: string | undefined, fix?: string): void {
     const info = CHECKS[id];
+    const halted = this.#halted && id !== 'server.stopped';
+    const status: CheckStatus = halted ? 'not-run' : given;
+    const reason = halted ? 'the server stopped (see server.stopped)' : why;
     const check: ConformanceCheck = {
       id,
       title: info.title,

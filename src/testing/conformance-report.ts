@@ -69,6 +69,9 @@ export interface ConformanceOptions extends ConnectOptions {
   onCheck?: (check: ConformanceCheck) => void;
 }
 
+/** How often a stdio server that stopped is started again for the checks after it. */
+const MAX_RESTARTS = 2;
+
 function supports2026(answer: Answer): boolean {
   if (answer.kind !== 'result') return false;
   const v = answer.result.supportedVersions;
@@ -93,12 +96,18 @@ async function runFeatures(
   rec: Recorder,
   capabilities: JsonObject,
   cursors: CursorProbes,
+  revive: () => Promise<void>,
 ): Promise<void> {
   if (c.wire === '2025') await cursors.probe(c, '2025', capabilities);
+  await revive();
   const tools = await checkTools(c, rec, isObject(capabilities.tools));
+  await revive();
   if (tools !== undefined) await checkTasks(c, rec, tools);
+  await revive();
   if (isObject(capabilities.resources)) await checkResources(c, rec);
+  await revive();
   if (isObject(capabilities.prompts)) await checkPrompts(c, rec);
+  await revive();
   await checkUtilities(c, rec, capabilities);
 }
 
@@ -125,11 +134,15 @@ async function check2026Apart(
     await run(c, discovered);
     return;
   }
+  // A process of its own: judged even when the first one stopped.
+  rec.resume();
   const modern = fresh();
   try {
     await run(modern, await modern.discover());
   } finally {
     await modern.close();
+    if (c.stopped !== undefined) rec.stopped(c.stopped);
+    else rec.resume();
   }
 }
 
@@ -170,6 +183,16 @@ export async function conformanceReport(
   });
   const link = openLink(resolved, options);
   const c = new ProbeClient(link, resolved, options);
+  // A server that stops is said once (server.stopped, with the last request sent); the checks
+  // after it are not run, unless a command can be started again for them.
+  c.onStopped = (why) => rec.stopped(why);
+  if (resolved.kind === 'command') c.reopen = () => openLink(resolved, options);
+  let restarts = 0;
+  const revive = async () => {
+    if (c.stopped === undefined || restarts >= MAX_RESTARTS) return;
+    restarts++;
+    if (await c.restart()) rec.resume('the kit started it again for the checks that follow');
+  };
   const wires: Wire[] = [];
   const wire = options.wire ?? 'auto';
   const url = resolved.kind === 'url' ? endpointUrl(resolved.url) : undefined;
@@ -191,7 +214,11 @@ export async function conformanceReport(
         rec,
         discovered as Answer,
         resolved.kind === 'command'
-          ? () => new ProbeClient(openLink(resolved, options), resolved, options)
+          ? () => {
+              const modern = new ProbeClient(openLink(resolved, options), resolved, options);
+              modern.onStopped = (why) => rec.stopped(why);
+              return modern;
+            }
           : undefined,
         cursors,
       );
@@ -204,10 +231,12 @@ export async function conformanceReport(
     }
     if (capabilities !== undefined) {
       c.wire = wires[0];
-      await runFeatures(c, rec, capabilities, cursors);
+      await revive();
+      await runFeatures(c, rec, capabilities, cursors, revive);
       cursors.record(rec);
+      await revive();
       await checkApps(c, rec, capabilities);
-      if (url !== undefined && link.failure === undefined) {
+      if (url !== undefined && c.stopped === undefined) {
         await checkHttpTransport(
           {
             url,
@@ -220,18 +249,32 @@ export async function conformanceReport(
         );
       }
     }
-    if (url !== undefined && capabilities !== undefined && link.failure === undefined)
+    if (url !== undefined && capabilities !== undefined && c.stopped === undefined)
       await checkServerCardAndCatalog(url, rec, cardFacts(c), options);
-    if (link.failure !== undefined && !rec.checks.some((x) => x.reason?.includes(link.failure as string))) {
-      rec.fail('connection', link.failure);
+    const broke = c.link.failure;
+    if (
+      broke !== undefined &&
+      !rec.checks.some((x) => x.id === 'server.stopped' || x.reason?.includes(broke))
+    ) {
+      rec.fail('connection', broke);
     }
   } finally {
     await c.close();
   }
   const connected = wires.length > 0 && (wires.includes('2025') || c.discoverResult !== undefined);
   if (connected) {
-    checkEnvelopes(c, rec);
-    if (link.transport === 'stdio') checkStdout(c, rec);
+    // They judge what came before the stop too: every response, every stdout line.
+    rec.lookBack(() => {
+      checkEnvelopes(c, rec);
+      if (link.transport === 'stdio') checkStdout(c, rec);
+    });
+    if (!rec.checks.some((x) => x.id === 'server.stopped'))
+      rec.pass('server.stopped', 'the server answered to the end of the run');
+    if (rec.halted) {
+      const seen = new Set(rec.checks.map((x) => x.id));
+      for (const id of applicable(link.transport, wires))
+        if (!seen.has(id)) rec.notRun(id, 'the server stopped (see server.stopped)');
+    }
   } else {
     // Nothing answered at all (no process, no endpoint, a refusal before JSON-RPC): one failure
     // that says why, and every other check not run.
@@ -247,7 +290,7 @@ export async function conformanceReport(
   }
   const checks = rec.checks;
   // A dead server fails every later check for the same reason: say it in full once.
-  const gone = link.failure;
+  const gone = c.link.failure;
   if (gone !== undefined) {
     let said = false;
     for (const x of checks) {

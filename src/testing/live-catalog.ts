@@ -24,6 +24,7 @@ function sameAs<I extends CheckId>(id: I): (typeof CHECKS)[I] & { rule: I } {
 
 export const LIVE_CHECKS = {
   'test.connect': sameAs('connection'),
+  'test.server-stopped': sameAs('server.stopped'),
   'test.deprecated-endpoint': {
     title: 'no deprecated HTTP+SSE endpoint',
     level: 'HOUSE',

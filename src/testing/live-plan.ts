@@ -7,10 +7,11 @@
 import { ErrorCode } from '../base/errors.ts';
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import { TOOL_NAME } from './conformance-features.ts';
-import { ConnectError, connect, endpointUrl } from './connect.ts';
+import { ConnectError, connect, endpointUrl, openLink } from './connect.ts';
 import { probeEndpoint } from './http-link.ts';
 import { type CaseOutcome, expectProtocolError, fail, type InvalidInputMode, judged } from './live-calls.ts';
 import type { LiveCheckId } from './live-catalog.ts';
+import { guardStops } from './live-stops.ts';
 import { toolCases, writeSkip } from './live-tool-cases.ts';
 import type { ProbeClient } from './probe-client.ts';
 import {
@@ -118,6 +119,7 @@ export async function planLiveTests(target: Target, options: LiveTestOptions = {
       close: async () => {},
     };
   }
+  if (resolved.kind === 'command') client.reopen = () => openLink(resolved, options);
   const version = client.wire === '2026' ? '2026-07-28' : client.protocolVersion;
   const cases: LiveCase[] = [
     {
@@ -181,9 +183,10 @@ export async function planLiveTests(target: Target, options: LiveTestOptions = {
       },
     });
   }
+  const guarded = guardStops(client);
   return {
     label: `${resolved.kind === 'url' ? endpointUrl(resolved.url) : where} (wire ${client.wire}, protocol ${version})`,
-    cases,
+    cases: cases.map((k) => (k.skip === undefined ? { ...k, run: () => guarded(k.name, k.run) } : k)),
     notCalled: { tools: notCalled, hint },
     ...(version !== undefined ? { revision: version } : {}),
     close: () => client.close(),

@@ -4,20 +4,22 @@
  * record of everything the server sent, so the conformance checks can look back at every
  * response (jsonrpc version, id echo, result xor error) after the fact.
  */
-import { ErrorCode } from '../base/errors.ts';
 import { isObject, type JsonObject, type RequestId } from '../base/jsonrpc.ts';
 import { LATEST_2025 } from '../base/versions.ts';
-import { type Answer, describeAnswer } from './answer.ts';
+import type { Answer } from './answer.ts';
 import {
-  answerFor,
   type ClientAnswers,
   type ClientCapability,
   capabilitiesObject,
   DEFAULT_ANSWERS,
+  replyTo,
 } from './client-answers.ts';
 import type { Link, LinkSendOptions, LinkSendResult } from './link.ts';
+import { callWithInput } from './probe-calls.ts';
+import { type ListedPages, listAllPages } from './probe-lists.ts';
+import { rehandshake, watchAnswer } from './probe-liveness.ts';
 import { type RecordedResponse, ResponseRecord } from './probe-responses.ts';
-import { CLIENT_INFO, envelopeOf, headerParamsOf, headersFor, type Wire } from './probe-wire.ts';
+import { CLIENT_INFO, envelopeOf, headersFor, type Wire } from './probe-wire.ts';
 import {
   type ConnectOptions,
   DEFAULT_CALL_TIMEOUT_MS,
@@ -30,14 +32,12 @@ import {
 export type { Answer, RpcError } from './answer.ts';
 export { describeAnswer, toolText } from './answer.ts';
 
-/** Input rounds a 2026 call may take before the kit stops answering. */
-const MAX_INPUT_ROUNDS = 8;
-
 export type { RecordedResponse } from './probe-responses.ts';
 export type { Wire } from './probe-wire.ts';
 
 export class ProbeClient {
-  readonly link: Link;
+  /** The connection; a new one after `restart()`. */
+  link: Link;
   readonly target: ResolvedTarget;
   readonly requestTimeoutMs: number;
   readonly callTimeoutMs: number;
@@ -67,6 +67,13 @@ export class ProbeClient {
   /** A server silent for a whole timeout is not waited for again (each handshake fallback would). */
   #silentAfterMs: number | undefined;
   #nextId = 0;
+  /** Why the server stopped, once it has (probe-liveness.ts); `restart()` clears it. */
+  stopped: string | undefined;
+  onStopped: ((reason: string) => void) | undefined;
+  /** Opens a fresh connection to the same target (a command: a new process), for `restart()`. */
+  reopen: (() => Link) | undefined;
+  /** The last request sent (method and the start of its params), for the report of a crash. */
+  lastSent = '';
 
   constructor(link: Link, target: ResolvedTarget, options: ConnectOptions = {}) {
     this.link = link;
@@ -77,8 +84,37 @@ export class ProbeClient {
     this.startupTimeoutMs = options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
     this.clientCapabilities = options.clientCapabilities ?? [];
     this.clientAnswers = options.clientAnswers ?? DEFAULT_ANSWERS;
+    this.#attach(link);
+  }
+
+  #attach(link: Link): void {
     link.onMessage = (m) => this.#receive(m);
     link.onClose = (reason) => this.#record.closeAll(reason);
+  }
+
+  /** Whether a handshake completed on this connection (before it, silence is a connection problem). */
+  get connected(): boolean {
+    return this.initializeResult !== undefined || this.discoverResult !== undefined;
+  }
+
+  /** Records that the server stopped (once per connection) and tells `onStopped`. */
+  markStopped(reason: string): void {
+    if (this.stopped !== undefined) return;
+    this.stopped = `the server stopped while answering ${this.lastSent || 'a request'} (the last request sent): ${reason}`;
+    this.onStopped?.(this.stopped);
+  }
+
+  /** Starts the target again after it stopped (a command: a new process); see probe-liveness.ts. */
+  restart(): Promise<boolean> {
+    if (this.reopen === undefined) return Promise.resolve(false);
+    const next = this.reopen();
+    const old = this.link;
+    this.link = next;
+    this.#attach(next);
+    this.#starting = true;
+    this.#silentAfterMs = undefined;
+    this.stopped = undefined;
+    return rehandshake(this, old);
   }
 
   nextId(): number {
@@ -100,20 +136,7 @@ export class ProbeClient {
 
   /** Answers ping, and sampling, elicitation and roots when declared (canned answers); refuses the rest. */
   async #answerServerRequest(request: JsonObject): Promise<void> {
-    const method = String(request.method);
-    const result =
-      method === 'ping' ? {} : answerFor(method, request.params, this.clientCapabilities, this.clientAnswers);
-    const reply =
-      result !== undefined
-        ? { jsonrpc: '2.0', id: request.id, result }
-        : {
-            jsonrpc: '2.0',
-            id: request.id,
-            error: {
-              code: ErrorCode.MethodNotFound,
-              message: `mcp-toolkit test client does not support ${method} (declare it with --client-capabilities)`,
-            },
-          };
+    const reply = replyTo(request, this.clientCapabilities, this.clientAnswers);
     try {
       await this.link.send(reply, { headers: this.#headersFor(reply, this.wire ?? '2025') });
     } catch {
@@ -149,9 +172,28 @@ export class ProbeClient {
       headers?: Record<string, string>;
       /** The message is invalid by design: an error with `id: null` is its answer. */
       nullIdAnswers?: boolean;
+      /** The kit's own liveness probe: not watched itself. */
+      liveness?: boolean;
     } = {},
   ): Promise<Answer> {
     const wire = options.wire ?? this.wire ?? '2025';
+    if (!options.liveness && typeof message !== 'string' && typeof message.method === 'string')
+      this.lastSent = `${message.method} ${(JSON.stringify(message.params) ?? '').slice(0, 100)}`.trim();
+    const answer = await this.#send(message, wire, options);
+    if (!options.liveness) await watchAnswer(this, answer, wire);
+    return answer;
+  }
+
+  async #send(
+    message: JsonObject | string,
+    wire: Wire,
+    options: {
+      timeoutMs?: number;
+      omitSession?: boolean;
+      headers?: Record<string, string>;
+      nullIdAnswers?: boolean;
+    },
+  ): Promise<Answer> {
     const obj = typeof message === 'string' ? undefined : message;
     const hasId =
       obj !== undefined && 'id' in obj && (typeof obj.id === 'number' || typeof obj.id === 'string');
@@ -337,61 +379,17 @@ export class ProbeClient {
    * On 2026, an input-required result whose every request this client can answer is retried with
    * the answers (SEP-2322), up to a few rounds; what it cannot answer is returned as it came.
    */
-  async callTool(
+  callTool(
     name: string,
     args: unknown,
     options: { timeoutMs?: number; extra?: JsonObject } = {},
   ): Promise<Answer> {
-    const params: JsonObject = { ...options.extra, name, arguments: args as JsonObject };
-    const timeoutMs = options.timeoutMs ?? this.callTimeoutMs;
-    let answer = await this.request('tools/call', params, { timeoutMs });
-    for (let round = 0; round < MAX_INPUT_ROUNDS; round++) {
-      if (answer.kind !== 'result' || answer.result.resultType !== 'input_required') return answer;
-      const requests = isObject(answer.result.inputRequests) ? answer.result.inputRequests : {};
-      const responses: JsonObject = {};
-      for (const [k, r] of Object.entries(requests)) {
-        const got = isObject(r)
-          ? answerFor(String(r.method), r.params, this.clientCapabilities, this.clientAnswers)
-          : undefined;
-        if (got === undefined) return answer;
-        responses[k] = got;
-      }
-      const retry: JsonObject = { ...params, inputResponses: responses };
-      if (answer.result.requestState !== undefined) retry.requestState = answer.result.requestState;
-      answer = await this.request('tools/call', retry, { timeoutMs });
-    }
-    return answer;
+    return callWithInput(this, name, args, options);
   }
 
   /** Every page of a list method; stops at a repeated cursor, an error, or 100 pages. */
-  async listAll(
-    method: string,
-    field: string,
-  ): Promise<{ items: JsonObject[]; pages: number; problem?: string; answer?: Answer }> {
-    const items: JsonObject[] = [];
-    const seen = new Set<string>();
-    let cursor: unknown;
-    for (let pages = 1; pages <= 100; pages++) {
-      const answer = await this.request(method, cursor === undefined ? {} : { cursor: cursor as string });
-      if (answer.kind !== 'result') {
-        const where = cursor === undefined ? method : `${method} with cursor ${JSON.stringify(cursor)}`;
-        return { items, pages, problem: `${where} got ${describeAnswer(answer)}`, answer };
-      }
-      const list = answer.result[field];
-      if (!Array.isArray(list))
-        return { items, pages, problem: `${method} result has no ${field} array`, answer };
-      items.push(...(list as JsonObject[]));
-      if (method === 'tools/list')
-        for (const [tool, params] of headerParamsOf(list)) this.headerParams.set(tool, params);
-      cursor = answer.result.nextCursor;
-      if (cursor === undefined || cursor === null) return { items, pages };
-      if (typeof cursor !== 'string')
-        return { items, pages, problem: `nextCursor is not a string: ${JSON.stringify(cursor)}` };
-      if (seen.has(cursor))
-        return { items, pages, problem: `nextCursor ${JSON.stringify(cursor)} repeats (a loop)` };
-      seen.add(cursor);
-    }
-    return { items, pages: 100, problem: `${method} still had a nextCursor after 100 pages` };
+  listAll(method: string, field: string): Promise<ListedPages> {
+    return listAllPages(this, method, field);
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,78 @@
+/**
+ * A server that stops mid-run (issue 49, item 3): said once, as the MUST failure
+ * `server.stopped` with the last request sent; over HTTP the checks after it are not run, over
+ * stdio the kit starts the command again for them. The broken fixture with `crash-on-call`
+ * exits (code 70) when get_greeting is called, in a process of its own (stdio.ts, http.ts).
+ */
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { conformanceReport } from '../../src/testing/conformance-report.ts';
+import { FIXTURES, PATIENT, runPlan } from './helpers/fixtures.ts';
+import { type HttpServerProcess, startHttpServer } from './helpers/pinned.ts';
+
+const STDIO = { command: process.execPath, args: [path.join(FIXTURES, 'stdio.ts'), 'crash-on-call'] };
+const OPTIONS = { ...PATIENT, wire: '2025' } as const;
+
+const findings = (report: Awaited<ReturnType<typeof conformanceReport>>) =>
+  report.checks.filter((c) => c.status === 'fail' || c.status === 'warn');
+
+describe('a server that stops mid-run', { concurrency: 2 }, () => {
+  test('stdio: one MUST failure with the last request; the command is started again for the rest', async () => {
+    const report = await conformanceReport(STDIO, OPTIONS);
+    assert.deepEqual(
+      findings(report).map((c) => [c.id, c.level, c.status]),
+      [['server.stopped', 'MUST', 'fail']],
+    );
+    const stop = report.checks.find((c) => c.id === 'server.stopped');
+    assert.match(stop?.reason ?? '', /while answering tools\/call \{"name":"get_greeting"/);
+    assert.match(stop?.reason ?? '', /exited with code 70/);
+    assert.match(stop?.reason ?? '', /started it again/);
+    // Judged on the new process: the checks after the crash ran.
+    assert.equal(report.checks.find((c) => c.id === 'resources.list')?.status, 'pass');
+    assert.equal(report.checks.find((c) => c.id === 'prompts.list')?.status, 'pass');
+  });
+
+  test('stdio, test: the stop fails one test at MUST; the crashing tool is not called again', async () => {
+    const run = await runPlan(STDIO, { ...PATIENT, wire: '2025', concurrency: 1 });
+    const failed = [...run.verdicts.values()].filter((v) => v.status === 'fail');
+    assert.deepEqual(
+      failed.map((v) => [v.name, v.check, v.level]),
+      [['test_get_greeting_example_0', 'test.server-stopped', 'MUST']],
+    );
+    assert.match(
+      failed[0]?.reason ?? '',
+      /the server stopped while answering tools\/call \{"name":"get_greeting"/,
+    );
+    assert.match(
+      run.skipped.get('test_get_greeting_schema_0') ?? '',
+      /a call of get_greeting stopped the server/,
+    );
+    // Tools other than get_greeting are judged, on a new process.
+    assert.equal(run.verdicts.get('test_add_numbers_schema_0')?.status, 'pass');
+  });
+
+  describe('over HTTP', () => {
+    let http: HttpServerProcess;
+    before(async () => {
+      http = await startHttpServer(process.execPath, [path.join(FIXTURES, 'http.ts'), 'crash-on-call']);
+    });
+    after(() => http.stop());
+
+    test('check: one MUST failure; every check after it is not run, none fails for it', async () => {
+      const report = await conformanceReport(http.url, OPTIONS);
+      assert.deepEqual(
+        findings(report).map((c) => c.id),
+        ['server.stopped'],
+      );
+      const stop = report.checks.find((c) => c.id === 'server.stopped');
+      assert.match(stop?.reason ?? '', /while answering tools\/call \{"name":"get_greeting"/);
+      for (const id of ['resources.list', 'http.origin', 'http.batch'])
+        assert.match(
+          report.checks.find((c) => c.id === id)?.reason ?? '',
+          /the server stopped/,
+          `${id} is not run`,
+        );
+    });
+  });
+});
