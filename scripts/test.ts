@@ -51,6 +51,7 @@ export const SLOW: readonly string[] = [
   'test/testing/cli.test.ts',
   'test/testing/refusals.test.ts',
   'test/cli/init.test.ts',
+  'test/cli/bundle.test.ts',
   'test/transports/rollout.test.ts',
   'test/types/',
 ];

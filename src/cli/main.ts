@@ -68,6 +68,11 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = await publishInfoCommand(rest, process.env, { out, err });
       return;
     }
+    if (command === 'bundle') {
+      const { bundleCommand } = await import('./bundle.ts');
+      process.exitCode = await bundleCommand(rest, process.env, { out, err });
+      return;
+    }
     if (command === 'install') {
       const { installCommand } = await import('./install.ts');
       process.exitCode = await installCommand(rest, process.env, { out, err });

@@ -125,6 +125,23 @@ Options:
 
 Exit codes: 0 written or up to date, 1 out of date (--check) or invalid, 2 a usage mistake or
 a package.json field the registry cannot take.`,
+  bundle: `Usage: mcp-toolkit bundle [options]
+
+Builds an MCP Bundle (.mcpb) of the stdio server for desktop clients (one-click install):
+package.json, the project's own plugins that MCP_PLUGINS names, the toolkit's command and
+the production dependencies as installed, and a manifest whose settings form is generated
+from the plugins' settings schemas (secrets as sensitive fields; MCP_PLUGINS is fixed). The
+manifest is validated and the bundle packed with @anthropic-ai/mcpb (npm install -D
+@anthropic-ai/mcpb).
+
+Options:
+  --output FILE            where to write (default <name>-<version>.mcpb)
+  --setting NAME           also ask for this core setting in the form (repeatable)
+  --display-name NAME      the name the client shows
+  -h, --help               this text
+
+Exit codes: 0 packed, 1 the packer refused the manifest, 2 a usage mistake or the packer not
+installed.`,
   install: `Usage: mcp-toolkit install <client> [options]
 
 Adds this server to an MCP client's configuration: claude-desktop, claude-code, cursor,
@@ -161,6 +178,7 @@ Usage:
   mcp-toolkit install <client> [--dry-run]                         add the server to Claude Desktop, Claude Code, Cursor, VS Code or Windsurf
   mcp-toolkit init <name> [--dir D]                                scaffold plugins/<name>/ and its test
   mcp-toolkit publish-info [--check]                               write server.json for the MCP Registry
+  mcp-toolkit bundle [--output F]                                  an MCP Bundle (.mcpb) of the stdio server
   mcp-toolkit check <url | -- command [args...]>                   conformance report of any MCP server
   mcp-toolkit test <url | -- command [args...]>                    generated live tests against any MCP server
   mcp-toolkit login [server-url]                                   sign in with OAuth 2.1 (PKCE) and store the token
