@@ -7,6 +7,8 @@
  * the build instead of the sources. `npm run package` builds and packs it (`npm pack ./dist`).
  * Of plugins/, only the bundled plugins (scripts/bundled-plugins.ts, the list docs/plugins.md
  * shows) are built: any other folder there is the clone owner's own and stays out of dist/.
+ * `create-mcp-toolkit` (packages/create-mcp-toolkit, behind `npm create mcp-toolkit`) is built
+ * beside it into dist-create/, with the same version: the projects it writes depend on it.
  */
 import { spawnSync } from 'node:child_process';
 import {
@@ -25,6 +27,8 @@ import { selectPlugins } from './bundled-plugins.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
+const distCreate = path.join(root, 'dist-create');
+const createSource = path.join(root, 'packages/create-mcp-toolkit');
 const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
 
 interface Manifest {
@@ -107,3 +111,41 @@ for (const data of ['src/cli/registry/server.schema.json']) {
   copyFileSync(path.join(root, data), path.join(dist, data));
 }
 console.log(`build: dist/ ready (${pkg.name} ${pkg.version}); npm pack ./dist packs it`);
+
+/** create-mcp-toolkit: its sources compiled, its package.json given the toolkit's version. */
+function buildCreate(version: string): void {
+  rmSync(distCreate, { recursive: true, force: true });
+  const dir = mkdtempSync(path.join(tmpdir(), 'mcp-toolkit-build-create-'));
+  const file = path.join(dir, 'tsconfig.json');
+  const createConfig = {
+    extends: path.join(root, 'tsconfig.build.json'),
+    compilerOptions: {
+      typeRoots: [path.join(root, 'node_modules/@types')],
+      rootDir: createSource,
+      outDir: distCreate,
+      declaration: false,
+    },
+    include: [path.join(createSource, 'src')],
+    exclude: [],
+  };
+  writeFileSync(file, `${JSON.stringify(createConfig, null, 2)}\n`);
+  const built = spawnSync(process.execPath, [tsc, '-p', file], { cwd: root, stdio: 'inherit' });
+  rmSync(dir, { recursive: true, force: true });
+  if (built.status !== 0) {
+    console.error('build: tsc failed for create-mcp-toolkit; nothing usable in dist-create/');
+    process.exit(built.status ?? 1);
+  }
+  const template = JSON.parse(readFileSync(path.join(createSource, 'package.json'), 'utf8')) as Record<
+    string,
+    unknown
+  >;
+  const { name, description, license, type, bin, engines } = template;
+  writeFileSync(
+    path.join(distCreate, 'package.json'),
+    `${JSON.stringify({ name, version, description, license, type, bin, engines }, null, 2)}\n`,
+  );
+  copyFileSync(path.join(createSource, 'README.md'), path.join(distCreate, 'README.md'));
+  console.log(`build: dist-create/ ready (create-mcp-toolkit ${version}); npm pack ./dist-create packs it`);
+}
+
+buildCreate(pkg.version);

@@ -11,7 +11,7 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
@@ -32,6 +32,7 @@ const CLONE_PARTS = [
   'scripts',
   'src',
   'plugins',
+  'packages',
 ];
 
 // npm and npx come from PATH, run by this Node (its folder first on the children's PATH).
@@ -94,8 +95,17 @@ test('npm run package packs the bundled plugins and nothing else of the clone', 
 
   const pack = await run('npm', ['run', 'package'], clone, PACKAGE_TIMEOUT_MS);
   assert.equal(pack.code, 0, `npm run package: ${pack.stdout.slice(-2000)}${pack.stderr.slice(-3000)}`);
-  const packed = (await readdir(clone)).filter((f) => f.endsWith('.tgz'));
-  assert.equal(packed.length, 1, `one tarball in the clone: ${packed.join(', ')}`);
+  const tarballs = (await readdir(clone)).filter((f) => f.endsWith('.tgz'));
+  // The toolkit and create-mcp-toolkit (behind `npm create mcp-toolkit`), with one version.
+  const version = (
+    JSON.parse(await readFile(path.join(clone, 'package.json'), 'utf8')) as { version: string }
+  ).version;
+  assert.deepEqual(
+    tarballs.sort(),
+    [`create-mcp-toolkit-${version}.tgz`, `mcp-toolkit-server-${version}.tgz`],
+    'the two packages, nothing else, in the clone',
+  );
+  const packed = tarballs.filter((f) => f.startsWith('mcp-toolkit-server-'));
   const file = path.join(clone, packed[0] ?? '');
 
   const list = await run('tar', ['-tzf', file], clone, 30_000);
