@@ -30,6 +30,8 @@ const VERSION = (
 const UPSTREAM = 'https://registry.npmjs.org/';
 const INSTALL_TIMEOUT_MS = 300_000;
 const LISTEN_TIMEOUT_MS = 60_000;
+/** Two tsc runs (the package and create-mcp-toolkit): minutes on a loaded two-core machine. */
+const BUILD_TIMEOUT_MS = 600_000;
 
 let dir: string;
 let registry: Server | undefined;
@@ -68,7 +70,13 @@ function run(
 }
 
 /** Starts a command in its own process group; resolves with the URL it prints as listening. */
-function serve(command: string, args: readonly string[], cwd: string, env: Record<string, string>) {
+function serve(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string>,
+  waitMs = LISTEN_TIMEOUT_MS,
+) {
   const child = spawn(command, args, {
     cwd,
     env: { ...npmEnv, ...env },
@@ -83,8 +91,8 @@ function serve(command: string, args: readonly string[], cwd: string, env: Recor
   }
   const url = new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`no listening line in ${LISTEN_TIMEOUT_MS} ms:\n${output}`)),
-      LISTEN_TIMEOUT_MS,
+      () => reject(new Error(`no listening line in ${waitMs} ms:\n${output}`)),
+      waitMs,
     );
     const check = () => {
       const m = /mcp-toolkit listening on (http:\/\/[^\s"]+)/.exec(output);
@@ -120,66 +128,69 @@ async function stopGroup(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-before(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'mcp-registry-'));
-  const { runServer } = (await import('verdaccio')) as unknown as {
-    runServer(config: Record<string, unknown>): Promise<Server>;
-  };
-  const own = { access: '$all', publish: '$authenticated', unpublish: '$authenticated' };
-  registry = await runServer({
-    self_path: dir,
-    storage: path.join(dir, 'storage'),
-    auth: { htpasswd: { file: path.join(dir, 'htpasswd'), max_users: 10 } },
-    uplinks: { npmjs: { url: UPSTREAM, timeout: '120s', maxage: '60m' } },
-    // Ours are never proxied: a package of the same name upstream cannot stand in for the build.
-    packages: {
-      '@mcp-toolkit/*': own,
-      'create-mcp-toolkit': own,
-      '**': { access: '$all', publish: '$authenticated', proxy: 'npmjs' },
-    },
-    log: { type: 'stdout', format: 'pretty', level: 'fatal' },
-    web: { enable: false },
-  });
-  await new Promise<void>((resolve) => (registry as Server).listen(0, '127.0.0.1', resolve));
-  const address = registry.address() as { port: number };
-  registryUrl = `http://127.0.0.1:${address.port}/`;
-  const user = await fetch(`${registryUrl}-/user/org.couchdb.user:tester`, {
-    method: 'PUT',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'tester', password: 'tester-password-1' }),
-  });
-  const { token } = (await user.json()) as { token: string };
-  const npmrc = path.join(dir, 'npmrc');
-  await writeFile(npmrc, `registry=${registryUrl}\n//127.0.0.1:${address.port}/:_authToken=${token}\n`);
-  const { NODE_TEST_CONTEXT: _, ...inherited } = process.env as Record<string, string>;
-  npmEnv = {
-    ...Object.fromEntries(
-      Object.entries(inherited).filter(([k]) => !k.startsWith('MCP_') && !/^npm_/i.test(k)),
-    ),
-    PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`,
-    npm_config_userconfig: npmrc,
-    // npm exec (behind npm create) installs what it runs without asking, as on a terminal.
-    npm_config_yes: 'true',
-    npm_config_audit: 'false',
-    npm_config_fund: 'false',
-    npm_config_update_notifier: 'false',
-  };
-  // The upstream is needed for every dependency: find out once.
-  const probe = await run('npm', ['view', 'zod@4', 'version', '--json'], dir, 60_000);
-  if (probe.code !== 0)
-    unavailable = `the npm registry cannot be reached through the local one: ${probe.out.slice(-300)}`;
-  const build = await run(process.execPath, ['scripts/build.ts'], REPO_ROOT, 300_000);
-  assert.equal(build.code, 0, build.out.slice(-3000));
-  for (const folder of ['dist', 'dist-create']) {
-    const published = await run(
-      'npm',
-      ['publish', path.join(REPO_ROOT, folder), '--tag', 'latest'],
-      dir,
-      120_000,
-    );
-    assert.equal(published.code, 0, `npm publish ${folder}: ${published.out.slice(-2000)}`);
-  }
-});
+before(
+  async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'mcp-registry-'));
+    const { runServer } = (await import('verdaccio')) as unknown as {
+      runServer(config: Record<string, unknown>): Promise<Server>;
+    };
+    const own = { access: '$all', publish: '$authenticated', unpublish: '$authenticated' };
+    registry = await runServer({
+      self_path: dir,
+      storage: path.join(dir, 'storage'),
+      auth: { htpasswd: { file: path.join(dir, 'htpasswd'), max_users: 10 } },
+      uplinks: { npmjs: { url: UPSTREAM, timeout: '120s', maxage: '60m' } },
+      // Ours are never proxied: a package of the same name upstream cannot stand in for the build.
+      packages: {
+        '@mcp-toolkit/*': own,
+        'create-mcp-toolkit': own,
+        '**': { access: '$all', publish: '$authenticated', proxy: 'npmjs' },
+      },
+      log: { type: 'stdout', format: 'pretty', level: 'fatal' },
+      web: { enable: false },
+    });
+    await new Promise<void>((resolve) => (registry as Server).listen(0, '127.0.0.1', resolve));
+    const address = registry.address() as { port: number };
+    registryUrl = `http://127.0.0.1:${address.port}/`;
+    const user = await fetch(`${registryUrl}-/user/org.couchdb.user:tester`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'tester', password: 'tester-password-1' }),
+    });
+    const { token } = (await user.json()) as { token: string };
+    const npmrc = path.join(dir, 'npmrc');
+    await writeFile(npmrc, `registry=${registryUrl}\n//127.0.0.1:${address.port}/:_authToken=${token}\n`);
+    const { NODE_TEST_CONTEXT: _, ...inherited } = process.env as Record<string, string>;
+    npmEnv = {
+      ...Object.fromEntries(
+        Object.entries(inherited).filter(([k]) => !k.startsWith('MCP_') && !/^npm_/i.test(k)),
+      ),
+      PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`,
+      npm_config_userconfig: npmrc,
+      // npm exec (behind npm create) installs what it runs without asking, as on a terminal.
+      npm_config_yes: 'true',
+      npm_config_audit: 'false',
+      npm_config_fund: 'false',
+      npm_config_update_notifier: 'false',
+    };
+    // The upstream is needed for every dependency: find out once.
+    const probe = await run('npm', ['view', 'zod@4', 'version', '--json'], dir, 60_000);
+    if (probe.code !== 0)
+      unavailable = `the npm registry cannot be reached through the local one: ${probe.out.slice(-300)}`;
+    const build = await run(process.execPath, ['scripts/build.ts'], REPO_ROOT, BUILD_TIMEOUT_MS);
+    assert.equal(build.code, 0, build.out.slice(-3000));
+    for (const folder of ['dist', 'dist-create']) {
+      const published = await run(
+        'npm',
+        ['publish', path.join(REPO_ROOT, folder), '--tag', 'latest'],
+        dir,
+        120_000,
+      );
+      assert.equal(published.code, 0, `npm publish ${folder}: ${published.out.slice(-2000)}`);
+    }
+  },
+  { timeout: BUILD_TIMEOUT_MS + 300_000 },
+);
 
 after(async () => {
   await new Promise<void>((resolve) => (registry ? registry.close(() => resolve()) : resolve()));
@@ -190,7 +201,7 @@ let project: string | undefined;
 let installed = false;
 
 test('npm create mcp-toolkit@latest demo -- --yes writes a project on the published package', {
-  timeout: 180_000,
+  timeout: 300_000,
 }, async (t) => {
   if (unavailable) return t.skip(unavailable);
   const empty = path.join(dir, 'create');
@@ -257,15 +268,20 @@ test('its npm start serves the plugin and the official client calls its tool', {
 });
 
 test('npx @mcp-toolkit/server run serves the bundled filesystem plugin', {
-  timeout: INSTALL_TIMEOUT_MS,
+  timeout: INSTALL_TIMEOUT_MS + 60_000,
 }, async (t) => {
   if (unavailable) return t.skip(unavailable);
   const empty = path.join(dir, 'npx');
   await mkdir(empty);
   // The docs' command as written; the port comes from the environment (a free one).
-  const server = serve('npx', ['@mcp-toolkit/server', 'run', '--transport', 'http'], empty, {
-    MCP_HTTP_PORT: '0',
-  });
+  // npx installs the package and its dependencies into its own cache before it starts it.
+  const server = serve(
+    'npx',
+    ['@mcp-toolkit/server', 'run', '--transport', 'http'],
+    empty,
+    { MCP_HTTP_PORT: '0' },
+    INSTALL_TIMEOUT_MS,
+  );
   const client = new Client({ name: 'registry-test', version: '1.0.0' });
   try {
     await client.connect(new StreamableHTTPClientTransport(new URL(await server.url)));
