@@ -19,7 +19,8 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { BUNDLED_PLUGINS } from '../../scripts/bundled-plugins.ts';
 import { childEnv, REPO_ROOT } from '../helpers/spawn-server.ts';
 
-const PACKAGE_TIMEOUT_MS = 180_000;
+/** Two tsc runs (the toolkit and create-mcp-toolkit) and two packs: minutes under load. */
+const PACKAGE_TIMEOUT_MS = 600_000;
 const INSTALL_TIMEOUT_MS = 240_000;
 const LISTEN_TIMEOUT_MS = 60_000;
 /** What the clone's build needs; node_modules is linked, not copied. */
