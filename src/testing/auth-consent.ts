@@ -59,7 +59,7 @@ export async function checkConsent(rec: Recorder, probe: ConsentProbe): Promise<
       return;
     }
     const location = res.headers.get('location');
-    if (res.status >= 300 && res.status < 400 && location !== null && URL.canParse(location, url)) {
+    if (res.status >= 300 && res.status < 400 && location !== null && URL.canParse(location, String(url))) {
       const next = new URL(location, url);
       if (`${next.origin}${next.pathname}` === probe.redirectUri) {
         if (next.searchParams.has('code')) {

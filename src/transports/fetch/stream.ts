@@ -135,7 +135,11 @@ export const FETCH_HOST: EdgeHost<FetchRequest, FetchAnswer> = {
   send(answer, status, headers, body) {
     // A 204 or 304 carries no body.
     const empty = body === undefined || status === 204 || status === 304;
-    answer.send(new Response(empty ? null : (body as BodyInit), { status, headers }), true);
+    // The body's type by the constructor: BodyInit is a DOM global the package build (src/ alone) lacks.
+    answer.send(
+      new Response(empty ? null : (body as ConstructorParameters<typeof Response>[0]), { status, headers }),
+      true,
+    );
   },
   stream(answer, headers) {
     const sink = new ReadableSink(answer);
