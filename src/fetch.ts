@@ -78,6 +78,7 @@ const OPTION_CHECKS: Readonly<Record<keyof FetchHandlerOptions, (v: unknown) => 
   anyOrigin: boolean,
   allowedHosts: strings,
   allowedOrigins: strings,
+  identify: (v) => (typeof v === 'function' ? undefined : 'a function (request) => identity or undefined'),
 };
 
 function positiveInteger(v: unknown): string | undefined {

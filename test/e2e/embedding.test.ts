@@ -181,13 +181,13 @@ describe('the application of docs/embedding.md', () => {
     assert.ok(calls.length >= 6, `request lines in app.log: ${JSON.stringify(logLines.slice(-5))}`);
   });
 
-  test('the server card and the landing page are served on the app', async () => {
+  test('the server card is served on the app; the landing page and catalogs only when asked', async () => {
     const card = await fetch(`${base}/mcp/server-card`);
     assert.equal(card.status, 200);
     assert.match(JSON.stringify(await card.json()), /notes-service/);
     const page = await fetch(`${base}/`, { headers: { accept: 'text/html' } });
-    assert.equal(page.status, 200);
-    assert.match(await page.text(), /notes-service/);
+    assert.equal(page.status, 404, '/ is the application’s');
+    assert.equal((await fetch(`${base}/.well-known/mcp/catalog.json`)).status, 404);
   });
 });
 

@@ -6,7 +6,8 @@
  *
  *   1. Host, then Origin            403  (DNS-rebinding protection; guards.ts)       admit()
  *   2. size from Content-Length     413  (POST, before anything is read)             admit()
- *   3. auth                         401, 403, 503 (API key or OAuth bearer token)     admit()
+ *   3. auth                         401, 403, 503 (the application's `identify`,      admit()
+ *                                    else an API key or an OAuth bearer token)
  *   4. body: media type, then JSON  415, 413 past the limit as read, 400/-32700       readJson()
  *   5. rate limit                   429, 503 (one token per request in the body;      respond()
  *                                    GET and DELETE cost one)
@@ -25,6 +26,7 @@
 import type { ProtocolError } from '../../base/errors.ts';
 import { logEncodeFailure } from '../../base/jsonrpc.ts';
 import { Refusal } from '../../base/refusals.ts';
+import type { Identity } from '../../base/types.ts';
 import { rateLimitError } from '../../ratelimit/errors.ts';
 import { clientKey } from '../../ratelimit/limiter.ts';
 import type { EdgeDeps, EventStore } from '../deps.ts';
@@ -71,6 +73,12 @@ export interface EdgeSetup<Req extends EdgeRequest, Res> {
   readonly eventStore?: EventStore | undefined;
   /** Events kept per stream by the in-memory event store. */
   readonly eventRetention: number;
+  /**
+   * The embedding application's own word on who the caller is (its auth ran before ours): an
+   * identity, with its scopes, or undefined to leave it to the server's authenticator (none:
+   * anonymous). Runs at stage 3, in place of auth when it answers.
+   */
+  readonly identify?: ((req: Req) => Identity | undefined | Promise<Identity | undefined>) | undefined;
 }
 
 /**
@@ -98,6 +106,30 @@ export function createEdge<Req extends EdgeRequest, Res>(setup: EdgeSetup<Req, R
   const { auth, limiter, logger } = deps;
   const limited = limiter !== undefined && limiter.burst > 0;
   const stateful = setup.sessions === 'stateful';
+
+  const { identify } = setup;
+  const byIdentity = (
+    req: Req,
+    identity: Identity | undefined,
+  ): ProtocolError | undefined | Promise<ProtocolError | undefined> => {
+    if (identity === undefined) return authenticated(req);
+    req.mcpIdentity = identity;
+    return undefined;
+  };
+  /** Stage 3 with the application's `identify` first: its identity, else our auth. */
+  const identified = (req: Req): ProtocolError | undefined | Promise<ProtocolError | undefined> => {
+    let given: Identity | undefined | Promise<Identity | undefined>;
+    try {
+      given = (identify as NonNullable<typeof identify>)(req);
+    } catch (err) {
+      return authRefusal(err, logger);
+    }
+    if (!(given instanceof Promise)) return byIdentity(req, given);
+    return given.then(
+      (identity) => byIdentity(req, identity),
+      (err: unknown) => authRefusal(err, logger),
+    );
+  };
 
   const authenticated = (req: Req): Promise<ProtocolError | undefined> | undefined =>
     auth?.authenticate({ headers: req.headers }).then(
@@ -153,7 +185,7 @@ export function createEdge<Req extends EdgeRequest, Res>(setup: EdgeSetup<Req, R
     maxBodyBytes: maxBody,
     screen,
     admit(req) {
-      return screen(req) ?? authenticated(req);
+      return screen(req) ?? (identify ? identified(req) : authenticated(req));
     },
     readJson(contentType, text) {
       if (!isJsonContentType(contentType)) throw Refusal.unsupportedMediaType();

@@ -123,6 +123,7 @@ export function fetchHandler(server: FetchServer, o: FetchHandlerOptions): Fetch
     host: FETCH_HOST,
     sessions: o.sessions,
     eventRetention: o.eventRetention,
+    identify: o.identify && ((req: FetchRequest) => (o.identify as NonNullable<typeof o.identify>)(req.raw)),
   });
 
   async function serve(request: Request, url: URL, req: FetchRequest, answer: FetchAnswer): Promise<void> {
@@ -173,6 +174,7 @@ export function fetchHandler(server: FetchServer, o: FetchHandlerOptions): Fetch
   return function handle(request, client = {}) {
     const url = new URL(request.url);
     const req: FetchRequest = {
+      raw: request,
       method: request.method,
       url: url.pathname + url.search,
       headers: headersOf(request, url),

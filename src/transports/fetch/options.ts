@@ -3,6 +3,7 @@
  * options (which src/transport-options.ts builds from the settings): a caller overrides any
  * of them in `createFetchHandler`.
  */
+import type { Identity } from '../../base/types.ts';
 import { type HostGuardOptions, hostGuardOptions } from '../edge/guards.ts';
 import type { EdgeOptions, SessionMode } from '../edge/options.ts';
 import type { HttpOptions } from '../http/options.ts';
@@ -32,6 +33,14 @@ export interface FetchHandlerOptions extends HostGuardOptions {
    * out the headers a proxy sets (Forwarded, X-Forwarded-*, X-Real-IP).
    */
   readonly trustProxy: boolean;
+  /**
+   * The host application's own word on who the caller is (its auth ran first): an identity
+   * with its scopes, which our per-tool scopes, visibility, rate limits, logs and spans then
+   * use; undefined leaves it to the server's authenticator (MCP_AUTH), else anonymous.
+   */
+  readonly identify?:
+    | ((request: Request) => Identity | undefined | Promise<Identity | undefined>)
+    | undefined;
 }
 
 /**

@@ -8,6 +8,8 @@ import { SSE_HEADERS } from '../edge/sse.ts';
 
 /** The edge's request, built from a fetch Request. */
 export interface FetchRequest extends EdgeRequest {
+  /** The Request as the runtime gave it. */
+  readonly raw: Request;
   readonly port: number | undefined;
   /** When it arrived (performance.now()). */
   readonly started: number;

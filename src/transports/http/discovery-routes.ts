@@ -24,6 +24,8 @@ import { refuse } from './refuse.ts';
 export interface DiscoveryRoutesOptions {
   server: HttpDeps;
   http: HttpOptions;
+  /** The catalogs at the root's `/.well-known/` (default true; the card is always served). */
+  catalogs?: boolean;
 }
 
 /** The draft's caching advice (SEP-2127 "Caching"): shared caches may keep it, ETag revalidates. */
@@ -160,6 +162,8 @@ export async function discoveryRoutes(app: FastifyInstance, options: DiscoveryRo
       cache: CATALOG_CACHE,
     },
   ];
+  // Embedded in an application (the Fastify plugin), the root-level catalogs are opt-in.
+  if (options.catalogs === false) documents.splice(1);
   if (http.landingPage) {
     const landing = async (req: FastifyRequest, reply: FastifyReply) => sendLandingPage(reply, describe(req));
     const path = http.path;

@@ -17,37 +17,76 @@ import { discoveryRoutes } from './discovery-routes.ts';
 import type { HttpOptions } from './options.ts';
 import { checkRouteClashes, pluginRoutes } from './plugin-routes.ts';
 import { refuse } from './refuse.ts';
-import { mcpRoutes } from './routes.ts';
+import { type McpRoutesOptions, mcpRoutes } from './routes.ts';
 
 export interface MountOptions {
   server: HttpDeps;
   http: HttpOptions;
   /** The SSE responses open on the MCP routes (filled by them; `drain` ends them). */
   streams: Set<ServerResponse>;
-  /** CORS for these routes (false where the app applies it already, at its root). */
+  /** CORS for these routes alone (false where our own app applies it already, at its root). */
   cors: boolean;
   /** True once shutdown has begun: requests to these routes then get a JSON-RPC 503. */
   closing?: () => boolean;
+  /** The application's own word on who the caller is (the Fastify plugin's `identify`). */
+  identify?: McpRoutesOptions['identify'];
+  /** Serve the catalogs at `/.well-known/mcp/catalog.json` and `/.well-known/ai-catalog.json` (default true). */
+  catalogs?: boolean;
 }
 
-/** CORS as the MCP endpoint needs it: its request headers allowed, its response headers exposed. */
+/** The request headers a browser client of the MCP endpoint sends. */
+const ALLOWED_HEADERS = [
+  'content-type',
+  'accept',
+  'authorization',
+  'x-api-key',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'mcp-method',
+  'mcp-name',
+  'last-event-id',
+];
+/** The response headers it reads. */
+const EXPOSED_HEADERS = ['mcp-session-id', 'mcp-protocol-version', 'www-authenticate', 'retry-after'];
+
+/** CORS as the MCP endpoint needs it, for a whole app of ours (the standalone server). */
 export async function installCors(app: FastifyInstance, http: HttpOptions): Promise<void> {
   if (http.corsOrigins.length === 0) return;
   await app.register(cors, {
     origin: http.corsOrigins.includes('*') ? '*' : [...http.corsOrigins],
     methods: ['GET', 'POST', 'DELETE'],
-    allowedHeaders: [
-      'content-type',
-      'accept',
-      'authorization',
-      'x-api-key',
-      'mcp-session-id',
-      'mcp-protocol-version',
-      'mcp-method',
-      'mcp-name',
-      'last-event-id',
-    ],
-    exposedHeaders: ['mcp-session-id', 'mcp-protocol-version', 'www-authenticate', 'retry-after'],
+    allowedHeaders: ALLOWED_HEADERS,
+    exposedHeaders: EXPOSED_HEADERS,
+  });
+}
+
+/**
+ * CORS for this scope's routes alone (a guest in an application's app): an onRequest hook
+ * that answers the listed origins' preflights and marks their answers, so the application's
+ * own routes, and its own @fastify/cors, are left as they are. Runs before the Host check and
+ * auth, since a preflight carries no credentials (Fetch standard, CORS protocol).
+ */
+export function installScopedCors(app: FastifyInstance, http: HttpOptions): void {
+  if (http.corsOrigins.length === 0) return;
+  const any = http.corsOrigins.includes('*');
+  const origins = new Set(http.corsOrigins);
+  const exposed = EXPOSED_HEADERS.join(', ');
+  const allowed = ALLOWED_HEADERS.join(', ');
+  app.addHook('onRequest', (req, reply, done) => {
+    const origin = req.headers.origin;
+    if (origin === undefined || !(any || origins.has(origin))) return done();
+    reply.header('access-control-allow-origin', any ? '*' : origin);
+    if (!any) reply.header('vary', 'Origin');
+    if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
+      reply
+        .code(204)
+        .header('access-control-allow-methods', 'GET, POST, DELETE')
+        .header('access-control-allow-headers', allowed)
+        .send();
+      return;
+    }
+    reply.header('access-control-expose-headers', exposed);
+    done();
   });
 }
 
@@ -67,7 +106,8 @@ export async function mountMcp(app: FastifyInstance, options: MountOptions): Pro
       refuse(server, req, reply, Refusal.shuttingDown());
     });
   }
-  if (options.cors) await installCors(app, http);
+  // The application's CORS (its own @fastify/cors, if any) is its own; ours covers our routes.
+  if (options.cors) installScopedCors(app, http);
   const metadata = http.resourceMetadata;
   if (metadata) {
     const document = protectedResourceMetadata({
@@ -80,8 +120,14 @@ export async function mountMcp(app: FastifyInstance, options: MountOptions): Pro
     if (resourceMetadataPath(http.path) !== RESOURCE_METADATA_WELL_KNOWN)
       app.get(RESOURCE_METADATA_WELL_KNOWN, async () => document);
   }
-  await app.register(mcpRoutes, { server, http, streams: options.streams });
-  await app.register(discoveryRoutes, { server, http });
+  await app.register(mcpRoutes, {
+    server,
+    http,
+    streams: options.streams,
+    identify: options.identify,
+    preflight: options.cors,
+  });
+  await app.register(discoveryRoutes, { server, http, catalogs: options.catalogs ?? true });
   await app.register(pluginRoutes, { server, http, routes });
 }
 

@@ -8,6 +8,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ProtocolError } from '../../base/errors.ts';
+import type { Identity } from '../../base/types.ts';
 import type { EventStore, HttpDeps } from '../deps.ts';
 import { edgeOptions } from '../edge/options.ts';
 import { createEdge } from '../edge/pipeline.ts';
@@ -22,6 +23,10 @@ export interface McpRoutesOptions {
   eventStore?: EventStore;
   /** Every SSE response open on these routes, for a drain to end them (added and removed here). */
   streams?: Set<ServerResponse>;
+  /** Preflights reach this route (answered by a scoped CORS hook, mount.ts); else OPTIONS is 405 without CORS. */
+  preflight?: boolean | undefined;
+  /** The application's own word on who the caller is (the Fastify plugin's `identify`). */
+  identify?: ((request: FastifyRequest) => Identity | undefined | Promise<Identity | undefined>) | undefined;
 }
 
 export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions): Promise<void> {
@@ -33,6 +38,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
     sessions: 'stateful',
     eventStore: options.eventStore,
     eventRetention: http.limits.eventRetention,
+    identify: options.identify,
   });
   app.decorateRequest('mcpIdentity', undefined);
   app.decorateRequest('mcpDispatched', false);
@@ -57,7 +63,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
   app.route({
     // With CORS on, OPTIONS is the preflight (answered by @fastify/cors), not a wrong method.
     method:
-      http.corsOrigins.length > 0
+      http.corsOrigins.length > 0 && !options.preflight
         ? ['POST', 'GET', 'DELETE', 'PUT', 'PATCH']
         : ['POST', 'GET', 'DELETE', 'PUT', 'PATCH', 'OPTIONS'],
     url: http.path,
