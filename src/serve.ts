@@ -190,8 +190,21 @@ async function start(
     let signals = 0;
     const onSignal = (signal: NodeJS.Signals) => {
       if (++signals === 1) {
-        logger.info({ signal }, 'signal received: draining');
-        void stop().then(() => process.exit(0));
+        // SIGTERM is a platform's (a rollout, a scale-in): the load balancer is told first
+        // (/readyz 503) while everything is still served. SIGINT, a person at a terminal, stops now.
+        const delayMs = signal === 'SIGTERM' && httpHandle ? settings.MCP_SHUTDOWN_DELAY_MS : 0;
+        logger.info(
+          { signal, delayMs },
+          delayMs > 0 ? 'signal received: /readyz 503, still serving' : 'signal received: draining',
+        );
+        void (async () => {
+          if (delayMs > 0) {
+            await httpHandle?.announceDrain(delayMs);
+            logger.info({ signal }, 'draining');
+          }
+          await stop();
+          process.exit(0);
+        })();
         return;
       }
       // A second signal during the drain stops now, but not before the buffered spans and

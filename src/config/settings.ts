@@ -111,6 +111,9 @@ export const settingsSchema = z.object({
   MCP_SHUTDOWN_TIMEOUT_MS: envInt(10_000, 0, 600_000).describe(
     'How long in-flight calls may finish after SIGTERM.',
   ),
+  MCP_SHUTDOWN_DELAY_MS: envInt(0, 0, 600_000).describe(
+    'On SIGTERM, how long the HTTP server goes on serving every request with /readyz answering 503, before it stops accepting connections and drains (MCP_SHUTDOWN_TIMEOUT_MS): time for a load balancer that probes /readyz to take it out of rotation. 0: stop accepting at once.',
+  ),
   ...authSettingsShape,
   ...discoverySettingsShape,
   ...rateLimitSettingsShape,

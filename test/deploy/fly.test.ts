@@ -61,11 +61,14 @@ test('the HTTP check requests /readyz (Fly routes by it and restarts nothing), a
   );
 });
 
-test('SIGTERM, and a kill_timeout longer than MCP_SHUTDOWN_TIMEOUT_MS', async () => {
+test('SIGTERM, and a kill_timeout longer than MCP_SHUTDOWN_DELAY_MS plus MCP_SHUTDOWN_TIMEOUT_MS', async () => {
   const known = await knownSettings();
   assert.equal(fly.kill_signal, 'SIGTERM');
   const shutdownMs = Number(env.MCP_SHUTDOWN_TIMEOUT_MS ?? known.defaults.MCP_SHUTDOWN_TIMEOUT_MS);
-  assert.ok(seconds(fly.kill_timeout) * 1000 > shutdownMs, `${fly.kill_timeout} s > ${shutdownMs} ms`);
+  const delayMs = Number(env.MCP_SHUTDOWN_DELAY_MS ?? known.defaults.MCP_SHUTDOWN_DELAY_MS);
+  assert.ok(delayMs > 0, 'the drain is announced before the listener closes');
+  const totalMs = shutdownMs + delayMs;
+  assert.ok(seconds(fly.kill_timeout) * 1000 > totalMs, `${fly.kill_timeout} s > ${totalMs} ms`);
 });
 
 test("Fly scrapes MCP_METRICS_PORT's /metrics", () => {

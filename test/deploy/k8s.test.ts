@@ -113,12 +113,19 @@ describe('k8s manifests', () => {
     }
   });
 
-  test('terminationGracePeriodSeconds outlasts the preStop sleep plus MCP_SHUTDOWN_TIMEOUT_MS', async () => {
+  test('terminationGracePeriodSeconds outlasts a preStop sleep, MCP_SHUTDOWN_DELAY_MS and MCP_SHUTDOWN_TIMEOUT_MS', async () => {
     const known = await knownSettings();
     const shutdownMs = Number(config.MCP_SHUTDOWN_TIMEOUT_MS ?? known.defaults.MCP_SHUTDOWN_TIMEOUT_MS);
+    const delayMs = Number(config.MCP_SHUTDOWN_DELAY_MS ?? known.defaults.MCP_SHUTDOWN_DELAY_MS);
     const command = (container.lifecycle?.preStop?.exec?.command ?? []) as string[];
     const preStopMs = command[0] === 'sleep' ? Number(command[1]) * 1000 : 0;
-    assert.ok(pod.terminationGracePeriodSeconds * 1000 > shutdownMs + preStopMs);
+    assert.ok(pod.terminationGracePeriodSeconds * 1000 > shutdownMs + delayMs + preStopMs);
+  });
+
+  test('the drain is visible to the readiness probe: /readyz fails before the server stops accepting', () => {
+    const probe = container.readinessProbe;
+    const noticedMs = probe.periodSeconds * probe.failureThreshold * 1000;
+    assert.ok(Number(config.MCP_SHUTDOWN_DELAY_MS) >= noticedMs, 'the delay covers the probe failing');
   });
 
   test('non-root, read-only root filesystem, the filesystem root on a writable volume, resources set', () => {

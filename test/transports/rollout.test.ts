@@ -4,7 +4,8 @@
  * doctor's line) or is worked around at start (the openapi plugin leaves out the operations
  * whose credentials are missing) with /readyz green; a dependency that can come back (Redis)
  * turns /readyz red while it is away and green again when it is back, the sequence a
- * Kubernetes rollout with `maxUnavailable: 0` waits on.
+ * Kubernetes rollout with `maxUnavailable: 0` waits on. And a drain a load balancer can see:
+ * on SIGTERM, /readyz turns red for MCP_SHUTDOWN_DELAY_MS while every request is still served.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -139,5 +140,61 @@ test('a rollout over real Redis: ready, Redis lost → 503 naming sharedState, R
     }
   } finally {
     await redis.stop();
+  }
+});
+
+test('SIGTERM with MCP_SHUTDOWN_DELAY_MS: /readyz 503 while requests are still answered, then the listener closes and the process exits 0', async () => {
+  const server = await spawnHttpServer({
+    MCP_PLUGINS: './test/fixtures/echo-plugin.ts',
+    MCP_SHUTDOWN_DELAY_MS: '6000',
+  });
+  const rpc = (body: object, session?: string) =>
+    fetch(server.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } : {}),
+      },
+      body: JSON.stringify(body),
+    });
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'drain', version: '1' } },
+  };
+  try {
+    const opened = await rpc(initialize);
+    const session = opened.headers.get('mcp-session-id') ?? '';
+    await opened.text();
+    assert.equal((await readyz(server)).status, 200);
+
+    server.child.kill('SIGTERM');
+    await until(async () => (await readyz(server)).status === 503, 10_000, '/readyz 503 after SIGTERM');
+    const r = await readyz(server);
+    assert.equal(r.body.status, 'not_ready');
+    assert.match(r.body.checks.shutdown?.detail ?? '', /^draining: still serving/);
+    // In flight and new alike: a call on the open session and a new session are still answered.
+    const call = await rpc(
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: 'still here' } },
+      },
+      session,
+    );
+    assert.equal(call.status, 200);
+    assert.match(await call.text(), /still here/);
+    const fresh = await rpc(initialize);
+    assert.equal(fresh.status, 200);
+    await fresh.text();
+
+    await until(() => server.child.exitCode !== null, EXIT_WAIT_MS, 'the exit after the delay and the drain');
+    assert.equal(await server.exited, 0);
+    await assert.rejects(fetch(`${new URL(server.url).origin}/readyz`), 'the listener is closed');
+  } finally {
+    await server.stop();
   }
 });

@@ -24,10 +24,11 @@ export interface ReadinessReport {
  */
 export async function readinessReport(
   server: Pick<HttpDeps, 'readiness'>,
-  closing: boolean,
+  closing: boolean | string,
 ): Promise<ReadinessReport> {
   const checks: Record<string, CheckResult> = {};
-  if (closing) checks.shutdown = { ok: false, detail: 'shutting down' };
+  // A string says which stage: draining (still serving), or shutting down.
+  if (closing) checks.shutdown = { ok: false, detail: closing === true ? 'shutting down' : closing };
   Object.assign(checks, await server.readiness());
   const ready = Object.values(checks).every((c) => c.ok);
   const degraded = Object.values(checks).some((c) => c.detail !== undefined);

@@ -20,11 +20,19 @@ export interface HttpHandle {
   readonly closed: Promise<void>;
   /** Event streams (SSE) open now, for the `mcp.server.open_streams` gauge. */
   streamCount(): number;
+  /**
+   * Announces the drain to load balancers: `/readyz` answers 503 from now on (`shutdown`:
+   * draining) while every request is still served; resolves after `delayMs`, when the caller
+   * goes on to `close`.
+   */
+  announceDrain(delayMs: number): Promise<void>;
   close(timeoutMs: number): Promise<void>;
 }
 
 /** The SSE responses of each app built here, for its close to end. */
 const openStreams = new WeakMap<FastifyInstance, Set<ServerResponse>>();
+/** Each app's shutdown state as `/readyz` reports it: false, or what it says. */
+const shutdownState = new WeakMap<FastifyInstance, { detail: string | false }>();
 
 export async function buildHttpApp(server: HttpDeps, http: HttpOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -37,9 +45,10 @@ export async function buildHttpApp(server: HttpDeps, http: HttpOptions): Promise
     // Fastify accepts a hop count at run time; its types only list boolean, string and string[].
     trustProxy: http.trustProxy as boolean | string[],
   });
-  let closing = false;
+  const shutdown: { detail: string | false } = { detail: false };
+  shutdownState.set(app, shutdown);
   app.addHook('onClose', async () => {
-    closing = true;
+    shutdown.detail = 'shutting down';
   });
   installFallbackRefusals(app, server, http.path);
   // At the root: the probes and the 404s carry the CORS headers too.
@@ -47,7 +56,7 @@ export async function buildHttpApp(server: HttpDeps, http: HttpOptions): Promise
   // Probes skip auth and Host checks (they are registered outside the MCP routes' scope).
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
-    const r = await readinessReport(server, closing);
+    const r = await readinessReport(server, shutdown.detail);
     return reply.code(r.ready ? 200 : 503).send({ status: r.status, checks: r.checks });
   });
   const streams = new Set<ServerResponse>();
@@ -72,6 +81,13 @@ export async function startHttp(server: HttpDeps, http: HttpOptions): Promise<Ht
     url: `http://${host}:${port}${http.path}`,
     closed,
     streamCount: () => openStreams.get(app)?.size ?? 0,
+    async announceDrain(delayMs) {
+      const state = shutdownState.get(app);
+      if (state && state.detail === false) {
+        state.detail = `draining: still serving, stops accepting connections in ${delayMs} ms`;
+      }
+      await new Promise((r) => setTimeout(r, delayMs));
+    },
     async close(timeoutMs) {
       // Stop accepting; wait for in-flight calls (bounded), then end what is left (SSE streams).
       const closing = app.close();
