@@ -1,0 +1,264 @@
+/**
+ * Redis as a distributed engine, on loopback, for the scale-out tests: a Redis Cluster of
+ * three masters (`redis-server --cluster-enabled yes`, joined with `redis-cli --cluster
+ * create`), and a Sentinel set (a master, a replica and three sentinels, `redis-server
+ * --sentinel`) whose master a test can kill. Real processes on free ports, in a folder of
+ * their own that is removed at the end; the same Debian package as the single server
+ * (`apt-get install -y redis-server`) provides everything.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const READY_TIMEOUT_MS = 30_000;
+
+/** One redis-server process (a cluster node, a data node or a sentinel). */
+interface Node {
+  readonly port: number;
+  readonly child: ChildProcess;
+  output(): string;
+}
+
+export interface RedisCluster {
+  /** `redis+cluster://127.0.0.1:<p1>,127.0.0.1:<p2>,127.0.0.1:<p3>` */
+  readonly url: string;
+  readonly ports: readonly number[];
+  stop(): Promise<void>;
+}
+
+export interface RedisSentinelSet {
+  /** `redis+sentinel://127.0.0.1:<s1>,.../<master name>` */
+  readonly url: string;
+  readonly masterName: string;
+  /** The port of the data node that is master now (asked of a sentinel). */
+  master(): Promise<number>;
+  /** SIGKILLs the master now; resolves once the sentinels have promoted the replica. */
+  killMaster(): Promise<{ was: number; now: number }>;
+  stop(): Promise<void>;
+}
+
+function requireRedis(): void {
+  const found = spawnSync('redis-server', ['--version'], { stdio: 'ignore' });
+  const cli = spawnSync('redis-cli', ['--version'], { stdio: 'ignore' });
+  if (found.error !== undefined || found.status !== 0 || cli.error !== undefined || cli.status !== 0) {
+    throw new Error(
+      'redis-server and redis-cli are not installed: these tests need a real Redis. Install them with ' +
+        '`apt-get update && apt-get install -y redis-server` (CI does the same).',
+    );
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  await once(server, 'close');
+  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  return address.port;
+}
+
+/** Runs a command against `port` with redis-cli; its stdout, trimmed. */
+function cli(port: number, ...args: string[]): string {
+  const out = spawnSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], {
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
+  return (out.stdout ?? '').trim();
+}
+
+async function waitFor(check: () => boolean, what: string, node?: Node): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${READY_TIMEOUT_MS} ms\n${node?.output() ?? ''}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function start(args: readonly string[], port: number): Node {
+  const output: string[] = [];
+  const child = spawn('redis-server', [...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.on('data', (c: Buffer) => output.push(c.toString()));
+  child.stderr?.on('data', (c: Buffer) => output.push(c.toString()));
+  return { port, child, output: () => output.join('') };
+}
+
+async function stopAll(nodes: readonly Node[], dir: string): Promise<void> {
+  await Promise.all(
+    nodes.map(async (n) => {
+      if (n.child.exitCode !== null || n.child.signalCode !== null) return;
+      const exited = once(n.child, 'exit');
+      n.child.kill('SIGKILL');
+      await exited;
+    }),
+  );
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Kills every process and removes the folder even when a test crashes before its `after` hook. */
+function cleanupOnExit(nodes: readonly Node[], dir: string): void {
+  process.once('exit', () => {
+    for (const n of nodes) n.child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+}
+
+/**
+ * Three masters, no replicas, every slot assigned.
+ *
+ * @example
+ * const cluster = await startRedisCluster();
+ * after(() => cluster.stop());
+ */
+export async function startRedisCluster(): Promise<RedisCluster> {
+  requireRedis();
+  const dir = mkdtempSync(path.join(tmpdir(), 'redis-cluster-'));
+  const nodes: Node[] = [];
+  cleanupOnExit(nodes, dir);
+  try {
+    for (let i = 0; i < 3; i++) {
+      const port = await freePort();
+      nodes.push(
+        start(
+          [
+            '--port',
+            String(port),
+            '--bind',
+            '127.0.0.1',
+            '--cluster-enabled',
+            'yes',
+            '--cluster-config-file',
+            path.join(dir, `nodes-${port}.conf`),
+            '--cluster-node-timeout',
+            '2000',
+            '--save',
+            '',
+            '--appendonly',
+            'no',
+            '--dir',
+            dir,
+          ],
+          port,
+        ),
+      );
+    }
+    for (const n of nodes) await waitFor(() => cli(n.port, 'PING') === 'PONG', `cluster node ${n.port}`, n);
+    const created = spawnSync(
+      'redis-cli',
+      ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'],
+      { encoding: 'utf8', timeout: 30_000 },
+    );
+    if (created.status !== 0) throw new Error(`redis-cli --cluster create failed:\n${created.stdout}${created.stderr}`);
+    for (const n of nodes) {
+      await waitFor(() => cli(n.port, 'CLUSTER', 'INFO').includes('cluster_state:ok'), `cluster state on ${n.port}`, n);
+    }
+  } catch (err) {
+    await stopAll(nodes, dir);
+    throw err;
+  }
+  const ports = nodes.map((n) => n.port);
+  return {
+    url: `redis+cluster://${ports.map((p) => `127.0.0.1:${p}`).join(',')}`,
+    ports,
+    stop: () => stopAll(nodes, dir),
+  };
+}
+
+/**
+ * A master, one replica and three sentinels (quorum 2) watching them; a master that stops
+ * answering for 1 s is failed over.
+ *
+ * @example
+ * const sentinels = await startRedisSentinelSet();
+ * after(() => sentinels.stop());
+ */
+export async function startRedisSentinelSet(): Promise<RedisSentinelSet> {
+  requireRedis();
+  const dir = mkdtempSync(path.join(tmpdir(), 'redis-sentinel-'));
+  const masterName = 'mcp-master';
+  const nodes: Node[] = [];
+  cleanupOnExit(nodes, dir);
+  const dataArgs = (port: number) => [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    dir,
+    '--dbfilename',
+    `dump-${port}.rdb`,
+  ];
+  const sentinelPorts: number[] = [];
+  try {
+    const masterPort = await freePort();
+    const replicaPort = await freePort();
+    nodes.push(start(dataArgs(masterPort), masterPort));
+    await waitFor(() => cli(masterPort, 'PING') === 'PONG', 'the master', nodes[0]);
+    nodes.push(start([...dataArgs(replicaPort), '--replicaof', '127.0.0.1', String(masterPort)], replicaPort));
+    await waitFor(
+      () => cli(replicaPort, 'INFO', 'replication').includes('master_link_status:up'),
+      'the replica in sync',
+      nodes[1],
+    );
+    for (let i = 0; i < 3; i++) {
+      const port = await freePort();
+      sentinelPorts.push(port);
+      // A sentinel rewrites its own file: each gets one it may write.
+      const conf = path.join(dir, `sentinel-${port}.conf`);
+      writeFileSync(
+        conf,
+        [
+          `port ${port}`,
+          'bind 127.0.0.1',
+          `dir ${dir}`,
+          `sentinel monitor ${masterName} 127.0.0.1 ${masterPort} 2`,
+          `sentinel down-after-milliseconds ${masterName} 1000`,
+          `sentinel failover-timeout ${masterName} 5000`,
+          `sentinel parallel-syncs ${masterName} 1`,
+          '',
+        ].join('\n'),
+      );
+      nodes.push(start([conf, '--sentinel'], port));
+    }
+    for (const port of sentinelPorts) {
+      await waitFor(
+        () => cli(port, 'SENTINEL', 'REPLICAS', masterName).includes(String(replicaPort)),
+        `sentinel ${port} knows the replica`,
+      );
+    }
+  } catch (err) {
+    await stopAll(nodes, dir);
+    throw err;
+  }
+  const askMaster = () =>
+    Number(cli(sentinelPorts[0] as number, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', masterName).split('\n')[1]);
+  return {
+    url: `redis+sentinel://${sentinelPorts.map((p) => `127.0.0.1:${p}`).join(',')}/${masterName}`,
+    masterName,
+    master: async () => askMaster(),
+    async killMaster() {
+      const was = askMaster();
+      const node = nodes.find((n) => n.port === was);
+      if (!node) throw new Error(`no data node on ${was}`);
+      const exited = once(node.child, 'exit');
+      node.child.kill('SIGKILL');
+      await exited;
+      await waitFor(() => {
+        const now = askMaster();
+        return Number.isInteger(now) && now !== was;
+      }, 'the sentinels promoting the replica');
+      const now = askMaster();
+      await waitFor(() => cli(now, 'ROLE').startsWith('master'), 'the promoted replica acting as master');
+      return { was, now };
+    },
+    stop: () => stopAll(nodes, dir),
+  };
+}
