@@ -9,10 +9,12 @@
  *
  * The request context (src/protocol/request-context.ts) holds one, as `ctx.cancellation`, and
  * hands its signal and abort on, so a request has one abort state: no listener, hook or
- * controller per request unless a handler asks for the signal, and one timer per deadline,
- * which runs on every call.
+ * controller per request unless a handler asks for the signal, and no timer of its own: its
+ * deadline waits in the lane of its duration (deadline-lanes.ts), whose one timer serves every
+ * running call.
  */
 import { InternalCode, ToolkitError } from '../base/errors.ts';
+import { clearDeadline, type Deadline, type DeadlineOwner, startDeadline } from './deadline-lanes.ts';
 
 /** What the call wrapper needs of a request's cancellation. */
 export interface Cancellable {
@@ -26,14 +28,15 @@ export interface Cancellable {
   withDeadline<T>(timeoutMs: number, run: () => T | Promise<T>): Promise<T>;
 }
 
-export class Cancellation implements Cancellable {
+export class Cancellation implements Cancellable, DeadlineOwner {
   #aborted = false;
   #reason: unknown = undefined;
   #controller: AbortController | undefined = undefined;
-  // The running deadline: its timer, and how to fail it when the request is aborted. A
-  // request's deadlines run one after the other (a handler's input rounds, a task's rounds);
-  // one started while another runs takes these over, and the earlier one settles with its run.
-  #timer: NodeJS.Timeout | undefined = undefined;
+  // The running deadline: its place in its lane, and how to fail it when the request is
+  // aborted. A request's deadlines run one after the other (a handler's input rounds, a task's
+  // rounds); one started while another runs takes these over, and the earlier one settles with
+  // its run.
+  #deadline: Deadline | undefined = undefined;
   #fail: ((error: unknown) => void) | undefined = undefined;
 
   get signal(): AbortSignal {
@@ -72,8 +75,8 @@ export class Cancellation implements Cancellable {
   withDeadline<T>(timeoutMs: number, run: () => T | Promise<T>): Promise<T> {
     if (this.#aborted) return Promise.reject(abortError(this.#reason));
     const { promise, resolve, reject } = Promise.withResolvers<T>();
-    const timer = setTimeout(timedOut, timeoutMs, this, timeoutMs);
-    this.#timer = timer;
+    const deadline = startDeadline(timeoutMs, this);
+    this.#deadline = deadline;
     this.#fail = reject;
     let running: Promise<T>;
     try {
@@ -82,36 +85,36 @@ export class Cancellation implements Cancellable {
     } catch (error) {
       running = Promise.reject(error);
     }
-    // Each deadline settles with its own run (a no-op once an abort rejected it) and clears
-    // its own timer, even if another deadline started on this request meanwhile.
+    // Each deadline settles with its own run (a no-op once an abort rejected it) and leaves
+    // its lane, even if another deadline started on this request meanwhile.
     running.then(
       (value) => {
-        this.#settled(timer, reject);
+        this.#settled(deadline, reject);
         resolve(value);
       },
       (error: unknown) => {
-        this.#settled(timer, reject);
+        this.#settled(deadline, reject);
         reject(error);
       },
     );
     return promise;
   }
 
-  #settled(timer: NodeJS.Timeout, fail: (error: unknown) => void): void {
-    clearTimeout(timer);
+  /** The running deadline passed (its lane's timer): the request is aborted with a Timeout. */
+  deadlinePassed(timeoutMs: number): void {
+    this.abort(new ToolkitError(InternalCode.Timeout, `timed out after ${timeoutMs} ms`));
+  }
+
+  #settled(deadline: Deadline, fail: (error: unknown) => void): void {
+    clearDeadline(deadline);
     if (this.#fail === fail) this.#endDeadline();
   }
 
   #endDeadline(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
+    if (this.#deadline !== undefined) clearDeadline(this.#deadline);
+    this.#deadline = undefined;
     this.#fail = undefined;
   }
-}
-
-/** The deadline's timer: a plain function with its arguments, not a closure per call. */
-function timedOut(request: Cancellation, timeoutMs: number): void {
-  request.abort(new ToolkitError(InternalCode.Timeout, `timed out after ${timeoutMs} ms`));
 }
 
 function abortError(reason: unknown): Error {

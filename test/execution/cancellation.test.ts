@@ -145,3 +145,51 @@ describe('Cancellation: one abort per request', () => {
     await assert.rejects(within(second, 5000), /cancelled/);
   });
 });
+
+describe('deadline lanes: one timer per duration', () => {
+  test('a hundred calls running under one duration hold one timer, none once they end', async () => {
+    const before = timers();
+    const finish: Array<() => void> = [];
+    const running = Array.from({ length: 100 }, () =>
+      new Cancellation().withDeadline(45_000, () => new Promise<void>((r) => finish.push(r))),
+    );
+    assert.equal(timers(), before + 1);
+    for (const f of finish) f();
+    await Promise.all(running);
+    assert.equal(timers(), before);
+  });
+
+  test('deadlines of one duration pass in the order they were set; one that ended never passes', async () => {
+    const passed: string[] = [];
+    const start = (name: string, c = new Cancellation()) =>
+      c
+        .withDeadline(30, () => new Promise<string>(() => {}))
+        .catch((err: ToolkitError) => {
+          passed.push(`${name}:${err.code}`);
+        });
+    const a = start('a');
+    const ending = new Cancellation();
+    let endB!: (v: string) => void;
+    const b = ending.withDeadline(30, () => new Promise<string>((r) => (endB = r)));
+    const c = start('c');
+    endB('b ended');
+    assert.equal(await within(b, 5000), 'b ended');
+    await within(Promise.all([a, c]), 5000);
+    assert.deepEqual(passed, [`a:${InternalCode.Timeout}`, `c:${InternalCode.Timeout}`]);
+    assert.equal(ending.aborted, false);
+  });
+
+  test("a deadline set after the lane's timer was armed for one that ended still passes", async () => {
+    const first = new Cancellation();
+    await first.withDeadline(40, () => 'ended at once');
+    // The lane's timer is still armed for the first deadline; the second is due later.
+    const second = new Cancellation();
+    await assert.rejects(
+      within(
+        second.withDeadline(40, () => new Promise(() => {})),
+        5000,
+      ),
+      (err) => err instanceof ToolkitError && err.code === InternalCode.Timeout,
+    );
+  });
+});
