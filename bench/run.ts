@@ -70,7 +70,7 @@ async function runScenarios(ctx: Context): Promise<Record<string, ScenarioResult
       ]);
       scenarios['1'] = {
         title: TITLES['1']!,
-        servers: pick(group, { ours: 'ours', sdk: 'sdk', raw: 'raw' }),
+        servers: pick(group, { ours: 'ours', sdk: 'sdk', tmcp: 'tmcp', raw: 'raw' }),
       };
       if (want(4))
         scenarios['4'] = {

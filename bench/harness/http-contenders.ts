@@ -6,7 +6,15 @@ import { randomBytes } from 'node:crypto';
 import { openSession, post, verifyCall } from './http-load.ts';
 import type { HttpContender, LoadRequest } from './http-scenario.ts';
 import type { OtlpSink } from './otlp-sink.ts';
-import { OURS_HTTP, oursHttp, RAW_HTTP, RAW_OTEL_HTTP, SDK_HTTP, SDK_SESSION_HTTP } from './servers.ts';
+import {
+  OURS_HTTP,
+  oursHttp,
+  RAW_HTTP,
+  RAW_OTEL_HTTP,
+  SDK_HTTP,
+  SDK_SESSION_HTTP,
+  TMCP_HTTP,
+} from './servers.ts';
 import { call2025, call2026, headers2025, headers2026, INITIALIZED, initialize2025 } from './wire.ts';
 
 /** Scenario 1: a 2026-wire `tools/call` with JSON replies, no session, no handshake. */
@@ -30,6 +38,7 @@ export function scenario1Contenders(profileDir: string | undefined): HttpContend
   return [
     ours,
     { key: 'sdk', spec: SDK_HTTP, prepare: (url) => prepare2026(url) },
+    { key: 'tmcp', spec: TMCP_HTTP, prepare: (url) => prepare2026(url) },
     { key: 'raw', spec: RAW_HTTP, prepare: (url) => prepare2026(url) },
   ];
 }

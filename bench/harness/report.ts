@@ -87,6 +87,7 @@ export function computeRatios(s: Record<string, ScenarioResult>): Ratio[] {
     ratio(name, rounds(s, ...a), rounds(s, ...b), target);
   const all = [
     r('scenario 1: ours / SDK v2', ['1', 'ours'], ['1', 'sdk'], 4),
+    r('scenario 1: ours / tmcp', ['1', 'ours'], ['1', 'tmcp'], 1),
     r('scenario 1: ours / raw Fastify', ['1', 'ours'], ['1', 'raw'], 0.5),
     r('scenario 2: ours / SDK v2 createMcpHandler', ['2', 'ours'], ['2', 'sdk'], 3),
     r('scenario 2: ours / SDK v2 sessionful', ['2', 'ours'], ['2', 'sdk-session'], null),

@@ -38,6 +38,14 @@ export const SDK_HTTP: ServerSpec = {
   env: {},
 };
 
+/** Peer: tmcp, the fastest TypeScript MCP framework by its published benchmarks. */
+export const TMCP_HTTP: ServerSpec = {
+  id: 'tmcp',
+  label: 'tmcp (@tmcp/transport-http)',
+  args: ['bench/servers/tmcp-http.ts', '--port', '0'],
+  env: {},
+};
+
 export const SDK_SESSION_HTTP: ServerSpec = {
   id: 'sdk-session',
   label: 'SDK v2 sessionful transport',

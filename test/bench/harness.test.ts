@@ -65,7 +65,7 @@ test('the harness runs every scenario and writes figures for every server', {
   assert.equal(typeof results.machine.nproc, 'number');
   // wrk by default where it is installed (as .ci/run does), else autocannon.
   assert.equal(results.options.load, hasWrk() ? 'wrk' : 'autocannon');
-  for (const server of ['ours', 'sdk', 'raw']) assertMeasured(results, '1', server);
+  for (const server of ['ours', 'sdk', 'tmcp', 'raw']) assertMeasured(results, '1', server);
   for (const server of ['ours', 'sdk', 'sdk-session']) assertMeasured(results, '2', server);
   for (const server of ['ours', 'sdk', 'echo']) assertMeasured(results, '3', server);
   // Scenario 4 at sample ratios 1, 0.1 and 0 (and 0 without metrics), the edge alone, and the anchor.
@@ -121,7 +121,7 @@ test('with --processes the rounds of each HTTP server run on that many processes
   const { code, stderr } = await run([...args, '--scenarios', '1', '--no-extras', '--out', out]);
   assert.equal(code, 0, stderr);
   const results = JSON.parse(await readFile(out, 'utf8')) as Results;
-  for (const server of ['ours', 'sdk', 'raw']) {
+  for (const server of ['ours', 'sdk', 'tmcp', 'raw']) {
     const r = results.scenarios['1']?.servers[server];
     assert.equal(r?.rounds.length, 3, server);
     assert.equal(r?.processes, 2, `${server}: its rounds ran on ${r?.processes} processes`);
@@ -144,7 +144,7 @@ test('with --load autocannon the harness measures scenario 1 the same way', { ti
   assert.equal(code, 0, stderr);
   const results = JSON.parse(await readFile(out, 'utf8')) as Results;
   assert.equal(results.options.load, 'autocannon');
-  for (const server of ['ours', 'sdk', 'raw']) assertMeasured(results, '1', server);
+  for (const server of ['ours', 'sdk', 'tmcp', 'raw']) assertMeasured(results, '1', server);
 });
 
 test('the micro-benchmarks of the hot path run and report every part', { timeout: 60_000 }, async () => {
