@@ -7,6 +7,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { AuthorizationServer } from './auth/oauth-proxy/authorization-server.ts';
 import { requireAuthBeyondLoopback } from './auth/public-bind.ts';
 import type { Authenticator } from './auth/types.ts';
 import { InternalCode, ToolkitError } from './base/errors.ts';
@@ -143,6 +144,8 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
   const authModules = http
     ? Promise.all([import('./auth/create.ts'), import('./transport-options.ts')])
     : undefined;
+  const proxyModule =
+    http && settings.MCP_AUTH === 'oauth-proxy' ? import('./auth/oauth-proxy/from-settings.ts') : undefined;
   const redisModules = settings.MCP_REDIS_URL
     ? Promise.all([import('./ratelimit/redis-client.ts'), import('./scale/scale-out.ts')])
     : undefined;
@@ -157,7 +160,7 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
   if (authModules) {
     const [{ authWarnings, createAuthenticator }, { oauthResourceUrls }] = await authModules;
     if (
-      settings.MCP_AUTH === 'oauth' &&
+      (settings.MCP_AUTH === 'oauth' || settings.MCP_AUTH === 'oauth-proxy') &&
       !settings.MCP_PUBLIC_URL &&
       (settings.MCP_HTTP_PORT === 0 || !listens)
     ) {
@@ -166,13 +169,15 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
       throw new ToolkitError(
         InternalCode.InvalidSetting,
         listens
-          ? 'MCP_AUTH=oauth with MCP_HTTP_PORT=0 needs MCP_PUBLIC_URL: the public URL clients reach this server on'
-          : 'MCP_AUTH=oauth inside an application needs MCP_PUBLIC_URL: the public URL clients reach this server on',
+          ? `MCP_AUTH=${settings.MCP_AUTH} with MCP_HTTP_PORT=0 needs MCP_PUBLIC_URL: the public URL clients reach this server on`
+          : `MCP_AUTH=${settings.MCP_AUTH} inside an application needs MCP_PUBLIC_URL: the public URL clients reach this server on`,
       );
     }
-    auth = createAuthenticator(settings, oauthResourceUrls(settings));
+    // oauth-proxy: our own authorisation server, built below once Redis is known.
+    if (settings.MCP_AUTH !== 'oauth-proxy')
+      auth = createAuthenticator(settings, oauthResourceUrls(settings));
     for (const warning of authWarnings(settings)) logger.warn(warning);
-    if (listens && !auth && !isLoopbackHost(settings.MCP_HTTP_HOST)) {
+    if (listens && !auth && !proxyModule && !isLoopbackHost(settings.MCP_HTTP_HOST)) {
       // Allowed by MCP_ALLOW_PUBLIC_UNAUTHENTICATED=true (else start-up stopped above).
       logger.warn(
         { host: settings.MCP_HTTP_HOST, allowedHosts: settings.MCP_ALLOWED_HOSTS },
@@ -196,6 +201,23 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
       await Promise.race([scale.ready, new Promise((r) => setTimeout(r, SCALE_READY_WAIT_MS).unref())]);
     }
   }
+  let authorizationServer: AuthorizationServer | undefined;
+  let serverRef: McpServer | undefined;
+  if (proxyModule && authModules) {
+    const [{ authorizationServerFromSettings }, [, { oauthResourceUrls, publicBaseUrl }]] = await Promise.all(
+      [proxyModule, authModules],
+    );
+    const urls = oauthResourceUrls(settings);
+    authorizationServer = await authorizationServerFromSettings(settings, {
+      publicUrl: publicBaseUrl(settings),
+      resource: urls.resource,
+      resourceMetadataUrl: urls.resourceMetadataUrl,
+      toolScopes: () => serverRef?.toolScopes() ?? [],
+      redis,
+      logger,
+    });
+    auth = authorizationServer.authenticator;
+  }
   const limiter: RateLimiter = createRateLimiter({
     rps: settings.MCP_RATE_LIMIT_RPS,
     burst: settings.MCP_RATE_LIMIT_BURST,
@@ -205,6 +227,7 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
   });
   const closeShared = async () => {
     await limiter.close();
+    await authorizationServer?.close();
     await scale?.close();
     await redis?.quit().catch(() => redis?.disconnect());
   };
@@ -261,7 +284,9 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
       hub: scale?.hub,
       shared: scale?.shared,
       tasks: scale?.tasks,
+      authorizationServer,
     });
+    serverRef = server;
   } catch (err) {
     await closeShared().catch(() => {});
     await telemetry.shutdown(1000).catch(() => {});

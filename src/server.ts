@@ -23,7 +23,7 @@ import { createFanOut } from './protocol/hub/announcements.ts';
 import { Hub } from './protocol/hub.ts';
 import { createInputRounds } from './protocol/input.ts';
 import { checkMiddleware, type Middleware } from './protocol/middleware.ts';
-import type { RequestContext } from './protocol/request-context.ts';
+import type { RequestContext, UpstreamTokenSource } from './protocol/request-context.ts';
 import { createMemorySessionStore, type SessionStore } from './protocol/session.ts';
 import { createStateCodec, type StateCodec } from './protocol/state-codec.ts';
 import { rateLimitError } from './ratelimit/errors.ts';
@@ -40,7 +40,7 @@ import { createLocalTaskBus, createMemoryTaskStore } from './tasks/memory-store.
 import { taskLane, taskMethods } from './tasks/methods.ts';
 import type { TaskBackend } from './tasks/types.ts';
 import { NOOP_TELEMETRY, type Telemetry } from './telemetry/tracing.ts';
-import type { ConnectionDeps, EventStore, HttpDeps } from './transports/deps.ts';
+import type { AuthorizationServerRoutes, ConnectionDeps, EventStore, HttpDeps } from './transports/deps.ts';
 
 export { PACKAGE_VERSION };
 
@@ -113,6 +113,11 @@ export interface CreateServerOptions {
   checkPlugins?: boolean;
   /** The task store and bus; default: in memory (one replica). */
   tasks?: TaskBackend;
+  /**
+   * Our own authorisation server (MCP_AUTH=oauth-proxy): its routes are mounted beside the MCP
+   * endpoint, and tools get the caller's upstream token from it (`ctx.upstreamToken()`).
+   */
+  authorizationServer?: AuthorizationServerRoutes & { upstreamToken: UpstreamTokenSource };
 }
 
 /**
@@ -313,6 +318,9 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     observe: options.observe,
     methodSets: [taskMethods(tasks), skillMethods(skills)],
     tasks: taskLane(tasks),
+    ...(options.authorizationServer
+      ? { upstreamTokens: options.authorizationServer.upstreamToken.bind(options.authorizationServer) }
+      : {}),
   });
   // A view added or removed at run time switches the MCP Apps extension on or off.
   registry.onChange(({ kind }) => {
@@ -333,6 +341,7 @@ export async function createServer(options: CreateServerOptions): Promise<McpSer
     sessionEnded,
     instructions,
     routes: routes.routes,
+    ...(options.authorizationServer ? { authorizationServer: options.authorizationServer } : {}),
     get routeInflightCount() {
       return routes.inflightCount;
     },

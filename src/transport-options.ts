@@ -16,6 +16,12 @@ export function publicBaseUrl(settings: Settings, port = settings.MCP_HTTP_PORT)
   );
 }
 
+/** The issuer identifier of our own authorisation server: the public base URL, no trailing slash. */
+function issuerOf(publicUrl: string): string {
+  const url = new URL(publicUrl);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
 /**
  * The OAuth resource's URLs from the settings: the resource identifier (the public base URL
  * and MCP_HTTP_PATH), its RFC 9728 metadata URL and the audience tokens must carry
@@ -35,7 +41,14 @@ export function oauthResourceUrls(settings: Settings): ResourceUrls {
  * const app = await buildHttpApp(server, httpOptions(parseSettings(process.env)));
  */
 export function httpOptions(settings: Settings): HttpOptions {
-  const oauth = settings.MCP_AUTH === 'oauth' ? settings.MCP_OAUTH_ISSUER : undefined;
+  // With oauth-proxy this server is the authorisation server (RFC 9728 §2): its issuer is the
+  // public base URL (src/auth/oauth-proxy/authorization-server.ts).
+  const oauth =
+    settings.MCP_AUTH === 'oauth'
+      ? settings.MCP_OAUTH_ISSUER
+      : settings.MCP_AUTH === 'oauth-proxy'
+        ? issuerOf(publicBaseUrl(settings))
+        : undefined;
   return {
     host: settings.MCP_HTTP_HOST,
     port: settings.MCP_HTTP_PORT,

@@ -65,6 +65,13 @@ export function createAuthenticator(
         resourceMetadataUrl: options.resourceMetadataUrl,
         ...(options.fetch ? { fetch: options.fetch } : {}),
       });
+    case 'oauth-proxy':
+      // Our own authorisation server holds state and keys: createAuthorizationServer
+      // (src/auth/oauth-proxy/) builds it, with its authenticator, where the server is assembled.
+      throw new ToolkitError(
+        InternalCode.InvalidSetting,
+        'MCP_AUTH=oauth-proxy is built with createAuthorizationServer (src/auth/oauth-proxy/authorization-server.ts), not createAuthenticator',
+      );
   }
 }
 
@@ -128,7 +135,11 @@ export function authWarnings(settings: AuthSettings): string[] {
   if (settings.MCP_AUTH !== 'api_key' && settings.MCP_API_KEYS_FILE !== undefined) {
     warnings.push(`MCP_API_KEYS_FILE is set but MCP_AUTH=${settings.MCP_AUTH}: the file is not read`);
   }
-  if (settings.MCP_AUTH !== 'oauth' && settings.MCP_OAUTH_ISSUER !== undefined) {
+  if (settings.MCP_AUTH === 'oauth-proxy' && settings.MCP_OAUTH_ISSUER !== undefined) {
+    warnings.push(
+      'MCP_OAUTH_ISSUER is set but MCP_AUTH=oauth-proxy: this server is the issuer; the upstream provider is MCP_OAUTH_UPSTREAM_ISSUER',
+    );
+  } else if (settings.MCP_AUTH !== 'oauth' && settings.MCP_OAUTH_ISSUER !== undefined) {
     warnings.push(`MCP_OAUTH_ISSUER is set but MCP_AUTH=${settings.MCP_AUTH}: tokens are not checked`);
   }
   return warnings;

@@ -11,7 +11,7 @@
  * 401 challenges carry `resource_metadata` (RFC 9728 §5.1) so clients can find the issuer.
  */
 
-import type { JWTPayload } from 'jose';
+import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import { createRemoteJWKSet, customFetch, errors as joseErrors, jwtVerify } from 'jose';
 import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../base/errors.ts';
 import type { Identity } from '../base/types.ts';
@@ -45,6 +45,18 @@ export interface OAuthAuthenticatorOptions {
   timeoutMs?: number;
   /** For tests and proxies; defaults to the global fetch. */
   fetch?: typeof fetch;
+  /**
+   * The issuer's keys in process (`MCP_AUTH=oauth-proxy`: our own key ring): no discovery,
+   * no JWKS fetch.
+   */
+  keys?: JWTVerifyGetKey;
+  /**
+   * After the signature and claims pass: a reason to refuse the token anyway (its grant was
+   * revoked), or undefined.
+   */
+  revoked?: (claims: JWTPayload) => Promise<string | undefined>;
+  /** With `keys`: what `ready()` waits for instead of the JWKS. */
+  ready?: () => Promise<void>;
 }
 
 export interface OAuthAuthenticator extends Authenticator {
@@ -52,7 +64,7 @@ export interface OAuthAuthenticator extends Authenticator {
   readonly issuer: string;
 }
 
-type RemoteKeys = ReturnType<typeof createRemoteJWKSet>;
+type RemoteKeys = ReturnType<typeof createRemoteJWKSet> | JWTVerifyGetKey;
 
 function invalidSetting(message: string): ToolkitError {
   return new ToolkitError(InternalCode.InvalidSetting, message);
@@ -137,6 +149,7 @@ export function createOAuthAuthenticator(options: OAuthAuthenticatorOptions): OA
   let resolving: Promise<{ keys: RemoteKeys; issuer: string }> | undefined;
 
   async function resolveKeys(): Promise<{ keys: RemoteKeys; issuer: string }> {
+    if (options.keys !== undefined) return { keys: options.keys, issuer };
     let jwksUrl = options.jwksUrl;
     let expectedIssuer = issuer;
     if (jwksUrl === undefined) {
@@ -222,6 +235,23 @@ export function createOAuthAuthenticator(options: OAuthAuthenticatorOptions): OA
           }),
         );
       }
+      let revocation: string | undefined;
+      try {
+        revocation = await options.revoked?.(claims);
+      } catch (err) {
+        throw unavailable(err);
+      }
+      if (revocation !== undefined) {
+        throw new AuthError(
+          401,
+          `The access token was rejected (${revocation}): sign in again at ${issuer}.`,
+          bearerChallenge({
+            error: 'invalid_token',
+            error_description: revocation,
+            resource_metadata: resourceMetadataUrl,
+          }),
+        );
+      }
       const scopes = scopesFromClaims(claims);
       const identity: Identity = {
         clientId: clientIdOf(claims),
@@ -242,9 +272,10 @@ export function createOAuthAuthenticator(options: OAuthAuthenticatorOptions): OA
     hasScopes: (identity, needed) => missingScopes(identity.scopes, needed).length === 0,
 
     async ready(): Promise<void> {
+      if (options.ready !== undefined) return options.ready();
       const { keys } = await keySet();
       // Fetch only when there is no fresh copy, so a /readyz probe every few seconds costs nothing.
-      if (!keys.fresh) await keys.reload();
+      if ('reload' in keys && !keys.fresh) await keys.reload();
     },
   };
 }

@@ -64,8 +64,8 @@ const algorithms = envList(DEFAULT_ALGORITHMS).refine(
 );
 
 export const authSettingsShape = {
-  MCP_AUTH: envEnum(['none', 'api_key', 'oauth'], 'none').describe(
-    'Authentication of HTTP requests: `none`, `api_key` or `oauth` (JWT access tokens).',
+  MCP_AUTH: envEnum(['none', 'api_key', 'oauth', 'oauth-proxy'], 'none').describe(
+    'Authentication of HTTP requests: `none`, `api_key`, `oauth` (JWT access tokens from your authorisation server) or `oauth-proxy` (our own authorisation server in front of your identity provider, `MCP_OAUTH_UPSTREAM_*`).',
   ),
   MCP_ALLOW_PUBLIC_UNAUTHENTICATED: envBool(false).describe(
     'Allow `MCP_AUTH=none` on an HTTP bind beyond loopback (`MCP_HTTP_HOST` other than 127.0.0.1, ::1 or localhost): anyone who reaches the port can call every tool. Without it, such a start stops with exit code 2. For a local try or a network only you reach; otherwise use `api_key` or `oauth`.',
@@ -101,7 +101,7 @@ export const authSettingsShape = {
 
 /** The parsed auth settings (a slice of the core Settings). */
 export interface AuthSettings {
-  readonly MCP_AUTH: 'none' | 'api_key' | 'oauth';
+  readonly MCP_AUTH: 'none' | 'api_key' | 'oauth' | 'oauth-proxy';
   readonly MCP_ALLOW_PUBLIC_UNAUTHENTICATED: boolean;
   readonly MCP_API_KEYS: readonly ApiKey[];
   readonly MCP_API_KEYS_FILE: string | undefined;

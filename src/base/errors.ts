@@ -89,6 +89,7 @@ export const InternalCode = {
   Cancelled: 'ERR_MCP_CANCELLED',
   SessionClosed: 'ERR_MCP_SESSION_CLOSED',
   PathOutsideRoot: 'ERR_MCP_PATH_OUTSIDE_ROOT',
+  UpstreamAuth: 'ERR_MCP_UPSTREAM_AUTH',
 } as const;
 
 export type InternalCodeValue = (typeof InternalCode)[keyof typeof InternalCode];

@@ -4,6 +4,7 @@
  * docs/configuration.md is checked against this schema by a test.
  */
 import { z } from 'zod';
+import { oauthProxySettingsShape } from '../auth/oauth-proxy/settings.ts';
 import { authSettingsShape } from '../auth/settings.ts';
 import {
   describeIssues,
@@ -115,6 +116,7 @@ export const settingsSchema = z.object({
     'On SIGTERM, how long the HTTP server goes on serving every request with /readyz answering 503, before it stops accepting connections and drains (MCP_SHUTDOWN_TIMEOUT_MS): time for a load balancer that probes /readyz to take it out of rotation. 0: stop accepting at once.',
   ),
   ...authSettingsShape,
+  ...oauthProxySettingsShape,
   ...discoverySettingsShape,
   ...rateLimitSettingsShape,
   ...telemetrySettingsShape,

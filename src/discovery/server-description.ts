@@ -47,7 +47,7 @@ export interface ServerDescription {
 export interface DescribableServer {
   readonly settings: {
     readonly MCP_HTTP_PATH: string;
-    readonly MCP_AUTH: AuthMode;
+    readonly MCP_AUTH: AuthMode | 'oauth-proxy';
     readonly MCP_OAUTH_ISSUER?: string | undefined;
     readonly MCP_PUBLIC_CARD: boolean;
     readonly MCP_SERVER_DESCRIPTION: string;
@@ -78,7 +78,10 @@ export function describeServer(server: DescribableServer, baseUrl: string): Serv
           issuer: settings.MCP_OAUTH_ISSUER,
           resourceMetadata: urls.resourceMetadataUrl,
         }
-      : { mode };
+      : mode === 'oauth-proxy'
+        ? // Our own authorisation server: to a client it is OAuth whose issuer is this server.
+          { mode: 'oauth', issuer: baseUrl.replace(/\/+$/, ''), resourceMetadata: urls.resourceMetadataUrl }
+        : { mode };
   const listed = mode === 'none' || settings.MCP_PUBLIC_CARD;
   const description: ServerDescription = {
     name: info.name,

@@ -32,7 +32,7 @@ import {
   type TaskLane,
 } from './methods.ts';
 import { hooksFor, type Middleware, type MiddlewareHook, withMiddleware } from './middleware.ts';
-import { RequestContext } from './request-context.ts';
+import { RequestContext, type UpstreamTokenSource } from './request-context.ts';
 import { type RequestRecord, requestRecord } from './request-record.ts';
 import { RunningRequests } from './running.ts';
 import type { SessionStore } from './session.ts';
@@ -68,6 +68,8 @@ export interface DispatcherOptions {
   methodSets?: readonly MethodSet[];
   /** Runs task-enabled tools as tasks (src/tasks/). */
   tasks?: TaskLane;
+  /** The callers' upstream tokens for `ctx.upstreamToken()` (MCP_AUTH=oauth-proxy); undefined: none. */
+  upstreamTokens?: UpstreamTokenSource;
 }
 
 /** The abort reason of a request the client cancelled with notifications/cancelled. */
@@ -292,7 +294,12 @@ export class Dispatcher {
       result = this.discovery();
     } else {
       const session = profile.sessions ? ex.session : undefined;
-      const ctx = new RequestContext(record, { session, channel: ex.channel, logger: this.#o.logger });
+      const ctx = new RequestContext(record, {
+        session,
+        channel: ex.channel,
+        logger: this.#o.logger,
+        upstreamTokens: this.#o.upstreamTokens,
+      });
       // Entered once, here rather than in an async function of its own (a promise and an await
       // less per call): the client going away (HTTP connection closed, stdio connection
       // closed) and, on the 2025 wire, notifications/cancelled of `scope` find it and abort it.

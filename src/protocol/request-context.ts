@@ -9,6 +9,7 @@
  */
 import { type Span, trace } from '@opentelemetry/api';
 import type { Logger } from 'pino';
+import { InternalCode, ToolkitError } from '../base/errors.ts';
 import type { JsonObject, JsonRpcMessage, RequestId } from '../base/jsonrpc.ts';
 import type { ClientCapabilities, Implementation } from '../base/spec-types.ts';
 import { logFieldsOf, NOOP_SPAN } from '../base/trace-context.ts';
@@ -22,6 +23,15 @@ import type { RequestRecord } from './request-record.ts';
 import type { Session } from './session.ts';
 
 const NO_META: JsonObject = Object.freeze({});
+
+/**
+ * Where a handler's `upstreamToken()` gets the caller's upstream access token: the
+ * authorisation server of `MCP_AUTH=oauth-proxy` (src/auth/oauth-proxy/), given at assembly.
+ */
+export type UpstreamTokenSource = (
+  identity: Identity | undefined,
+  options: { forceRefresh?: boolean },
+) => Promise<string>;
 
 export class RequestContext implements CallContext {
   /**
@@ -45,19 +55,39 @@ export class RequestContext implements CallContext {
   readonly span: Span;
   readonly channel: OutboundChannel | undefined;
   readonly #logger: Logger;
+  readonly #upstreamTokens: UpstreamTokenSource | undefined;
   #childLogger: Logger | undefined;
   inputResponses: Readonly<Record<string, unknown>> | undefined = undefined;
   requestState: unknown = undefined;
 
   constructor(
     record: RequestRecord,
-    init: { session: Session | undefined; channel: OutboundChannel | undefined; logger: Logger },
+    init: {
+      session: Session | undefined;
+      channel: OutboundChannel | undefined;
+      logger: Logger;
+      upstreamTokens?: UpstreamTokenSource | undefined;
+    },
   ) {
     this.record = record;
     this.session = init.session;
     this.span = trace.getActiveSpan() ?? NOOP_SPAN;
     this.channel = init.channel;
     this.#logger = init.logger;
+    this.#upstreamTokens = init.upstreamTokens;
+  }
+
+  /** The caller's upstream access token (MCP_AUTH=oauth-proxy); see HandlerContext.upstreamToken. */
+  upstreamToken(options: { forceRefresh?: boolean } = {}): Promise<string> {
+    if (this.#upstreamTokens === undefined) {
+      return Promise.reject(
+        new ToolkitError(
+          InternalCode.UpstreamAuth,
+          'No upstream token: this server does not sign users in at an upstream provider (MCP_AUTH=oauth-proxy)',
+        ),
+      );
+    }
+    return this.#upstreamTokens(this.record.identity, options);
   }
 
   // The request's abort state, as the handler and the dispatcher see it: its cancellation's.

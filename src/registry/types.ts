@@ -141,6 +141,19 @@ export interface HandlerContext {
    * path and headers, with credentials (`Authorization`, `Cookie`, `X-API-Key`, ...) removed.
    */
   readonly http: HttpRequestInfo | undefined;
+  /**
+   * The caller's access token at the upstream identity provider they signed in with
+   * (`MCP_AUTH=oauth-proxy`): for calling that provider's API (GitHub, the company API) as the
+   * user. Refreshed first when it has expired (`forceRefresh`: the API answered 401 anyway).
+   * Keep it out of results and logs. Rejects with `ERR_MCP_UPSTREAM_AUTH` when there is none
+   * (another auth mode, or the upstream sign-in has ended and the user must sign in again).
+   *
+   * @example
+   * const res = await fetch('https://api.github.com/user/repos', {
+   *   headers: { authorization: `Bearer ${await ctx.upstreamToken()}` },
+   * });
+   */
+  upstreamToken(options?: { forceRefresh?: boolean }): Promise<string>;
 }
 
 /** A failure a tool declares it can have (`errors` on the tool), by code. */

@@ -6,6 +6,7 @@
  * provides them, and a test may hand over any object that has them. No transport sees the
  * registry or the plugins.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/types.ts';
 import type { PluginHttpRoute } from '../base/http-route.ts';
@@ -85,6 +86,17 @@ export interface EventStore {
   follow?(eventId: string, onEvent: (event: StoredEvent) => void, signal: AbortSignal): Promise<void>;
 }
 
+/**
+ * Our own authorisation server (`MCP_AUTH=oauth-proxy`, src/auth/oauth-proxy/), served beside
+ * the MCP endpoint: a Node request handler for its paths (its metadata, endpoints and pages).
+ */
+export interface AuthorizationServerRoutes {
+  /** Exact paths, and prefixes ending in `/*`. */
+  readonly paths: readonly string[];
+  /** Answers one request on those paths; the body is unread. */
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+}
+
 /** What the HTTP transport uses (src/transports/http/). */
 export interface HttpDeps {
   readonly dispatcher: MessageHandler & {
@@ -109,6 +121,8 @@ export interface HttpDeps {
   readonly routes?: readonly PluginHttpRoute[];
   /** Route handlers running now (graceful shutdown waits for 0, as for the dispatcher's calls); undefined: none. */
   readonly routeInflightCount?: number;
+  /** Our authorisation server (MCP_AUTH=oauth-proxy), mounted beside the MCP endpoint; undefined: none. */
+  readonly authorizationServer?: AuthorizationServerRoutes;
   /** The checks /readyz reports (besides shutdown), by name; wired where the server is assembled. */
   readiness(): Promise<Record<string, CheckResult>>;
   /** Every scope a tool requires, for the protected resource metadata's `scopes_supported`. */

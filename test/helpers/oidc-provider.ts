@@ -74,8 +74,8 @@ interface OidcProviderModule {
   errors: { InvalidTarget: new (description?: string) => Error };
 }
 
-/** oidc-provider's storage interface, in memory (its own default prints a warning on every start). */
-function memoryAdapter() {
+/** oidc-provider's storage interface, in memory (its own default prints a warning on every start); the upstream IdP of test/helpers/upstream-idp.ts uses it too. */
+export function memoryAdapter() {
   const store = new Map<string, Record<string, unknown>>();
   return class MemoryAdapter {
     readonly name: string;

@@ -13,6 +13,7 @@ import { protectedResourceMetadata } from '../../auth/resource-metadata.ts';
 import { RESOURCE_METADATA_WELL_KNOWN, resourceMetadataPath } from '../../base/oauth-urls.ts';
 import { Refusal } from '../../base/refusals.ts';
 import type { HttpDeps } from '../deps.ts';
+import { authorizationRoutes } from './authorization-routes.ts';
 import { discoveryRoutes } from './discovery-routes.ts';
 import type { HttpOptions } from './options.ts';
 import { checkRouteClashes, pluginRoutes } from './plugin-routes.ts';
@@ -128,6 +129,13 @@ export async function mountMcp(app: FastifyInstance, options: MountOptions): Pro
     preflight: options.cors,
   });
   await app.register(discoveryRoutes, { server, http, catalogs: options.catalogs ?? true });
+  if (server.authorizationServer) {
+    await app.register(authorizationRoutes, {
+      server,
+      http,
+      authorizationServer: server.authorizationServer,
+    });
+  }
   await app.register(pluginRoutes, { server, http, routes });
 }
 
