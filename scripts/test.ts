@@ -54,6 +54,7 @@ export const SLOW: readonly string[] = [
   'test/cli/bundle.test.ts',
   'test/transports/rollout.test.ts',
   'test/types/',
+  'test/auth/oauth-proxy/flow.test.ts',
 ];
 
 export function isSlow(file: string): boolean {

@@ -43,6 +43,8 @@ export interface UpstreamIdp {
   readonly requests: string[];
   /** Grant types of every token request, in order. */
   readonly tokenGrants: string[];
+  /** Every token response it gave (our proxy's upstream tokens), in order. */
+  readonly issued: { access_token?: string; id_token?: string; refresh_token?: string }[];
   /** Ends every upstream session: all refresh and access tokens are destroyed (an expired session). */
   endSessions(): Promise<void>;
   close(): Promise<void>;
@@ -158,8 +160,11 @@ export async function startUpstreamIdp(options: UpstreamIdpOptions): Promise<Ups
     },
   });
   provider.on('server_error', (_ctx, err) => console.error('upstream idp server_error', err));
+  const issued: UpstreamIdp['issued'] = [];
   provider.on('grant.success', (ctx) => {
-    tokenGrants.push(String((ctx as { oidc: { params: { grant_type?: string } } }).oidc.params.grant_type));
+    const c = ctx as { oidc: { params: { grant_type?: string } }; body: UpstreamIdp['issued'][number] };
+    tokenGrants.push(String(c.oidc.params.grant_type));
+    issued.push({ ...c.body });
   });
   const callback = provider.callback();
 
@@ -239,6 +244,7 @@ export async function startUpstreamIdp(options: UpstreamIdpOptions): Promise<Ups
     apiUrl: `${issuer}/api/whoami`,
     requests,
     tokenGrants,
+    issued,
     async endSessions() {
       for (const grantId of grants) {
         for (const model of ['RefreshToken', 'AccessToken', 'Grant']) {

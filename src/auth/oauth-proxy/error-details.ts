@@ -2,7 +2,8 @@
  * oidc-provider's refusals say what failed ("client_id metadata document fetch failed") and
  * keep why to itself. For the refusals a client developer can fix, the description is made to
  * say why and what to do: a Client ID Metadata Document that could not be fetched (private
- * address, redirect, size, time, status), or a client id that is not a document URL at all.
+ * address, redirect, size, time, status), a client id that is not a document URL at all, or
+ * a PKCE verifier that is missing or wrong.
  * Nothing else of the cause is shown (no stack, no address that was reached).
  */
 import type { KoaContext } from './oidc-types.ts';
@@ -85,6 +86,11 @@ export function betterDescription(
   }
   if (description.startsWith('client_id metadata document')) {
     return `the Client ID Metadata Document was refused: ${description.slice('client_id metadata document '.length)}`;
+  }
+  // PKCE (RFC 7636 §4.6): which half is wrong is the client's to know.
+  const detail = String((err as { error_detail?: unknown }).error_detail ?? '');
+  if (err.error === 'invalid_grant' && /^code_verifier /.test(detail)) {
+    return `PKCE failed: ${detail} (send the code_verifier whose S256 hash was the code_challenge)`;
   }
   const clientId = ctx.oidc?.params?.client_id;
   if (err.error === 'invalid_client' && typeof clientId === 'string' && /^http/i.test(clientId)) {

@@ -5,7 +5,9 @@
  * port (the public API's `createServer`), with the upstream-api fixture plugin. And the client's
  * side of the code flow: PKCE, the authorization URL, the token request.
  */
+import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { pino } from 'pino';
 import { createServer, type RunningServer } from '../../../src/index.ts';
 import { freePort } from '../../e2e/batteries/helpers.ts';
@@ -18,8 +20,15 @@ export const ACCOUNTS: readonly UpstreamAccount[] = [
   { id: '1002', login: 'bob', groups: ['staff'] },
 ];
 
-/** Everyone gets api:read; admins get api:admin too. */
-export const SCOPE_MAP = JSON.stringify({ '*': ['api:read'], 'groups=admins': ['api:admin'] });
+/**
+ * Everyone gets api:read; admins get api:admin too: by the `groups` claim of the OpenID Connect
+ * provider, by the `login` of the GitHub-shaped one (whose user endpoint has no groups).
+ */
+export const SCOPE_MAP = JSON.stringify({
+  '*': ['api:read'],
+  'groups=admins': ['api:admin'],
+  'login=ada': ['api:admin'],
+});
 
 export interface ProxySetup {
   readonly base: string;
@@ -189,7 +198,10 @@ export class ScriptedBrowser {
   readonly #jar = new Map<string, Map<string, string>>();
 
   /** One request, cookies sent and kept; redirects are not followed. */
-  async request(url: string, init: { method?: string; form?: Record<string, string> } = {}): Promise<{
+  async request(
+    url: string,
+    init: { method?: string; form?: Record<string, string> } = {},
+  ): Promise<{
     status: number;
     location: string | undefined;
     body: string;
@@ -215,11 +227,18 @@ export class ScriptedBrowser {
       else cookies.set(name, value);
     }
     const location = res.headers.get('location');
-    return { status: res.status, location: location === null ? undefined : new URL(location, target).href, body: await res.text() };
+    return {
+      status: res.status,
+      location: location === null ? undefined : new URL(location, target).href,
+      body: await res.text(),
+    };
   }
 
   /** Follows redirects from `url` until a page answers or a URL matches `stop`. */
-  async follow(url: string, stop: (url: string) => boolean = () => false): Promise<{ url: string; status: number; body: string }> {
+  async follow(
+    url: string,
+    stop: (url: string) => boolean = () => false,
+  ): Promise<{ url: string; status: number; body: string }> {
     let current = url;
     for (let step = 0; step < 20; step++) {
       if (stop(current)) return { url: current, status: 0, body: '' };
@@ -244,7 +263,8 @@ export class ScriptedBrowser {
 export function consentForm(html: string, pageUrl: string): { action: string; csrf: string } {
   const action = /<form method="post" action="([^"]+)">/.exec(html)?.[1];
   const csrf = /<input type="hidden" name="csrf" value="([^"]+)">/.exec(html)?.[1];
-  if (action === undefined || csrf === undefined) throw new Error(`no consent form on ${pageUrl}:\n${html.slice(0, 500)}`);
+  if (action === undefined || csrf === undefined)
+    throw new Error(`no consent form on ${pageUrl}:\n${html.slice(0, 500)}`);
   return { action: new URL(action.replaceAll('&amp;', '&'), pageUrl).href, csrf };
 }
 
@@ -259,7 +279,6 @@ export interface SignInResult {
  * deny), the upstream sign-in form (as `login`), back to the client's redirect URI.
  */
 export async function scriptedSignIn(
-  base: string,
   authorize: string,
   options: { login: string; decision?: 'approve' | 'deny'; redirectUri: string; browser?: ScriptedBrowser },
 ): Promise<SignInResult> {
@@ -268,16 +287,86 @@ export async function scriptedSignIn(
   const consent = await browser.follow(authorize, atClient);
   if (atClient(consent.url)) return { redirect: new URL(consent.url), browser };
   const form = consentForm(consent.body, consent.url);
-  const confirmed = await browser.request(form.action, { form: { csrf: form.csrf, decision: options.decision ?? 'approve' } });
-  if (confirmed.location === undefined) throw new Error(`the consent form answered ${confirmed.status}: ${confirmed.body.slice(0, 300)}`);
+  const confirmed = await browser.request(form.action, {
+    form: { csrf: form.csrf, decision: options.decision ?? 'approve' },
+  });
+  if (confirmed.location === undefined)
+    throw new Error(`the consent form answered ${confirmed.status}: ${confirmed.body.slice(0, 300)}`);
   if (atClient(confirmed.location)) return { redirect: new URL(confirmed.location), browser };
   const back = await browser.follow(confirmed.location, atClient);
   if (atClient(back.url)) return { redirect: new URL(back.url), browser };
   // The upstream sign-in page: one form with a username.
   const upstreamAction = /<form method="post" action="([^"]+)">/.exec(back.body)?.[1];
-  if (upstreamAction === undefined) throw new Error(`expected the upstream sign-in form at ${back.url}:\n${back.body.slice(0, 500)}`);
-  const signedIn = await browser.request(new URL(upstreamAction, back.url).href, { form: { login: options.login } });
+  if (upstreamAction === undefined)
+    throw new Error(`expected the upstream sign-in form at ${back.url}:\n${back.body.slice(0, 500)}`);
+  const signedIn = await browser.request(new URL(upstreamAction, back.url).href, {
+    form: { login: options.login },
+  });
   const done = await browser.follow(signedIn.location ?? back.url, atClient);
-  if (!atClient(done.url)) throw new Error(`the sign-in ended at ${done.url} (${done.status}): ${done.body.slice(0, 500)}`);
+  if (!atClient(done.url))
+    throw new Error(`the sign-in ended at ${done.url} (${done.status}): ${done.body.slice(0, 500)}`);
   return { redirect: new URL(done.url), browser };
+}
+
+const INFO = { name: 'oauth-proxy-test', version: '1.0.0' };
+
+/** Signs `login` in through `setup` as a CIMD client; resolves the token response. */
+export async function signInAs(
+  setup: ProxySetup,
+  login: string,
+  scope = 'api:read api:admin offline_access',
+) {
+  const redirectUri = 'http://127.0.0.1:1/callback';
+  const clientId = setup.cimd.document(`/client-${login}.json`, {
+    client_name: 'Flow Test Client',
+    client_uri: 'https://client.example.com',
+    redirect_uris: [redirectUri],
+    grant_types: ['authorization_code', 'refresh_token'],
+    token_endpoint_auth_method: 'none',
+  });
+  const { verifier, challenge } = pkce();
+  const { redirect } = await scriptedSignIn(
+    authorizeUrl(setup.base, { clientId, redirectUri, challenge, scope, state: 's1' }),
+    {
+      login,
+      redirectUri,
+    },
+  );
+  assert.equal(redirect.searchParams.get('state'), 's1');
+  assert.equal(redirect.searchParams.get('iss'), setup.base, 'RFC 9207: the response names its issuer');
+  const code = redirect.searchParams.get('code');
+  assert.ok(code, `no code: ${redirect.href}`);
+  const tokens = await tokenRequest(setup.base, {
+    grant_type: 'authorization_code',
+    code,
+    code_verifier: verifier,
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    resource: setup.mcpUrl,
+  });
+  assert.equal(tokens.status, 200, JSON.stringify(tokens.body));
+  return {
+    clientId,
+    redirectUri,
+    tokens: tokens.body as { access_token: string; refresh_token: string; scope: string },
+  };
+}
+
+/** Calls `tool` with the token on one wire (SDK v2 client: 2025 handshake, or pinned 2026). */
+export async function callTool(mcpUrl: string, token: string, wire: '2025' | '2026', tool: string) {
+  const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
+  const client = new Client(
+    INFO,
+    wire === '2026' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+  );
+  await client.connect(transport);
+  try {
+    const tools = await client.listTools();
+    const result = await client.callTool({ name: tool, arguments: {} });
+    return { names: tools.tools.map((t) => t.name), result, version: client.getNegotiatedProtocolVersion() };
+  } finally {
+    await client.close();
+  }
 }

@@ -9,7 +9,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { cimdHostMissing } from '../../helpers/cimd-host.ts';
-import { authorizeHop, authorizeUrl, getJson, type ProxySetup, pkce, startProxy } from './harness.ts';
+import {
+  authorizeHop,
+  authorizeUrl,
+  getJson,
+  type ProxySetup,
+  pkce,
+  ScriptedBrowser,
+  startProxy,
+} from './harness.ts';
 
 const skip = cimdHostMissing();
 
@@ -248,5 +256,36 @@ describe('oauth-proxy: metadata and Client ID Metadata Documents', { skip }, () 
     );
     const location = new URL(hop.location ?? '');
     assert.equal(location.searchParams.get('error'), 'invalid_target');
+  });
+});
+
+describe('oauth-proxy: dynamic registration, when asked for', { skip }, () => {
+  let setup: ProxySetup;
+  before(async () => {
+    setup = await startProxy({ env: { MCP_OAUTH_DCR: 'true' } });
+  });
+  after(() => setup?.close());
+
+  it('advertises and accepts RFC 7591 registration; the consent page says nothing vouches for the name', async () => {
+    const { body } = await getJson(`${setup.base}/.well-known/oauth-authorization-server`);
+    assert.equal(body.registration_endpoint, `${setup.base}/oauth/register`);
+    assert.equal(body.client_id_metadata_document_supported, true, 'documents still work beside it');
+    const redirectUri = 'http://127.0.0.1:1/callback';
+    const res = await fetch(`${setup.base}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'Claude',
+        redirect_uris: [redirectUri],
+        token_endpoint_auth_method: 'none',
+      }),
+    });
+    assert.equal(res.status, 201);
+    const client = (await res.json()) as { client_id: string };
+    const page = await new ScriptedBrowser().follow(
+      authorizeUrl(setup.base, { clientId: client.client_id, redirectUri, challenge: pkce().challenge }),
+    );
+    assert.equal(page.status, 200);
+    assert.match(page.body, /This application registered itself: nothing vouches for its name/);
   });
 });
