@@ -55,6 +55,7 @@ export const SLOW: readonly string[] = [
   'test/transports/rollout.test.ts',
   'test/types/',
   'test/auth/oauth-proxy/flow.test.ts',
+  'test/auth/oauth-proxy/replicas.test.ts',
 ];
 
 export function isSlow(file: string): boolean {

@@ -113,15 +113,21 @@ export async function createAuthorizationServer(
 
   let built:
     | {
-        version: number;
+        /** The kids of the keystore it was built with. */
+        keys: string;
         provider: OidcProvider;
         callback: (req: IncomingMessage, res: ServerResponse) => void;
       }
     | undefined;
-  /** The provider for the ring's current version (a rotation that added a key builds a new keystore). */
+  /**
+   * The provider for the ring's current keys: a rotation that added or dropped a key builds a
+   * new keystore (compared by kids, not by version: a Redis that lost its data starts counting
+   * again with other keys).
+   */
   async function provider(): Promise<NonNullable<typeof built>> {
     const view = await ring.current();
-    if (built === undefined || built.version !== view.version) {
+    const keys = view.keys.map((k) => k.kid).join(' ');
+    if (built === undefined || built.keys !== keys) {
       const instance = createProvider({
         oidc,
         issuer,
@@ -152,7 +158,7 @@ export async function createAuthorizationServer(
       instance.on('server_error', (_ctx, err) =>
         logger.error({ err }, 'oauth-proxy: authorization server error'),
       );
-      built = { version: view.version, provider: instance, callback: instance.callback() };
+      built = { keys, provider: instance, callback: instance.callback() };
     }
     return built;
   }

@@ -176,8 +176,8 @@ export function createProvider(options: ProviderOptions): OidcProvider {
             throw new InvalidTarget(`this server issues tokens for ${resource} only, not ${indicator}`);
           }
           const now = await ring.current();
-          // The kid that signs now, if this provider's keystore has it (same ring version).
-          const kid = now.version === view.version ? now.signingKid : view.signingKid;
+          // The kid that signs now, if this provider's keystore has it.
+          const kid = view.keys.some((k) => k.kid === now.signingKid) ? now.signingKid : view.signingKid;
           return {
             scope: [...new Set(options.scopes())].join(' '),
             audience: resource,

@@ -286,6 +286,12 @@ export async function scriptedSignIn(
   const atClient = (u: string) => u.startsWith(options.redirectUri);
   const consent = await browser.follow(authorize, atClient);
   if (atClient(consent.url)) return { redirect: new URL(consent.url), browser };
+  if (consent.status !== 200) {
+    const { error, error_description } = pageError(consent.body);
+    throw new Error(
+      `the authorization request ended at ${consent.url} with ${consent.status}: ${error} ${error_description}`,
+    );
+  }
   const form = consentForm(consent.body, consent.url);
   const confirmed = await browser.request(form.action, {
     form: { csrf: form.csrf, decision: options.decision ?? 'approve' },
