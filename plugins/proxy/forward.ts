@@ -8,233 +8,32 @@
  * the handler waits for the upstream's next request or its result.
  *
  * The upstream call outlives a 2026 round: it is held here, in this process, by a random id
- * carried in the round's (sealed) `requestState`, and given up after MCP_PROXY_INPUT_TIMEOUT_MS
- * without an answer. The protocol does not say which call an upstream request belongs to, so
- * one is routed only when exactly one call is in flight on the connection.
+ * carried in the round's (sealed) `requestState`, in a table whose size is bounded per client
+ * and overall (parking.ts), and given up after MCP_PROXY_INPUT_TIMEOUT_MS without an answer.
+ * Which call an upstream request belongs to is decided in held-call.ts.
  */
-import { randomUUID } from 'node:crypto';
-import type {
-  HandlerContext,
-  InputRequest,
-  InputRequired,
-  JsonObject,
-  Logger,
-  LogLevel,
-  ToolResult,
-} from '@mcp-toolkit/server';
-import {
-  type Client,
-  ProtocolErrorCode,
-  ProtocolError as UpstreamProtocolError,
-} from '@modelcontextprotocol/client';
+import type { HandlerContext, InputRequired, JsonObject, Logger, ToolResult } from '@mcp-toolkit/server';
+import type { Client } from '@modelcontextprotocol/client';
 import { toolFailure } from './errors.ts';
+import { type CallResult, HeldCall, type InFlight, type Next } from './held-call.ts';
 import { ownMeta } from './meta.ts';
+import { PARKED_OVERHEAD_BYTES, type Parking, parkingClient } from './parking.ts';
 import type { ProxySettings } from './settings.ts';
 import { metaOf, startClientSpan, toolOutcome } from './trace.ts';
 
 /** Our own deadline (ctx.signal) bounds a call; the client's per-request timer must not. */
 const NO_CLIENT_TIMEOUT = 24 * 60 * 60 * 1000;
 
-type AskMethod = InputRequest['method'];
-type CallResult = Awaited<ReturnType<Client['callTool']>>;
-type Outcome = { ok: true; value: CallResult } | { ok: false; error: unknown };
-/** What a round tells our client: the upstream's unanswered requests, or the call's outcome. */
-type Next = { asks: Record<string, InputRequest> } | { outcome: Outcome };
-
-/** The client capability each upstream request needs of our caller. */
-const CAPABILITY_OF: Record<AskMethod, 'elicitation' | 'sampling' | 'roots'> = {
-  'elicitation/create': 'elicitation',
-  'sampling/createMessage': 'sampling',
-  'roots/list': 'roots',
-};
-
-/** An upstream request waiting for our client's answer. */
-interface Ask {
-  readonly request: InputRequest;
-  answer(result: JsonObject): void;
-  refuse(err: Error): void;
-}
-
 /** The state a round carries: which held call it continues. */
 interface RoundState {
   proxyCall: string;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** Whether the caller declared what `request` needs (an URL elicitation needs `elicitation.url`). */
-function callerCan(capabilities: JsonObject, request: InputRequest): boolean {
-  const cap = capabilities[CAPABILITY_OF[request.method]];
-  if (!isObject(cap)) return false;
-  if (request.method === 'elicitation/create' && request.params.mode === 'url') return isObject(cap.url);
-  return true;
-}
-
-/** Thrown to the upstream for a request no caller can answer: what a client without the method says. */
-function refusal(message: string): Error {
-  return new UpstreamProtocolError(ProtocolErrorCode.MethodNotFound, message);
-}
-
-/** One upstream tool call, held across our rounds until its result. */
-export class HeldCall {
-  readonly id = randomUUID();
-  readonly owner: string | undefined;
-  readonly abort = new AbortController();
-  /** The current round's context (progress and logs go to it); undefined between 2026 rounds. */
-  ctx: HandlerContext | undefined;
-  /** The caller's capabilities, as of its last round. */
-  capabilities: JsonObject;
-  readonly #outstanding = new Map<string, Ask>();
-  #seq = 0;
-  /** Progress notifications sent on, awaited before the result so that none comes after it. */
-  readonly sent: Promise<void>[] = [];
-  #outcome: Outcome | undefined;
-  /** The rounds waiting for news (two retries of one 2026 round may wait at once). */
-  readonly #waiting = new Set<() => void>();
-  #expiry: NodeJS.Timeout | undefined;
-
-  /** The connection it runs on. */
-  readonly inFlight: InFlight;
-
-  constructor(ctx: HandlerContext, inFlight: InFlight) {
-    this.inFlight = inFlight;
-    this.owner = ctx.identity?.clientId;
-    this.capabilities = ctx.clientCapabilities as JsonObject;
-  }
-
-  /** The upstream's request, routed to this call: resolves with our client's answer. */
-  ask(request: InputRequest): Promise<JsonObject> {
-    if (!callerCan(this.capabilities, request)) {
-      return Promise.reject(
-        refusal(
-          `the client behind this proxy did not declare the ${CAPABILITY_OF[request.method]} capability`,
-        ),
-      );
-    }
-    return new Promise<JsonObject>((resolve, reject) => {
-      const key = `upstream-${++this.#seq}`;
-      this.#outstanding.set(key, {
-        request,
-        answer: (r) => {
-          this.#outstanding.delete(key);
-          resolve(r);
-        },
-        refuse: (err) => {
-          this.#outstanding.delete(key);
-          reject(err);
-        },
-      });
-      this.#notify();
-    });
-  }
-
-  settle(outcome: Outcome): void {
-    this.#outcome = outcome;
-    for (const ask of [...this.#outstanding.values()]) ask.refuse(new Error('the call has ended'));
-    this.#notify();
-  }
-
-  /** Passes our client's answers (by the keys we asked with) to the upstream. */
-  answer(responses: Readonly<Record<string, unknown>> | undefined): void {
-    for (const [key, ask] of [...this.#outstanding]) {
-      const r = responses?.[key];
-      if (isObject(r)) ask.answer(r as JsonObject);
-    }
-  }
-
-  /** The next thing to tell our client: the upstream's unanswered requests, or its outcome. */
-  async next(signal: AbortSignal): Promise<Next> {
-    for (;;) {
-      if (this.#outstanding.size > 0) {
-        return { asks: Object.fromEntries([...this.#outstanding].map(([key, ask]) => [key, ask.request])) };
-      }
-      if (this.#outcome !== undefined) return { outcome: this.#outcome };
-      signal.throwIfAborted();
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          signal.removeEventListener('abort', done);
-          this.#waiting.delete(done);
-          resolve();
-        };
-        this.#waiting.add(done);
-        signal.addEventListener('abort', done, { once: true });
-      });
-    }
-  }
-
-  /** Gives the call up after `ms` without a round (our client never came back). */
-  expireIn(ms: number, onExpiry: () => void): void {
-    clearTimeout(this.#expiry);
-    this.#expiry = setTimeout(onExpiry, ms);
-    this.#expiry.unref();
-  }
-
-  keep(): void {
-    clearTimeout(this.#expiry);
-  }
-
-  #notify(): void {
-    for (const wake of [...this.#waiting]) wake();
-  }
-}
-
-/**
- * The tool calls in flight on one upstream connection, and the routing of what the upstream
- * sends outside any response: its requests to the client and its log messages.
- */
-export class InFlight {
-  readonly #calls = new Set<HeldCall>();
-  readonly #logger: Logger;
-
-  constructor(logger: Logger) {
-    this.#logger = logger;
-  }
-
-  add(call: HeldCall): void {
-    this.#calls.add(call);
-  }
-
-  delete(call: HeldCall): void {
-    this.#calls.delete(call);
-  }
-
-  /** The one call an upstream message can belong to, or undefined when none or several are running. */
-  #only(): HeldCall | undefined {
-    return this.#calls.size === 1 ? [...this.#calls][0] : undefined;
-  }
-
-  /** The official client's handler for the upstream's elicitation, sampling and roots requests. */
-  ask(method: AskMethod, params: Record<string, unknown> | undefined): Promise<JsonObject> {
-    const call = this.#only();
-    if (call === undefined) {
-      const why =
-        this.#calls.size === 0
-          ? 'it was sent outside a tool call, so there is no client to ask'
-          : 'several tool calls are running on this connection and the request does not say which one it belongs to';
-      this.#logger.debug({ method, inFlight: this.#calls.size }, 'upstream request not forwarded');
-      return Promise.reject(refusal(`the proxy cannot forward ${method}: ${why}`));
-    }
-    return call.ask({ method, params: (params ?? {}) as JsonObject });
-  }
-
-  /** The upstream's `notifications/message`: the running call's log, else our own log. */
-  log(params: { level: LogLevel; data?: unknown; logger?: string }): void {
-    const ctx = this.#only()?.ctx;
-    if (ctx !== undefined) {
-      ctx.log(params.level, params.data, params.logger).catch(() => {});
-      return;
-    }
-    this.#logger.debug({ upstreamLog: params }, 'upstream log message');
-  }
-}
-
-/** The calls held between rounds, by id (a process-wide table: the state names the id). */
-const held = new Map<string, HeldCall>();
-
 /** 2025 wire: the held call of a request whose rounds run inside it, and how to give it up. */
-const roundsOf = new WeakMap<HandlerContext, { call: HeldCall; end: (reason: unknown) => void }>();
+const roundsOf = new WeakMap<
+  HandlerContext,
+  { call: HeldCall; parking: Parking; end: (reason: unknown) => void }
+>();
 
 /**
  * Called when a 2025-wire `tools/call` request has been answered: a call it still holds lost
@@ -244,7 +43,7 @@ const roundsOf = new WeakMap<HandlerContext, { call: HeldCall; end: (reason: unk
 export function releaseRounds(ctx: HandlerContext): void {
   const rounds = roundsOf.get(ctx);
   roundsOf.delete(ctx);
-  if (rounds !== undefined && held.get(rounds.call.id) === rounds.call) {
+  if (rounds !== undefined && rounds.parking.get(rounds.call.id) === rounds.call) {
     rounds.end(new Error('the request asking our client for input ended'));
   }
 }
@@ -260,6 +59,10 @@ export interface ForwardOptions {
   readonly upstream: (ctx: HandlerContext) => Promise<Connection>;
   readonly name: string;
   readonly inputTimeoutMs: number;
+  /** The calls held for our clients' answers (one table per proxy plugin). */
+  readonly parking: Parking;
+  /** The plugin's logger: a call given up is logged there (its request has been answered). */
+  readonly logger: Logger;
   /** Where the upstream is, for the upstream call's span. */
   readonly settings: ProxySettings;
 }
@@ -295,6 +98,20 @@ function toResult(r: CallResult): ToolResult<JsonObject> {
   };
 }
 
+/** A call that asked our client for input past a bound on held calls: given up, and why. */
+function parkingRefused(why: string): ToolResult<JsonObject> {
+  return {
+    kind: 'tool_result',
+    isError: true,
+    content: [
+      {
+        type: 'text',
+        text: `The upstream asked for client input, but the call was not held for the answer: ${why}. It was cancelled upstream. Answer or abandon the calls waiting for input (they are given up after MCP_PROXY_INPUT_TIMEOUT_MS), then call the tool again.`,
+      },
+    ],
+  };
+}
+
 function gone(): ToolResult<JsonObject> {
   return {
     kind: 'tool_result',
@@ -321,7 +138,7 @@ export async function forwardToolCall(
   let call: HeldCall;
   if (ctx.requestState !== undefined) {
     const state = ctx.requestState as Partial<RoundState> | undefined;
-    const found = typeof state?.proxyCall === 'string' ? held.get(state.proxyCall) : undefined;
+    const found = typeof state?.proxyCall === 'string' ? o.parking.get(state.proxyCall) : undefined;
     if (found === undefined || found.owner !== ctx.identity?.clientId) return gone();
     call = found;
     call.keep();
@@ -364,7 +181,7 @@ export async function forwardToolCall(
   }
   const end = (reason: unknown) => {
     call.keep();
-    held.delete(call.id);
+    o.parking.delete(call.id);
     call.inFlight.delete(call);
     call.abort.abort(reason);
   };
@@ -380,7 +197,7 @@ export async function forwardToolCall(
     call.ctx = undefined;
   }
   if ('outcome' in next) {
-    held.delete(call.id);
+    o.parking.delete(call.id);
     await Promise.all(call.sent.splice(0));
     if (next.outcome.ok) return toResult(next.outcome.value);
     if (ctx.signal.aborted) throw ctx.signal.reason;
@@ -389,9 +206,22 @@ export async function forwardToolCall(
   // The round ends asking our client; the upstream call waits here for the answer, given up
   // when none comes in time (a 2026 client that does not retry) or, on the 2025 wire, when
   // the request that carries the rounds ends without another round (releaseRounds).
-  held.set(call.id, call);
-  call.expireIn(o.inputTimeoutMs, () => end(new Error('no answer from the client in time')));
-  if (ctx.wire === '2025') roundsOf.set(ctx, { call, end });
+  // Its weight: the arguments (each round of a call carries the same) and the questions.
+  const bytes = PARKED_OVERHEAD_BYTES + JSON.stringify(args).length + call.questionsSize();
+  const refused = o.parking.park(call, parkingClient(ctx), bytes);
+  if (refused !== undefined) {
+    end(new Error(refused));
+    ctx.logger.warn({ tool: o.name, ...o.parking.size }, `upstream tool call not held: ${refused}`);
+    return parkingRefused(refused);
+  }
+  call.expireIn(o.inputTimeoutMs, () => {
+    end(new Error('no answer from the client in time'));
+    o.logger.info(
+      { tool: o.name, inputTimeoutMs: o.inputTimeoutMs },
+      'upstream tool call given up: no answer from the client within MCP_PROXY_INPUT_TIMEOUT_MS',
+    );
+  });
+  if (ctx.wire === '2025') roundsOf.set(ctx, { call, parking: o.parking, end });
   const state: RoundState = { proxyCall: call.id };
   return ctx.askInput(next.asks, state);
 }

@@ -9,6 +9,7 @@ import { definePlugin, InternalCode, ToolkitError } from '@mcp-toolkit/server';
 import { checkUpstream, running } from './doctor.ts';
 import { releaseRounds } from './forward.ts';
 import { Mirror } from './mirror.ts';
+import { Parking } from './parking.ts';
 import { UpstreamPool, withSessionName } from './pool.ts';
 import { NEEDS_ONE_UPSTREAM, type ProxySettings, proxySettings } from './settings.ts';
 import { describeTarget, type ListKind, Upstream } from './upstream.ts';
@@ -48,7 +49,7 @@ export const proxyPlugin = definePlugin({
       resourceUpdated: (uri) => app.notifyResourceUpdated(uri),
     });
     const pool = new UpstreamPool(upstream, settings, app.logger);
-    const mirror = new Mirror(pool, settings, app);
+    const mirror = new Mirror(pool, settings, app, new Parking(settings));
     app.onSessionEnd((id) => pool.end(id));
     running.set(settings, { upstream, mirror, pool });
 

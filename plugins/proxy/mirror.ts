@@ -24,6 +24,7 @@ import { type Filter, makeFilter } from './filter.ts';
 import { forwardToolCall } from './forward.ts';
 import { type Refused, readList } from './lists.ts';
 import { ownMeta } from './meta.ts';
+import type { Parking } from './parking.ts';
 import type { UpstreamPool } from './pool.ts';
 import type { ProxySettings } from './settings.ts';
 import { metaOf, traced, type UpstreamRequest } from './trace.ts';
@@ -32,7 +33,7 @@ import type { ListKind } from './upstream.ts';
 /** Our own deadline (ctx.signal) bounds a call; the client's per-request timer must not. */
 const NO_CLIENT_TIMEOUT = 24 * 60 * 60 * 1000;
 
-type Upstreamed = { pool: UpstreamPool; settings: ProxySettings };
+type Upstreamed = { pool: UpstreamPool; settings: ProxySettings; parking: Parking; logger: Logger };
 
 /** The upstream client for one request (the shared connection, or its session's). */
 async function clientFor({ pool }: Upstreamed, ctx: HandlerContext): Promise<Client> {
@@ -99,7 +100,7 @@ function pick<T extends object>(item: T, keys: readonly (keyof T)[]): Partial<T>
   return out;
 }
 
-function toolDef({ pool, settings }: Upstreamed, t: UpstreamTool, name: string): Definition {
+function toolDef({ pool, settings, parking, logger }: Upstreamed, t: UpstreamTool, name: string): Definition {
   const scopes = settings.scopes[t.name] ?? settings.scopes[name] ?? settings.scopes['*'];
   const hasOutput = t.outputSchema !== undefined;
   return defineTool(
@@ -120,6 +121,8 @@ function toolDef({ pool, settings }: Upstreamed, t: UpstreamTool, name: string):
           upstream: (ctx) => pool.forRequest(ctx),
           name: t.name,
           inputTimeoutMs: settings.inputTimeoutMs,
+          parking,
+          logger,
           settings,
         },
         args,
@@ -257,8 +260,8 @@ export class Mirror {
   readonly #refused = new Map<string, string>();
   #upstreamTools = 0;
 
-  constructor(pool: UpstreamPool, settings: ProxySettings, app: PluginApp) {
-    this.#u = { pool, settings };
+  constructor(pool: UpstreamPool, settings: ProxySettings, app: PluginApp, parking: Parking) {
+    this.#u = { pool, settings, parking, logger: app.logger };
     this.#app = app;
     this.#logger = app.logger;
     this.#filter = makeFilter(settings.include, settings.exclude);

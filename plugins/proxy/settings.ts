@@ -207,6 +207,18 @@ export const proxySettings = z
     inputTimeoutMs: int(300_000, 100, 86_400_000).describe(
       "How long an upstream tool call that asked our client for input (elicitation, sampling, roots) is held for the client's answer before it is cancelled.",
     ),
+    maxParked: int(1_000, 1, 1_000_000).describe(
+      'How many upstream tool calls may wait for their clients’ input at once (all clients together); a call past it is cancelled with a tool error.',
+    ),
+    maxParkedPerClient: int(100, 1, 1_000_000).describe(
+      'How many upstream tool calls one client (its API key or token, else its 2025 session; every unauthenticated 2026-wire caller counts as one) may have waiting for its input at once; a call past it is cancelled with a tool error.',
+    ),
+    maxParkedBytes: int(256 * 1024 * 1024, 65_536, 2 ** 40).describe(
+      'The estimated memory of the upstream tool calls waiting for client input (arguments, the upstream’s questions, 2 KiB each besides), all clients together. Default 256 MiB.',
+    ),
+    maxParkedBytesPerClient: int(32 * 1024 * 1024, 65_536, 2 ** 40).describe(
+      'Like MCP_PROXY_MAX_PARKED_BYTES, for the calls of one client. Default 32 MiB.',
+    ),
   })
   // Neither is fine here (the plugin is bundled without being loaded); register() refuses it.
   .refine((s) => s.command === undefined || s.url === undefined, {

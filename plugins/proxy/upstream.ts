@@ -10,7 +10,7 @@
 import type { Logger } from '@mcp-toolkit/server';
 import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { InFlight } from './forward.ts';
+import { InFlight } from './held-call.ts';
 import { useLineBuffer } from './line-buffer.ts';
 import type { ProxySettings } from './settings.ts';
 
