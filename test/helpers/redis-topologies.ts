@@ -74,7 +74,8 @@ function cli(port: number, ...args: string[]): string {
 async function waitFor(check: () => boolean, what: string, node?: Node): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${READY_TIMEOUT_MS} ms\n${node?.output() ?? ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`${what}: not within ${READY_TIMEOUT_MS} ms\n${node?.output() ?? ''}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -149,12 +150,24 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     for (const n of nodes) await waitFor(() => cli(n.port, 'PING') === 'PONG', `cluster node ${n.port}`, n);
     const created = spawnSync(
       'redis-cli',
-      ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'],
+      [
+        '--cluster',
+        'create',
+        ...nodes.map((n) => `127.0.0.1:${n.port}`),
+        '--cluster-replicas',
+        '0',
+        '--cluster-yes',
+      ],
       { encoding: 'utf8', timeout: 30_000 },
     );
-    if (created.status !== 0) throw new Error(`redis-cli --cluster create failed:\n${created.stdout}${created.stderr}`);
+    if (created.status !== 0)
+      throw new Error(`redis-cli --cluster create failed:\n${created.stdout}${created.stderr}`);
     for (const n of nodes) {
-      await waitFor(() => cli(n.port, 'CLUSTER', 'INFO').includes('cluster_state:ok'), `cluster state on ${n.port}`, n);
+      await waitFor(
+        () => cli(n.port, 'CLUSTER', 'INFO').includes('cluster_state:ok'),
+        `cluster state on ${n.port}`,
+        n,
+      );
     }
   } catch (err) {
     await stopAll(nodes, dir);
@@ -202,7 +215,9 @@ export async function startRedisSentinelSet(): Promise<RedisSentinelSet> {
     const replicaPort = await freePort();
     nodes.push(start(dataArgs(masterPort), masterPort));
     await waitFor(() => cli(masterPort, 'PING') === 'PONG', 'the master', nodes[0]);
-    nodes.push(start([...dataArgs(replicaPort), '--replicaof', '127.0.0.1', String(masterPort)], replicaPort));
+    nodes.push(
+      start([...dataArgs(replicaPort), '--replicaof', '127.0.0.1', String(masterPort)], replicaPort),
+    );
     await waitFor(
       () => cli(replicaPort, 'INFO', 'replication').includes('master_link_status:up'),
       'the replica in sync',
