@@ -121,7 +121,7 @@ export function createKeyRing(options: KeyRingOptions): KeyRing {
   const lead = leadTime(options.rotationMs);
   let cached: { view: KeyRingView; readAt: number } | undefined;
   let loading: Promise<KeyRingView> | undefined;
-  const verifiers = new Map<string, Promise<CryptoKey | Uint8Array>>();
+  const verifiers = new Map<string, ReturnType<typeof importJWK>>();
 
   const decode = (value: string): RingKey[] => {
     const plain = options.secrets.open(value);
