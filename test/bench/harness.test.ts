@@ -79,7 +79,8 @@ test('the harness runs every scenario and writes figures for every server', {
   assert.match(notes('unsampled-nometrics'), /received nothing from this server, as expected/);
 
   const names = results.ratios.map((r) => r.name);
-  assert.equal(names.length, 12);
+  assert.equal(names.length, 13);
+  assert.ok(names.includes('scenario 1: ours / tmcp'), names.join(', '));
   for (const r of results.ratios) {
     assert.ok(r.value !== null && Number.isFinite(r.value), `${r.name} was not computed`);
   }
