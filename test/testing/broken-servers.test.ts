@@ -11,7 +11,7 @@ import { allowWritesHint, type LiveTestOptions, NOT_CALLED_CASE } from '../../sr
 import type { WireChoice } from '../../src/testing/targets.ts';
 import { resolveTarget } from '../../src/testing/targets.ts';
 import { DEFECTS, type DefectName } from '../fixtures/broken-servers/defects.ts';
-import { FAST, fixtureStreams, runPlan } from './helpers/fixtures.ts';
+import { FAST, fixtureStreams, PATIENT, runPlan } from './helpers/fixtures.ts';
 
 interface Expected {
   /** Conformance check ids that must fail (and no others). */
@@ -172,8 +172,11 @@ const matches = (name: string, want: string | RegExp) =>
 describe('broken fixture servers', { concurrency: 4 }, () => {
   for (const [defect, expected] of Object.entries(EXPECTED) as [DefectName, Expected][]) {
     test(`${defect}: ${DEFECTS[defect]}`, async () => {
+      // A task is followed to its end within the call timeout: the task defects answer every
+      // request, so they get timeouts no loaded machine runs out of.
+      const timeouts = defect.startsWith('task-') ? PATIENT : FAST;
       const report = await conformanceReport(await fixtureStreams(defect), {
-        ...FAST,
+        ...timeouts,
         wire: expected.wire ?? 'auto',
       });
       // A finding is a failure (MUST) or a warning (SHOULD, house rules); levels are pinned below.
@@ -185,7 +188,7 @@ describe('broken fixture servers', { concurrency: 4 }, () => {
       );
       assert.equal(report.ok, !found.some((c) => c.status === 'fail'));
 
-      const run = await runPlan(await fixtureStreams(defect), expected.live ?? {});
+      const run = await runPlan(await fixtureStreams(defect), { ...timeouts, ...expected.live });
       const wanted = expected.test ?? [];
       const failed = [...run.failed.keys()];
       const unexpected = failed.filter((n) => !wanted.some((w) => matches(n, w)));
@@ -398,10 +401,10 @@ describe('broken fixture servers', { concurrency: 4 }, () => {
   });
 
   test('a tool that requires a task, on 2025: called as a task and polled to its end; each broken task rule fails under its own id', async () => {
-    const good = await conformanceReport(await fixtureStreams('task-required-refused'), FAST);
+    const good = await conformanceReport(await fixtureStreams('task-required-refused'), PATIENT);
     for (const id of ['tasks.create-result', 'tasks.status', 'tasks.get', 'tasks.result'])
       assert.equal(good.checks.find((x) => x.id === id)?.status, 'pass', id);
-    const live = await runPlan(await fixtureStreams('task-required-refused'), { wire: '2025' });
+    const live = await runPlan(await fixtureStreams('task-required-refused'), { ...PATIENT, wire: '2025' });
     assert.deepEqual([...live.failed.keys()], []);
     assert.equal(live.verdicts.get('test_research_schema_0')?.status, 'pass');
     assert.equal(live.verdicts.get('test_research_missing_topic')?.status, 'pass');
@@ -418,7 +421,7 @@ describe('broken fixture servers', { concurrency: 4 }, () => {
       ['task-result-invalid', 'tasks.result', 'test.schema-call', /summary.*string|string.*summary/],
     ] as const;
     for (const [defect, id, family, reason] of cases) {
-      const report = await conformanceReport(await fixtureStreams(defect), FAST);
+      const report = await conformanceReport(await fixtureStreams(defect), PATIENT);
       const c = report.checks.find((x) => x.id === id);
       assert.deepEqual([c?.status, c?.level], ['fail', 'MUST'], defect);
       assert.match(c?.reason ?? '', reason, defect);
@@ -427,7 +430,7 @@ describe('broken fixture servers', { concurrency: 4 }, () => {
         /^https:\/\/modelcontextprotocol\.io\/specification\/2025-11-25\/basic\/utilities\/tasks#/,
       );
       assert.ok((c?.fix ?? '').length > 20, defect);
-      const run = await runPlan(await fixtureStreams(defect), { wire: '2025' });
+      const run = await runPlan(await fixtureStreams(defect), { ...PATIENT, wire: '2025' });
       const v = run.verdicts.get('test_research_schema_0');
       assert.deepEqual([v?.check, v?.level, v?.status], [family, 'MUST', 'fail'], defect);
       assert.match(v?.reason ?? '', reason, defect);
