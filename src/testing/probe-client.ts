@@ -201,6 +201,8 @@ export class ProbeClient {
     const timeoutMs =
       this.#starting && this.link.transport === 'stdio' ? Math.max(asked, this.startupTimeoutMs) : asked;
     if (this.link.failure !== undefined) return { kind: 'closed', reason: this.link.failure };
+    // A stopped server is not asked again until restart(): a hung one costs a timeout a request.
+    if (this.stopped !== undefined) return { kind: 'closed', reason: this.stopped };
     if (hasId && this.#starting && this.#silentAfterMs !== undefined)
       return { kind: 'timeout', afterMs: this.#silentAfterMs };
     const abort = new AbortController();

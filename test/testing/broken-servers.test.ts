@@ -39,8 +39,8 @@ type HttpOnly =
   | 'delete-fails'
   | 'pre-initialize-404';
 
-/** Defects that end the process they run in: test/testing/server-stops.test.ts. */
-type ProcessOnly = 'crash-on-call';
+/** Defects that stop the server (it exits, or answers nothing): test/testing/server-stops.test.ts. */
+type ProcessOnly = 'crash-on-call' | 'hang-on-call';
 
 const EXPECTED: Record<Exclude<DefectName, HttpOnly | ProcessOnly>, Expected> = {
   none: {},

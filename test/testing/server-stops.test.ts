@@ -2,7 +2,9 @@
  * A server that stops mid-run (issue 49, item 3): said once, as the MUST failure
  * `server.stopped` with the last request sent; over HTTP the checks after it are not run, over
  * stdio the kit starts the command again for them. The broken fixture with `crash-on-call`
- * exits (code 70) when get_greeting is called, in a process of its own (stdio.ts, http.ts).
+ * exits (code 70) when get_greeting is called; with `hang-on-call` it stays up and answers
+ * nothing from that call on, so only the ping sent after the unanswered call tells the kit it
+ * is gone. Each runs in a process of its own (stdio.ts, http.ts).
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -12,7 +14,21 @@ import { FIXTURES, PATIENT, runPlan } from './helpers/fixtures.ts';
 import { type HttpServerProcess, startHttpServer } from './helpers/pinned.ts';
 
 const STDIO = { command: process.execPath, args: [path.join(FIXTURES, 'stdio.ts'), 'crash-on-call'] };
+const HANG = { command: process.execPath, args: [path.join(FIXTURES, 'stdio.ts'), 'hang-on-call'] };
 const OPTIONS = { ...PATIENT, wire: '2025' } as const;
+/**
+ * A hung server is known only once a request and the ping after it went unanswered, so the kit
+ * waits out both: bounds that a server answering at all meets on a loaded machine, and no more.
+ */
+const HUNG = {
+  requestTimeoutMs: 10_000,
+  callTimeoutMs: 10_000,
+  notificationWaitMs: 100,
+  wire: '2025',
+} as const;
+/** The hung server's finding: the call unanswered, and the ping after it (the server is still up). */
+const UNANSWERED =
+  /while answering tools\/call \{"name":"get_greeting".*: it answered neither that request \(no answer within 10 s\) nor a ping sent after it \(no answer within 10 s\)/;
 
 const findings = (report: Awaited<ReturnType<typeof conformanceReport>>) =>
   report.checks.filter((c) => c.status === 'fail' || c.status === 'warn');
@@ -52,6 +68,35 @@ describe('a server that stops mid-run', { concurrency: 2 }, () => {
     assert.equal(run.verdicts.get('test_add_numbers_schema_0')?.status, 'pass');
   });
 
+  test('stdio, a server that stays up and answers nothing: the unanswered ping says it stopped; the command is started again', async () => {
+    const report = await conformanceReport(HANG, HUNG);
+    assert.deepEqual(
+      findings(report).map((c) => [c.id, c.level, c.status]),
+      [['server.stopped', 'MUST', 'fail']],
+    );
+    const stop = report.checks.find((c) => c.id === 'server.stopped');
+    assert.match(stop?.reason ?? '', UNANSWERED);
+    assert.doesNotMatch(stop?.reason ?? '', /exited/);
+    assert.match(stop?.reason ?? '', /started it again/);
+    assert.equal(report.checks.find((c) => c.id === 'resources.list')?.status, 'pass');
+    assert.equal(report.checks.find((c) => c.id === 'prompts.list')?.status, 'pass');
+  });
+
+  test('stdio, test: a hung call fails one test at MUST (not the call timeout warning); the rest run on a new process', async () => {
+    const run = await runPlan(HANG, { ...HUNG, concurrency: 1 });
+    const found = [...run.verdicts.values()].filter((v) => v.status === 'fail' || v.status === 'warn');
+    assert.deepEqual(
+      found.map((v) => [v.name, v.check, v.level, v.status]),
+      [['test_get_greeting_example_0', 'test.server-stopped', 'MUST', 'fail']],
+    );
+    assert.match(found[0]?.reason ?? '', UNANSWERED);
+    assert.match(
+      run.skipped.get('test_get_greeting_schema_0') ?? '',
+      /a call of get_greeting stopped the server/,
+    );
+    assert.equal(run.verdicts.get('test_add_numbers_schema_0')?.status, 'pass');
+  });
+
   describe('over HTTP', () => {
     let http: HttpServerProcess;
     before(async () => {
@@ -67,6 +112,29 @@ describe('a server that stops mid-run', { concurrency: 2 }, () => {
       );
       const stop = report.checks.find((c) => c.id === 'server.stopped');
       assert.match(stop?.reason ?? '', /while answering tools\/call \{"name":"get_greeting"/);
+      for (const id of ['resources.list', 'http.origin', 'http.batch'])
+        assert.match(
+          report.checks.find((c) => c.id === id)?.reason ?? '',
+          /the server stopped/,
+          `${id} is not run`,
+        );
+    });
+  });
+
+  describe('over HTTP, a server that stays up and answers nothing', () => {
+    let http: HttpServerProcess;
+    before(async () => {
+      http = await startHttpServer(process.execPath, [path.join(FIXTURES, 'http.ts'), 'hang-on-call']);
+    });
+    after(() => http.stop());
+
+    test('check: the call and the ping after it unanswered: one MUST failure, the rest not run', async () => {
+      const report = await conformanceReport(http.url, HUNG);
+      assert.deepEqual(
+        findings(report).map((c) => [c.id, c.level, c.status]),
+        [['server.stopped', 'MUST', 'fail']],
+      );
+      assert.match(report.checks.find((c) => c.id === 'server.stopped')?.reason ?? '', UNANSWERED);
       for (const id of ['resources.list', 'http.origin', 'http.batch'])
         assert.match(
           report.checks.find((c) => c.id === id)?.reason ?? '',
