@@ -48,6 +48,7 @@ export const SLOW: readonly string[] = [
   'test/examples/',
   'test/plugins/proxy/',
   'test/testing/process-hygiene.test.ts',
+  'test/testing/server-stops.test.ts',
   'test/testing/cli.test.ts',
   'test/testing/refusals.test.ts',
   'test/cli/init.test.ts',
