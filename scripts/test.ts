@@ -43,6 +43,7 @@ export const SLOW: readonly string[] = [
   'test/docs/code-blocks.test.ts',
   'test/scale/replicas.test.ts',
   'test/scale/failover.test.ts',
+  'test/scale/redis-tls.test.ts',
   'test/tasks/replicas.test.ts',
   'test/tasks/lease-outage.test.ts',
   'test/examples/',

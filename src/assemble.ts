@@ -147,7 +147,11 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
   const proxyModule =
     http && settings.MCP_AUTH === 'oauth-proxy' ? import('./auth/oauth-proxy/from-settings.ts') : undefined;
   const redisModules = settings.MCP_REDIS_URL
-    ? Promise.all([import('./ratelimit/redis-client.ts'), import('./scale/scale-out.ts')])
+    ? Promise.all([
+        import('./ratelimit/redis-client.ts'),
+        import('./scale/scale-out.ts'),
+        import('./ratelimit/redis-connection.ts'),
+      ])
     : undefined;
   // Everything that can refuse a setting runs before anything listens.
   const plugins = options.plugins
@@ -188,15 +192,18 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
   let redis: Redis | undefined;
   let scale: ScaleOut | undefined;
   if (redisModules && settings.MCP_REDIS_URL) {
-    const [{ createRedisClient }, { createScaleOut }] = await redisModules;
-    redis = createRedisClient(settings.MCP_REDIS_URL);
-    await redis
-      .connect()
-      .catch((err: Error) => logger.warn({ err: err.message }, 'Redis unreachable at start-up'));
+    const [{ createRedisClient }, { createScaleOut }, { connectRedis, redisConnectionOptions }] =
+      await redisModules;
+    const connection = redisConnectionOptions(settings);
+    redis = createRedisClient(settings.MCP_REDIS_URL, { connection });
+    // A refused password or certificate stops start-up here, naming the setting; Redis not
+    // up yet is an outage like any other (readiness reports it, the client reconnects).
+    const failure = await connectRedis(redis);
+    if (failure) logger.warn({ err: failure.message }, 'Redis unreachable at start-up');
     // Replicas share sessions, SSE events and routing through the same Redis (HTTP only: a
     // stdio server is one client's process).
     if (http) {
-      scale = createScaleOut({ redis, settings, logger });
+      scale = createScaleOut({ redis, settings, logger, connection });
       // Hear the other replicas before serving; a Redis still away at start-up delays this little.
       await Promise.race([scale.ready, new Promise((r) => setTimeout(r, SCALE_READY_WAIT_MS).unref())]);
     }

@@ -17,6 +17,11 @@ import { describeUnknownSetting, unknownSettings } from '../config/unknown-setti
 import { type LoadedPlugin, settingEnvName } from '../plugin.ts';
 import { importPlugin, parsePluginSettings, pluginSettingNames } from '../plugin-loader.ts';
 import { createRedisClient } from '../ratelimit/redis-client.ts';
+import {
+  explainRedisError,
+  type RedisConnectionOptions,
+  redisConnectionOptions,
+} from '../ratelimit/redis-connection.ts';
 import { createServer, PACKAGE_VERSION } from '../server.ts';
 import {
   OTEL_ENV_NAMES,
@@ -84,7 +89,7 @@ export async function doctor(
     mark(false, `OpenTelemetry settings: ${(err as Error).message}`);
   }
   await checkAuth(settings, mark, print);
-  if (settings.MCP_REDIS_URL !== undefined) await checkRedis(settings.MCP_REDIS_URL, mark);
+  if (settings.MCP_REDIS_URL !== undefined) await checkRedis(settings.MCP_REDIS_URL, settings, mark);
   if (tracing?.sdkDisabled) print('  OTEL_SDK_DISABLED=true: nothing is exported');
   else if (tracing?.traces !== undefined) await checkOtlp(tracing.traces, mark);
 
@@ -250,12 +255,22 @@ async function countSigningKeys(jwksUrl: string): Promise<number> {
   ).length;
 }
 
-/** PING through the same client settings the rate limiter uses; the URL is printed masked. */
-async function checkRedis(url: string, mark: Mark): Promise<void> {
+/**
+ * PING through the same client settings the server uses (password, TLS CA); the URL is
+ * printed masked, and a refused password or certificate names the setting to fix.
+ */
+async function checkRedis(url: string, settings: Settings, mark: Mark): Promise<void> {
   const shown = String(maskSecret('MCP_REDIS_URL', url));
-  const client = createRedisClient(url, { commandTimeoutMs: PROBE_TIMEOUT_MS });
-  // The socket's own error (ECONNREFUSED, ENOTFOUND, a TLS failure) says more than the
-  // rejected connect ("Connection is closed"); without a listener ioredis would print it too.
+  let connection: RedisConnectionOptions;
+  try {
+    connection = redisConnectionOptions(settings);
+  } catch (err) {
+    mark(false, `Redis: ${(err as Error).message}`);
+    return;
+  }
+  const client = createRedisClient(url, { commandTimeoutMs: PROBE_TIMEOUT_MS, connection });
+  // The socket's own error (ECONNREFUSED, ENOTFOUND, WRONGPASS, a TLS failure) says more than
+  // the rejected connect ("Connection is closed"); without a listener ioredis would print it too.
   let socketError: Error | undefined;
   client.on('error', (err: Error) => {
     socketError ??= err;
@@ -268,7 +283,7 @@ async function checkRedis(url: string, mark: Mark): Promise<void> {
     );
     mark(reply === 'PONG', `Redis reachable: ${shown} (PING → ${reply})`);
   } catch (err) {
-    const reason = socketError?.message || (err as Error).message || 'connection failed';
+    const reason = explainRedisError(socketError ?? err).message || 'connection failed';
     mark(false, `Redis unreachable: ${shown} (${reason})`);
   } finally {
     client.disconnect();

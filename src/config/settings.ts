@@ -171,18 +171,41 @@ export function parseSettings(env: Readonly<Record<string, string | undefined>>)
 /**
  * Rules between settings, checked at start-up after parsing. With `MCP_REDIS_URL` replicas
  * share state, and a 2026 `requestState` sealed by one must open on another: a per-process
- * random key would reject it, so `MCP_STATE_SECRET` is required. Throws a ToolkitError
+ * random key would reject it, so `MCP_STATE_SECRET` is required. The Redis companions
+ * (`MCP_REDIS_PASSWORD`, `MCP_REDIS_TLS_CA`) need a URL they apply to, the CA a TLS one, and
+ * a password is given once (ioredis would silently prefer the URL's). Throws a ToolkitError
  * (InvalidSetting) naming the variable, like a bad value.
  *
  * @example
  * requireReplicaSettings(parseSettings(process.env));
  */
 export function requireReplicaSettings(settings: Settings): void {
-  if (settings.MCP_REDIS_URL !== undefined && settings.MCP_STATE_SECRET === undefined) {
-    throw new ToolkitError(
-      InternalCode.InvalidSetting,
+  const url = settings.MCP_REDIS_URL;
+  const refuse = (message: string) => {
+    throw new ToolkitError(InternalCode.InvalidSetting, message);
+  };
+  for (const name of ['MCP_REDIS_PASSWORD', 'MCP_REDIS_TLS_CA'] as const) {
+    if (url === undefined && settings[name] !== undefined) {
+      refuse(`${name} is set but MCP_REDIS_URL is not: it applies to the Redis that MCP_REDIS_URL names`);
+    }
+  }
+  if (url === undefined) return;
+  if (settings.MCP_STATE_SECRET === undefined) {
+    refuse(
       'MCP_STATE_SECRET is required when MCP_REDIS_URL is set: replicas must share the key that ' +
         'seals 2026-wire requestState; set the same random value on every replica (e.g. `openssl rand -hex 32`)',
+    );
+  }
+  const parsed = new URL(url);
+  if (settings.MCP_REDIS_TLS_CA !== undefined && parsed.protocol !== 'rediss:') {
+    refuse(
+      `MCP_REDIS_TLS_CA is set but MCP_REDIS_URL is ${parsed.protocol}//, which does not use TLS: ` +
+        'use a rediss:// URL (or unset MCP_REDIS_TLS_CA)',
+    );
+  }
+  if (settings.MCP_REDIS_PASSWORD !== undefined && parsed.password !== '') {
+    refuse(
+      'MCP_REDIS_PASSWORD is set and MCP_REDIS_URL carries a password too: give the password in one of them',
     );
   }
 }

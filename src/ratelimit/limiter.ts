@@ -10,6 +10,7 @@ import type { Redis } from 'ioredis';
 import { InternalCode, ToolkitError } from '../base/errors.ts';
 import { type Bucket, bucketOf, type RateLimit } from './bucket.ts';
 import { createMemoryBuckets, type MemoryBuckets } from './memory-store.ts';
+import { explainRedisError } from './redis-connection.ts';
 import { createRedisBuckets, DEFAULT_KEY_PREFIX } from './redis-store.ts';
 
 /** Where buckets live: this process, or a Redis every replica talks to. */
@@ -153,8 +154,10 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     outage = undefined;
     logger.info({ store: 'redis' }, 'rate-limit store reachable again');
   };
-  const onError = (error: Error) => markDown(error.message);
-  const onClose = () => markDown('connection closed');
+  // A refused password or certificate is said with the setting to fix (redis-connection.ts).
+  const onError = (error: Error) => markDown(explainRedisError(error).message);
+  // A close follows the error that caused it: keep that error's reason (a refused password).
+  const onClose = () => markDown(outage ?? 'connection closed');
   redis?.on('ready', markUp);
   redis?.on('error', onError);
   redis?.on('close', onClose);

@@ -18,6 +18,12 @@ export const rateLimitSettingsShape = {
     'When Redis is unreachable: `open` lets calls through unlimited and reports a degradation, `closed` refuses them with 503 and /readyz fails.',
   ),
   MCP_REDIS_URL: REDIS_URL.describe(
-    'Redis URL (redis:// or rediss://) for state shared by replicas, such as rate-limit buckets (keys under `mcp-toolkit:`). Unset: state stays in process memory.',
+    'Redis URL (redis:// or rediss:// for TLS) for state shared by replicas, such as rate-limit buckets (keys under `mcp-toolkit:`); a password may sit in it (`rediss://:PASSWORD@host:6380`). Unset: state stays in process memory.',
+  ),
+  MCP_REDIS_PASSWORD: envString().describe(
+    "Redis's password (AUTH), kept apart from MCP_REDIS_URL so the URL can live in plain configuration and the password in a secret store. Give the password here or in the URL, not both.",
+  ),
+  MCP_REDIS_TLS_CA: envString().describe(
+    "Path of a PEM file with the CA certificate(s) that signed the Redis server's certificate (a private CA, as managed Redis services and self-run TLS Redis often use), trusted for rediss:// connections in place of Node's built-in list. Unset: Node's built-in CAs (plus NODE_EXTRA_CA_CERTS).",
   ),
 };

@@ -6,6 +6,7 @@
  * tolerates a loss (and says so) or also polls (the event store's `follow`).
  */
 import { Redis } from 'ioredis';
+import type { RedisConnectionOptions } from '../ratelimit/redis-connection.ts';
 
 export interface PubSub {
   /** Publishes; rejects while Redis cannot be reached. */
@@ -25,11 +26,15 @@ export interface PubSub {
  * re-subscribes every channel after a reconnect.
  *
  * @example
- * const subscriber = createSubscriberClient(settings.MCP_REDIS_URL);
+ * const subscriber = createSubscriberClient(settings.MCP_REDIS_URL, { connection: redisConnectionOptions(settings) });
  */
-export function createSubscriberClient(url: string, options: { maxReconnectDelayMs?: number } = {}): Redis {
+export function createSubscriberClient(
+  url: string,
+  options: { maxReconnectDelayMs?: number; connection?: RedisConnectionOptions } = {},
+): Redis {
   const maxDelay = options.maxReconnectDelayMs ?? 1000;
   return new Redis(url, {
+    ...options.connection,
     lazyConnect: true,
     enableOfflineQueue: true,
     maxRetriesPerRequest: null,

@@ -10,6 +10,7 @@ import { ErrorCode } from '../base/errors.ts';
 import type { Settings } from '../config/settings.ts';
 import { Hub } from '../protocol/hub.ts';
 import type { SessionStore } from '../protocol/session.ts';
+import type { RedisConnectionOptions } from '../ratelimit/redis-connection.ts';
 import type { SharedState } from '../server.ts';
 import type { TaskBackend } from '../tasks/types.ts';
 import { createHubRelay } from './hub-relay.ts';
@@ -33,6 +34,8 @@ export interface ScaleOutOptions {
   redis: Redis;
   /** A connection of its own for subscriptions; default: a new one to `settings.MCP_REDIS_URL`. */
   subscriber?: Redis;
+  /** Password and TLS trust for that new connection (redisConnectionOptions(settings)). */
+  connection?: RedisConnectionOptions;
   settings: Pick<
     Settings,
     'MCP_REDIS_URL' | 'MCP_SESSION_IDLE_MS' | 'MCP_MAX_SESSIONS' | 'MCP_EVENT_RETENTION' | 'MCP_TASK_LEASE_MS'
@@ -76,7 +79,9 @@ export function createScaleOut(options: ScaleOutOptions): ScaleOut {
   }
   const prefix = options.keyPrefix ?? 'mcp-toolkit:';
   const replicaId = randomBytes(6).toString('hex');
-  const subscriber = options.subscriber ?? createSubscriberClient(settings.MCP_REDIS_URL as string);
+  const subscriber =
+    options.subscriber ??
+    createSubscriberClient(settings.MCP_REDIS_URL as string, { connection: options.connection ?? {} });
   const health = createStoreHealth([redis, subscriber], (problem) => {
     if (problem) logger.warn({ store: 'redis', problem }, `shared state unavailable: ${DEGRADED}`);
     else logger.info({ store: 'redis' }, 'shared state reachable again');

@@ -5,6 +5,7 @@
  * count too.
  */
 import type { Redis } from 'ioredis';
+import { explainRedisError } from '../ratelimit/redis-connection.ts';
 
 /**
  * Runs one store operation and tells `health` how it went; the error is rethrown, or mapped
@@ -47,10 +48,12 @@ export function createStoreHealth(
   onChange?: (problem: string | undefined) => void,
 ): StoreHealth {
   let lastError: string | undefined;
+  /** Why the connection last failed, as explainRedisError says it (a password, a certificate). */
+  let connectionError: string | undefined;
   let reported: string | undefined;
   const problem = () => {
     const down = clients.some((c) => c.status !== 'ready');
-    if (down) return 'Redis unreachable (connection down)';
+    if (down) return `Redis unreachable (connection down${connectionError ? `: ${connectionError}` : ''})`;
     return lastError === undefined ? undefined : `Redis unreachable (${lastError})`;
   };
   const report = () => {
@@ -62,10 +65,19 @@ export function createStoreHealth(
   };
   const onConnection = () => {
     // A fresh connection clears an older command failure: the next command will tell.
-    if (clients.every((c) => c.status === 'ready')) lastError = undefined;
+    if (clients.every((c) => c.status === 'ready')) {
+      lastError = undefined;
+      connectionError = undefined;
+    }
     report();
   };
-  for (const c of clients) for (const event of ['ready', 'close', 'end']) c.on(event, onConnection);
+  const onError = (err: unknown) => {
+    connectionError = explainRedisError(err).message;
+  };
+  for (const c of clients) {
+    for (const event of ['ready', 'close', 'end']) c.on(event, onConnection);
+    c.on('error', onError);
+  }
   return {
     failed(err) {
       lastError = err instanceof Error ? err.message : String(err);
@@ -82,7 +94,10 @@ export function createStoreHealth(
       return now;
     },
     stop() {
-      for (const c of clients) for (const event of ['ready', 'close', 'end']) c.off(event, onConnection);
+      for (const c of clients) {
+        for (const event of ['ready', 'close', 'end']) c.off(event, onConnection);
+        c.off('error', onError);
+      }
     },
   };
 }

@@ -1,20 +1,27 @@
 /**
  * A real `redis-server` on a free loopback port, without persistence, for tests that need
- * Redis (shared rate-limit buckets, outages). CI installs the Debian package
- * (`apt-get install -y redis-server`); when the binary is missing the test fails with that
- * advice rather than skipping.
+ * Redis (shared rate-limit buckets, outages), optionally with a password and TLS only (a
+ * throwaway CA and server certificate made with `openssl`). CI installs the Debian packages
+ * (`apt-get install -y redis-server openssl`); when the binary is missing the test fails with
+ * that advice rather than skipping.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import tls from 'node:tls';
 
 export interface RedisServer {
   readonly port: number;
-  /** `redis://127.0.0.1:<port>` */
+  /**
+   * `redis://127.0.0.1:<port>`; with `tls`, `rediss://`; with `password`,
+   * `redis[s]://:<password>@127.0.0.1:<port>`.
+   */
   readonly url: string;
+  /** With `tls`: the PEM file of the CA that signed the server's certificate (MCP_REDIS_TLS_CA). */
+  readonly caFile?: string;
   /** Stops the server (an outage, SIGKILL); the port stays reserved for `restart()`. Idempotent. */
   stop(): Promise<void>;
   /** Starts the server again on the same port (stopping it first if running); data is gone unless `persistent`. */
@@ -34,6 +41,77 @@ export interface RedisServerOptions {
    * not a loss. Default false: a restart starts empty.
    */
   readonly persistent?: boolean;
+  /** Require this password (`--requirepass`): commands without AUTH get NOAUTH. */
+  readonly password?: string;
+  /**
+   * Serve TLS only (`--port 0 --tls-port`), with a server certificate for 127.0.0.1 signed by
+   * a throwaway CA (`caFile`); clients need no certificate of their own.
+   */
+  readonly tls?: boolean;
+}
+
+export interface TestCertificates {
+  /** The CA's certificate (PEM): what a client trusts. */
+  readonly caFile: string;
+  /** The server's certificate for 127.0.0.1, signed by that CA, and its key. */
+  readonly certFile: string;
+  readonly keyFile: string;
+}
+
+/**
+ * A throwaway CA and a server certificate it signed for 127.0.0.1 (IP SAN), valid two days,
+ * made with `openssl` in a new temporary folder (removed when the process exits). Each call
+ * makes a new CA: one that did not sign a given server stands in for a wrong CA.
+ *
+ * @example
+ * const { caFile, certFile, keyFile } = makeTestCertificates();
+ */
+export function makeTestCertificates(): TestCertificates {
+  const found = spawnSync('openssl', ['version'], { stdio: 'ignore' });
+  if (found.error !== undefined || found.status !== 0) {
+    throw new Error(
+      'openssl is not installed: install it with `apt-get install -y openssl` (CI does the same).',
+    );
+  }
+  const dir = mkdtempSync(path.join(tmpdir(), 'redis-tls-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const file = (name: string) => path.join(dir, name);
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2'];
+  const run = (args: string[]) => {
+    const result = spawnSync('openssl', args, { encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`openssl ${args[0]} failed: ${result.stderr}`);
+  };
+  run([
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    file('ca.key'),
+    '-out',
+    file('ca.pem'),
+    '-subj',
+    '/CN=mcp-toolkit test CA',
+  ]);
+  run([
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    file('server.key'),
+    '-out',
+    file('server.pem'),
+    '-subj',
+    '/CN=127.0.0.1',
+    '-addext',
+    'subjectAltName=IP:127.0.0.1',
+    '-addext',
+    'basicConstraints=critical,CA:FALSE',
+    '-CA',
+    file('ca.pem'),
+    '-CAkey',
+    file('ca.key'),
+  ]);
+  return { caFile: file('ca.pem'), certFile: file('server.pem'), keyFile: file('server.key') };
 }
 
 /**
@@ -57,19 +135,42 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   const storage = dir
     ? ['--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always']
     : ['--appendonly', 'no'];
+  const certificates = options.tls ? makeTestCertificates() : undefined;
+  const listen = certificates
+    ? [
+        '--port',
+        '0',
+        '--tls-port',
+        String(port),
+        '--tls-cert-file',
+        certificates.certFile,
+        '--tls-key-file',
+        certificates.keyFile,
+        '--tls-ca-cert-file',
+        certificates.caFile,
+        '--tls-auth-clients',
+        'no',
+      ]
+    : ['--port', String(port)];
+  const auth = options.password === undefined ? [] : ['--requirepass', options.password];
+  const probe: PingOptions = {
+    port,
+    ...(options.password === undefined ? {} : { password: options.password }),
+    ...(certificates ? { ca: readFileSync(certificates.caFile, 'utf8') } : {}),
+  };
 
   const start = async () => {
     const output: string[] = [];
     const proc = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...storage],
+      [...listen, '--bind', '127.0.0.1', '--save', '', ...storage, ...auth],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     proc.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
     proc.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
     child = proc;
     const deadline = Date.now() + READY_TIMEOUT_MS;
-    while (!(await answersPing(port))) {
+    while (!(await answersPing(probe))) {
       if (proc.exitCode !== null || Date.now() > deadline) {
         proc.kill('SIGKILL');
         throw new Error(`redis-server on port ${port} did not start:\n${output.join('')}`);
@@ -93,9 +194,11 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
   await start();
+  const credentials = options.password === undefined ? '' : `:${encodeURIComponent(options.password)}@`;
   return {
     port,
-    url: `redis://127.0.0.1:${port}`,
+    url: `${certificates ? 'rediss' : 'redis'}://${credentials}127.0.0.1:${port}`,
+    ...(certificates ? { caFile: certificates.caFile } : {}),
     stop,
     async restart() {
       await stop();
@@ -122,21 +225,37 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-/** True when something on the port answers a RESP PING with +PONG. */
-function answersPing(port: number): Promise<boolean> {
+interface PingOptions {
+  readonly port: number;
+  readonly password?: string;
+  /** Speak TLS, trusting this CA (PEM). */
+  readonly ca?: string;
+}
+
+/** True when something on the port answers a RESP PING (after AUTH, over TLS, as asked) with +PONG. */
+function answersPing({ port, password, ca }: PingOptions): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = net.connect({ port, host: '127.0.0.1' });
+    const socket =
+      ca === undefined
+        ? net.connect({ port, host: '127.0.0.1' })
+        : tls.connect({ port, host: '127.0.0.1', ca });
     let reply = '';
     const finish = (ok: boolean) => {
       socket.destroy();
       resolve(ok);
     };
-    socket.setTimeout(500, () => finish(false));
+    // A TLS handshake on a loaded machine takes longer than a plain PING.
+    socket.setTimeout(ca === undefined ? 500 : 2000, () => finish(false));
     socket.on('error', () => finish(false));
-    socket.on('connect', () => socket.write('PING\r\n'));
+    // RESP inline commands; the password is sent as a bulk string so any byte in it is safe.
+    const auth =
+      password === undefined ? '' : `*2\r\n$4\r\nAUTH\r\n$${Buffer.byteLength(password)}\r\n${password}\r\n`;
+    socket.on(ca === undefined ? 'connect' : 'secureConnect', () => socket.write(`${auth}PING\r\n`));
     socket.on('data', (chunk) => {
       reply += chunk.toString();
-      if (reply.includes('\r\n')) finish(reply.startsWith('+PONG'));
+      const lines = reply.split('\r\n');
+      const expected = password === undefined ? 1 : 2;
+      if (lines.length > expected) finish(lines[expected - 1] === '+PONG');
     });
   });
 }

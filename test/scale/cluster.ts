@@ -22,8 +22,9 @@ export interface Cluster {
 }
 
 /**
- * Starts Redis (as `options` say), `count` replicas (in parallel) and the proxy. `env` adds
- * to the replicas' settings.
+ * Starts Redis (as `options` say: persistent, a password, TLS only), `count` replicas (in
+ * parallel) pointed at its URL (and its CA, with TLS) and the proxy. `env` adds to the
+ * replicas' settings.
  *
  * @example
  * const cluster = await startCluster();
@@ -37,6 +38,8 @@ export async function startCluster(
   const redis = await startRedisServer(options);
   const settings = {
     MCP_REDIS_URL: redis.url,
+    // A TLS Redis (options.tls) is signed by a throwaway CA the replicas must trust.
+    ...(redis.caFile === undefined ? {} : { MCP_REDIS_TLS_CA: redis.caFile }),
     MCP_STATE_SECRET: randomBytes(32).toString('hex'),
     MCP_PLUGINS: SCALE_PLUGINS,
     MCP_SSE_RETRY_MS: '100',
