@@ -426,14 +426,15 @@ describe('calls with other settings', () => {
   });
 
   test('a timeout is an isError result, not retried', async () => {
-    const client = await startPlugin(api, { MCP_OPENAPI_TIMEOUT_MS: '150' });
+    // The bound covers loading the document too: 1.5 s leaves a loaded machine room for that.
+    const client = await startPlugin(api, { MCP_OPENAPI_TIMEOUT_MS: '1500' });
     api.reset(); // the start-up check's probe of /health
-    const r = await call(client, 'slow', { ms: 5000 });
+    const r = await call(client, 'slow', { ms: 15_000 });
     await client.close();
     assert.equal(r.isError, true);
     assert.equal(
       textOf(r),
-      'timeout: The API did not answer GET /slow (slow) within 150 ms. Retrying later may succeed. The API did not answer in time.',
+      'timeout: The API did not answer GET /slow (slow) within 1500 ms. Retrying later may succeed. The API did not answer in time.',
     );
     // Timeouts are not retried: the time budget is spent.
     assert.equal(api.requests.length, 1);
