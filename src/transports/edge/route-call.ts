@@ -75,12 +75,37 @@ function parseJson(text: string): unknown {
   return value;
 }
 
-/** What the handler returned, as a status, headers and body; throws on a shape it cannot send. */
+/** The keys a route's answer may have (HttpRouteResponse). */
+const ANSWER_KEYS = new Set(['status', 'headers', 'body']);
+
+/**
+ * What the handler returned, as a status, headers and body; throws a TypeError, naming what it
+ * got, on a shape it cannot send: Fastify's habit `return { hook: 'ok' }` (a body without
+ * `body`) would otherwise be read as "no body" and answered 204, and a fetch `Response` or a
+ * Map has no keys of its own at all.
+ */
 function shape(returned: unknown): RouteAnswer {
   const out = returned as HttpRouteResponse | null | undefined;
   if (out === undefined || out === null) return { status: 204, headers: {}, body: undefined };
-  if (typeof out !== 'object')
-    throw new TypeError('an HTTP route handler returns { status, headers, body } or nothing');
+  const proto = typeof out === 'object' ? (Object.getPrototypeOf(out) as unknown) : undefined;
+  if (typeof out !== 'object' || (proto !== Object.prototype && proto !== null)) {
+    const what =
+      typeof out === 'object' ? `a ${(out as object).constructor?.name ?? 'object'}` : `a ${typeof out}`;
+    throw new TypeError(
+      `the handler returned ${what}; an HTTP route handler returns a plain { status, headers, body } or nothing`,
+    );
+  }
+  const stray = Object.keys(out).filter((key) => !ANSWER_KEYS.has(key));
+  if (stray.length > 0) {
+    throw new TypeError(
+      `the handler returned an object with ${stray.map((k) => `"${k}"`).join(', ')}; an HTTP route handler returns { status, headers, body } (to send JSON, put it in body: return { body: { ... } })`,
+    );
+  }
+  if (out.status !== undefined && !(Number.isInteger(out.status) && out.status >= 200 && out.status <= 599)) {
+    throw new TypeError(
+      `the handler returned status ${String(out.status)}; a status is an integer from 200 to 599`,
+    );
+  }
   const { status, headers, body } = out;
   const sent: Record<string, string> = { ...(headers ?? {}) };
   const typed = Object.keys(sent).some((name) => name.toLowerCase() === 'content-type');
