@@ -55,6 +55,7 @@ export const SLOW: readonly string[] = [
   'test/cli/init.test.ts',
   'test/cli/bundle.test.ts',
   'test/transports/rollout.test.ts',
+  'test/transports/drain-cutoff.test.ts',
   'test/types/',
   'test/auth/oauth-proxy/flow.test.ts',
   'test/auth/oauth-proxy/replicas.test.ts',

@@ -20,7 +20,7 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { type Logger, pino } from 'pino';
 import { assemble, liveCounts, type PluginRef } from './assemble.ts';
-import { InternalCode, ToolkitError } from './base/errors.ts';
+import { InternalCode, type ProtocolError, ToolkitError } from './base/errors.ts';
 import type { Identity } from './base/types.ts';
 import type { SettingsInput } from './config/settings.ts';
 import { httpOptions } from './transport-options.ts';
@@ -124,6 +124,7 @@ const plugin: FastifyPluginAsync<McpToolkitOptions> = async (app, options) => {
   });
   const { server, settings, telemetry } = assembled;
   const streams = new Set<ServerResponse>();
+  const interrupts = new Set<(reason: ProtocolError) => void>();
   telemetry.watch(liveCounts(server, () => streams.size));
   let closing = false;
   const discovery = options.discovery ?? false;
@@ -134,6 +135,7 @@ const plugin: FastifyPluginAsync<McpToolkitOptions> = async (app, options) => {
       server,
       http,
       streams,
+      interrupts,
       cors: true,
       closing: () => closing,
       identify: options.identify,
@@ -149,7 +151,7 @@ const plugin: FastifyPluginAsync<McpToolkitOptions> = async (app, options) => {
   // SSE streams end (or Node's close would wait for them), then the rest is closed.
   app.addHook('preClose', async () => {
     closing = true;
-    await assembled.stop((budgetMs) => drain(server, streams, Date.now() + budgetMs));
+    await assembled.stop((budgetMs) => drain(server, streams, Date.now() + budgetMs, interrupts));
   });
 };
 

@@ -159,6 +159,13 @@ export const Refusal = Object.freeze({
       503,
       'Service unavailable: the server is shutting down; retry on another replica',
     ),
+  /** A request still running when a drain's time ran out: stopped, and answered with this. */
+  cutOffByShutdown: () =>
+    refusal(
+      ErrorCode.ServiceUnavailable,
+      503,
+      'Service unavailable: the server is shutting down and stopped this request before it finished (it may have been partly carried out); retry on another replica',
+    ),
   /** A failure of ours at the edge; the details are in the server log. */
   internal: () => refusal(ErrorCode.InternalError, 500, 'Internal error: see the server logs'),
 

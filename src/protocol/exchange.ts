@@ -70,6 +70,15 @@ export class ClientPresence {
     else this.#more?.delete(request);
   }
 
+  /**
+   * The server stops the requests running under this exchange (a drain past its deadline):
+   * each is aborted with `reason`, which becomes its answer, while the client is still there.
+   */
+  interrupt(reason: unknown): void {
+    this.#one?.abort(reason);
+    if (this.#more) for (const request of this.#more) request.abort(reason);
+  }
+
   /** The client went away: aborts what is running. Idempotent. */
   leave(): void {
     if (this.#gone) return;

@@ -47,6 +47,7 @@ const samples: { [K in keyof typeof Refusal]: () => ProtocolError } = {
   storeUnavailable: () => Refusal.storeUnavailable('the session store'),
   authUnavailable: () => Refusal.authUnavailable(),
   shuttingDown: () => Refusal.shuttingDown(),
+  cutOffByShutdown: () => Refusal.cutOffByShutdown(),
   internal: () => Refusal.internal(),
   lineTooLarge: () => Refusal.lineTooLarge(1024),
   lineParseError: () => Refusal.lineParseError(),

@@ -61,6 +61,12 @@ export interface Edge<Req extends EdgeRequest = EdgeRequest, Res = unknown> {
   readonly store: EventStore;
   /** The largest body read (stage 4 refuses past it, as read). */
   readonly maxBodyBytes: number;
+  /**
+   * Stops every request being dispatched now with `reason` as its answer (a JSON-RPC error,
+   * with its HTTP status while the reply is still JSON): a drain past its deadline calls it so
+   * that no call is left without an answer when the connections close.
+   */
+  interrupt(reason: ProtocolError): void;
 }
 
 export interface EdgeSetup<Req extends EdgeRequest, Res> {
@@ -102,6 +108,7 @@ export function createEdge<Req extends EdgeRequest, Res>(setup: EdgeSetup<Req, R
     live: new Map(),
     standalone: new Map(),
     openStreams: new Map(),
+    dispatching: new Set(),
   };
   const { auth, limiter, logger } = deps;
   const limited = limiter !== undefined && limiter.burst > 0;
@@ -203,5 +210,8 @@ export function createEdge<Req extends EdgeRequest, Res>(setup: EdgeSetup<Req, R
       return route(req, res);
     },
     refuse: (req, res, err, id) => refuse(state, req, res, err, id),
+    interrupt(reason) {
+      for (const presence of state.dispatching) presence.interrupt(reason);
+    },
   };
 }

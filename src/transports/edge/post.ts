@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { encodeMessage, isObject, type JsonRpcMessage, type RequestId } from '../../base/jsonrpc.ts';
 import { Refusal } from '../../base/refusals.ts';
 import { negotiateVersion } from '../../base/versions.ts';
-import { ClientPresence, type Exchange } from '../../protocol/exchange.ts';
+import { ClientPresence, type Exchange, type Reply } from '../../protocol/exchange.ts';
 import type { OutboundChannel } from '../../protocol/hub/channel.ts';
 import { type Session, sessionOwner, transientSession } from '../../protocol/session.ts';
 import { header } from '../../protocol/wire.ts';
@@ -137,7 +137,13 @@ export async function handlePost(state: RouteState, req: EdgeRequest, res: unkno
     httpVersion: host.httpVersion(req),
   };
   req.mcpDispatched = true;
-  const result = await deps.dispatcher.handle(body, exchange);
+  state.dispatching.add(presence);
+  let result: Reply;
+  try {
+    result = await deps.dispatcher.handle(body, exchange);
+  } finally {
+    state.dispatching.delete(presence);
+  }
   if (result.session && !stateless) sessionHeader = result.session.id;
 
   if (channel.stream) {

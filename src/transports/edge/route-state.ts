@@ -6,6 +6,7 @@
 import { ProtocolError } from '../../base/errors.ts';
 import type { EncodeFailure } from '../../base/jsonrpc.ts';
 import { Refusal } from '../../base/refusals.ts';
+import type { ClientPresence } from '../../protocol/exchange.ts';
 import { type Session, sessionOwner } from '../../protocol/session.ts';
 import { header } from '../../protocol/wire.ts';
 import type { EdgeDeps, EventStore } from '../deps.ts';
@@ -33,6 +34,8 @@ export interface RouteState {
   readonly standalone: Map<string, { sessionId: string; retire: () => void }>;
   /** Open GET connections per session id, held to `limits.maxStreamsPerSession`. */
   readonly openStreams: Map<string, number>;
+  /** The POSTs being dispatched now, by their client's presence: a drain's cut-off interrupts them. */
+  readonly dispatching: Set<ClientPresence>;
 }
 
 /**

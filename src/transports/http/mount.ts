@@ -10,6 +10,7 @@ import type { ServerResponse } from 'node:http';
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
 import { protectedResourceMetadata } from '../../auth/resource-metadata.ts';
+import type { ProtocolError } from '../../base/errors.ts';
 import { RESOURCE_METADATA_WELL_KNOWN, resourceMetadataPath } from '../../base/oauth-urls.ts';
 import { Refusal } from '../../base/refusals.ts';
 import type { HttpDeps } from '../deps.ts';
@@ -25,6 +26,8 @@ export interface MountOptions {
   http: HttpOptions;
   /** The SSE responses open on the MCP routes (filled by them; `drain` ends them). */
   streams: Set<ServerResponse>;
+  /** How to stop the MCP requests in flight (filled by the routes; `drain` calls them at its deadline). */
+  interrupts?: Set<(reason: ProtocolError) => void>;
   /** CORS for these routes alone (false where our own app applies it already, at its root). */
   cors: boolean;
   /** True once shutdown has begun: requests to these routes then get a JSON-RPC 503. */
@@ -125,6 +128,7 @@ export async function mountMcp(app: FastifyInstance, options: MountOptions): Pro
     server,
     http,
     streams: options.streams,
+    interrupts: options.interrupts,
     identify: options.identify,
     preflight: options.cors,
   });
@@ -136,7 +140,7 @@ export async function mountMcp(app: FastifyInstance, options: MountOptions): Pro
       authorizationServer: server.authorizationServer,
     });
   }
-  await app.register(pluginRoutes, { server, http, routes });
+  await app.register(pluginRoutes, { server, http, routes, interrupts: options.interrupts });
 }
 
 /** MCP requests and plugin route handlers running now. */
@@ -144,13 +148,41 @@ export function inflight(server: HttpDeps): number {
   return server.dispatcher.inflightCount + (server.routeInflightCount ?? 0);
 }
 
+/** The end of a drain kept for answering what is still running, at most (a quarter of it when shorter). */
+const CUT_OFF_GRACE_MS = 1_000;
+/** The least time given to those answers, however short the drain. */
+const CUT_OFF_MIN_MS = 50;
+
+/** Waits until nothing is in flight, or until `until` (a Date.now() value). */
+async function settle(server: HttpDeps, until: number): Promise<void> {
+  while (inflight(server) > 0 && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 /**
  * Lets the calls in flight, MCP requests and the plugins' route handlers alike, finish (until
  * `deadline`, a Date.now() value), then ends the SSE streams still open on the MCP routes.
+ * What still runs shortly before the deadline is stopped through `interrupts` and answered with
+ * a 503 (a JSON-RPC error, as the last event of a stream already open), so that no caller is
+ * left without an answer when the connections close.
  */
-export async function drain(server: HttpDeps, streams: Set<ServerResponse>, deadline: number): Promise<void> {
-  while (inflight(server) > 0 && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 25));
+export async function drain(
+  server: HttpDeps,
+  streams: Set<ServerResponse>,
+  deadline: number,
+  interrupts?: ReadonlySet<(reason: ProtocolError) => void>,
+): Promise<void> {
+  const grace = Math.min(CUT_OFF_GRACE_MS, Math.max(0, (deadline - Date.now()) / 4));
+  await settle(server, deadline - grace);
+  const running = inflight(server);
+  if (running > 0 && interrupts !== undefined && interrupts.size > 0) {
+    server.logger.warn(
+      { inflight: running },
+      'shutdown: requests still running at the end of the drain are stopped and answered with 503',
+    );
+    for (const interrupt of interrupts) interrupt(Refusal.cutOffByShutdown());
+    await settle(server, Math.max(deadline, Date.now() + CUT_OFF_MIN_MS));
   }
   for (const raw of [...streams]) raw.destroy();
   streams.clear();

@@ -10,7 +10,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { serverCardUrl } from '../../base/card-check.ts';
-import { InternalCode, ToolkitError } from '../../base/errors.ts';
+import { InternalCode, type ProtocolError, ToolkitError } from '../../base/errors.ts';
 import type { PluginHttpRoute } from '../../base/http-route.ts';
 import { RESOURCE_METADATA_WELL_KNOWN, resourceMetadataPath } from '../../base/oauth-urls.ts';
 import { Refusal } from '../../base/refusals.ts';
@@ -56,6 +56,15 @@ export interface PluginRoutesOptions {
   server: HttpDeps;
   http: HttpOptions;
   routes: readonly PluginHttpRoute[];
+  /** Where these routes put how to stop the handlers running, for a drain past its deadline. */
+  interrupts?: Set<(reason: ProtocolError) => void> | undefined;
+}
+
+/** A handler running now: its request's abort, and its reply (answered by an interrupt if need be). */
+interface Running {
+  readonly req: FastifyRequest;
+  readonly reply: FastifyReply;
+  readonly aborted: AbortController;
 }
 
 const EMPTY = new Uint8Array(0);
@@ -64,6 +73,7 @@ async function serveRoute(
   deps: HttpDeps,
   route: PluginHttpRoute,
   maxBodyBytes: number,
+  running: Set<Running>,
   req: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
@@ -71,22 +81,31 @@ async function serveRoute(
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) aborted.abort(new Error('the client went away'));
   });
-  const outcome = await callRoute(deps, route, {
-    method: req.method,
-    url: req.url,
-    path: req.url.split('?')[0] ?? req.url,
-    params: req.params as Record<string, string>,
-    query: req.query as Record<string, string | string[]>,
-    headers: req.headers,
-    address: req.ip,
-    port: req.socket.remotePort,
-    httpVersion: req.raw.httpVersion,
-    signal: aborted.signal,
-    // Read already, within the limit, by the content parser below.
-    readBody: async () => (req.body instanceof Uint8Array ? req.body : EMPTY),
-    maxBodyBytes,
-    started: performance.now() - reply.elapsedTime,
-  });
+  const entry = { req, reply, aborted };
+  running.add(entry);
+  let outcome: Awaited<ReturnType<typeof callRoute>>;
+  try {
+    outcome = await callRoute(deps, route, {
+      method: req.method,
+      url: req.url,
+      path: req.url.split('?')[0] ?? req.url,
+      params: req.params as Record<string, string>,
+      query: req.query as Record<string, string | string[]>,
+      headers: req.headers,
+      address: req.ip,
+      port: req.socket.remotePort,
+      httpVersion: req.raw.httpVersion,
+      signal: aborted.signal,
+      // Read already, within the limit, by the content parser below.
+      readBody: async () => (req.body instanceof Uint8Array ? req.body : EMPTY),
+      maxBodyBytes,
+      started: performance.now() - reply.elapsedTime,
+    });
+  } finally {
+    running.delete(entry);
+  }
+  // Answered already: the drain stopped this handler (below).
+  if (reply.sent) return reply;
   if (outcome.refusal) {
     req.mcpIdentity = outcome.identity;
     return refuse(deps, req, reply, outcome.refusal, null);
@@ -107,6 +126,13 @@ async function serveRoute(
 export async function pluginRoutes(app: FastifyInstance, options: PluginRoutesOptions): Promise<void> {
   const { server: deps, http, routes } = options;
   if (routes.length === 0) return;
+  const running = new Set<Running>();
+  options.interrupts?.add((reason) => {
+    for (const { req, reply, aborted } of running) {
+      aborted.abort(reason);
+      if (!reply.sent) refuse(deps, req, reply, reason, null);
+    }
+  });
   const guard = createHostGuard(http);
   const maxBody = http.limits.maxBodyBytes;
   app.decorateRequest('mcpIdentity', undefined);
@@ -139,7 +165,7 @@ export async function pluginRoutes(app: FastifyInstance, options: PluginRoutesOp
       method: route.method,
       url: route.url,
       bodyLimit: maxBody,
-      handler: (req, reply) => serveRoute(deps, route, maxBody, req, reply),
+      handler: (req, reply) => serveRoute(deps, route, maxBody, running, req, reply),
     });
   }
 }

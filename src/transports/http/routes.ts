@@ -23,6 +23,8 @@ export interface McpRoutesOptions {
   eventStore?: EventStore;
   /** Every SSE response open on these routes, for a drain to end them (added and removed here). */
   streams?: Set<ServerResponse>;
+  /** Where these routes put how to stop the requests they are dispatching, for a drain past its deadline. */
+  interrupts?: Set<(reason: ProtocolError) => void>;
   /** Preflights reach this route (answered by a scoped CORS hook, mount.ts); else OPTIONS is 405 without CORS. */
   preflight?: boolean | undefined;
   /** The application's own word on who the caller is (the Fastify plugin's `identify`). */
@@ -40,6 +42,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
     eventRetention: http.limits.eventRetention,
     identify: options.identify,
   });
+  options.interrupts?.add((reason) => edge.interrupt(reason));
   app.decorateRequest('mcpIdentity', undefined);
   app.decorateRequest('mcpDispatched', false);
   installRefusalRecording(app, deps);

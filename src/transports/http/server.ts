@@ -6,6 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { ProtocolError } from '../../base/errors.ts';
 import type { HttpDeps } from '../deps.ts';
 import { clientErrorHandler, installFallbackRefusals } from './fallback-refusals.ts';
 import { drain, installCors, mountMcp } from './mount.ts';
@@ -31,6 +32,8 @@ export interface HttpHandle {
 
 /** The SSE responses of each app built here, for its close to end. */
 const openStreams = new WeakMap<FastifyInstance, Set<ServerResponse>>();
+/** How to stop each app's requests in flight, for its close past its deadline. */
+const openInterrupts = new WeakMap<FastifyInstance, Set<(reason: ProtocolError) => void>>();
 /** Each app's shutdown state as `/readyz` reports it: false, or what it says. */
 const shutdownState = new WeakMap<FastifyInstance, { detail: string | false }>();
 
@@ -61,7 +64,9 @@ export async function buildHttpApp(server: HttpDeps, http: HttpOptions): Promise
   });
   const streams = new Set<ServerResponse>();
   openStreams.set(app, streams);
-  await app.register(mountMcp, { server, http, streams, cors: false });
+  const interrupts = new Set<(reason: ProtocolError) => void>();
+  openInterrupts.set(app, interrupts);
+  await app.register(mountMcp, { server, http, streams, interrupts, cors: false });
   return app;
 }
 
@@ -91,7 +96,7 @@ export async function startHttp(server: HttpDeps, http: HttpOptions): Promise<Ht
     async close(timeoutMs) {
       // Stop accepting; wait for in-flight calls (bounded), then end what is left (SSE streams).
       const closing = app.close();
-      await drain(server, openStreams.get(app) ?? new Set(), Date.now() + timeoutMs);
+      await drain(server, openStreams.get(app) ?? new Set(), Date.now() + timeoutMs, openInterrupts.get(app));
       app.server.closeAllConnections();
       await closing;
       resolveClosed();
