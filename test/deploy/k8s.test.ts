@@ -98,17 +98,22 @@ describe('k8s manifests', () => {
     assert.deepEqual(fromConfigMap, [configMap.metadata.name]);
   });
 
-  test('secrets come from the Secret by their own names: API keys, state secret, Redis URL', () => {
+  test('secrets come from the Secret by their own names: API keys, state secret, Redis URL and password', () => {
     const refs = (container.env as Manifest[])
       .filter((e) => e.valueFrom?.secretKeyRef)
       .map((e) => ({ name: e.name as string, ref: e.valueFrom.secretKeyRef as Manifest }));
-    assert.deepEqual(refs.map((r) => r.name).sort(), ['MCP_API_KEYS', 'MCP_REDIS_URL', 'MCP_STATE_SECRET']);
+    assert.deepEqual(refs.map((r) => r.name).sort(), [
+      'MCP_API_KEYS',
+      'MCP_REDIS_PASSWORD',
+      'MCP_REDIS_URL',
+      'MCP_STATE_SECRET',
+    ]);
     for (const { name, ref } of refs) {
       assert.equal(ref.name, secret.metadata.name);
       assert.equal(ref.key, name);
       assert.ok(name in secret.stringData, `${name} in secret.example.yaml`);
     }
-    for (const secretName of ['MCP_API_KEYS', 'MCP_STATE_SECRET', 'MCP_REDIS_URL']) {
+    for (const secretName of ['MCP_API_KEYS', 'MCP_STATE_SECRET', 'MCP_REDIS_URL', 'MCP_REDIS_PASSWORD']) {
       assert.ok(!(secretName in config), `${secretName} is not in the ConfigMap`);
     }
   });
@@ -189,8 +194,9 @@ describe('k8s manifests', () => {
     const redisUrl = new URL(secret.stringData.MCP_REDIS_URL);
     const redisService = one('Service', redisUrl.hostname);
     assert.ok(redisService.spec.ports.some((p: Manifest) => p.port === Number(redisUrl.port)));
-    const redis = one('Deployment', 'mcp-toolkit-redis');
+    const redis = one('StatefulSet', 'mcp-toolkit-redis');
     assert.ok(labelsMatch(redisService.spec.selector, redis.spec.template.metadata.labels));
+    assert.equal(redis.spec.serviceName, redisService.metadata.name);
     assert.ok(secret.stringData.MCP_STATE_SECRET, 'MCP_STATE_SECRET is in the Secret');
   });
 
