@@ -6,6 +6,7 @@
  */
 import type { DoctorCheck } from '@mcp-toolkit/server';
 import { baseUrlOf, shownUrl } from './base-url.ts';
+import { forwardsUpstreamToken } from './caller-token.ts';
 import { credentialsFor } from './credentials.ts';
 import type { Operation } from './document.ts';
 import { send } from './http-client.ts';
@@ -122,11 +123,15 @@ async function reachability(prepared: Prepared, settings: OpenapiSettings): Prom
         buildRequest(health, plan, {}, { baseUrl, credentials, userAgent, accept: '*/*' }),
         options,
       );
-      const ok = sent.kind === 'response' && sent.status >= 200 && sent.status < 300;
+      // An operation called with each caller's upstream token has no user to act as here: a
+      // refusal (401, 403) still shows the API is up, as a HEAD of the base URL would.
+      const asCaller = forwardsUpstreamToken(health, settings.forwardUpstreamToken);
+      const ok = sent.kind === 'response' && sent.status >= 200 && sent.status < (asCaller ? 500 : 300);
+      const note = asCaller ? " (probed without a user: its calls carry the caller's upstream token)" : '';
       return {
         name,
         ok,
-        detail: `${health.label} at ${shownUrl(baseUrl)}: ${sent.kind === 'response' ? `HTTP ${sent.status}` : sent.kind === 'timeout' ? `no answer within ${timeoutMs} ms` : sent.code}`,
+        detail: `${health.label} at ${shownUrl(baseUrl)}: ${sent.kind === 'response' ? `HTTP ${sent.status}` : sent.kind === 'timeout' ? `no answer within ${timeoutMs} ms` : sent.code}${note}`,
       };
     }
     const headers = new Headers({ 'user-agent': userAgent });

@@ -5,6 +5,7 @@
  * /readyz, an HTTP client with timeouts, cancellation and retries, and a fixed error mapping.
  */
 import { definePlugin } from '@mcp-toolkit/server';
+import { unmatchedForwards } from './caller-token.ts';
 import { checkApi, missingCredentials } from './doctor.ts';
 import { prepare } from './prepare.ts';
 import { type OpenapiSettings, openapiSettings } from './settings.ts';
@@ -27,6 +28,9 @@ export const openapiPlugin = definePlugin({
     const prepared = await prepare(settings);
     for (const entry of prepared.unmatched) {
       app.logger.warn({ entry }, 'MCP_OPENAPI_INCLUDE entry matches no operation');
+    }
+    for (const entry of unmatchedForwards(prepared.selected, settings.forwardUpstreamToken)) {
+      app.logger.warn({ entry }, 'MCP_OPENAPI_FORWARD_UPSTREAM_TOKEN entry matches no offered operation');
     }
     for (const { label, reason } of prepared.skipped) {
       app.logger.warn({ operation: label, reason }, 'operation not offered as a tool');

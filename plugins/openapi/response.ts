@@ -36,11 +36,21 @@ function scrub(text: string, secrets: readonly string[]): string {
   return out;
 }
 
+/** Every string of a JSON value scrubbed: an API that echoes a credential gives it back to no one. */
+function scrubValue(value: unknown, secrets: readonly string[]): unknown {
+  if (typeof value === 'string') return scrub(value, secrets);
+  if (Array.isArray(value)) return value.map((v) => scrubValue(v, secrets));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubValue(v, secrets)]));
+  }
+  return value;
+}
+
 function result(ctx: ResponseContext, content: Content[], structured?: unknown): ToolResult<unknown> {
   const scrubbed = content.map((c) => (c.type === 'text' ? { ...c, text: scrub(c.text, ctx.secrets) } : c));
   return structured === undefined
     ? { kind: 'tool_result', content: scrubbed }
-    : { kind: 'tool_result', content: scrubbed, structured };
+    : { kind: 'tool_result', content: scrubbed, structured: scrubValue(structured, ctx.secrets) };
 }
 
 /**
@@ -55,6 +65,19 @@ function fail(ctx: ResponseContext, code: OpenapiErrorCode, message: string): To
     declared.retryable === true ? 'Retrying later may succeed.' : 'Retrying the same call will not help.';
   const words = `${code}: ${message.replace(/[.\s]+$/, '')}. ${retry}${declared.hint ? ` ${declared.hint}` : ''}`;
   return { kind: 'tool_result', content: [text(scrub(words, ctx.secrets))], isError: true };
+}
+
+/**
+ * The answer of an operation that is called with the caller's own upstream token
+ * (MCP_OPENAPI_FORWARD_UPSTREAM_TOKEN) when there is none to send: `reason` says why (another
+ * auth mode than oauth-proxy, or the user's sign-in at the provider has ended).
+ */
+export function noCallerToken(ctx: ResponseContext, reason: string): ToolResult<unknown> {
+  return fail(
+    ctx,
+    'unauthorized',
+    `${ctx.label} is called with the caller's own token at their identity provider (MCP_OPENAPI_FORWARD_UPSTREAM_TOKEN), and there is none: ${reason}`,
+  );
 }
 
 const text = (t: string): Content => ({ type: 'text', text: t });

@@ -69,6 +69,9 @@ export const openapiSettings = z
     bearerToken: text().describe(
       `Sent as \`Authorization: Bearer <token>\` to operations whose security accepts a bearer token (http bearer, OAuth 2, OpenID Connect), or to every operation when the document declares no security (${NEVER_SENT}).`,
     ),
+    forwardUpstreamToken: list().describe(
+      "Operations whose calls carry the caller's own token at the identity provider they signed in with (`MCP_AUTH=oauth-proxy`, `ctx.upstreamToken()`) as `Authorization: Bearer`, in place of MCP_OPENAPI_BEARER_TOKEN: `*` for every operation, or operation ids, tags and path globs as in MCP_OPENAPI_INCLUDE. A call with no upstream token answers an error.",
+    ),
     apiKey: text().describe(
       `API key sent where the document's apiKey security scheme says (header, query or cookie), or where MCP_OPENAPI_API_KEY_HEADER / MCP_OPENAPI_API_KEY_QUERY say (${NEVER_SENT}).`,
     ),

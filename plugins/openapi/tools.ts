@@ -13,12 +13,13 @@ import {
   type ToolResult,
 } from '@mcp-toolkit/server';
 import { baseUrlOf } from './base-url.ts';
+import { CALLER_TOKEN, carriesCallerToken, forwardsUpstreamToken, withCallerToken } from './caller-token.ts';
 import { credentialsFor } from './credentials.ts';
 import type { ApiDocument, Operation } from './document.ts';
 import { OPENAPI_ERRORS } from './errors.ts';
 import { send } from './http-client.ts';
 import { buildRequest } from './request.ts';
-import { toToolResult } from './response.ts';
+import { noCallerToken, type ResponseContext, toToolResult } from './response.ts';
 import type { OpenapiSettings } from './settings.ts';
 import { planInput } from './tool-input.ts';
 import { planOutput } from './tool-output.ts';
@@ -93,7 +94,9 @@ export function buildTools(
   const offered: Operation[] = [];
   ops.forEach((op, i) => {
     const name = names[i] as string;
-    const creds = credentialsFor(op, api, settings);
+    // The caller's upstream token (oauth-proxy) stands in for MCP_OPENAPI_BEARER_TOKEN here.
+    const forward = forwardsUpstreamToken(op, settings.forwardUpstreamToken);
+    const creds = credentialsFor(op, api, forward ? { ...settings, bearerToken: CALLER_TOKEN } : settings);
     if (creds.unmet !== undefined) {
       uncredentialed.push({ label: op.label, need: creds.unmet });
       return;
@@ -120,10 +123,27 @@ export function buildTools(
     );
     const { title, description } = describe(op);
     let def: ToolDefinition;
-    const handler = async (args: Record<string, unknown>, ctx: HandlerContext) => {
+    const callsAsCaller = forward && carriesCallerToken(creds.credentials);
+    const responseContext = (method: string, used: readonly string[]): ResponseContext => ({
+      label: op.label,
+      method,
+      output,
+      validateOutput: (value) => {
+        const r = def.output?.validate(value) ?? { ok: true as const };
+        return r.ok ? { ok: true } : { ok: false, issues: r.issues };
+      },
+      maxBytes: settings.maxResponseBytes,
+      timeoutMs: settings.timeoutMs,
+      secrets: [...secrets, ...used],
+    });
+    const sendWith = async (
+      args: Record<string, unknown>,
+      ctx: HandlerContext,
+      token: string | undefined,
+    ) => {
       const request = buildRequest(op, input, args, {
         baseUrl,
-        credentials: creds.credentials,
+        credentials: token === undefined ? creds.credentials : withCallerToken(creds.credentials, token),
         userAgent,
         accept,
       });
@@ -135,27 +155,43 @@ export function buildTools(
         secretHeaders,
         secretQuery,
       });
+      return { request, sent };
+    };
+    const handler = async (args: Record<string, unknown>, ctx: HandlerContext) => {
+      const used: string[] = [];
+      const callerToken = async (forceRefresh: boolean): Promise<string> => {
+        const token = await ctx.upstreamToken({ forceRefresh });
+        used.push(token);
+        return token;
+      };
+      let outcome: Awaited<ReturnType<typeof sendWith>>;
+      try {
+        outcome = await sendWith(args, ctx, callsAsCaller ? await callerToken(false) : undefined);
+        // RFC 6750 §3.1: a 401 says the token was not accepted, so the request was not carried
+        // out; the provider may have revoked or rotated it early. Once more with a refreshed one.
+        if (callsAsCaller && outcome.sent.kind === 'response' && outcome.sent.status === 401) {
+          outcome = await sendWith(args, ctx, await callerToken(true));
+        }
+      } catch (err) {
+        if (!(err instanceof ToolkitError && err.code === InternalCode.UpstreamAuth)) throw err;
+        // No token to act as the caller with (another auth mode, or their sign-in has ended).
+        return noCallerToken(
+          responseContext(op.method.toUpperCase(), used),
+          err.message,
+        ) as ToolResult<JsonObject>;
+      }
+      const { request, sent } = outcome;
       ctx.logger.debug(
         {
           operation: op.label,
           outcome: sent.kind === 'response' ? sent.status : sent.kind,
           attempts: sent.attempts,
+          ...(callsAsCaller ? { asCaller: true } : {}),
         },
         'openapi call',
       );
       // Structured content is validated against the output schema inside toToolResult.
-      return toToolResult(sent, {
-        label: op.label,
-        method: request.method,
-        output,
-        validateOutput: (value) => {
-          const r = def.output?.validate(value) ?? { ok: true as const };
-          return r.ok ? { ok: true } : { ok: false, issues: r.issues };
-        },
-        maxBytes: settings.maxResponseBytes,
-        timeoutMs: settings.timeoutMs,
-        secrets,
-      }) as ToolResult<JsonObject>;
+      return toToolResult(sent, responseContext(request.method, used)) as ToolResult<JsonObject>;
     };
     try {
       def = defineTool(

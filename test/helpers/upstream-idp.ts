@@ -47,6 +47,8 @@ export interface UpstreamIdp {
   readonly issued: { access_token?: string; id_token?: string; refresh_token?: string }[];
   /** Ends every upstream session: all refresh and access tokens are destroyed (an expired session). */
   endSessions(): Promise<void>;
+  /** Revokes every access token, keeping the refresh tokens (the API answers 401 until a refresh). */
+  revokeAccessTokens(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -253,6 +255,12 @@ export async function startUpstreamIdp(options: UpstreamIdpOptions): Promise<Ups
           else await adapter.revokeByGrantId(grantId);
         }
       }
+    },
+    async revokeAccessTokens() {
+      // Opaque access tokens are stored under their own value; revokeByGrantId would take the
+      // grant and its refresh tokens too.
+      const adapter = new Adapter('AccessToken');
+      for (const { access_token } of issued) if (access_token) await adapter.destroy(access_token);
     },
     async close() {
       server.closeAllConnections();

@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { pino } from 'pino';
-import { createServer, type RunningServer } from '../../../src/index.ts';
+import { type Logger, pino } from 'pino';
+import { createServer, type PluginRef, type RunningServer } from '../../../src/index.ts';
 import { freePort } from '../../e2e/batteries/helpers.ts';
 import { upstreamApiPlugin } from '../../fixtures/upstream-api-plugin.ts';
 import { type CimdHost, startCimdHost } from '../../helpers/cimd-host.ts';
@@ -41,12 +41,17 @@ export interface ProxySetup {
 
 export interface ProxySetupOptions {
   shape?: 'oidc' | 'github';
-  env?: Record<string, string>;
+  /** The plugins beside the upstream-api fixture. */
+  plugins?: readonly PluginRef[];
+  /** More settings; a function gets the provider first (a setting that names its URL). */
+  env?: Record<string, string> | ((idp: UpstreamIdp) => Promise<Record<string, string>>);
   /** Reuse an upstream and CIMD host (several servers in front of one provider). */
   idp?: UpstreamIdp;
   cimd?: CimdHost;
   port?: number;
   upstreamTokenTtlSec?: number;
+  /** The server's logger (default: silent); a test that asserts on log lines passes its own. */
+  logger?: Logger;
 }
 
 /** The settings of our server in front of `idp`, at `base`. */
@@ -88,10 +93,10 @@ export async function startProxy(options: ProxySetupOptions = {}): Promise<Proxy
     }));
   const cimd = options.cimd ?? (await startCimdHost());
   const running = await createServer({
-    plugins: [upstreamApiPlugin],
-    settings: proxyEnv(base, idp, options.env),
+    plugins: [upstreamApiPlugin, ...(options.plugins ?? [])],
+    settings: proxyEnv(base, idp, typeof options.env === 'function' ? await options.env(idp) : options.env),
     transport: 'http',
-    logger: pino({ level: 'silent' }),
+    logger: options.logger ?? pino({ level: 'silent' }),
   });
   return {
     base,

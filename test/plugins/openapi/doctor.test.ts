@@ -76,6 +76,23 @@ describe('openapi doctor checks', () => {
     );
   });
 
+  test("a health operation called with the caller's upstream token is up when refused without one", async () => {
+    // adminStats needs a bearer token; forwarded, it is a tool, and the probe has no user to send.
+    const forwarded = byName(
+      await checkApi(settings({ forwardUpstreamToken: 'adminStats', healthOperation: 'adminStats' })),
+    );
+    assert.doesNotMatch(
+      String(forwarded['openapi credentials']?.detail),
+      /adminStats/,
+      "the caller's token satisfies the bearer scheme",
+    );
+    assert.equal(forwarded['openapi API answers']?.ok, true, forwarded['openapi API answers']?.detail);
+    assert.match(
+      String(forwarded['openapi API answers']?.detail),
+      /^GET \/admin\/stats \(adminStats\) at http:\/\/127\.0\.0\.1:\d+\/v1: HTTP 401 \(probed without a user: its calls carry the caller's upstream token\)$/,
+    );
+  });
+
   test('MCP_OPENAPI_HEALTH_OPERATION picks the operation; an unknown one fails', async () => {
     const picked = byName(await checkApi(settings({ healthOperation: 'getInventory' })));
     // The inventory answers 503 first, and the probe does not retry: the API is not ready.

@@ -32,6 +32,7 @@ describe('openapi settings', () => {
         spec: undefined,
         baseUrl: undefined,
         bearerToken: undefined,
+        forwardUpstreamToken: [],
         apiKey: undefined,
         apiKeyHeader: undefined,
         apiKeyQuery: undefined,
