@@ -6,7 +6,7 @@
  * keywords become their JSON Schema forms (`nullable`, boolean `exclusiveMinimum`, `example`);
  * OpenAPI-only keywords (`discriminator`, `xml`, `externalDocs`, `x-*`) are dropped.
  */
-import type { JsonSchema } from '@mcp-toolkit/server';
+import { type JsonSchema, schemaKeywords } from '@mcp-toolkit/server';
 import { isObjectValue } from './document.ts';
 
 export interface PortableOptions {
@@ -79,25 +79,8 @@ const COPIED = [
   'contentEncoding',
 ] as const;
 
-/**
- * The keyword lists below are the toolkit's own (src/base/schema-keywords.ts), copied because a
- * plugin imports only the public entry; test/plugins/openapi/schema-keywords.test.ts holds them
- * equal. `$defs` and `definitions` are not walked: the schema is dereferenced, and dropped.
- */
-export const ONE_SCHEMA = [
-  'items',
-  'additionalProperties',
-  'not',
-  'if',
-  'then',
-  'else',
-  'contains',
-  'propertyNames',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-] as const;
-export const SCHEMA_MAPS = ['patternProperties', 'dependentSchemas'] as const;
-export const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
+// The subschema keywords walked are the toolkit's own (`schemaKeywords`). `$defs` and
+// `definitions` are not walked: the schema is dereferenced, and they are dropped.
 
 /**
  * The portable form of one schema.
@@ -153,18 +136,18 @@ function convertObject(
     }
   }
   if (Array.isArray(out.required) && out.required.length === 0) delete out.required;
-  for (const key of ONE_SCHEMA) {
+  for (const key of schemaKeywords.subschema) {
     const value = node[key];
     if (typeof value === 'boolean') out[key] = value;
     else if (isObjectValue(value)) out[key] = sub(value);
   }
-  for (const key of SCHEMA_MAPS) {
+  for (const key of schemaKeywords.subschemaMap) {
     const value = node[key];
     if (isObjectValue(value)) {
       out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, sub(v)]));
     }
   }
-  for (const key of SCHEMA_LISTS) {
+  for (const key of schemaKeywords.subschemaList) {
     const value = node[key];
     if (Array.isArray(value) && value.length > 0) out[key] = value.map(sub);
   }
@@ -179,20 +162,10 @@ function convertObject(
 
 /**
  * The formats that every major client accepts in a tool's input (OpenAI's strict mode is the
- * narrowest); another format, such as OpenAPI's `int64`, moves into the description, where
- * the model still reads it. The toolkit's PORTABLE_FORMATS (src/base/schema-keywords.ts), copied.
+ * narrowest: the toolkit's `schemaKeywords.portableFormats`); another format, such as
+ * OpenAPI's `int64`, moves into the description, where the model still reads it.
  */
-export const INPUT_FORMATS: ReadonlySet<string> = new Set([
-  'date-time',
-  'time',
-  'date',
-  'duration',
-  'email',
-  'hostname',
-  'ipv4',
-  'ipv6',
-  'uuid',
-]);
+const INPUT_FORMATS: ReadonlySet<string> = new Set(schemaKeywords.portableFormats);
 
 /**
  * A format outside INPUT_FORMATS becomes a note in the description: validators ignore such

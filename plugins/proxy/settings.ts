@@ -5,6 +5,7 @@
  * (`MCP_PROXY_BEARER_TOKEN`, `MCP_PROXY_API_KEY`, `MCP_PROXY_SECRET_ENV`) carry names the core
  * masks wherever settings are printed.
  */
+import { setting } from '@mcp-toolkit/server';
 import { z } from 'zod';
 
 const NEVER_SHOWN = 'never logged, printed masked';
@@ -12,40 +13,6 @@ const NEVER_SHOWN = 'never logged, printed masked';
 /** What a proxy needs: one upstream. */
 export const NEEDS_ONE_UPSTREAM =
   'set MCP_PROXY_COMMAND (a stdio upstream) or MCP_PROXY_URL (a streamable-HTTP upstream): one of them';
-
-/** An optional string; blank counts as unset. */
-function text() {
-  return z
-    .string()
-    .optional()
-    .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
-}
-
-/** A comma-separated list, blanks dropped; unset is the empty list. */
-function list() {
-  return z
-    .string()
-    .optional()
-    .transform((v) =>
-      (v ?? '')
-        .split(',')
-        .map((s) => s.trim())
-        .filter((s) => s !== ''),
-    );
-}
-
-/** An integer in [min, max], with a default. */
-function int(defaultValue: number, min: number, max: number) {
-  const error = `expected an integer from ${min} to ${max}`;
-  return z
-    .string()
-    .trim()
-    .regex(/^\d+$/, { error })
-    .transform(Number)
-    .pipe(z.number().int().min(min, { error }).max(max, { error }))
-    .optional()
-    .transform((v) => v ?? defaultValue);
-}
 
 /**
  * Splits a command line as a POSIX shell would split words (no expansion): blanks separate
@@ -130,18 +97,19 @@ function jsonObject<T>(what: string, value: z.ZodType<T>) {
 // RFC 9110 field-name (token) characters.
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-const url = text().refine(
-  (v) => v === undefined || (URL.canParse(v) && /^https?:$/.test(new URL(v).protocol)),
-  {
+const url = setting
+  .text()
+  .refine((v) => v === undefined || (URL.canParse(v) && /^https?:$/.test(new URL(v).protocol)), {
     error: 'expected an http(s) URL of a streamable-HTTP MCP endpoint, e.g. https://mcp.example.com/mcp',
-  },
-);
+  });
 
 export const proxySettings = z
   .object({
-    command: text().describe(
-      'The upstream MCP server to run over stdio: an executable (found on PATH) such as `npx` or `node`. Set this or MCP_PROXY_URL.',
-    ),
+    command: setting
+      .text()
+      .describe(
+        'The upstream MCP server to run over stdio: an executable (found on PATH) such as `npx` or `node`. Set this or MCP_PROXY_URL.',
+      ),
     args: args.describe(
       'Arguments of MCP_PROXY_COMMAND: a JSON array of strings (`["-y","@modelcontextprotocol/server-memory"]`) or shell words (`-y @modelcontextprotocol/server-memory`).',
     ),
@@ -151,46 +119,60 @@ export const proxySettings = z
     secretEnv: jsonObject('of strings', z.string()).describe(
       `Like MCP_PROXY_ENV, for values that are secrets (an upstream's API token) (${NEVER_SHOWN}).`,
     ),
-    cwd: text().describe('Working folder of the upstream command. Default: the server’s own.'),
+    cwd: setting.text().describe('Working folder of the upstream command. Default: the server’s own.'),
     url: url.describe(
       'The upstream MCP server over streamable HTTP, e.g. `https://mcp.example.com/mcp`. Set this or MCP_PROXY_COMMAND.',
     ),
-    bearerToken: text().describe(
-      `Sent to MCP_PROXY_URL as \`Authorization: Bearer <token>\`; the clients' own credentials are never passed on (${NEVER_SHOWN}).`,
-    ),
-    apiKey: text().describe(`Sent to MCP_PROXY_URL in the header MCP_PROXY_API_KEY_HEADER (${NEVER_SHOWN}).`),
-    apiKeyHeader: text()
+    bearerToken: setting
+      .text()
+      .describe(
+        `Sent to MCP_PROXY_URL as \`Authorization: Bearer <token>\`; the clients' own credentials are never passed on (${NEVER_SHOWN}).`,
+      ),
+    apiKey: setting
+      .text()
+      .describe(`Sent to MCP_PROXY_URL in the header MCP_PROXY_API_KEY_HEADER (${NEVER_SHOWN}).`),
+    apiKeyHeader: setting
+      .text()
       .refine((v) => v === undefined || HEADER_NAME.test(v), { error: 'expected an HTTP header name' })
       .describe('The header that carries MCP_PROXY_API_KEY. Default: `X-API-Key`.'),
-    prefix: text()
+    prefix: setting
+      .text()
       .refine((v) => v === undefined || /^[A-Za-z0-9_./-]+$/.test(v), {
         error: 'expected characters of a tool name: A-Z a-z 0-9 _ . / -',
       })
       .describe(
         'Put before every upstream tool and prompt name (`mem_` makes `read_graph` `mem_read_graph`).',
       ),
-    include: list().describe(
-      'Upstream items to serve (default all), by upstream name for tools and prompts and by URI or URI template for resources (`*` matches any run of characters). Only the kinds an entry names are narrowed.',
-    ),
-    exclude: list().describe(
-      'Upstream items not to serve, in the same forms as MCP_PROXY_INCLUDE; wins over it.',
-    ),
+    include: setting
+      .list()
+      .describe(
+        'Upstream items to serve (default all), by upstream name for tools and prompts and by URI or URI template for resources (`*` matches any run of characters). Only the kinds an entry names are narrowed.',
+      ),
+    exclude: setting
+      .list()
+      .describe('Upstream items not to serve, in the same forms as MCP_PROXY_INCLUDE; wins over it.'),
     scopes: jsonObject(
       'of string arrays by upstream tool name, e.g. {"delete_entities":["admin"]}',
       z.array(z.string()),
     ).describe(
       'OAuth scopes a caller needs per tool, by upstream name (`"*"`: every tool without its own entry), as with `scopes` on our own tools.',
     ),
-    connectTimeoutMs: int(30_000, 100, 600_000).describe(
-      'How long the upstream gets to answer its initialize (and the first lists) at start-up and after a restart.',
-    ),
-    waitMs: int(5_000, 0, 600_000).describe(
-      'How long a call waits for an upstream that is restarting before it answers with a tool error.',
-    ),
-    restartDelayMs: int(500, 10, 600_000).describe(
-      'First wait before the upstream is started (or connected) again after it went away; doubled on each failure.',
-    ),
-    restartMaxDelayMs: int(30_000, 10, 3_600_000).describe('Longest wait between two restarts.'),
+    connectTimeoutMs: setting
+      .int(30_000, 100, 600_000)
+      .describe(
+        'How long the upstream gets to answer its initialize (and the first lists) at start-up and after a restart.',
+      ),
+    waitMs: setting
+      .int(5_000, 0, 600_000)
+      .describe(
+        'How long a call waits for an upstream that is restarting before it answers with a tool error.',
+      ),
+    restartDelayMs: setting
+      .int(500, 10, 600_000)
+      .describe(
+        'First wait before the upstream is started (or connected) again after it went away; doubled on each failure.',
+      ),
+    restartMaxDelayMs: setting.int(30_000, 10, 3_600_000).describe('Longest wait between two restarts.'),
     isolation: z
       .enum(['shared', 'per-session'], { error: 'expected shared or per-session' })
       .optional()
@@ -198,27 +180,39 @@ export const proxySettings = z
       .describe(
         "`shared`: one upstream (one process, for a command) for every client. `per-session`: one per 2025-wire client session, stopped when the session ends; requests without a session (the 2026 wire) use the shared one. `{session}` in MCP_PROXY_ARGS, _ENV, _SECRET_ENV and _CWD is replaced by each upstream's own name (`shared`, or a random id).",
       ),
-    maxSessions: int(16, 1, 10_000).describe(
-      'With MCP_PROXY_ISOLATION=per-session: how many per-session upstreams may run at once; a further session gets a tool error until one ends.',
-    ),
-    maxMessageBytes: int(16 * 1024 * 1024, 65_536, 1024 * 1024 * 1024).describe(
-      'The largest message read from a stdio upstream (a line of JSON). A result over it fails that call alone with a tool error; the connection and the other calls go on. Default 16 MiB.',
-    ),
-    inputTimeoutMs: int(300_000, 100, 86_400_000).describe(
-      "How long an upstream tool call that asked our client for input (elicitation, sampling, roots) is held for the client's answer before it is cancelled.",
-    ),
-    maxParked: int(1_000, 1, 1_000_000).describe(
-      'How many upstream tool calls may wait for their clients’ input at once (all clients together); a call past it is cancelled with a tool error.',
-    ),
-    maxParkedPerClient: int(100, 1, 1_000_000).describe(
-      'How many upstream tool calls one client (its API key or token, else its 2025 session; every unauthenticated 2026-wire caller counts as one) may have waiting for its input at once; a call past it is cancelled with a tool error.',
-    ),
-    maxParkedBytes: int(256 * 1024 * 1024, 65_536, 2 ** 40).describe(
-      'The estimated memory of the upstream tool calls waiting for client input (arguments, the upstream’s questions, 2 KiB each besides), all clients together. Default 256 MiB.',
-    ),
-    maxParkedBytesPerClient: int(32 * 1024 * 1024, 65_536, 2 ** 40).describe(
-      'Like MCP_PROXY_MAX_PARKED_BYTES, for the calls of one client. Default 32 MiB.',
-    ),
+    maxSessions: setting
+      .int(16, 1, 10_000)
+      .describe(
+        'With MCP_PROXY_ISOLATION=per-session: how many per-session upstreams may run at once; a further session gets a tool error until one ends.',
+      ),
+    maxMessageBytes: setting
+      .int(16 * 1024 * 1024, 65_536, 1024 * 1024 * 1024)
+      .describe(
+        'The largest message read from a stdio upstream (a line of JSON). A result over it fails that call alone with a tool error; the connection and the other calls go on. Default 16 MiB.',
+      ),
+    inputTimeoutMs: setting
+      .int(300_000, 100, 86_400_000)
+      .describe(
+        "How long an upstream tool call that asked our client for input (elicitation, sampling, roots) is held for the client's answer before it is cancelled.",
+      ),
+    maxParked: setting
+      .int(1_000, 1, 1_000_000)
+      .describe(
+        'How many upstream tool calls may wait for their clients’ input at once (all clients together); a call past it is cancelled with a tool error.',
+      ),
+    maxParkedPerClient: setting
+      .int(100, 1, 1_000_000)
+      .describe(
+        'How many upstream tool calls one client (its API key or token, else its 2025 session; every unauthenticated 2026-wire caller counts as one) may have waiting for its input at once; a call past it is cancelled with a tool error.',
+      ),
+    maxParkedBytes: setting
+      .int(256 * 1024 * 1024, 65_536, 2 ** 40)
+      .describe(
+        'The estimated memory of the upstream tool calls waiting for client input (arguments, the upstream’s questions, 2 KiB each besides), all clients together. Default 256 MiB.',
+      ),
+    maxParkedBytesPerClient: setting
+      .int(32 * 1024 * 1024, 65_536, 2 ** 40)
+      .describe('Like MCP_PROXY_MAX_PARKED_BYTES, for the calls of one client. Default 32 MiB.'),
   })
   // Neither is fine here (the plugin is bundled without being loaded); register() refuses it.
   .refine((s) => s.command === undefined || s.url === undefined, {

@@ -1,8 +1,7 @@
 /**
  * The JSON Schema keywords the toolkit walks, in one place: the portability check
- * (src/testing/schema-portability.ts) reads them from here, and the OpenAPI plugin, which may
- * import only the public entry, keeps a copy that test/plugins/openapi/schema-keywords.test.ts
- * holds equal to these lists.
+ * (src/testing/schema-portability.ts) reads them from here, and plugins (the OpenAPI plugin's
+ * schema conversion) from the public entry's `schemaKeywords`.
  */
 
 /** Keywords whose value is one subschema (or a boolean schema), JSON Schema 2020-12. */
@@ -43,3 +42,19 @@ export const PORTABLE_FORMATS: readonly string[] = [
   'ipv6',
   'uuid',
 ];
+
+/**
+ * The lists above as one public object (`schemaKeywords` of `@mcp-toolkit/server`), for a
+ * plugin that converts schemas from elsewhere (an OpenAPI document, an upstream server) into
+ * tool schemas and must walk every subschema.
+ *
+ * @example
+ * for (const key of schemaKeywords.subschema) if (isObject(node[key])) walk(node[key]);
+ */
+export const schemaKeywords = Object.freeze({
+  subschema: SUBSCHEMA_KEYWORDS,
+  subschemaList: SUBSCHEMA_LIST_KEYWORDS,
+  subschemaMap: SUBSCHEMA_MAP_KEYWORDS,
+  definitions: DEFINITIONS_KEYWORDS,
+  portableFormats: PORTABLE_FORMATS,
+});

@@ -8,7 +8,7 @@
 
 import { checkCatalog, checkServerCard, SERVER_CARD_MEDIA_TYPE, serverCardUrl } from '../base/card-check.ts';
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
-import { APP_MIME_TYPE, UI_EXTENSION } from '../index.ts';
+import { APP_MIME_TYPE, UI_EXTENSION } from '../protocol.ts';
 import { describeAnswer } from './answer.ts';
 import type { Recorder } from './conformance-recorder.ts';
 import type { ProbeClient } from './probe-client.ts';

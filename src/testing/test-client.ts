@@ -7,14 +7,14 @@
 import { ErrorCode } from '../base/errors.ts';
 import type { JsonObject, JsonRpcMessage, JsonRpcResponse, RequestId } from '../base/jsonrpc.ts';
 import { META } from '../base/meta-keys.ts';
+import type { ClientCapabilities } from '../base/spec-types.ts';
 import { LATEST_2025, VERSION_2026 } from '../base/versions.ts';
 import {
-  type ClientCapabilities,
   createServer,
   type Identity,
   type InProcessConnection,
-  type PluginRef,
   type RunningServer,
+  type ServerOptions,
 } from '../index.ts';
 
 /** A JSON-RPC error answered by the server. */
@@ -33,7 +33,7 @@ type Answerer = (params: JsonObject) => unknown | Promise<unknown>;
 
 export interface TestClientOptions {
   /** Plugin definitions, or MCP_PLUGINS-style references. */
-  plugins?: readonly PluginRef[];
+  plugins?: ServerOptions['plugins'];
   /** MCP_* settings for the in-process server (process.env is not read). */
   env?: Record<string, string>;
   /**

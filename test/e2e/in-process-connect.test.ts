@@ -16,8 +16,8 @@ import {
   type InProcessConnection,
   type JsonObject,
   type RunningServer,
-  VERSION_2026,
 } from '../../src/index.ts';
+import { VERSION_2026 } from '../../src/protocol.ts';
 import { until } from '../helpers/until.ts';
 
 const waits: string[] = [];

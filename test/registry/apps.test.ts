@@ -12,15 +12,14 @@ import { describe, test } from 'node:test';
 import { pino } from 'pino';
 import { parseSettings } from '../../src/config/settings.ts';
 import {
-  APP_MIME_TYPE,
   defineApp,
   definePlugin,
   defineTool,
   InternalCode,
   type PluginApp,
   ToolkitError,
-  UI_EXTENSION,
 } from '../../src/index.ts';
+import { APP_MIME_TYPE, UI_EXTENSION } from '../../src/protocol.ts';
 import { createServer } from '../../src/server.ts';
 import { startClient, startServer } from '../helpers/client.ts';
 

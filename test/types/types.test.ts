@@ -4,8 +4,9 @@
  * plugin's settings typed from its schema, a tool's arguments typed from its input schema, a
  * wrong-shaped return refused for its output schema and a plain literal accepted for its enum
  * and literal fields stay that way. And the public entry
- * point's values are exactly the API (the define* functions, errors and error helpers, version
- * constants, the redaction helper for middleware): nothing internal.
+ * point's values are exactly the API (the define* functions, errors, the settings pieces, the
+ * schema keywords, the redaction helper for middleware): nothing internal; the version
+ * constants and wire keys are on the protocol entry.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -26,18 +27,11 @@ test('the type fixtures compile, every @ts-expect-error included', () => {
 test('the public entry point exports the API and nothing internal', async () => {
   const api = await import('@mcp-toolkit/server');
   assert.deepEqual(Object.keys(api).sort(), [
-    'APP_MIME_TYPE',
-    'ERRORS_META_KEY',
-    'ERROR_META_KEY',
     'ErrorCode',
     'InternalCode',
-    'LATEST_2025',
     'ProtocolError',
-    'SUPPORTED_VERSIONS',
     'ToolError',
     'ToolkitError',
-    'UI_EXTENSION',
-    'VERSION_2026',
     'createServer',
     'defineApp',
     'definePlugin',
@@ -46,8 +40,22 @@ test('the public entry point exports the API and nothing internal', async () => 
     'defineResourceTemplate',
     'defineTool',
     'redactArgs',
+    'schemaKeywords',
     'serve',
-    'settingEnvName',
+    'setting',
+  ]);
+});
+
+test('the protocol entry point holds the versions and the wire keys', async () => {
+  const api = await import('@mcp-toolkit/server/protocol');
+  assert.deepEqual(Object.keys(api).sort(), [
+    'APP_MIME_TYPE',
+    'ERRORS_META_KEY',
+    'ERROR_META_KEY',
+    'LATEST_2025',
+    'SUPPORTED_VERSIONS',
+    'UI_EXTENSION',
+    'VERSION_2026',
   ]);
 });
 

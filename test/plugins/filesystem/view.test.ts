@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { FILE_BROWSER_URI } from '../../../plugins/filesystem/view/file-browser.ts';
 import { buildViews, VIEWS } from '../../../scripts/build-views.ts';
-import { APP_MIME_TYPE, UI_EXTENSION } from '../../../src/index.ts';
+import { APP_MIME_TYPE, UI_EXTENSION } from '../../../src/protocol.ts';
 import { startClient } from '../../helpers/client.ts';
 import { REPO_ROOT } from '../../helpers/spawn-server.ts';
 import { makeTree, type Tree } from './helpers.ts';
