@@ -2,9 +2,9 @@
  * Renders the MCP_* settings as Markdown tables from the zod schemas, the one source of truth.
  *
  *   node scripts/settings-table.ts --write          the core's and the bundled plugins' settings
- *                                                   into README.md and docs/configuration.md
- *                                                   (test/docs/settings-docs.test.ts fails when
- *                                                   either is stale)
+ *                                                   into docs/configuration.md, the one page
+ *                                                   that lists them (test/config/settings.test.ts
+ *                                                   fails when it is stale)
  *   node scripts/settings-table.ts --plugin NAME    one plugin's settings (a name under plugins/
  *                                                   or a path), for that plugin's own docs
  *
@@ -101,7 +101,8 @@ export function replaceBlock(text: string, block: string): string {
   return text.slice(0, a) + block + text.slice(b + END.length);
 }
 
-export const DOCS_WITH_TABLE = ['README.md', 'docs/configuration.md'];
+/** The pages that carry the generated table: one, so that it is never read twice. */
+export const DOCS_WITH_TABLE = ['docs/configuration.md'];
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({ options: { write: { type: 'boolean' }, plugin: { type: 'string' } } });

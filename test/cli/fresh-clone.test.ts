@@ -32,7 +32,7 @@ test('npm start serves and the schema-validating tests pass in a folder with not
 });
 
 test("a user's own plugin with a required setting in plugins/ keeps the starter's tests green", () => {
-  // The tests that read plugins/, the README's settings table or every plugin's settings.
+  // The tests that read plugins/, the settings table or every plugin's settings.
   const files = [
     'test/config/settings.test.ts',
     'test/config/settings-table.test.ts',

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { renderSettingsTable } from '../../scripts/settings-table.ts';
+import { DOCS_WITH_TABLE, renderSettingsTable, START } from '../../scripts/settings-table.ts';
 import { maskSecret } from '../../src/base/env.ts';
 import { InternalCode, ToolkitError } from '../../src/base/errors.ts';
 import { parseSettings, SETTING_NAMES } from '../../src/config/settings.ts';
+import { docPages } from '../helpers/doc-blocks.ts';
 
 test('defaults: stdio, 127.0.0.1:8000/mcp, the filesystem plugin; the result is frozen', () => {
   const s = parseSettings({});
@@ -72,11 +73,20 @@ test('the CLI exits 2 on a bad setting, before anything listens', () => {
   assert.doesNotMatch(r.stderr, /listening/);
 });
 
-test('README and docs/configuration.md carry the current settings table, with every setting', async () => {
+test('docs/configuration.md carries the current settings table, with every setting; no other page does', async () => {
   const table = await renderSettingsTable();
-  for (const file of ['README.md', 'docs/configuration.md']) {
-    const text = readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
-    assert.ok(text.includes(table), `${file} is stale: run node scripts/settings-table.ts --write`);
+  assert.deepEqual(DOCS_WITH_TABLE, ['docs/configuration.md']);
+  const configuration = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
+  assert.ok(
+    configuration.includes(table),
+    'docs/configuration.md is stale: run node scripts/settings-table.ts --write',
+  );
+  for (const page of docPages().filter((p) => p !== 'docs/configuration.md')) {
+    const text = readFileSync(new URL(`../../${page}`, import.meta.url), 'utf8');
+    assert.ok(
+      !text.includes(START),
+      `${page} carries a copy of the settings table: link to docs/configuration.md`,
+    );
   }
   for (const name of [...SETTING_NAMES, 'MCP_FILESYSTEM_ROOT', 'MCP_FILESYSTEM_READ_ONLY']) {
     assert.ok(table.includes(`\`${name}\``), name);
