@@ -1,7 +1,7 @@
 /**
  * bench/per-request.ts for a few requests: each server named is started, answers every
  * checked request, and gets a CPU figure per request; the last line is the JSON of the
- * figures (docs/performance.md, "Where a request's time goes, by function"). No timed assertion.
+ * figures (docs/performance.md, "How to reproduce"). No timed assertion.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

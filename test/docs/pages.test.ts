@@ -1,6 +1,7 @@
 /**
  * The user pages say what the code does now: no diary (times of day, rounds of work, internal
- * issue numbers), the benchmark page's commands, files and options exist, and the
+ * issue numbers), the benchmark page is short, holds no account of past runs, and its commands,
+ * files and options exist, and the
  * observability page's rule for request lines is what a server writes. (Settings, commands,
  * scripts and error codes named anywhere in the docs are checked by test/deploy/docs.test.ts
  * and test/docs/errors-doc.test.ts; code blocks by test/docs/code-blocks.test.ts.)
@@ -45,6 +46,16 @@ test('performance.md: the figures lead, and its commands, files and options exis
   const named = [...options.matchAll(/`(--[a-z-]+)/g)].map((m) => m[1]!);
   assert.ok(named.length >= 10, `options listed: ${named.join(' ')}`);
   for (const option of named) assert.ok(BENCH_USAGE.includes(option), `bench/run.ts takes ${option}`);
+});
+
+test("performance.md states today's figures: short, and no account of past runs or cuts", () => {
+  const page = read('docs/performance.md');
+  const lines = page.split('\n').length - 1;
+  assert.ok(lines < 250, `${lines} lines: reference detail belongs in bench/'s own files`);
+  const history =
+    /\b(first|second|third|fourth|fifth|sixth|seventh|eighth|earlier|previous|last) runs?\b|\bbefore (the|this) (cut|change)|\bcut \d\b|\bused to\b|\bno longer\b/i;
+  const found = page.split('\n').filter((line) => history.test(line));
+  assert.deepEqual(found, []);
 });
 
 test('roadmap.md says what ships and what is next', () => {

@@ -1,6 +1,6 @@
 /**
  * A request whose span is sampled out (docs/observability.md, "Sampling"; docs/performance.md,
- * "A request whose span is not sampled"): the SDK's ratio sampler at 0 gives a non-recording
+ * "What each setting costs"): the SDK's ratio sampler at 0 gives a non-recording
  * span; nothing per request is built for it (no attribute set on it, `startSpan` handed the
  * same frozen set as every request of its kind); the handler still runs in its context, so
  * the trace id and the unsampled flag reach outgoing calls; the request line carries that

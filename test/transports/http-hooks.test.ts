@@ -1,7 +1,7 @@
 /**
  * The hooks that run on every request to the MCP endpoint are callback-style: an async hook
  * costs Fastify a promise of its own and its settling per request (docs/performance.md, "Where
- * a plain request's time goes"). Read from the sources of the files that install them; the
+ * the time goes"). Read from the sources of the files that install them; the
  * behaviour of each hook (refusals of a foreign Host or Origin, a body too large, auth, the
  * rate limit, shutdown) is tested in http.test.ts, http-edge.test.ts and refusals.test.ts.
  */
