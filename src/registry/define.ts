@@ -6,7 +6,7 @@
 import { InternalCode, ToolkitError } from '../base/errors.ts';
 import type { JsonObject } from '../base/jsonrpc.ts';
 import { toolUiMeta } from './apps.ts';
-import { type CompiledSchema, compileJsonSchema, compileSchema, EMPTY_OBJECT_SCHEMA } from './schema.ts';
+import { type CompiledSchema, compileEmptyObject, compileSchema } from './schema.ts';
 import { checkDeclaredErrors, ERRORS_META_KEY, errorsMeta, errorsSentence } from './tool-errors.ts';
 import type {
   HandlerContext,
@@ -87,10 +87,7 @@ export function defineTool<
 ): ToolDefinition {
   const name = checkName('Tool', spec.name);
   checkDescription('Tool', name, spec.description);
-  const input =
-    spec.input === undefined
-      ? compileJsonSchema<unknown>(EMPTY_OBJECT_SCHEMA)
-      : compileSchema<unknown>(spec.input, 'input');
+  const input = spec.input === undefined ? compileEmptyObject() : compileSchema<unknown>(spec.input, 'input');
   if (input.json.type !== 'object') {
     invalid(`Tool "${name}": the input schema must be an object schema (type: "object"), as MCP requires`);
   }

@@ -115,3 +115,19 @@ export function compileSchema<T>(
 
 /** The schema of a tool without arguments: an empty object that accepts `{}`. */
 export const EMPTY_OBJECT_SCHEMA: JsonSchema = Object.freeze({ type: 'object', properties: {} });
+
+/**
+ * The validator of a tool without arguments, written out instead of compiled by Ajv: Ajv
+ * generates its validators with `new Function`, which workerd (Cloudflare Workers) refuses, and
+ * a server with such a tool must start there too. It answers as Ajv does for that schema.
+ */
+export function compileEmptyObject(): CompiledSchema<unknown> {
+  return {
+    json: EMPTY_OBJECT_SCHEMA,
+    validate(value) {
+      return typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? { ok: true, value }
+        : { ok: false, issues: ['(root): must be object'] };
+    },
+  };
+}

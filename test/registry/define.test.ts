@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
 import { z } from 'zod';
 import { InternalCode, ToolkitError } from '../../src/base/errors.ts';
 import { definePrompt, defineResource, defineResourceTemplate, defineTool } from '../../src/index.ts';
 import { Registry } from '../../src/registry/registry.ts';
+import { compileJsonSchema, EMPTY_OBJECT_SCHEMA } from '../../src/registry/schema.ts';
 import { compileTemplate } from '../../src/registry/uri-template.ts';
 
 const refused = (code: string, pattern: RegExp) => (err: unknown) => {
@@ -68,6 +70,32 @@ describe('definitions are checked at registration', () => {
       type: 'object',
       properties: {},
     });
+  });
+  test('a tool without input validates as Ajv does for its schema, without compiling one (workerd refuses new Function)', () => {
+    const own = defineTool({ name: 't', description: 'd' }, noop).input;
+    const ajv = compileJsonSchema<unknown>(EMPTY_OBJECT_SCHEMA);
+    for (const value of [{}, { extra: 1 }, [], null, 'a', 3, undefined]) {
+      assert.deepEqual(own.validate(value), ajv.validate(value), JSON.stringify(value));
+    }
+    assert.deepEqual(own.validate([]), { ok: false, issues: ['(root): must be object'] });
+  });
+  test('a server whose tools are zod or without input is defined where code generation is refused', () => {
+    // workerd refuses `new Function`, as node does with this flag; Ajv compiles with it.
+    const index = new URL('../../src/index.ts', import.meta.url).href;
+    const script = `
+      import { defineTool } from ${JSON.stringify(index)};
+      import { z } from 'zod';
+      const bare = defineTool({ name: 'bare', description: 'd' }, async () => 'ok');
+      const typed = defineTool({ name: 'typed', description: 'd', input: z.object({ n: z.number() }) }, async () => 'ok');
+      console.log(JSON.stringify([bare.input.validate({}).ok, bare.input.validate([]).ok, typed.input.validate({ n: 1 }).ok]));
+    `;
+    const run = spawnSync(
+      process.execPath,
+      ['--disallow-code-generation-from-strings', '--input-type=module', '-e', script],
+      { encoding: 'utf8', timeout: 120_000 },
+    );
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout.trim(), '[true,false,true]');
   });
   test('zod schemas are converted once, flat and without $schema; examples are published', () => {
     const def = defineTool(
