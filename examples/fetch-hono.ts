@@ -1,7 +1,7 @@
 /**
  * The server's plugins under Hono, through the fetch handler (`@mcp-toolkit/server/fetch`):
  * both MCP wires as `(request: Request) => Promise<Response>`, here on Hono's
- * Node adapter. The same handler runs under Bun, Deno, Next.js route handlers or a worker.
+ * Node adapter. The same handler runs under Bun, Deno or workerd (docs/embedding.md).
  *
  *   MCP_PLUGINS=filesystem node examples/fetch-hono.ts      # http://127.0.0.1:8787/mcp
  *

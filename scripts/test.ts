@@ -56,6 +56,7 @@ export const SLOW: readonly string[] = [
   'test/cli/bundle.test.ts',
   'test/transports/rollout.test.ts',
   'test/transports/drain-cutoff.test.ts',
+  'test/transports/runtimes.test.ts',
   'test/types/',
   'test/auth/oauth-proxy/flow.test.ts',
   'test/auth/oauth-proxy/replicas.test.ts',

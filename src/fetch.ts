@@ -1,7 +1,7 @@
 /**
  * `@mcp-toolkit/server/fetch`: the MCP endpoint as a fetch handler,
- * `(request: Request) => Promise<Response>`, for Hono, Bun, Deno, Next.js route handlers or
- * workers (docs/embedding.md): both wires, the 2025 one's sessions in the server's store. The
+ * `(request: Request) => Promise<Response>`, for Hono, Bun, Deno, workerd or any host of the
+ * WHATWG fetch API (docs/embedding.md): both wires, the 2025 one's sessions in the server's store. The
  * handler's options default to what the server's settings say (the HTTP transport's path,
  * limits, Host and Origin checks). It serves the plugins' HTTP routes too, under the standalone
  * server's clash rule: a route on one of the paths the HTTP transport answers itself stops the

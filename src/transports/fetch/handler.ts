@@ -1,7 +1,7 @@
 /**
  * The MCP endpoint as a fetch handler, `(request: Request) => Promise<Response>`, for any
- * runtime or framework that speaks the WHATWG fetch API (Hono, Bun, Deno, Next.js route
- * handlers, Cloudflare-style workers): the HTTP edge (src/transports/edge/pipeline.ts, where
+ * runtime or framework that speaks the WHATWG fetch API (Hono, Bun, Deno and workerd are
+ * tested: test/transports/runtimes.test.ts): the HTTP edge (src/transports/edge/pipeline.ts, where
  * the order of its stages is written) with a fetch Request as its request and a Response as its
  * answer (stream.ts). Both wires: the 2026 stateless one, and the 2025 one with its sessions
  * in the server's store (GET streams, DELETE, resumable streams), or, with
