@@ -69,6 +69,17 @@ export interface RateLimiter {
    * touching the store.
    */
   consume(key: string, cost?: number): Promise<RateDecision>;
+  /**
+   * Failed authentications, in a bucket per client address (`clientKey(undefined, address)`)
+   * of its own, sized as the per-client limit: `count` takes one token for a failure,
+   * `check` tells whether one more would pass without taking it (the edge asks before it
+   * checks credentials, so that an address past its failures cannot go on guessing). Both
+   * allow everything when the per-client limit is off.
+   */
+  readonly authFailures: {
+    check(key: string): Promise<RateDecision>;
+    count(key: string): Promise<RateDecision>;
+  };
   /** Same, for a tool's own `rateLimit`, in a bucket per tool and client. */
   consumeTool(toolName: string, key: string, limit: RateLimit): Promise<RateDecision>;
   health(): RateLimitHealth;
@@ -135,7 +146,14 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     options.rps === 0
       ? undefined
       : { limit: options, bucket: bucketOf(options), name: 'client', memory: undefined };
+  const authFailureScope: Scope | undefined = clientScope && {
+    limit: options,
+    bucket: clientScope.bucket,
+    name: 'auth-failure',
+    memory: undefined,
+  };
   const toolScopes = new Map<string, Scope>();
+  const recentFailures = createRecentKeys();
 
   let outage: string | undefined;
   const markDown = (reason: string) => {
@@ -162,7 +180,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   redis?.on('error', onError);
   redis?.on('close', onClose);
 
-  async function decide(scope: Scope, key: string, cost: number): Promise<RateDecision> {
+  async function decide(scope: Scope, key: string, cost: number, peek = false): Promise<RateDecision> {
     // A caller bug (a batch has a whole number of requests), not a client's fault.
     if (!Number.isInteger(cost) || cost < 0)
       throw new RangeError(`rate limit cost must be a whole number, got ${cost}`);
@@ -173,11 +191,14 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     if (shared === undefined) {
       scope.memory ??= createMemoryBuckets();
       // Date.now(), not performance.now(): the clock tests freeze with node:test's mock timers.
-      return scope.memory.take(bucket, key, cost, Date.now());
+      return (peek ? scope.memory.peek : scope.memory.take)(bucket, key, cost, Date.now());
     }
     let decision: RateDecision;
     try {
-      decision = await withTimeout(shared.take(bucket, scope.name, key, cost), timeoutMs);
+      decision = await withTimeout(
+        (peek ? shared.peek : shared.take)(bucket, scope.name, key, cost),
+        timeoutMs,
+      );
     } catch (error) {
       markDown(error instanceof Error ? error.message : String(error));
       return failMode === 'open' ? LET_THROUGH : UNAVAILABLE;
@@ -191,6 +212,19 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     // Not async: the HTTP edge awaits this on every request, and decide's promise will do.
     consume(key, cost = 1) {
       return clientScope === undefined ? ALLOWED_UNLIMITED : decide(clientScope, key, cost);
+    },
+    authFailures: {
+      check(key) {
+        // An address this process has counted no failure of within a full refill: nothing to
+        // ask the store (no Redis round trip on the way of every authenticated request).
+        if (authFailureScope === undefined || !recentFailures.has(key, Date.now())) return ALLOWED_UNLIMITED;
+        return decide(authFailureScope, key, 1, true);
+      },
+      count(key) {
+        if (authFailureScope === undefined) return ALLOWED_UNLIMITED;
+        recentFailures.add(key, Date.now() + authFailureScope.bucket.fullMs);
+        return decide(authFailureScope, key, 1);
+      },
     },
     async consumeTool(toolName, key, limit) {
       let scope = toolScopes.get(toolName);
@@ -218,6 +252,29 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       redis?.off('ready', markUp);
       redis?.off('error', onError);
       redis?.off('close', onClose);
+    },
+  };
+}
+
+/** Keys each with a time it is remembered until, bounded by dropping the expired ones as it grows. */
+function createRecentKeys(): {
+  add(key: string, until: number): void;
+  has(key: string, now: number): boolean;
+} {
+  const until = new Map<string, number>();
+  let keptAtSweep = 0;
+  return {
+    add(key, at) {
+      if (!until.has(key) && until.size >= Math.max(1000, 2 * keptAtSweep)) {
+        const now = Date.now();
+        for (const [k, end] of until) if (end <= now) until.delete(k);
+        keptAtSweep = until.size;
+      }
+      until.set(key, at);
+    },
+    has(key, now) {
+      const end = until.get(key);
+      return end !== undefined && end > now;
     },
   };
 }

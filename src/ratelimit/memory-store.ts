@@ -25,6 +25,8 @@ interface Entry {
 export interface MemoryBuckets {
   /** Takes `cost` (1 to `bucket.burst`) from `key`'s bucket at `now` (ms), all or nothing. */
   take(bucket: Bucket, key: string, cost: number, now: number): RateDecision;
+  /** Whether `cost` would be taken from `key`'s bucket at `now`, taking nothing. */
+  peek(bucket: Bucket, key: string, cost: number, now: number): RateDecision;
   /** Entries held (buckets not known to be full). */
   readonly size: number;
 }
@@ -69,6 +71,14 @@ export function createMemoryBuckets(): MemoryBuckets {
       entry.tokens = tokens - cost;
       entry.at = now;
       return { allowed: true, remaining: whole(entry.tokens) };
+    },
+    peek(bucket, key, cost, now) {
+      const entry = entries.get(key);
+      const tokens = entry === undefined ? bucket.burst : refilled(bucket, entry.tokens, entry.at, now);
+      if (!fits(tokens, cost)) {
+        return { allowed: false, reason: 'limited', retryAfterMs: waitMs(bucket.rps, cost - tokens) };
+      }
+      return { allowed: true, remaining: whole(tokens - cost) };
     },
     get size() {
       return entries.size;

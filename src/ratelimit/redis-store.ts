@@ -50,10 +50,33 @@ return {1, math.max(0, math.floor(tokens + slack))}
 `;
 const TAKE_SHA = createHash('sha1').update(TAKE).digest('hex');
 
+// The same reckoning, writing nothing: whether `cost` would be taken now (KEYS and ARGV as TAKE's).
+const PEEK = `
+local rps = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local cost = tonumber(ARGV[3])
+local slack = ${SLACK}
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local saved = redis.call('HMGET', KEYS[1], 't', 'at')
+local tokens = burst
+if saved[1] and saved[2] then
+  local elapsed = math.max(0, now - tonumber(saved[2]))
+  tokens = math.min(burst, tonumber(saved[1]) + elapsed * rps / 1000000)
+end
+if tokens < cost - slack then
+  return {0, math.max(1, math.ceil((cost - tokens) * 1000 / rps - slack))}
+end
+return {1, math.max(0, math.floor(tokens - cost + slack))}
+`;
+const PEEK_SHA = createHash('sha1').update(PEEK).digest('hex');
+
 /** The buckets of every scope in one Redis. */
 export interface RedisBuckets {
   /** Takes `cost` (1 to `bucket.burst`) from the bucket of `key` in `scope`, all or nothing. */
   take(bucket: Bucket, scope: string, key: string, cost: number): Promise<RateDecision>;
+  /** Whether `cost` would be taken from that bucket now, taking nothing. */
+  peek(bucket: Bucket, scope: string, key: string, cost: number): Promise<RateDecision>;
 }
 
 /**
@@ -65,25 +88,34 @@ export interface RedisBuckets {
  * await buckets.take(bucketOf({ rps: 10 }), 'client', 'id:alice', 1);
  */
 export function createRedisBuckets(redis: Redis, keyPrefix: string): RedisBuckets {
+  async function run(
+    script: string,
+    sha: string,
+    bucket: Bucket,
+    scope: string,
+    key: string,
+    cost: number,
+  ): Promise<RateDecision> {
+    // ioredis would queue (or, with the offline queue off, fail on) a command sent while it
+    // connects; answer at once, as a refused connection would.
+    if (redis.status !== 'ready') throw new Error(`Redis connection ${redis.status}`);
+    const redisKey = `${keyPrefix}:${scope}:${key}`;
+    const expiryMs = bucket.fullMs + EXPIRY_MARGIN_MS;
+    let reply: unknown;
+    try {
+      reply = await redis.evalsha(sha, 1, redisKey, bucket.rps, bucket.burst, cost, expiryMs);
+    } catch (error) {
+      // The script cache is empty after a restart or failover, or on a fresh server.
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      reply = await redis.eval(script, 1, redisKey, bucket.rps, bucket.burst, cost, expiryMs);
+    }
+    const [allowed, value] = reply as [number, number];
+    return allowed === 1
+      ? { allowed: true, remaining: value }
+      : { allowed: false, reason: 'limited', retryAfterMs: value };
+  }
   return {
-    async take(bucket, scope, key, cost) {
-      // ioredis would queue (or, with the offline queue off, fail on) a command sent while it
-      // connects; answer at once, as a refused connection would.
-      if (redis.status !== 'ready') throw new Error(`Redis connection ${redis.status}`);
-      const redisKey = `${keyPrefix}:${scope}:${key}`;
-      const expiryMs = bucket.fullMs + EXPIRY_MARGIN_MS;
-      let reply: unknown;
-      try {
-        reply = await redis.evalsha(TAKE_SHA, 1, redisKey, bucket.rps, bucket.burst, cost, expiryMs);
-      } catch (error) {
-        // The script cache is empty after a restart or failover, or on a fresh server.
-        if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-        reply = await redis.eval(TAKE, 1, redisKey, bucket.rps, bucket.burst, cost, expiryMs);
-      }
-      const [allowed, value] = reply as [number, number];
-      return allowed === 1
-        ? { allowed: true, remaining: value }
-        : { allowed: false, reason: 'limited', retryAfterMs: value };
-    },
+    take: (bucket, scope, key, cost) => run(TAKE, TAKE_SHA, bucket, scope, key, cost),
+    peek: (bucket, scope, key, cost) => run(PEEK, PEEK_SHA, bucket, scope, key, cost),
   };
 }

@@ -9,7 +9,7 @@ const REDIS_URL = envString().pipe(
 
 export const rateLimitSettingsShape = {
   MCP_RATE_LIMIT_RPS: envInt(0, 0, 1_000_000).describe(
-    'Calls per second each client (API key, token subject, else address) may sustain; 0 turns the per-client limit off. A JSON-RPC batch costs one call per request in it.',
+    'Calls per second each client (API key, token subject, else address) may sustain; 0 turns the per-client limit off. A JSON-RPC batch costs one call per request in it. Failed authentications (401) of one address are held to the same rate in a bucket of their own.',
   ),
   MCP_RATE_LIMIT_BURST: envInt(0, 0, 10_000_000).describe(
     'Calls a client may send at once: the size of its token bucket, which refills at MCP_RATE_LIMIT_RPS per second. 0 or unset: twice MCP_RATE_LIMIT_RPS.',

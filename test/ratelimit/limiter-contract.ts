@@ -157,6 +157,52 @@ export function runLimiterContract(name: string, factory: StoreFactory): void {
       await limiter.close();
     });
 
+    it('counts failed authentications per address in a bucket of their own; check takes nothing', async () => {
+      const limiter = await factory.make({ rps: 0.2, burst: 3 }, prefix());
+      const failures = limiter.authFailures;
+      // Nothing counted yet: a check passes (and takes nothing, however often it is made).
+      for (let i = 0; i < 5; i += 1) expectAllowed(await failures.check('ip:10.0.0.1'), `check ${i + 1}`);
+      for (let i = 0; i < 3; i += 1) {
+        expectAllowed(await failures.check('ip:10.0.0.1'), `check before failure ${i + 1}`);
+        expectAllowed(await failures.count('ip:10.0.0.1'), `failure ${i + 1}`);
+      }
+      const retry = expectLimited(await failures.check('ip:10.0.0.1'), 'check after three failures');
+      assert.ok(retry <= 5000 && retry > 3000, `retryAfterMs ${retry}: about 5 s for one token`);
+      expectLimited(await failures.count('ip:10.0.0.1'), 'a fourth failure');
+      expectLimited(await failures.check('ip:10.0.0.1'), 'checks still refused');
+      // Another address, and the per-client bucket of the same address, are untouched.
+      expectAllowed(await failures.check('ip:10.0.0.2'), 'another address');
+      expectAllowed(await failures.count('ip:10.0.0.2'), 'a failure of another address');
+      await drain(limiter, 'ip:10.0.0.1', 3);
+      await limiter.close();
+    });
+
+    it('counts no failed authentication when the per-client limit is off', async () => {
+      const limiter = await factory.make({ rps: 0 }, prefix());
+      for (let i = 0; i < 20; i += 1)
+        expectAllowed(await limiter.authFailures.count('ip:10.0.0.3'), `failure ${i}`);
+      expectAllowed(await limiter.authFailures.check('ip:10.0.0.3'), 'check');
+      await limiter.close();
+    });
+
+    it('shares failed authentications between limiters: a replica that counted none lets one check through, its count is refused', {
+      skip: !factory.shared,
+    }, async () => {
+      const shared = prefix();
+      const replicaA = await factory.make({ rps: 0.2, burst: 2 }, shared);
+      const replicaB = await factory.make({ rps: 0.2, burst: 2 }, shared);
+      expectAllowed(await replicaA.authFailures.count('ip:10.0.0.4'), 'replica A, failure 1');
+      expectAllowed(await replicaA.authFailures.count('ip:10.0.0.4'), 'replica A, failure 2');
+      expectLimited(await replicaA.authFailures.check('ip:10.0.0.4'), 'replica A checks');
+      // Replica B has seen no failure of this address: it asks no store before credentials...
+      expectAllowed(await replicaB.authFailures.check('ip:10.0.0.4'), 'replica B, first check');
+      // ...but the failure it counts finds the shared bucket empty, and its checks then ask.
+      expectLimited(await replicaB.authFailures.count('ip:10.0.0.4'), 'replica B, failure 3');
+      expectLimited(await replicaB.authFailures.check('ip:10.0.0.4'), 'replica B checks');
+      await replicaA.close();
+      await replicaB.close();
+    });
+
     it('shares buckets between limiters on the same store', { skip: !factory.shared }, async () => {
       const shared = prefix();
       const replicaA = await factory.make({ rps: 0.2, burst: 4 }, shared);

@@ -7,7 +7,9 @@
  *   1. Host, then Origin            403  (DNS-rebinding protection; guards.ts)       admit()
  *   2. size from Content-Length     413  (POST, before anything is read)             admit()
  *   3. auth                         401, 403, 503 (the application's `identify`,      admit()
- *                                    else an API key or an OAuth bearer token)
+ *                                    else an API key or an OAuth bearer token); 429
+ *                                    once an address's failures pass the rate limit
+ *                                    (counted-auth.ts)
  *   4. body: media type, then JSON  415, 413 past the limit as read, 400/-32700       readJson()
  *   5. rate limit                   429, 503 (one token per request in the body;      respond()
  *                                    GET and DELETE cost one)
@@ -30,6 +32,7 @@ import type { Identity } from '../../base/types.ts';
 import { rateLimitError } from '../../ratelimit/errors.ts';
 import { clientKey } from '../../ratelimit/limiter.ts';
 import type { EdgeDeps, EventStore } from '../deps.ts';
+import { authenticateCounted } from './counted-auth.ts';
 import { handleDelete } from './delete.ts';
 import { createMemoryEventStore } from './event-store.ts';
 import { handleGet } from './get-stream.ts';
@@ -139,13 +142,13 @@ export function createEdge<Req extends EdgeRequest, Res>(setup: EdgeSetup<Req, R
   };
 
   const authenticated = (req: Req): Promise<ProtocolError | undefined> | undefined =>
-    auth?.authenticate({ headers: req.headers }).then(
-      (identity) => {
-        req.mcpIdentity = identity;
-        return undefined;
-      },
-      (err: unknown) => authRefusal(err, logger),
-    );
+    auth === undefined
+      ? undefined
+      : authenticateCounted(deps, req.headers, req.ip).then((outcome) => {
+          if (outcome.refusal) return outcome.refusal;
+          req.mcpIdentity = outcome.identity;
+          return undefined;
+        });
 
   /** Stages 1 and 2: a body is read for any method but GET and HEAD, so it is measured for them. */
   function screen(req: Req): ProtocolError | undefined {

@@ -2,7 +2,7 @@
  * One request to a plugin's HTTP route (`app.httpRoute`), whichever transport received it:
  * the Fastify routes (plugin-routes.ts) and the fetch handler (src/transports/fetch/) both
  * hand it over as plain facts and send what comes back. In order: auth (unless the route says
- * `auth: false`), one token of the per-client rate limit, the body (bytes as received, parsed
+ * `auth: false`; failures counted per address, counted-auth.ts), one token of the per-client rate limit, the body (bytes as received, parsed
  * for JSON with the MCP routes' prototype-poisoning guard); then the handler in a SERVER span
  * `<METHOD> <route>`, its return shaped into a status, headers and body, and one log line. A
  * refusal comes back as the ProtocolError for the transport's own `refuse`. The transport
@@ -18,7 +18,8 @@ import { clientKey } from '../../ratelimit/limiter.ts';
 import { routeLogLine } from '../../telemetry/logger.ts';
 import { NOOP_ROUTE_SPAN } from '../../telemetry/route-span.ts';
 import type { HttpDeps } from '../deps.ts';
-import { authRefusal, isJsonContentType } from './rules.ts';
+import { authenticateCounted } from './counted-auth.ts';
+import { isJsonContentType } from './rules.ts';
 
 /** What a route call takes of the server. */
 export type RouteDeps = Pick<HttpDeps, 'auth' | 'limiter' | 'logger' | 'telemetry'>;
@@ -177,11 +178,9 @@ export async function callRoute(
 ): Promise<RouteOutcome> {
   let identity: Identity | undefined;
   if (route.auth && deps.auth) {
-    try {
-      identity = await deps.auth.authenticate({ headers: arrival.headers });
-    } catch (err) {
-      return { refusal: authRefusal(err, deps.logger), identity };
-    }
+    const outcome = await authenticateCounted(deps, arrival.headers, arrival.address);
+    if (outcome.refusal) return { refusal: outcome.refusal, identity };
+    identity = outcome.identity;
   }
   const limiter = deps.limiter;
   if (limiter && limiter.burst > 0) {
