@@ -22,7 +22,10 @@
  * `--fastify` runs, instead of the command, a Fastify application of its own
  * (test/fixtures/fastify-conformance-app.ts: one route of its own, `GET /hello`, and the
  * plugin `@mcp-toolkit/server/fastify` with the same plugins and settings) on a free
- * loopback port, and points the suite at its endpoint as in the one-replica case.
+ * loopback port, and points the suite at its endpoint as in the one-replica case;
+ * `--fetch` does the same with the fetch handler (`@mcp-toolkit/server/fetch`) under Hono's
+ * Node adapter (test/fixtures/fetch-conformance-app.ts), the server assembled from the same
+ * settings with no listener of its own.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -52,8 +55,13 @@ const SERVER_START_MS = 30_000;
 /** The skills the `sep-2640-skills-*` scenarios read (served through MCP_SKILLS_DIR). */
 const SKILLS_DIR = path.join(ROOT, 'plugins/conformance/skills');
 const STOP_MS = 10_000;
-/** The Fastify application `--fastify` runs the suite against. */
-const FASTIFY_APP = path.join(ROOT, 'test/fixtures/fastify-conformance-app.ts');
+/** What serves the suite: the command, or an application of its own embedding the server. */
+type Host = 'command' | 'fastify' | 'fetch';
+/** The applications `--fastify` and `--fetch` run the suite against. */
+const APPS: Readonly<Record<Exclude<Host, 'command'>, string>> = {
+  fastify: path.join(ROOT, 'test/fixtures/fastify-conformance-app.ts'),
+  fetch: path.join(ROOT, 'test/fixtures/fetch-conformance-app.ts'),
+};
 
 interface Run {
   name: string;
@@ -83,21 +91,23 @@ function parseCli(argv: string[]): {
   out?: string;
   runTimeoutMs: number;
   replicas: number;
-  fastify: boolean;
+  host: Host;
   passThrough: string[];
 } {
   const passThrough: string[] = [];
   let out: string | undefined;
   let runTimeoutMs = 600_000;
   let replicas = 1;
-  let fastify = false;
+  let host: Host = 'command';
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg === '--out') out = argv[++i];
     else if (arg === '--run-timeout-ms') runTimeoutMs = Number(argv[++i]);
     else if (arg === '--replicas') replicas = Number(argv[++i]);
-    else if (arg === '--fastify') fastify = true;
-    else passThrough.push(arg);
+    else if (arg === '--fastify' || arg === '--fetch') {
+      if (host !== 'command') throw new Error('--fastify and --fetch are two hosts: give one');
+      host = arg === '--fastify' ? 'fastify' : 'fetch';
+    } else passThrough.push(arg);
   }
   if (!(Number.isInteger(runTimeoutMs) && runTimeoutMs > 0)) {
     throw new Error('--run-timeout-ms needs a positive integer');
@@ -105,8 +115,10 @@ function parseCli(argv: string[]): {
   if (!(Number.isInteger(replicas) && replicas >= 1 && replicas <= 8)) {
     throw new Error('--replicas needs an integer from 1 to 8');
   }
-  if (fastify && replicas !== 1) throw new Error('--fastify runs one application: it takes no --replicas');
-  return { out, runTimeoutMs, replicas, fastify, passThrough };
+  if (host !== 'command' && replicas !== 1) {
+    throw new Error(`--${host} runs one application: it takes no --replicas`);
+  }
+  return { out, runTimeoutMs, replicas, host, passThrough };
 }
 
 /** The suite's entry point, from its package.json `bin`. */
@@ -133,7 +145,7 @@ function serverEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   };
 }
 
-/** A free loopback port (the Fastify application is told its port, so its settings name it). */
+/** A free loopback port (an application is told its port, so its settings name it). */
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createNetServer();
@@ -148,34 +160,35 @@ function freePort(): Promise<number> {
 }
 
 /**
- * Starts `mcp-toolkit run` on port 0 (or, with `fastify`, the Fastify application on a free
- * port) and resolves with the URL it prints on stderr.
+ * Starts `mcp-toolkit run` on port 0 (or, with `--fastify` or `--fetch`, that application on a
+ * free port) and resolves with the URL it prints on stderr.
  */
 async function startServer(
   logFile: string,
   extra: Record<string, string> = {},
-  fastify = false,
+  host: Host = 'command',
 ): Promise<{ child: ChildProcess; url: string }> {
-  const child = fastify
-    ? spawn(process.execPath, [FASTIFY_APP], {
-        cwd: ROOT,
-        env: serverEnv({ ...extra, MCP_HTTP_HOST: '127.0.0.1', MCP_HTTP_PORT: String(await freePort()) }),
-        stdio: ['ignore', 'ignore', 'pipe'],
-      })
-    : spawn(
-        process.execPath,
-        [
-          path.join(ROOT, 'bin/mcp-toolkit.js'),
-          'run',
-          '--transport',
-          'http',
-          '--host',
-          '127.0.0.1',
-          '--port',
-          '0',
-        ],
-        { cwd: ROOT, env: serverEnv(extra), stdio: ['ignore', 'ignore', 'pipe'] },
-      );
+  const child =
+    host !== 'command'
+      ? spawn(process.execPath, [APPS[host]], {
+          cwd: ROOT,
+          env: serverEnv({ ...extra, MCP_HTTP_HOST: '127.0.0.1', MCP_HTTP_PORT: String(await freePort()) }),
+          stdio: ['ignore', 'ignore', 'pipe'],
+        })
+      : spawn(
+          process.execPath,
+          [
+            path.join(ROOT, 'bin/mcp-toolkit.js'),
+            'run',
+            '--transport',
+            'http',
+            '--host',
+            '127.0.0.1',
+            '--port',
+            '0',
+          ],
+          { cwd: ROOT, env: serverEnv(extra), stdio: ['ignore', 'ignore', 'pipe'] },
+        );
   const log = createWriteStream(logFile);
   let seen = '';
   return new Promise((resolve, reject) => {
@@ -337,9 +350,9 @@ interface Target {
   stop(): Promise<void>;
 }
 
-async function startTarget(outDir: string, replicas: number, fastify: boolean): Promise<Target> {
+async function startTarget(outDir: string, replicas: number, host: Host): Promise<Target> {
   if (replicas === 1) {
-    const { child, url } = await startServer(path.join(outDir, 'server.log'), {}, fastify);
+    const { child, url } = await startServer(path.join(outDir, 'server.log'), {}, host);
     return { url, servers: [child], stop: () => stop(child) };
   }
   let redis: RedisServer | undefined;
@@ -369,11 +382,11 @@ async function startTarget(outDir: string, replicas: number, fastify: boolean): 
 }
 
 async function main(): Promise<number> {
-  const { out, runTimeoutMs, replicas, fastify, passThrough } = parseCli(process.argv.slice(2));
+  const { out, runTimeoutMs, replicas, host, passThrough } = parseCli(process.argv.slice(2));
   const outDir = out ? path.resolve(out) : await mkdtemp(path.join(tmpdir(), 'mcp-conformance-'));
   await mkdir(outDir, { recursive: true });
   const bin = suiteBin();
-  const target = await startTarget(outDir, replicas, fastify);
+  const target = await startTarget(outDir, replicas, host);
   const { url, servers } = target;
   const onSignal = () => {
     current?.kill('SIGTERM');
@@ -383,11 +396,13 @@ async function main(): Promise<number> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   console.log(
-    fastify
+    host === 'fastify'
       ? `conformance: the Fastify plugin on an application of its own at ${url}; raw results in ${outDir}`
-      : replicas === 1
-        ? `conformance: server at ${url}; raw results in ${outDir}`
-        : `conformance: ${replicas} replicas sharing Redis behind a round-robin proxy at ${url}; raw results in ${outDir}`,
+      : host === 'fetch'
+        ? `conformance: the fetch handler under Hono's Node adapter at ${url}; raw results in ${outDir}`
+        : replicas === 1
+          ? `conformance: server at ${url}; raw results in ${outDir}`
+          : `conformance: ${replicas} replicas sharing Redis behind a round-robin proxy at ${url}; raw results in ${outDir}`,
   );
   let blocking = 0;
   try {
