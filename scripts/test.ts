@@ -44,6 +44,7 @@ export const SLOW: readonly string[] = [
   'test/scale/replicas.test.ts',
   'test/scale/failover.test.ts',
   'test/scale/redis-tls.test.ts',
+  'test/scale/topologies.test.ts',
   'test/tasks/replicas.test.ts',
   'test/tasks/lease-outage.test.ts',
   'test/examples/',

@@ -131,8 +131,13 @@ export function isSecretSetting(name: string): boolean {
 export function maskSecret(name: string, value: unknown): unknown {
   if (value === undefined || value === '') return value;
   if (isSecretSetting(name)) return '••••••';
-  if (typeof value === 'string' && /^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:[^/@\s]*@/i.test(value)) {
-    return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/:@\s]*):[^/@\s]*@/i, '$1:••••••@');
+  if (typeof value !== 'string') return value;
+  let masked = value;
+  if (/^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:[^/@\s]*@/i.test(masked)) {
+    masked = masked.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/:@\s]*):[^/@\s]*@/i, '$1:••••••@');
   }
-  return value;
+  // A password in a URL's query (a Sentinel set's own: `?sentinelPassword=`).
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(masked))
+    masked = masked.replace(/([?&][A-Za-z]*password=)[^&#\s]*/gi, '$1••••••');
+  return masked;
 }

@@ -18,6 +18,7 @@ import {
 } from '../base/env.ts';
 import { InternalCode, ToolkitError } from '../base/errors.ts';
 import { discoverySettingsShape } from '../discovery/settings.ts';
+import { parseRedisUrl } from '../ratelimit/redis-url.ts';
 import { rateLimitSettingsShape } from '../ratelimit/settings.ts';
 import { skillSettingsShape } from '../skills/settings.ts';
 import { taskSettingsShape } from '../tasks/settings.ts';
@@ -196,14 +197,21 @@ export function requireReplicaSettings(settings: Settings): void {
         'seals 2026-wire requestState; set the same random value on every replica (e.g. `openssl rand -hex 32`)',
     );
   }
-  const parsed = new URL(url);
-  if (settings.MCP_REDIS_TLS_CA !== undefined && parsed.protocol !== 'rediss:') {
+  // One server, a Sentinel set or a Cluster (the schema has checked the form already).
+  const target = parseRedisUrl(url);
+  const scheme = url.slice(0, url.indexOf('://') + 3);
+  const tls = target.kind === 'server' ? /^rediss:/i.test(url) : target.tls;
+  const urlPassword =
+    target.kind === 'server'
+      ? URL.canParse(url) && new URL(url).password !== ''
+      : target.password !== undefined;
+  if (settings.MCP_REDIS_TLS_CA !== undefined && !tls) {
     refuse(
-      `MCP_REDIS_TLS_CA is set but MCP_REDIS_URL is ${parsed.protocol}//, which does not use TLS: ` +
-        'use a rediss:// URL (or unset MCP_REDIS_TLS_CA)',
+      `MCP_REDIS_TLS_CA is set but MCP_REDIS_URL is ${scheme}, which does not use TLS: ` +
+        'use a rediss:// URL (rediss+sentinel://, rediss+cluster://), or unset MCP_REDIS_TLS_CA',
     );
   }
-  if (settings.MCP_REDIS_PASSWORD !== undefined && parsed.password !== '') {
+  if (settings.MCP_REDIS_PASSWORD !== undefined && urlPassword) {
     refuse(
       'MCP_REDIS_PASSWORD is set and MCP_REDIS_URL carries a password too: give the password in one of them',
     );

@@ -1,10 +1,25 @@
 /** The `MCP_*` settings of this area, merged into the one settings schema (src/config/settings.ts). */
 import { z } from 'zod';
 import { envEnum, envInt, envString } from '../base/env.ts';
+import { parseRedisUrl, REDIS_URL_FORMS } from './redis-url.ts';
 
-/** A redis:// or rediss:// URL; blank means "unset" (buckets stay in process memory). */
+/**
+ * One Redis server (redis://, rediss://), a Sentinel set or a Cluster (redis-url.ts); blank
+ * means "unset" (buckets stay in process memory).
+ */
 const REDIS_URL = envString().pipe(
-  z.url({ protocol: /^rediss?$/, error: 'expected a redis:// or rediss:// URL' }).optional(),
+  z
+    .string()
+    .superRefine((value, ctx) => {
+      try {
+        const target = parseRedisUrl(value);
+        if (target.kind === 'server' && !URL.canParse(value))
+          throw new RangeError(`expected ${REDIS_URL_FORMS}`);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      }
+    })
+    .optional(),
 );
 
 export const rateLimitSettingsShape = {
@@ -18,7 +33,7 @@ export const rateLimitSettingsShape = {
     'When Redis is unreachable: `open` lets calls through unlimited and reports a degradation, `closed` refuses them with 503 and /readyz fails.',
   ),
   MCP_REDIS_URL: REDIS_URL.describe(
-    'Redis URL (redis:// or rediss:// for TLS) for state shared by replicas, such as rate-limit buckets (keys under `mcp-toolkit:`); a password may sit in it (`rediss://:PASSWORD@host:6380`). Unset: state stays in process memory.',
+    'Redis for state shared by replicas (keys under `mcp-toolkit:`): one server (`redis://` or `rediss://`), a Sentinel set (`redis+sentinel://host:port[,host:port]/<master name>`) or a Cluster (`redis+cluster://host:port[,host:port]`); `rediss+` for TLS; a password may sit in it (`rediss://:PASSWORD@host:6380`). Unset: state stays in process memory.',
   ),
   MCP_REDIS_PASSWORD: envString().describe(
     "Redis's password (AUTH), kept apart from MCP_REDIS_URL so the URL can live in plain configuration and the password in a secret store. Give the password here or in the URL, not both.",

@@ -4,9 +4,15 @@
  * reference count, and publishing through the ordinary command client. Pub/sub delivers at
  * most once and only to replicas connected at that moment: whatever relies on it either
  * tolerates a loss (and says so) or also polls (the event store's `follow`).
+ *
+ * On a Redis Cluster it is sharded pub/sub (Redis 7: SSUBSCRIBE, SPUBLISH): a channel lives
+ * on the node that holds its name's hash slot, so a stream's wake-ups travel with its key
+ * instead of being copied to every node.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { clientFor } from '../ratelimit/redis-client.ts';
 import type { RedisConnectionOptions } from '../ratelimit/redis-connection.ts';
+import { parseRedisUrl } from '../ratelimit/redis-url.ts';
 
 export interface PubSub {
   /** Publishes; rejects while Redis cannot be reached. */
@@ -33,15 +39,24 @@ export function createSubscriberClient(
   options: { maxReconnectDelayMs?: number; connection?: RedisConnectionOptions } = {},
 ): Redis {
   const maxDelay = options.maxReconnectDelayMs ?? 1000;
-  return new Redis(url, {
-    ...options.connection,
-    lazyConnect: true,
-    enableOfflineQueue: true,
-    maxRetriesPerRequest: null,
-    autoResubscribe: true,
-    connectTimeout: 2000,
-    retryStrategy: (attempt) => Math.min(100 * attempt, maxDelay),
-  });
+  return clientFor(
+    parseRedisUrl(url),
+    {
+      ...options.connection,
+      lazyConnect: true,
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: null,
+      autoResubscribe: true,
+      connectTimeout: 2000,
+      retryStrategy: (attempt) => Math.min(100 * attempt, maxDelay),
+    },
+    { shardedSubscribers: true, maxReconnectDelayMs: maxDelay },
+  );
+}
+
+/** Whether `client` is a Redis Cluster client (pub/sub is sharded there). */
+export function isCluster(client: Redis): boolean {
+  return (client as unknown as { isCluster?: boolean }).isCluster === true;
 }
 
 /**
@@ -54,7 +69,8 @@ export function createSubscriberClient(
  */
 export function createPubSub(publisher: Redis, subscriber: Redis): PubSub {
   const handlers = new Map<string, Set<(payload: string) => void>>();
-  subscriber.on('message', (channel: string, payload: string) => {
+  const sharded = isCluster(subscriber);
+  subscriber.on(sharded ? 'smessage' : 'message', (channel: string, payload: string) => {
     for (const handler of handlers.get(channel) ?? []) handler(payload);
   });
   // Reconnects happen in the background; an error event without a listener would crash.
@@ -63,7 +79,8 @@ export function createPubSub(publisher: Redis, subscriber: Redis): PubSub {
 
   return {
     async publish(channel, payload) {
-      await publisher.publish(channel, payload);
+      if (sharded) await publisher.spublish(channel, payload);
+      else await publisher.publish(channel, payload);
     },
     async subscribe(channel, handler) {
       let set = handlers.get(channel);
@@ -77,11 +94,12 @@ export function createPubSub(publisher: Redis, subscriber: Redis): PubSub {
         const current = handlers.get(channel);
         if (!current?.delete(handler) || current.size > 0) return;
         handlers.delete(channel);
-        void subscriber.unsubscribe(channel).catch(() => {});
+        void (sharded ? subscriber.sunsubscribe(channel) : subscriber.unsubscribe(channel)).catch(() => {});
       };
       if (first) {
         try {
-          await subscriber.subscribe(channel);
+          if (sharded) await subscriber.ssubscribe(channel);
+          else await subscriber.subscribe(channel);
         } catch (err) {
           unsubscribe();
           throw err;

@@ -187,13 +187,17 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
         if (options.replicaId !== undefined) fields.push('r', options.replicaId);
         if (meta.answers !== undefined) fields.push('q', JSON.stringify(meta.answers));
         if (meta.seq !== undefined) fields.push('n', String(meta.seq));
-        const [id] = replyValues(
-          await redis
-            .pipeline()
-            .eval(APPEND, 1, key, options.retention, options.ttlMs, meta.seq ?? '', ...fields)
-            .publish(key, '')
-            .exec(),
-        ) as [string];
+        const id = (await redis.eval(
+          APPEND,
+          1,
+          key,
+          options.retention,
+          options.ttlMs,
+          meta.seq ?? '',
+          ...fields,
+        )) as string;
+        // The wake-up goes after the entry on the same connection; a lost one is covered by the poll.
+        void pubsub.publish(key, '').catch(() => {});
         return `${streamId}_${id}`;
       });
     },
@@ -214,9 +218,8 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
     release(streamId) {
       return tracked(async () => {
         const key = keyOf(streamId);
-        replyValues(
-          await redis.pipeline().xadd(key, '*', 'end', '1').pexpire(key, graceMs).publish(key, '').exec(),
-        );
+        replyValues(await redis.multi().xadd(key, '*', 'end', '1').pexpire(key, graceMs).exec(), 'release');
+        void pubsub.publish(key, '').catch(() => {});
       });
     },
 

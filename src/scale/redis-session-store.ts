@@ -1,7 +1,8 @@
 /**
  * 2025-wire sessions in Redis, so any replica serves any request of a session. A session is
  * a hash (negotiated version, client capabilities and info, initialised flag, log level)
- * plus a set of subscribed URIs, both expiring `idleMs` after the last access (every `get`
+ * plus a set of subscribed URIs (`session:{<id>}` and `session:{<id>}:subs`: one hash tag,
+ * one slot on a Cluster), both expiring `idleMs` after the last access (every `get`
  * refreshes them). `save` writes only what changed since the session was read, so two
  * replicas changing different things at once (a log level here, a subscription there) do
  * not overwrite each other. The cap on open sessions is counted in a sorted set of expiry
@@ -30,6 +31,11 @@ export interface RedisSessionStoreOptions {
   keyPrefix?: string;
   health?: StoreHealth;
   now?: () => number;
+  /**
+   * Called after a session is created, before it is answered; rejects when the write is not
+   * safe yet (through Sentinel: no replica has it, src/scale/durable.ts).
+   */
+  durable?: () => Promise<void>;
 }
 
 /** The fields of a session hash, as strings. */
@@ -48,15 +54,14 @@ interface Snapshot {
 }
 
 // Sweeps expired entries of the index, refuses at the cap, else records the new session.
-// KEYS: index, session hash. ARGV: now, expiresAt, max, id, idleMs.
-const CREATE = `
+// One key (a script's keys share a hash slot on a Cluster): the session's own hash is
+// written next. KEYS: index. ARGV: now, expiresAt, max, id, idleMs.
+const ADMIT = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 local count = redis.call('ZCARD', KEYS[1])
 if count >= tonumber(ARGV[3]) then return -1 end
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
-redis.call('HSET', KEYS[2], 'init', '0', 'v', '', 'caps', '{}', 'info', '', 'level', '', 'owner', '')
-redis.call('PEXPIRE', KEYS[2], ARGV[5])
 return count + 1
 `;
 
@@ -83,8 +88,9 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
   const now = options.now ?? Date.now;
   const prefix = options.keyPrefix ?? 'mcp-toolkit:';
   const index = `${prefix}sessions`;
-  const keyOf = (id: string) => `${prefix}session:${id}`;
-  const subsOf = (id: string) => `${prefix}session:${id}:subs`;
+  // A session's two keys share a hash tag, so one MULTI reads or writes both on a Cluster.
+  const keyOf = (id: string) => `${prefix}session:{${id}}`;
+  const subsOf = (id: string) => `${prefix}session:{${id}}:subs`;
   const loaded = new WeakMap<Session, Snapshot>();
   let count = 0;
   /** Sessions with a request running here, and the timer that keeps their keys alive. */
@@ -92,12 +98,8 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
   /** Renews a live session's TTL (XX: never brings a deleted one back into the index). */
   const renew = async (id: string) => {
     if ((await redis.exists(keyOf(id))) === 0) return;
-    await redis
-      .multi()
-      .pexpire(keyOf(id), idleMs)
-      .pexpire(subsOf(id), idleMs)
-      .zadd(index, 'XX', now() + idleMs, id)
-      .exec();
+    await redis.multi().pexpire(keyOf(id), idleMs).pexpire(subsOf(id), idleMs).exec();
+    await redis.zadd(index, 'XX', now() + idleMs, id);
   };
 
   /** Runs a store operation; a Redis failure becomes the 503 the client sees. */
@@ -110,10 +112,9 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
         const session = newSession();
         session.lastSeen = now();
         const admitted = (await redis.eval(
-          CREATE,
-          2,
+          ADMIT,
+          1,
           index,
-          keyOf(session.id),
           now(),
           now() + idleMs,
           options.maxSessions,
@@ -121,6 +122,16 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
           idleMs,
         )) as number;
         if (admitted < 0) return undefined;
+        const key = keyOf(session.id);
+        replyValues(
+          await redis
+            .multi()
+            .hset(key, 'init', '0', 'v', '', 'caps', '{}', 'info', '', 'level', '', 'owner', '')
+            .pexpire(key, idleMs)
+            .exec(),
+          'session create',
+        );
+        await options.durable?.();
         count = admitted;
         loaded.set(session, { fields: fieldsOf(session), subs: new Set() });
         return session;
@@ -136,9 +147,10 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
             .smembers(subsOf(id))
             .pexpire(keyOf(id), idleMs)
             .pexpire(subsOf(id), idleMs)
-            .zadd(index, 'XX', now() + idleMs, id)
             .exec(),
         ) as [Record<string, string>, string[]];
+        // The index is another key (another slot on a Cluster): refreshed on its own.
+        await redis.zadd(index, 'XX', now() + idleMs, id);
         // No `init` field: never created, expired, or deleted (a late save may leave a stub).
         if (hash.init === undefined) return undefined;
         const session = newSession(id);
@@ -201,9 +213,8 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
 
     delete(id) {
       return guarded(async () => {
-        const [deleted] = replyValues(
-          await redis.multi().del(keyOf(id), subsOf(id)).zrem(index, id).exec(),
-        ) as [number];
+        const [deleted] = replyValues(await redis.multi().del(keyOf(id), subsOf(id)).exec()) as [number];
+        await redis.zrem(index, id);
         if (deleted > 0) count = Math.max(0, count - 1);
         return deleted > 0;
       });

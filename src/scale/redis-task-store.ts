@@ -29,6 +29,11 @@ export interface RedisTaskStoreOptions {
   keyPrefix?: string;
   health?: StoreHealth;
   now?: () => number;
+  /**
+   * Called after a task is created or changed, before that is answered; rejects when the
+   * write is not safe yet (through Sentinel: no replica has it, src/scale/durable.ts).
+   */
+  durable?: () => Promise<void>;
 }
 
 // Writes the next version only if the stored one is still ARGV[1]. KEYS: task hash.
@@ -41,13 +46,12 @@ redis.call('HSET', KEYS[1], 'data', ARGV[2], 'v', ARGV[3])
 return 1
 `;
 
-// Stores a new task and indexes it under its owner; the index lives as long as the owner's
-// longest-lived task. KEYS: task hash, owner index. ARGV: data, ttl ms, createdAt, task id.
-const CREATE = `
-redis.call('HSET', KEYS[1], 'data', ARGV[1], 'v', '1')
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
-if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[2], ARGV[2]) end
+// Indexes a new task under its owner; the index lives as long as the owner's longest-lived
+// task. One key (a script's keys share a hash slot on a Cluster): the task's own hash is
+// written first. KEYS: owner index. ARGV: createdAt, task id, ttl ms.
+const INDEX = `
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
 return 1
 `;
 
@@ -83,16 +87,14 @@ export function createRedisTaskStore(options: RedisTaskStoreOptions): TaskStore 
   return {
     create(record) {
       return guarded(async () => {
-        await redis.eval(
-          CREATE,
-          2,
-          keyOf(record.taskId),
-          indexOf(record.owner),
-          JSON.stringify(record),
-          remaining(record),
-          record.createdAt,
-          record.taskId,
+        const key = keyOf(record.taskId);
+        const ttl = remaining(record);
+        replyValues(
+          await redis.multi().hset(key, 'data', JSON.stringify(record), 'v', '1').pexpire(key, ttl).exec(),
+          'task create',
         );
+        await redis.eval(INDEX, 1, indexOf(record.owner), record.createdAt, record.taskId, ttl);
+        await options.durable?.();
       });
     },
 
@@ -115,7 +117,10 @@ export function createRedisTaskStore(options: RedisTaskStoreOptions): TaskStore 
             JSON.stringify(next),
             String(Number(current.version) + 1),
           )) as number;
-          if (written === 1) return { record: next, changed: true };
+          if (written === 1) {
+            await options.durable?.();
+            return { record: next, changed: true };
+          }
           if (written === -1) return undefined;
         }
         throw new Error(`task ${taskId}: ${MAX_ATTEMPTS} concurrent writers in a row`);
@@ -136,9 +141,8 @@ export function createRedisTaskStore(options: RedisTaskStoreOptions): TaskStore 
         const live: TaskRecord[] = [];
         const gone: string[] = [];
         if (ids.length > 0) {
-          const pipeline = redis.pipeline();
-          for (const id of ids) pipeline.hget(keyOf(id), 'data');
-          const datas = replyValues(await pipeline.exec(), 'task list') as (string | null)[];
+          // One command per task: on a Cluster each task's key lives in its own slot.
+          const datas = await Promise.all(ids.map((id) => redis.hget(keyOf(id), 'data')));
           datas.forEach((data, i) => {
             if (data === null) gone.push(ids[i] as string);
             else live.push(parseRecord(data));

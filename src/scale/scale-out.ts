@@ -10,9 +10,11 @@ import { ErrorCode } from '../base/errors.ts';
 import type { Settings } from '../config/settings.ts';
 import { Hub } from '../protocol/hub.ts';
 import type { SessionStore } from '../protocol/session.ts';
+import { redisKind } from '../ratelimit/redis-client.ts';
 import type { RedisConnectionOptions } from '../ratelimit/redis-connection.ts';
 import type { SharedState } from '../server.ts';
 import type { TaskBackend } from '../tasks/types.ts';
+import { replicatedWrites } from './durable.ts';
 import { createHubRelay } from './hub-relay.ts';
 import { createPubSub, createSubscriberClient } from './pubsub.ts';
 import { createRedisEventStore } from './redis-event-store.ts';
@@ -111,12 +113,18 @@ export function createScaleOut(options: ScaleOutOptions): ScaleOut {
       ),
   });
   const hub = new Hub({ relay, requestIdPrefix: `s2c-${replicaId}-`, feed });
+  // Through Sentinel a failover must not lose a session or a task a client was told of.
+  const durable =
+    settings.MCP_REDIS_URL !== undefined && redisKind(settings.MCP_REDIS_URL) === 'sentinel'
+      ? replicatedWrites(redis)
+      : undefined;
   const sessions = createRedisSessionStore({
     redis,
     idleMs: settings.MCP_SESSION_IDLE_MS,
     maxSessions: settings.MCP_MAX_SESSIONS,
     keyPrefix: prefix,
     health,
+    durable,
   });
   const liveness = createRedisLiveness({
     redis,
@@ -140,7 +148,7 @@ export function createScaleOut(options: ScaleOutOptions): ScaleOut {
   });
   const listening = relay.listen(hub);
   const tasks: TaskBackend = {
-    store: createRedisTaskStore({ redis, keyPrefix: prefix, health }),
+    store: createRedisTaskStore({ redis, keyPrefix: prefix, health, durable }),
     bus: createRedisTaskBus({ pubsub, channel: `${prefix}tasks`, logger }),
     liveness,
   };

@@ -53,6 +53,10 @@ test('secrets never appear in messages: keys masked, URL passwords masked', () =
     maskSecret('MCP_REDIS_URL', 'redis://user:hunter2@host:6379/0'),
     'redis://user:••••••@host:6379/0',
   );
+  assert.equal(
+    maskSecret('MCP_REDIS_URL', 'redis+sentinel://:pw1@s1,s2/m?sentinelUsername=u&sentinelPassword=pw2'),
+    'redis+sentinel://:••••••@s1,s2/m?sentinelUsername=u&sentinelPassword=••••••',
+  );
   assert.equal(maskSecret('MCP_HTTP_HOST', '127.0.0.1'), '127.0.0.1');
 });
 

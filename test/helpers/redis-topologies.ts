@@ -35,6 +35,8 @@ export interface RedisSentinelSet {
   readonly masterName: string;
   /** The port of the data node that is master now (asked of a sentinel). */
   master(): Promise<number>;
+  /** Resolves once the replica has every write the master had when called. */
+  synced(): Promise<void>;
   /** SIGKILLs the master now; resolves once the sentinels have promoted the replica. */
   killMaster(): Promise<{ was: number; now: number }>;
   stop(): Promise<void>;
@@ -259,6 +261,15 @@ export async function startRedisSentinelSet(): Promise<RedisSentinelSet> {
     url: `redis+sentinel://${sentinelPorts.map((p) => `127.0.0.1:${p}`).join(',')}/${masterName}`,
     masterName,
     master: async () => askMaster(),
+    async synced() {
+      const master = askMaster();
+      const info = (port: number, field: string) =>
+        Number(new RegExp(`${field}:(\\d+)`).exec(cli(port, 'INFO', 'replication'))?.[1] ?? Number.NaN);
+      const target = info(master, 'master_repl_offset');
+      const replica = nodes.find((n) => n.port !== master && !sentinelPorts.includes(n.port));
+      if (!replica) throw new Error('no replica');
+      await waitFor(() => info(replica.port, 'slave_repl_offset') >= target, 'the replica in sync', replica);
+    },
     async killMaster() {
       const was = askMaster();
       const node = nodes.find((n) => n.port === was);

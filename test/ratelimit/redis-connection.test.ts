@@ -60,6 +60,38 @@ describe('requireReplicaSettings: the Redis companions', () => {
   });
 });
 
+describe('requireReplicaSettings: the companions with a Sentinel set or a Cluster', () => {
+  test('MCP_REDIS_TLS_CA needs rediss+; a password is given once', () => {
+    for (const url of ['redis+sentinel://s1:26379,s2:26379/m', 'redis+cluster://n1:7000,n2:7001']) {
+      assert.throws(
+        () =>
+          requireReplicaSettings(
+            parseSettings({ ...SECRET, MCP_REDIS_URL: url, MCP_REDIS_TLS_CA: '/ca.pem' }),
+          ),
+        refused(
+          /MCP_REDIS_TLS_CA is set but MCP_REDIS_URL is redis\+(sentinel|cluster):\/\/, which does not use TLS/,
+        ),
+        url,
+      );
+      const tls = url.replace('redis+', 'rediss+');
+      requireReplicaSettings(parseSettings({ ...SECRET, MCP_REDIS_URL: tls, MCP_REDIS_TLS_CA: '/ca.pem' }));
+      requireReplicaSettings(parseSettings({ ...SECRET, MCP_REDIS_URL: tls, MCP_REDIS_PASSWORD: 'b' }));
+      assert.throws(
+        () =>
+          requireReplicaSettings(
+            parseSettings({
+              ...SECRET,
+              MCP_REDIS_URL: tls.replace('://', '://:a@'),
+              MCP_REDIS_PASSWORD: 'b',
+            }),
+          ),
+        refused(/MCP_REDIS_PASSWORD is set and MCP_REDIS_URL carries a password too/),
+        url,
+      );
+    }
+  });
+});
+
 describe('redisConnectionOptions', () => {
   test('nothing set: no options (the URL says everything)', () => {
     assert.deepEqual(redisConnectionOptions({}), {});

@@ -37,7 +37,11 @@ describe('rate-limit settings', () => {
       ['MCP_RATE_LIMIT_RPS', '-1', /integer from 0/],
       ['MCP_RATE_LIMIT_BURST', 'many', /integer from 0/],
       ['MCP_RATE_LIMIT_FAIL', 'maybe', /open, closed/],
-      ['MCP_REDIS_URL', 'http://cache:6379', /redis:\/\/ or rediss:\/\//],
+      [
+        'MCP_REDIS_URL',
+        'http://cache:6379',
+        /expected redis:\/\/host:port, rediss:\/\/\.\.\., redis\+sentinel:\/\//,
+      ],
     ] as const;
     for (const [name, value, message] of cases) {
       const result = schema.safeParse({ [name]: value });

@@ -12,8 +12,12 @@ import { type RoundRobinProxy, startRoundRobinProxy } from './round-robin-proxy.
 export const SCALE_PLUGINS =
   'conformance,./test/fixtures/echo-plugin.ts,./test/scale/fixtures/scale-plugin.ts';
 
-export interface Cluster {
+export interface Cluster extends ReplicaSet {
   readonly redis: RedisServer;
+}
+
+/** Replicas sharing one Redis (any form of `MCP_REDIS_URL`) behind a round-robin proxy. */
+export interface ReplicaSet {
   readonly replicas: readonly SpawnedHttpServer[];
   readonly proxy: RoundRobinProxy;
   /** The MCP endpoint behind the proxy. */
@@ -22,24 +26,20 @@ export interface Cluster {
 }
 
 /**
- * Starts Redis (as `options` say: persistent, a password, TLS only), `count` replicas (in
- * parallel) pointed at its URL (and its CA, with TLS) and the proxy. `env` adds to the
- * replicas' settings.
+ * Starts `count` replicas (in parallel) on the Redis `redisUrl` names, and the proxy. `env`
+ * adds to the replicas' settings.
  *
  * @example
- * const cluster = await startCluster();
- * after(() => cluster.stop());
+ * const set = await startReplicas(redisCluster.url, {}, 3);
+ * after(() => set.stop());
  */
-export async function startCluster(
+export async function startReplicas(
+  redisUrl: string,
   env: Record<string, string> = {},
   count = 2,
-  options: RedisServerOptions = {},
-): Promise<Cluster> {
-  const redis = await startRedisServer(options);
+): Promise<ReplicaSet> {
   const settings = {
-    MCP_REDIS_URL: redis.url,
-    // A TLS Redis (options.tls) is signed by a throwaway CA the replicas must trust.
-    ...(redis.caFile === undefined ? {} : { MCP_REDIS_TLS_CA: redis.caFile }),
+    MCP_REDIS_URL: redisUrl,
     MCP_STATE_SECRET: randomBytes(32).toString('hex'),
     MCP_PLUGINS: SCALE_PLUGINS,
     MCP_SSE_RETRY_MS: '100',
@@ -52,18 +52,48 @@ export async function startCluster(
   const failed = started.find((r) => r.status === 'rejected');
   if (failed) {
     await Promise.all(replicas.map((r) => r.stop()));
-    await redis.stop();
     throw (failed as PromiseRejectedResult).reason;
   }
   const proxy = await startRoundRobinProxy(replicas.map((r) => new URL(r.url).origin));
   return {
-    redis,
     replicas,
     proxy,
     url: `${proxy.origin}/mcp`,
     async stop() {
       await proxy.close();
       await Promise.all(replicas.map((r) => r.stop()));
+    },
+  };
+}
+
+/**
+ * Starts Redis (as `options` say), `count` replicas (in parallel) and the proxy. `env` adds
+ * to the replicas' settings.
+ *
+ * @example
+ * const cluster = await startCluster();
+ * after(() => cluster.stop());
+ */
+export async function startCluster(
+  env: Record<string, string> = {},
+  count = 2,
+  options: RedisServerOptions = {},
+): Promise<Cluster> {
+  const redis = await startRedisServer(options);
+  const set = await startReplicas(
+    redis.url,
+    // A TLS Redis (options.tls) is signed by a throwaway CA the replicas must trust.
+    { ...(redis.caFile === undefined ? {} : { MCP_REDIS_TLS_CA: redis.caFile }), ...env },
+    count,
+  ).catch(async (err: unknown) => {
+    await redis.stop();
+    throw err;
+  });
+  return {
+    redis,
+    ...set,
+    async stop() {
+      await set.stop();
       await redis.stop();
     },
   };

@@ -140,7 +140,7 @@ describe('SessionStore in Redis: what replicas share', () => {
     const session = await store.create();
     assert.ok(session);
     const raw = await client();
-    const key = `${lastPrefix}session:${session.id}`;
+    const key = `${lastPrefix}session:{${session.id}}`;
     const release = store.hold(session);
     const started = Date.now();
     // Nothing reads the session meanwhile: only the hold keeps its keys alive.
