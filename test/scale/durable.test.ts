@@ -22,6 +22,8 @@ describe('replicated writes (WAIT 1)', () => {
     [master, replica] = await Promise.all([startRedisServer(), startRedisServer()]);
     client = new Redis(master.url, { maxRetriesPerRequest: 1 });
     replicaClient = new Redis(replica.url, { maxRetriesPerRequest: 1 });
+    // The replica loads the master's data in memory, writing no dump.rdb where the test runs.
+    await replicaClient.config('SET', 'repl-diskless-load', 'swapdb');
     await replicaClient.call('REPLICAOF', '127.0.0.1', String(master.port));
     await until(async () => (await replicaClient.info('replication')).includes('master_link_status:up'), {
       timeoutMs: 30_000,
