@@ -137,8 +137,9 @@ export const proxySettings = z
       .describe('The header that carries MCP_PROXY_API_KEY. Default: `X-API-Key`.'),
     prefix: setting
       .text()
-      .refine((v) => v === undefined || /^[A-Za-z0-9_./-]+$/.test(v), {
-        error: 'expected characters of a tool name: A-Z a-z 0-9 _ . / -',
+      .refine((v) => v === undefined || /^[A-Za-z0-9_./-]{1,63}$/.test(v), {
+        error:
+          'expected 1 to 63 characters of a tool name (A-Z a-z 0-9 _ . / -), leaving room for the name in its 64',
       })
       .describe(
         'Put before every upstream tool and prompt name (`mem_` makes `read_graph` `mem_read_graph`).',

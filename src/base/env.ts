@@ -86,7 +86,11 @@ export function envHost(defaultValue: string) {
   // No node:net here (this module also runs on fetch runtimes): IPv4 addresses are host names
   // by shape, and an IPv6 address is what a URL takes between brackets.
   const ipv6 = (v: string) => v.includes(':') && !/[[\]/@]/.test(v) && URL.canParse(`http://[${v}]/`);
-  return envText(defaultValue).refine((v) => HOST_NAME.test(v) || ipv6(v), {
+  // Digits and dots are an IPv4 address or nothing (`256.1.1.1`, `1.2.3` are no host names).
+  const ipv4 = (v: string) =>
+    !/^[\d.]+$/.test(v) ||
+    /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/.test(v);
+  return envText(defaultValue).refine((v) => (HOST_NAME.test(v) && ipv4(v)) || ipv6(v), {
     error: 'expected an IP address (127.0.0.1, 0.0.0.0, ::1, ::) or a host name (localhost)',
   });
 }

@@ -15,8 +15,45 @@ const PROXY_OPTIONS = {
   port: { type: 'string' },
 } as const;
 
-/** The proxy plugin's rule for MCP_PROXY_PREFIX (plugins/proxy/settings.ts), checked as the flag. */
-const PREFIX = /^[A-Za-z0-9_./-]+$/;
+/**
+ * The proxy plugin's rule for MCP_PROXY_PREFIX (plugins/proxy/settings.ts), checked as the
+ * flag: characters of a tool name, and room left for one (names are at most 64 characters).
+ */
+const PREFIX = /^[A-Za-z0-9_./-]{1,63}$/;
+
+/** What a command line can carry (a NUL byte cannot reach a process's argv). */
+function checkWord(what: string, word: string): void {
+  if (word.includes('\0')) {
+    throw new CliUsageError(
+      'proxy',
+      `${what} ${JSON.stringify(word)} holds a NUL byte, which no command can take`,
+    );
+  }
+}
+
+/** An upstream URL as typed: http(s), a host written out, no credentials in it. */
+function checkUrl(url: string): void {
+  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+    throw new CliUsageError(
+      'proxy',
+      `${JSON.stringify(url)} is not an http(s) URL; to run a command, put it after --: mcp-toolkit proxy -- ${url}`,
+    );
+  }
+  // WHATWG URL parsing reads `http:///mcp` as the host "mcp": ask for the host in the URL.
+  if (!/^https?:\/\/[^/?#\\]/i.test(url)) {
+    throw new CliUsageError(
+      'proxy',
+      `${JSON.stringify(url)} has no host: write it as https://host[:port]/path`,
+    );
+  }
+  const parsed = new URL(url);
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw new CliUsageError(
+      'proxy',
+      `the upstream URL carries credentials (user:password@), which a command line shows to every process list: give them in MCP_PROXY_BEARER_TOKEN or MCP_PROXY_API_KEY instead`,
+    );
+  }
+}
 
 /** The settings `proxy` sets on top of the environment, or `help`. */
 export function proxyOverrides(
@@ -32,7 +69,7 @@ export function proxyOverrides(
   if (prefix !== undefined && !PREFIX.test(prefix)) {
     throw new CliUsageError(
       'proxy',
-      `--prefix ${JSON.stringify(prefix)} is invalid: expected characters of a tool name: A-Z a-z 0-9 _ . / -`,
+      `--prefix ${JSON.stringify(prefix)} is invalid: expected 1 to 63 characters of a tool name (A-Z a-z 0-9 _ . / -), leaving room for the name in its 64`,
     );
   }
   const positionals = parsed.positionals;
@@ -45,9 +82,11 @@ export function proxyOverrides(
       );
     }
     const [executable, ...rest] = command;
-    if (executable === undefined || executable === '') {
+    if (executable === undefined || executable.trim() === '') {
       throw new CliUsageError('proxy', 'no command after --: mcp-toolkit proxy -- npx -y some-mcp-server');
     }
+    checkWord('the command', executable);
+    for (const word of rest) checkWord('the argument', word);
     // A blank MCP_PROXY_URL counts as unset: the environment's own cannot clash with the command.
     upstream = { MCP_PROXY_COMMAND: executable, MCP_PROXY_ARGS: JSON.stringify(rest), MCP_PROXY_URL: '' };
   } else {
@@ -64,12 +103,7 @@ export function proxyOverrides(
         `one URL only; to run a command, put it after --: mcp-toolkit proxy -- ${positionals.join(' ')}`,
       );
     }
-    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
-      throw new CliUsageError(
-        'proxy',
-        `${JSON.stringify(url)} is not an http(s) URL; to run a command, put it after --: mcp-toolkit proxy -- ${url}`,
-      );
-    }
+    checkUrl(url);
     upstream = { MCP_PROXY_URL: url, MCP_PROXY_COMMAND: '', MCP_PROXY_ARGS: '' };
   }
   return {

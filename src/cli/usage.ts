@@ -206,7 +206,16 @@ export function parseCommand<O extends NonNullable<ParseArgsConfig['options']>>(
       options: { ...options, help: { type: 'boolean', short: 'h' } },
       allowPositionals,
       strict: true,
+      tokens: true,
     });
+    // A flag given twice (`--port 1 --port 2`) is ambiguous, not "the last one wins".
+    const seen = new Set<string>();
+    for (const token of parsed.tokens) {
+      if (token.kind !== 'option' || token.name === 'help') continue;
+      if ((options[token.name] as { multiple?: boolean } | undefined)?.multiple) continue;
+      if (seen.has(token.name)) throw new Error(`--${token.name} is given more than once: give it once`);
+      seen.add(token.name);
+    }
     const values = parsed.values as Record<string, string | boolean | string[] | boolean[] | undefined>;
     return { values, positionals: parsed.positionals, help: values['help'] === true };
   } catch (err) {
@@ -236,6 +245,9 @@ export function checkFlags(
 ): void {
   for (const [flag, [setting, value]] of Object.entries(flags)) {
     if (value === undefined) continue;
+    // A blank value would read as the setting unset (its default): the flag asked for more.
+    if (value.trim() === '')
+      throw new CliUsageError(command, `--${flag} ${JSON.stringify(value)} is invalid: give it a value`);
     const result = settingsSchema.shape[setting].safeParse(value);
     if (!result.success) {
       const why = result.error.issues.map((i) => i.message).join('; ');

@@ -72,6 +72,41 @@ describe('proxy arguments', () => {
     [['--host', '0.0.0.0;id', '--', 'node'], /--host "0\.0\.0\.0;id" is invalid: expected an IP address/],
     [['--host', 'http://127.0.0.1', '--', 'node'], /--host "http:\/\/127\.0\.0\.1" is invalid/],
     [['--transport', 'stdio', '--', 'node'], /Unknown option '--transport'/],
+    // --port: the setting's own range, as the flag.
+    [['--port', '', '--', 'node'], /--port "" is invalid/],
+    [['--port', ' ', '--', 'node'], /--port " " is invalid: give it a value/],
+    [['--port=-1', '--', 'node'], /--port "-1" is invalid: expected an integer from 0 to 65535/],
+    [['--port', '-1', '--', 'node'], /Option '--port' argument is ambiguous/],
+    [['--port', '65536', '--', 'node'], /--port "65536" is invalid/],
+    [['--port', '1.5', '--', 'node'], /--port "1\.5" is invalid/],
+    [['--port', '0x50', '--', 'node'], /--port "0x50" is invalid/],
+    [['--port', '1e3', '--', 'node'], /--port "1e3" is invalid/],
+    [['--port', '8000', '--port', '9000', '--', 'node'], /--port is given more than once/],
+    [['--port', '--', 'node'], /Option '--port <value>' argument missing/],
+    // --host: an IP address or a host name, nothing else, and not blank (which would mean the default).
+    [['--host', '', '--', 'node'], /--host "" is invalid: give it a value/],
+    [['--host', '  ', '--', 'node'], /--host " {2}" is invalid: give it a value/],
+    [['--host', '256.1.1.1', '--', 'node'], /--host "256\.1\.1\.1" is invalid: expected an IP address/],
+    [['--host', '1.2.3', '--', 'node'], /--host "1\.2\.3" is invalid/],
+    [['--host', '[::1]', '--', 'node'], /--host "\[::1\]" is invalid/],
+    [['--host', 'localhost:8000', '--', 'node'], /--host "localhost:8000" is invalid/],
+    [['--host', `${'a'.repeat(64)}.example`, '--', 'node'], /--host "a{64}\.example" is invalid/],
+    [['--host', '127.0.0.1', '--host', '0.0.0.0', '--', 'node'], /--host is given more than once/],
+    // --prefix: characters of a tool name, with room left for the name.
+    [['--prefix', '', '--', 'node'], /--prefix "" is invalid/],
+    [['--prefix', 'a'.repeat(64), '--', 'node'], /--prefix "a{64}" is invalid: expected 1 to 63 characters/],
+    [['--prefix', 'x\n', '--', 'node'], /--prefix "x\\n" is invalid/],
+    [['--prefix', 'mem:', '--', 'node'], /--prefix "mem:" is invalid/],
+    [['--prefix', 'a_', '--prefix', 'b_', '--', 'node'], /--prefix is given more than once/],
+    // The upstream URL: http(s), a host written out, no credentials on the command line.
+    [['ftp://a.example/mcp'], /"ftp:\/\/a\.example\/mcp" is not an http\(s\) URL/],
+    [['http://a.example:99999/mcp'], /is not an http\(s\) URL/],
+    [['http:///mcp'], /"http:\/\/\/mcp" has no host/],
+    [['https://user:secret@a.example/mcp'], /carries credentials.*MCP_PROXY_BEARER_TOKEN/],
+    // The command: something to run, words a process can take.
+    [['--', ' '], /no command after --/],
+    [['--', 'node\0x'], /the command "node\\u0000x" holds a NUL byte/],
+    [['--', 'node', 'a\0b'], /the argument "a\\u0000b" holds a NUL byte/],
   ] as const) {
     test(`${JSON.stringify(args)} is a usage error`, () => {
       assert.throws(
@@ -82,14 +117,20 @@ describe('proxy arguments', () => {
   }
 
   test('the CLI: a usage error prints the usage and exits 2', () => {
-    const r = spawnSync(process.execPath, [CLI, 'proxy', '--port', '0'], {
-      cwd: REPO_ROOT,
-      env: childEnv({ MCP_LOG_FORMAT: 'pretty' }),
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    assert.equal(r.status, 2, r.stderr);
-    assert.match(r.stderr, /^mcp-toolkit proxy: no upstream/);
-    assert.match(r.stderr, /Usage: mcp-toolkit proxy/);
+    for (const [args, message] of [
+      [['--port', '0'], /^mcp-toolkit proxy: no upstream/],
+      [['--port', '0', '--port', '1', '--', 'node'], /^mcp-toolkit proxy: --port is given more than once/],
+      [['--host', '', '--', 'node'], /^mcp-toolkit proxy: --host "" is invalid: give it a value/],
+    ] as const) {
+      const r = spawnSync(process.execPath, [CLI, 'proxy', ...args], {
+        cwd: REPO_ROOT,
+        env: childEnv({ MCP_LOG_FORMAT: 'pretty' }),
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      assert.equal(r.status, 2, r.stderr);
+      assert.match(r.stderr, message);
+      assert.match(r.stderr, /Usage: mcp-toolkit proxy/);
+    }
   });
 });

@@ -18,6 +18,22 @@ test('defaults: stdio, 127.0.0.1:8000/mcp, the filesystem plugin; the result is 
   assert.ok(Object.isFrozen(s));
 });
 
+test('MCP_HTTP_HOST takes IPv4 and IPv6 addresses and host names', () => {
+  for (const host of [
+    '0.0.0.0',
+    '255.255.255.255',
+    '10.1.2.3',
+    '::',
+    '::1',
+    'fe80::1',
+    'localhost',
+    'mcp.example.com',
+    'host-1',
+  ]) {
+    assert.equal(parseSettings({ MCP_HTTP_HOST: host }).MCP_HTTP_HOST, host);
+  }
+});
+
 test('values are parsed: integers, lists, enums', () => {
   const s = parseSettings({ MCP_HTTP_PORT: '9000', MCP_PLUGINS: 'a, ./b.ts ,', MCP_TRANSPORT: 'http' });
   assert.equal(s.MCP_HTTP_PORT, 9000);
@@ -31,6 +47,9 @@ for (const [name, value, accepts] of [
   ['MCP_TRANSPORT', 'tcp', /stdio, http/],
   ['MCP_HTTP_PATH', 'mcp', /path starting with "\/"/],
   ['MCP_LOG_LEVEL', 'loud', /one of trace, debug/],
+  ['MCP_HTTP_HOST', '0.0.0.0;id', /expected an IP address/],
+  ['MCP_HTTP_HOST', '256.1.1.1', /expected an IP address/],
+  ['MCP_HTTP_HOST', '10.0.0', /expected an IP address/],
 ] as const) {
   test(`a bad ${name} names the variable, the value and what it accepts`, () => {
     assert.throws(
