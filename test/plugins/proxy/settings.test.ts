@@ -36,6 +36,15 @@ describe('proxy settings', () => {
     assert.throws(() => parse({ MCP_PROXY_COMMAND: 'npx', MCP_PROXY_ARGS: '[1]' }), /MCP_PROXY_ARGS/);
   });
 
+  test('the prefix: characters of a tool name, leaving room for the name in its 64', () => {
+    assert.equal(parse({ MCP_PROXY_COMMAND: 'x', MCP_PROXY_PREFIX: 'a'.repeat(63) }).prefix, 'a'.repeat(63));
+    assert.throws(
+      () => parse({ MCP_PROXY_COMMAND: 'x', MCP_PROXY_PREFIX: 'a'.repeat(64) }),
+      /MCP_PROXY_PREFIX.*expected 1 to 63 characters of a tool name/s,
+    );
+    assert.throws(() => parse({ MCP_PROXY_COMMAND: 'x', MCP_PROXY_PREFIX: 'mem:' }), /MCP_PROXY_PREFIX/);
+  });
+
   test('environment and scopes are JSON objects', () => {
     const s = parse({
       MCP_PROXY_COMMAND: 'x',
