@@ -45,3 +45,11 @@ export function toolText(result: JsonObject): string {
     .join(' ');
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
+
+const MAX_LISTED = 5;
+
+/** `a; b; c and 4 more`: keeps a finding readable when many items break a rule. */
+export function listSome(items: readonly string[]): string {
+  if (items.length <= MAX_LISTED) return items.join('; ');
+  return `${items.slice(0, MAX_LISTED).join('; ')} and ${items.length - MAX_LISTED} more`;
+}

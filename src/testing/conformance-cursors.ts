@@ -2,11 +2,13 @@
  * Invalid cursors on every paginated list the server declares, on each wire it speaks
  * (Pagination §Error Handling: "Invalid cursors SHOULD result in an error with code -32602").
  * The probes of both wires are gathered here and judged as one check, `pagination.invalid-cursor`,
- * which names every list that served an invalid cursor. A list that fails on its own (-32603, a
- * database down) says nothing about the cursor and is left out.
+ * which names every list that served an invalid cursor; `test_invalid_cursor` sends the same
+ * probes on the wire of its run and is judged and worded by the same `judgement()`. A list that
+ * fails on its own (-32603, a database down) says nothing about the cursor and is left out.
  */
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
-import { listSome, type Recorder } from './conformance-recorder.ts';
+import { listSome } from './answer.ts';
+import type { Recorder } from './conformance-recorder.ts';
 import type { ProbeClient, Wire } from './probe-client.ts';
 import { INVALID_CURSOR, internalErrorReason, type Judgement, judgeInvalidCursor } from './protocol-rules.ts';
 
@@ -36,16 +38,21 @@ export class CursorProbes {
   }
 
   /** One verdict for every probe sent: not run when the server declares no list. */
-  record(rec: Recorder): void {
-    if (this.#judged.length === 0) {
-      rec.notRun(
-        'pagination.invalid-cursor',
-        this.#failed[0] ?? 'the server declares no tools, resources or prompts',
-      );
-      return;
-    }
+  judgement(): { status: 'pass' | 'warn' | 'not-run'; reason: string } {
+    if (this.#judged.length === 0)
+      return {
+        status: 'not-run',
+        reason: this.#failed[0] ?? 'the server declares no tools, resources or prompts',
+      };
     const warned = this.#judged.filter((j) => j.status !== 'pass').map((j) => j.reason ?? '');
-    if (warned.length === 0) rec.pass('pagination.invalid-cursor', `${this.#judged.length} lists asked`);
-    else rec.fail('pagination.invalid-cursor', listSome(warned));
+    if (warned.length === 0) return { status: 'pass', reason: `${this.#judged.length} lists asked` };
+    return { status: 'warn', reason: listSome(warned) };
+  }
+
+  record(rec: Recorder): void {
+    const j = this.judgement();
+    if (j.status === 'not-run') rec.notRun('pagination.invalid-cursor', j.reason);
+    else if (j.status === 'pass') rec.pass('pagination.invalid-cursor', j.reason);
+    else rec.fail('pagination.invalid-cursor', j.reason);
   }
 }

@@ -15,25 +15,28 @@ import {
   judgeCallError,
   judgeUnknownResource,
   judgeUnknownTool,
+  UNKNOWN_TOOL,
 } from './protocol-rules.ts';
 import {
   describeFinding,
   INFORMATIONAL_RULES,
   PORTABILITY_CLIENTS,
+  type PortabilityFinding,
   type PortabilityRule,
+  portabilityFinding,
   toolPortability,
 } from './schema-portability.ts';
 import { generateInputs } from './schema-values.ts';
 import { taskSupportOf } from './task-call.ts';
+import {
+  duplicateToolNames,
+  toolLabel as label,
+  misnamedTools,
+  undescribedTools,
+} from './tool-list-rules.ts';
 
-/** SEP-986 (2025-11-25): 1-128 characters of A-Z a-z 0-9 _ - . */
-export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 /** At most this many tools are called by the structuredContent check. */
 const MAX_STRUCTURED_CALLS = 10;
-
-function label(tool: JsonObject, index: number): string {
-  return typeof tool.name === 'string' ? JSON.stringify(tool.name) : `tool #${index}`;
-}
 
 /**
  * The arguments `check` calls a read-only tool with: its first example that satisfies its
@@ -88,23 +91,10 @@ export async function checkTools(
     if (missing.length > 0) fields.push(`${label(t, i)} lacks ${missing.join(', ')}`);
   });
   rec.expect('tools.fields', fields);
-  rec.expect(
-    'tools.name-format',
-    tools
-      .filter((t) => typeof t.name === 'string' && !TOOL_NAME.test(t.name))
-      .map((t) => JSON.stringify(t.name)),
-  );
-  const seen = new Set<string>();
-  const dupes = new Set<string>();
-  for (const t of tools) if (typeof t.name === 'string') (seen.has(t.name) ? dupes : seen).add(t.name);
-  rec.expect(
-    'tools.unique-names',
-    [...dupes].map((n) => `${JSON.stringify(n)} is listed twice`),
-  );
-  rec.expect(
-    'tools.descriptions',
-    tools.filter((t) => typeof t.description !== 'string' || t.description.trim() === '').map(label),
-  );
+  // Worded as test words them (tool-list-rules.ts).
+  rec.found('tools.name-format', misnamedTools(tools));
+  rec.found('tools.unique-names', duplicateToolNames(tools));
+  rec.found('tools.descriptions', undescribedTools(tools));
   rec.expect(
     'tools.input-schema-object',
     tools
@@ -139,11 +129,7 @@ export async function checkTools(
   rec.expect('tools.schemas-valid', invalid);
   checkPortability(rec, tools);
 
-  const unknown = await c.callTool(
-    `mcp-toolkit-no-such-tool-${Date.now().toString(36)}`,
-    {},
-    { timeoutMs: c.requestTimeoutMs },
-  );
+  const unknown = await c.callTool(UNKNOWN_TOOL, {}, { timeoutMs: c.requestTimeoutMs });
   rec.judge('tools.unknown-tool', judgeUnknownTool(unknown));
   await checkStructuredContent(c, rec, tools);
   return tools;
@@ -151,20 +137,20 @@ export async function checkTools(
 
 /** One house-rule check per construct clients drop or reject, listing the tools and the clients. */
 function checkPortability(rec: Recorder, tools: JsonObject[]): void {
-  // Per rule, one entry per tool (`"t": inputSchema (root): ..., outputSchema (root): ...`).
-  const byRule = new Map<PortabilityRule, string[]>();
+  // Per rule, each tool with its findings of that rule.
+  const byRule = new Map<PortabilityRule, [string, PortabilityFinding[]][]>();
   tools.forEach((t, i) => {
-    const mine = new Map<PortabilityRule, string[]>();
-    for (const f of toolPortability(t)) mine.set(f.rule, [...(mine.get(f.rule) ?? []), describeFinding(f)]);
-    for (const [rule, where] of mine)
-      byRule.set(rule, [...(byRule.get(rule) ?? []), `${label(t, i)} ${where.join(', ')}`]);
+    const mine = new Map<PortabilityRule, PortabilityFinding[]>();
+    for (const f of toolPortability(t)) mine.set(f.rule, [...(mine.get(f.rule) ?? []), f]);
+    for (const [rule, found] of mine) byRule.set(rule, [...(byRule.get(rule) ?? []), [label(t, i), found]]);
   });
   for (const rule of Object.keys(PORTABILITY_CLIENTS) as PortabilityRule[]) {
     const found = byRule.get(rule) ?? [];
     if (found.length === 0) rec.pass(`portability.${rule}`);
-    else if (INFORMATIONAL_RULES.has(rule))
-      rec.pass(`portability.${rule}`, `note: ${listSome(found)} (${PORTABILITY_CLIENTS[rule]})`);
-    else rec.fail(`portability.${rule}`, `${listSome(found)}\naffects: ${PORTABILITY_CLIENTS[rule]}`);
+    else if (INFORMATIONAL_RULES.has(rule)) {
+      const items = found.map(([tool, fs]) => `${tool} ${fs.map(describeFinding).join(', ')}`);
+      rec.pass(`portability.${rule}`, `note: ${listSome(items)} (${PORTABILITY_CLIENTS[rule]})`);
+    } else rec.fail(`portability.${rule}`, portabilityFinding(rule, found));
   }
 }
 
@@ -196,12 +182,13 @@ async function checkStructuredContent(c: ProbeClient, rec: Recorder, tools: Json
   let checked = 0;
   let answered = 0;
   for (const t of callable.slice(0, MAX_STRUCTURED_CALLS)) {
-    const answer = await c.callTool(t.name as string, safeArguments(t));
+    const args = safeArguments(t);
+    const answer = await c.callTool(t.name as string, args);
     if (answer.kind === 'error' && answer.error.code === ErrorCode.MissingRequiredClientCapability) continue;
     if (answer.kind === 'error') {
       // A failing call: house findings with the server's message, never the output schema's MUST.
-      const found = judgeCallError(answer.error);
-      callErrors[found.rule].push(`${t.name}: ${found.reason}`);
+      const found = judgeCallError(t.name as string, args, answer.error);
+      callErrors[found.rule].push(found.reason);
       answered++;
       continue;
     }

@@ -1,4 +1,5 @@
 /** The verdict of one conformance check, and the recorder the check groups write into. */
+import { listSome } from './answer.ts';
 import { CHECKS, type CheckId, type Level, type Source, sourceUrl } from './check-catalog.ts';
 
 /**
@@ -26,13 +27,7 @@ export interface ConformanceCheck {
   spec: string;
 }
 
-const MAX_LISTED = 5;
-
-/** `a, b, c and 4 more`: keeps a failure line readable when many items fail. */
-export function listSome(items: readonly string[]): string {
-  if (items.length <= MAX_LISTED) return items.join('; ');
-  return `${items.slice(0, MAX_LISTED).join('; ')} and ${items.length - MAX_LISTED} more`;
-}
+export { listSome } from './answer.ts';
 
 export interface RecorderOptions {
   /** SHOULD and house rules fail instead of warning. */
@@ -142,6 +137,12 @@ export class Recorder {
     if (j.status === 'pass') this.pass(id, j.reason);
     else if (j.status === 'warn') this.warn(id, j.reason ?? 'a warning', fix);
     else this.fail(id, j.reason ?? 'failed', { ...fix, ...(options.mustOnFail ? { must: true } : {}) });
+  }
+
+  /** A rule worded by a function both commands call (tool-list-rules.ts): passes when it found nothing. */
+  found(id: CheckId, finding: string | undefined, note?: string): void {
+    if (finding === undefined) this.pass(id, note);
+    else this.fail(id, finding);
   }
 
   /** Passes when `problems` is empty, else fails listing them. */

@@ -30,6 +30,7 @@ export { connectionProblem } from './connect.ts';
 import { cardFacts, checkApps, checkServerCardAndCatalog } from './discovery-checks.ts';
 import { HttpLink } from './http-link.ts';
 import { type Answer, ProbeClient, type Wire } from './probe-client.ts';
+import { RESTARTED } from './protocol-rules.ts';
 import { type ConnectOptions, describeTarget, isLocalTarget, resolveTarget, type Target } from './targets.ts';
 
 export type { ConformanceCheck } from './conformance-recorder.ts';
@@ -191,7 +192,7 @@ export async function conformanceReport(
   const revive = async () => {
     if (c.stopped === undefined || restarts >= MAX_RESTARTS) return;
     restarts++;
-    if (await c.restart()) rec.resume('the kit started it again for the checks that follow');
+    if (await c.restart()) rec.resume(RESTARTED);
   };
   const wires: Wire[] = [];
   const wire = options.wire ?? 'auto';

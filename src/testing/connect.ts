@@ -153,13 +153,12 @@ export async function connect(target: ResolvedTarget, options: ConnectOptions = 
       }
       if (refused(client))
         throw new ConnectError(connectionProblem(client, urlOf(target)), refusalFix(client));
-      if (wire === '2026') throw new ConnectError(`server/discover got ${describeAnswer(found)}`);
+      // Worded as check's `connection` finding (connectionProblem), so both reports read alike.
+      if (wire === '2026') throw new ConnectError(connectionProblem(client, urlOf(target)));
     }
     const init = await client.initialize();
     if (init.kind !== 'result')
-      throw refused(client)
-        ? new ConnectError(connectionProblem(client, urlOf(target)), refusalFix(client))
-        : new ConnectError(`initialize got ${describeAnswer(init)}`);
+      throw new ConnectError(connectionProblem(client, urlOf(target)), refusalFix(client));
     await client.notify('notifications/initialized', undefined, { wire: '2025' });
     client.wire = '2025';
     return client;

@@ -10,7 +10,7 @@ import type { Level } from './check-catalog.ts';
 import { validateValue } from './json-schema.ts';
 import type { LiveCheckId } from './live-catalog.ts';
 import { type Answer, describeAnswer, toolText } from './probe-client.ts';
-import { judgeCallError } from './protocol-rules.ts';
+import { describeCall, judgeCallError } from './protocol-rules.ts';
 
 /**
  * A failed generated test: the message is the finding, so the stack is left out. `level`, when
@@ -29,7 +29,16 @@ export class LiveTestFailure extends Error {
    * another code than the one it names), reported as a warning, a failure under `--strict`.
    */
   declare readonly warning: boolean;
-  constructor(message: string, level?: Level, check?: LiveCheckId, fix?: string, warning = false) {
+  /** What the test saw beside the finding (diagnostics). */
+  declare readonly notes: readonly string[];
+  constructor(
+    message: string,
+    level?: Level,
+    check?: LiveCheckId,
+    fix?: string,
+    warning = false,
+    notes: readonly string[] = [],
+  ) {
     super(message);
     this.name = 'LiveTestFailure';
     this.stack = `${this.name}: ${message}`;
@@ -38,6 +47,7 @@ export class LiveTestFailure extends Error {
       check: { value: check, enumerable: false },
       fix: { value: fix, enumerable: false },
       warning: { value: warning, enumerable: false },
+      notes: { value: notes, enumerable: false },
     });
   }
 }
@@ -55,10 +65,11 @@ export function fail(message: string, level?: Level, check?: LiveCheckId, fix?: 
 }
 
 /**
- * A shared judgement (protocol-rules.ts) as a generated test's outcome: a warning is a finding
- * reported as a warning at the rule's own level (as `check` prints it: `[MUST, warning]`), a
- * failure at the family's level; an error answer is then held to the envelope rules (jsonrpc
- * "2.0", the id echoed).
+ * A shared judgement (protocol-rules.ts) as a generated test's outcome, worded as `check` words
+ * it (the judgement's reason names the request): a warning is a finding reported as a warning at
+ * the rule's own level (as `check` prints it: `[MUST, warning]`), a failure at the family's
+ * level; an error answer is then held to the envelope rules (jsonrpc "2.0", the id echoed),
+ * whose findings name the request as `what`.
  */
 export function judged(
   what: string,
@@ -67,20 +78,15 @@ export function judged(
   j: { status: 'pass' | 'warn' | 'fail'; reason?: string; fix?: string },
   options: { nullIdOk?: boolean } = {},
 ): CaseOutcome {
-  if (j.status === 'fail') fail(`${what}: ${j.reason ?? 'failed'}`, undefined, undefined, j.fix);
+  if (j.status === 'fail') fail(j.reason ?? `${what}: failed`, undefined, undefined, j.fix);
   if (answer.kind === 'error') expectProtocolError(what, sentId, answer, [answer.error.code], options);
   if (j.status === 'warn')
-    throw new LiveTestFailure(`${what}: ${j.reason ?? 'a warning'}`, undefined, undefined, j.fix, true);
+    throw new LiveTestFailure(j.reason ?? `${what}: a warning`, undefined, undefined, j.fix, true);
   return j.reason !== undefined ? { notes: [j.reason] } : {};
 }
 
 /** `--invalid-input`: the spec moved from -32602 (to 2025-06-18) to an isError result (2025-11-25, SEP-1303). */
 export type InvalidInputMode = 'error' | 'result' | 'either';
-
-function args(value: unknown): string {
-  const text = JSON.stringify(value) ?? 'undefined';
-  return text.length > 160 ? `${text.slice(0, 157)}…` : text;
-}
 
 /**
  * A generated call: a result within the timeout; with `mustSucceed` (examples) an isError
@@ -93,7 +99,7 @@ export function expectToolResult(
   answer: Answer,
   options: { mustSucceed: boolean; timeoutFlag?: string },
 ): CaseOutcome {
-  const call = `${String(tool.name)}(${args(sent)})`;
+  const call = describeCall(String(tool.name), sent);
   if (answer.kind === 'timeout') {
     // The kit cannot tell slow from hung: a SHOULD-level finding, after the call was cancelled.
     fail(
@@ -110,9 +116,9 @@ export function expectToolResult(
   if (answer.kind === 'error') {
     // A valid call answered with a JSON-RPC error: a house finding, with the server's message
     // (protocol-rules.ts), never the output schema's MUST (there is no result to conform).
-    const found = judgeCallError(answer.error);
+    const found = judgeCallError(String(tool.name), sent, answer.error);
     const family = found.rule === 'tools.schema-accepted' ? 'test.schema-accepted' : 'test.execution-error';
-    fail(`${call}: ${found.reason}`, 'HOUSE', family);
+    fail(found.reason, undefined, family);
   }
   // No JSON-RPC response at all: JSON-RPC 2.0 §5, "the Server MUST reply with a Response".
   if (answer.kind !== 'result') fail(`${call}: expected a result, got ${describeAnswer(answer)}`, 'MUST');
@@ -151,7 +157,7 @@ export function expectRefusal(
   answer: Answer,
   mode: InvalidInputMode,
 ): CaseOutcome {
-  const call = `${String(tool.name)}(${args(sent)})`;
+  const call = describeCall(String(tool.name), sent);
   const isRpc = answer.kind === 'error' && answer.error.code === ErrorCode.InvalidParams;
   const isResult = answer.kind === 'result' && answer.result.isError === true;
   if (mode === 'error' && isRpc) return {};

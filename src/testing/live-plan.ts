@@ -4,22 +4,21 @@
  * throws a LiveTestFailure or returns notes and warnings; live-tests.ts turns them into node
  * test-runner tests, and the kit's own tests run them directly.
  */
-import { ErrorCode } from '../base/errors.ts';
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
-import { TOOL_NAME } from './conformance-features.ts';
+import { CursorProbes } from './conformance-cursors.ts';
 import { ConnectError, connect, endpointUrl, openLink } from './connect.ts';
 import { probeEndpoint } from './http-link.ts';
-import { type CaseOutcome, expectProtocolError, fail, type InvalidInputMode, judged } from './live-calls.ts';
+import { type CaseOutcome, fail, type InvalidInputMode, judged, LiveTestFailure } from './live-calls.ts';
 import type { LiveCheckId } from './live-catalog.ts';
 import { guardStops } from './live-stops.ts';
 import { toolCases, writeSkip } from './live-tool-cases.ts';
 import type { ProbeClient } from './probe-client.ts';
 import {
-  INVALID_CURSOR,
-  internalErrorReason,
-  judgeInvalidCursor,
   judgeInvalidRequest,
+  judgeMethodNotFound,
   judgeUnknownTool,
+  UNKNOWN_METHOD,
+  UNKNOWN_TOOL,
 } from './protocol-rules.ts';
 import {
   type ConnectOptions,
@@ -28,6 +27,13 @@ import {
   resolveTarget,
   type Target,
 } from './targets.ts';
+import {
+  duplicateToolNames,
+  misnamedTools,
+  stdoutJunk,
+  undescribedTools,
+  unnamedTools,
+} from './tool-list-rules.ts';
 
 /** The name of the case that lists the tools not called because they could write. */
 export const NOT_CALLED_CASE = 'test_tools_that_could_write_not_called';
@@ -112,7 +118,8 @@ export async function planLiveTests(target: Target, options: LiveTestOptions = {
         {
           name: 'test_mcp_tools[NO ENDPOINT FOUND]',
           check: 'test.connect',
-          run: async () => fail(`no MCP endpoint: ${reason}`, undefined, undefined, fix),
+          // Worded as check's `connection` finding (the test's name says no endpoint was found).
+          run: async () => fail(reason, undefined, undefined, fix),
         },
       ],
       notCalled: { tools: [], hint: allowWritesHint(resolved) },
@@ -174,11 +181,8 @@ export async function planLiveTests(target: Target, options: LiveTestOptions = {
       name: 'test_stdout_carries_only_jsonrpc',
       check: 'test.stdout',
       run: async () => {
-        if (client.link.junk.length > 0) {
-          fail(
-            `stdout carried ${client.link.junk.length} non-JSON-RPC lines, first: ${JSON.stringify(client.link.junk[0])}`,
-          );
-        }
+        const junk = stdoutJunk(client.link.junk);
+        if (junk !== undefined) fail(junk);
         return {};
       },
     });
@@ -201,6 +205,8 @@ function listingCases(tools: JsonObject[], problem: string | undefined): LiveCas
       check: 'test.list-tools',
       run: async () => {
         const issues: string[] = problem ? [problem] : [];
+        const unnamed = unnamedTools(tools);
+        if (unnamed !== undefined) issues.push(unnamed);
         for (const t of tools) {
           if (!isObject(t.inputSchema) || t.inputSchema.type !== 'object')
             issues.push(`${name(t)}: inputSchema is not an object schema`);
@@ -215,43 +221,24 @@ function listingCases(tools: JsonObject[], problem: string | undefined): LiveCas
         return { notes: [`${tools.length} tools`] };
       },
     },
-    {
-      name: 'test_tools_have_descriptions',
-      check: 'test.descriptions',
-      run: async () => {
-        const bad = tools
-          .filter((t) => typeof t.description !== 'string' || t.description.trim() === '')
-          .map(name);
-        if (bad.length > 0) fail(`tools without a description: ${bad.join(', ')}`);
-        return {};
-      },
-    },
-    {
-      name: 'test_tools_have_names',
-      check: 'test.names',
-      run: async () => {
-        const missing = tools.filter((t) => typeof t.name !== 'string' || t.name === '').length;
-        if (missing > 0) fail(`${missing} tools have no name`);
-        const bad = tools.filter((t) => !TOOL_NAME.test(String(t.name))).map((t) => JSON.stringify(t.name));
-        if (bad.length > 0)
-          fail(`names outside 1-128 characters of A-Z a-z 0-9 _ - . (SEP-986): ${bad.join(', ')}`);
-        return {};
-      },
-    },
-    {
-      name: 'test_tools_have_unique_names',
-      check: 'test.unique-names',
-      run: async () => {
-        const seen = new Set<unknown>();
-        const dupes = new Set<string>();
-        for (const t of tools) {
-          if (seen.has(t.name)) dupes.add(name(t));
-          seen.add(t.name);
-        }
-        if (dupes.size > 0) fail(`names listed more than once: ${[...dupes].join(', ')}`);
-        return {};
-      },
-    },
+    // Worded as check's tools.* findings (tool-list-rules.ts).
+    ...(
+      [
+        ['test_tools_have_descriptions', 'test.descriptions', undescribedTools],
+        ['test_tools_have_names', 'test.names', misnamedTools],
+        ['test_tools_have_unique_names', 'test.unique-names', duplicateToolNames],
+      ] as const
+    ).map(
+      ([caseName, check, rule]): LiveCase => ({
+        name: caseName,
+        check,
+        run: async () => {
+          const finding = rule(tools);
+          if (finding !== undefined) fail(finding);
+          return {};
+        },
+      }),
+    ),
   ];
 }
 
@@ -301,6 +288,7 @@ function annotationCases(annotated: JsonObject[]): LiveCase[] {
   ];
 }
 
+/** The protocol probes, each the one `check` sends for the rule, judged by the same function. */
 function protocolCases(client: ProbeClient): LiveCase[] {
   return [
     {
@@ -309,16 +297,8 @@ function protocolCases(client: ProbeClient): LiveCase[] {
       run: async () => {
         const id = client.nextId();
         const answer = await client.rawInvalid({ jsonrpc: '2.0', id, method: 'tools/call', params: null });
-        // The rule check judges too (protocol-rules.ts): one answer, one grade.
-        return judged(
-          'tools/call with params: null',
-          id,
-          answer,
-          judgeInvalidRequest(answer, client.wire ?? '2025', client.link.transport),
-          {
-            nullIdOk: true,
-          },
-        );
+        const j = judgeInvalidRequest(answer, client.wire ?? '2025', client.link.transport);
+        return judged('tools/call with params: null', id, answer, j, { nullIdOk: true });
       },
     },
     {
@@ -326,25 +306,21 @@ function protocolCases(client: ProbeClient): LiveCase[] {
       check: 'test.method-not-found',
       run: async () => {
         const id = client.nextId();
-        const answer = await client.request('tools/execute', {}, { id });
-        return expectProtocolError('tools/execute (no such method)', id, answer, [ErrorCode.MethodNotFound]);
+        const answer = await client.request(UNKNOWN_METHOD, {}, { id });
+        return judged(UNKNOWN_METHOD, id, answer, judgeMethodNotFound(answer));
       },
     },
     {
       name: 'test_invalid_cursor',
       check: 'test.invalid-cursor',
       run: async () => {
-        const id = client.nextId();
-        const answer = await client.request('tools/list', { cursor: INVALID_CURSOR }, { id });
-        const wire = client.wire ?? '2025';
-        const internal = internalErrorReason('tools/list', answer);
-        if (internal !== undefined) return { skipped: internal };
-        return judged(
-          'tools/list with an invalid cursor',
-          id,
-          answer,
-          judgeInvalidCursor('tools/list', wire, answer),
-        );
+        // Every paginated list the server declares, on the wire of the run, as check asks them.
+        const probes = new CursorProbes();
+        await probes.probe(client, client.wire ?? '2025', serverCapabilities(client));
+        const j = probes.judgement();
+        if (j.status === 'not-run') return { skipped: j.reason };
+        if (j.status === 'warn') throw new LiveTestFailure(j.reason, undefined, undefined, undefined, true);
+        return { notes: [j.reason] };
       },
     },
     {
@@ -352,10 +328,15 @@ function protocolCases(client: ProbeClient): LiveCase[] {
       check: 'test.unknown-tool',
       run: async () => {
         const id = client.nextId();
-        const name = 'mcp-toolkit-no-such-tool';
-        const answer = await client.request('tools/call', { name, arguments: {} }, { id });
-        return judged(`tools/call of unknown tool ${name}`, id, answer, judgeUnknownTool(answer));
+        const answer = await client.request('tools/call', { name: UNKNOWN_TOOL, arguments: {} }, { id });
+        return judged(`tools/call of unknown tool ${UNKNOWN_TOOL}`, id, answer, judgeUnknownTool(answer));
       },
     },
   ];
+}
+
+/** What the server declared at the handshake of the run's wire. */
+function serverCapabilities(client: ProbeClient): JsonObject {
+  const from = client.wire === '2026' ? client.discoverResult : client.initializeResult;
+  return isObject(from?.capabilities) ? from.capabilities : {};
 }

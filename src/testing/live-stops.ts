@@ -7,6 +7,7 @@
 import type { CaseOutcome } from './live-calls.ts';
 import { LiveTestFailure } from './live-calls.ts';
 import type { ProbeClient } from './probe-client.ts';
+import { RESTARTED } from './protocol-rules.ts';
 
 /** How often a stdio server that stopped is started again for the tests after it. */
 const MAX_RESTARTS = 2;
@@ -49,22 +50,24 @@ export function guardStops(
           skipped: `not run: a call of ${tool} stopped the server (see the test that failed with server.stopped)`,
         };
     if (!(await ensureUp())) return { skipped: NOT_RUN };
-    const stop = () => {
+    const stop = async () => {
       const why = client.stopped;
       if (why === undefined) return;
       if (reported === stops) return { skipped: NOT_RUN } as CaseOutcome;
       reported = stops;
       const tool = /^tools\/call \{"name":"([^"]+)"/.exec(client.lastSent)?.[1];
       if (tool !== undefined) crashed.add(tool);
-      throw new LiveTestFailure(why, 'MUST', 'test.server-stopped');
+      // Started again at once, so the finding says so as check's server.stopped does.
+      const again = client.reopen !== undefined && (await ensureUp());
+      throw new LiveTestFailure(again ? `${why}\n${RESTARTED}` : why, 'MUST', 'test.server-stopped');
     };
     let out: CaseOutcome;
     try {
       out = await run();
     } catch (err) {
-      stop();
+      await stop();
       throw err;
     }
-    return stop() ?? out;
+    return (await stop()) ?? out;
   };
 }

@@ -5,7 +5,7 @@
  * with is judged as a plain call's is (live-calls.ts).
  */
 import type { JsonObject } from '../base/jsonrpc.ts';
-import type { Answer } from './answer.ts';
+import { type Answer, listSome } from './answer.ts';
 import { fail } from './live-calls.ts';
 import type { LiveCheckId } from './live-catalog.ts';
 import type { ProbeClient } from './probe-client.ts';
@@ -26,7 +26,13 @@ export async function liveCall(
   if (!callsAsTask(client, tool)) return client.callTool(name, args);
   const run = await callToolAsTask(client, name, args, { required: taskSupportOf(tool) === 'required' });
   const first = run.problems[0];
-  if (first !== undefined) fail(run.problems.map((p) => p.message).join('; '), 'MUST', FAMILY[first.check]);
+  // The first rule broken, worded as check words it (its problems, listed alike).
+  if (first !== undefined)
+    fail(
+      listSome(run.problems.filter((p) => p.check === first.check).map((p) => p.message)),
+      undefined,
+      FAMILY[first.check],
+    );
   if (run.skipped !== undefined) return { skipped: run.skipped };
   return run.answer;
 }

@@ -6,7 +6,7 @@ import { isObject, type JsonObject } from '../base/jsonrpc.ts';
 import type { Answer } from './answer.ts';
 import { declaredErrorProblems, ERRORS_META_KEY } from './declared-errors.ts';
 import { validateValue } from './json-schema.ts';
-import { type CaseOutcome, expectRefusal, expectToolResult, fail } from './live-calls.ts';
+import { type CaseOutcome, expectRefusal, expectToolResult, fail, LiveTestFailure } from './live-calls.ts';
 import type { LiveCase, LiveTestOptions } from './live-plan.ts';
 import { liveCall } from './live-task.ts';
 import type { ProbeClient } from './probe-client.ts';
@@ -15,6 +15,7 @@ import {
   describeFinding,
   INFORMATIONAL_RULES,
   PORTABILITY_CLIENTS,
+  portabilityFinding,
   toolPortability,
 } from './schema-portability.ts';
 import { outOfRange } from './schema-probes.ts';
@@ -240,13 +241,23 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
               run: async () => {
                 const sent = without();
                 return judged(sent, (a) => {
-                  if (a.kind === 'result' && a.result.isError !== true)
-                    fail(
-                      `contradictory schema: ${field} is required and has default ${JSON.stringify(prop.default)}; the call without it was served (the default applied)`,
-                      'HOUSE',
-                      'test.contradictory-schema',
-                    );
-                  return {};
+                  if (a.kind !== 'result' || a.result.isError === true) return {};
+                  // Worded as check's portability.required-default for this field; what the call
+                  // showed is a note.
+                  const here = found.filter(
+                    (f) =>
+                      f.rule === 'required-default' &&
+                      f.schema === 'inputSchema' &&
+                      f.path === `properties.${field}`,
+                  );
+                  throw new LiveTestFailure(
+                    portabilityFinding('required-default', [[JSON.stringify(name), here]]),
+                    undefined,
+                    undefined,
+                    undefined,
+                    false,
+                    [`the call without ${field} was served: the default applied`],
+                  );
                 });
               },
             },

@@ -68,7 +68,8 @@ export async function runCase(
     const warning = err instanceof LiveTestFailure && err.warning;
     const status = options.strict || (level === 'MUST' && !warning) ? 'fail' : 'warn';
     const fix = (err instanceof LiveTestFailure ? err.fix : undefined) ?? own.fix;
-    return { ...own, level, status, reason, fix, notes: [], durationMs: took(), finding: true };
+    const notes = err instanceof LiveTestFailure ? [...err.notes] : [];
+    return { ...own, level, status, reason, fix, notes, durationMs: took(), finding: true };
   }
 }
 

@@ -1,9 +1,10 @@
 /**
  * Rules both engines judge the same answer by: `check` (a conformance check) and `test` (a
- * generated test) call these, so one answer gets one grade in one place. A judgement is
- * `pass` (with an optional note), `warn` (a SHOULD, or a code the spec only gives as an
- * example: shown, never failing unless strict) or `fail` (the rule's MUST), each with its
- * reason and, where the catalogue's fix does not say it, a fix of its own.
+ * generated test) send the same probe and call these, so one answer gets one grade and one
+ * wording, in one place. A judgement is `pass` (with an optional note), `warn` (a SHOULD, or a
+ * code the spec only gives as an example: shown, never failing unless strict) or `fail` (the
+ * rule's MUST), each with its reason, which names the request it judges (neither command adds
+ * words of its own), and, where the catalogue's fix does not say it, a fix of its own.
  */
 import { ErrorCode } from '../base/errors.ts';
 import { type Answer, describeAnswer } from './answer.ts';
@@ -42,10 +43,28 @@ export function judgeInvalidRequest(
   if (answer.kind === 'error')
     return {
       status: 'warn',
-      reason: `answered, but with ${describeAnswer(answer)}; the code for it is ${INVALID_REQUEST_CODES}`,
+      reason: `tools/call with params: null was answered, but with ${describeAnswer(answer)}; the code for it is ${INVALID_REQUEST_CODES}`,
       fix: 'answer a request whose params is not an object with error -32600 (Invalid Request)',
     };
-  return { status: 'fail', reason: `expected error ${INVALID_REQUEST_CODES}, got ${describeAnswer(answer)}` };
+  return {
+    status: 'fail',
+    reason: `tools/call with params: null: expected error ${INVALID_REQUEST_CODES}, got ${describeAnswer(answer)}`,
+  };
+}
+
+/** What a server.stopped finding adds when the kit started the command again (both commands). */
+export const RESTARTED = 'the kit started it again for the rest of the run';
+
+/** The method both commands ask for to see -32601: no server serves it. */
+export const UNKNOWN_METHOD = 'mcp-toolkit/no-such-method';
+
+/** A method the server does not serve (JSON-RPC 2.0 §5.1): -32601, anything else the MUST failure. */
+export function judgeMethodNotFound(answer: Answer): Judgement {
+  if (answer.kind === 'error' && answer.error.code === ErrorCode.MethodNotFound) return { status: 'pass' };
+  return {
+    status: 'fail',
+    reason: `${UNKNOWN_METHOD}: expected error -32601, got ${describeAnswer(answer)}`,
+  };
 }
 
 /** MCP's "resource not found" code of the 2025 revisions (Resources §Error Handling). */
@@ -77,6 +96,9 @@ export function judgeUnknownResource(answer: Answer, wire: '2025' | '2026' = '20
   };
 }
 
+/** The tool both commands call to see an unknown tool's answer: no server serves it. */
+export const UNKNOWN_TOOL = 'mcp-toolkit-no-such-tool';
+
 /**
  * `tools/call` of a tool the server does not serve. Tools §Error Handling lists unknown tools
  * under protocol errors and shows -32602 in an example; it puts no MUST or SHOULD on the code.
@@ -84,24 +106,32 @@ export function judgeUnknownResource(answer: Answer, wire: '2025' | '2026' = '20
  * `isError` result, a plain result or no answer is the SHOULD finding, each with its own fix.
  */
 export function judgeUnknownTool(answer: Answer): Judgement {
+  const call = `tools/call of unknown tool ${UNKNOWN_TOOL}`;
   if (answer.kind === 'error') {
     if (answer.error.code === ErrorCode.InvalidParams) return { status: 'pass' };
     return {
       status: 'pass',
-      reason: `note: answered with error ${answer.error.code}; the spec's example uses -32602 (no MUST or SHOULD names the code)`,
+      reason: `note: ${call} answered with error ${answer.error.code}; the spec's example uses -32602 (no MUST or SHOULD names the code)`,
     };
   }
+  const reason = `${call} got ${describeAnswer(answer)}; an unknown tool is a protocol error (Tools § Error Handling)`;
   if (answer.kind === 'result' && answer.result.isError === true)
     return {
       status: 'warn',
-      reason: `got ${describeAnswer(answer)}; an unknown tool is a protocol error (Tools § Error Handling)`,
+      reason,
       fix: 'answer tools/call of a name you do not serve with a JSON-RPC error (-32602, as the spec shows), not an isError result',
     };
   return {
     status: 'warn',
-    reason: `got ${describeAnswer(answer)}; an unknown tool is a protocol error (Tools § Error Handling)`,
+    reason,
     fix: 'answer tools/call of a name you do not serve with a JSON-RPC error (-32602, as the spec shows)',
   };
+}
+
+/** A tool call as findings name it: `add({"a":1,"b":2})`, the arguments cut at 160 characters. */
+export function describeCall(name: string, args: unknown): string {
+  const text = JSON.stringify(args) ?? 'undefined';
+  return `${name}(${text.length > 160 ? `${text.slice(0, 157)}…` : text})`;
 }
 
 /** The rule a JSON-RPC error answer to a schema-valid tool call falls under, and why. */
@@ -120,16 +150,21 @@ export interface CallErrorFinding {
  * sees the failure. Both carry the server's own message. The output schema says nothing here:
  * it binds results, and there is none.
  */
-export function judgeCallError(error: { code: number; message: string }): CallErrorFinding {
+export function judgeCallError(
+  name: string,
+  args: unknown,
+  error: { code: number; message: string },
+): CallErrorFinding {
+  const call = describeCall(name, args);
   const said = `error ${error.code} (${error.message})`;
   if (error.code === ErrorCode.InvalidParams)
     return {
       rule: 'tools.schema-accepted',
-      reason: `refused with ${said} although the arguments satisfy the inputSchema: the schema is looser than the code`,
+      reason: `${call}: refused with ${said} although the arguments satisfy the inputSchema: the schema is looser than the code`,
     };
   return {
     rule: 'tools.execution-error',
-    reason: `failed with ${said}: a failure of the tool's work (an API or backend that is down) is a tool execution error, an isError result the model can read`,
+    reason: `${call}: failed with ${said}: a failure of the tool's work (an API or backend that is down) is a tool execution error, an isError result the model can read`,
   };
 }
 

@@ -14,6 +14,7 @@ import {
   SUBSCHEMA_LIST_KEYWORDS,
   SUBSCHEMA_MAP_KEYWORDS,
 } from '../base/schema-keywords.ts';
+import { listSome } from './answer.ts';
 
 export type PortabilityRule =
   | 'type-union'
@@ -177,4 +178,17 @@ export function toolPortability(tool: JsonObject): PortabilityFinding[] {
 /** `inputSchema properties.x: type ["string","null"]`. */
 export function describeFinding(f: PortabilityFinding): string {
   return `${f.schema} ${f.path}: ${f.detail}`;
+}
+
+/**
+ * One rule's findings over the tools, as both commands word them (check's `portability.*`, and
+ * test's contradictory-schema probe): each tool with the places it breaks the rule, then the
+ * clients affected.
+ */
+export function portabilityFinding(
+  rule: PortabilityRule,
+  byTool: readonly (readonly [label: string, findings: readonly PortabilityFinding[]])[],
+): string {
+  const items = byTool.map(([label, found]) => `${label} ${found.map(describeFinding).join(', ')}`);
+  return `${listSome(items)}\naffects: ${PORTABILITY_CLIENTS[rule]}`;
 }

@@ -12,6 +12,7 @@ import type { WireChoice } from '../../src/testing/targets.ts';
 import { resolveTarget } from '../../src/testing/targets.ts';
 import { DEFECTS, type DefectName } from '../fixtures/broken-servers/defects.ts';
 import { FAST, fixtureStreams, PATIENT, runPlan } from './helpers/fixtures.ts';
+import { assertOneWording, SHARED_RULES } from './helpers/one-wording.ts';
 
 interface Expected {
   /** Conformance check ids that must fail (and no others). */
@@ -169,6 +170,9 @@ const EXPECTED: Record<Exclude<DefectName, HttpOnly | ProcessOnly>, Expected> = 
 const matches = (name: string, want: string | RegExp) =>
   typeof want === 'string' ? name === want : want.test(name);
 
+/** The shared rules whose findings the defects above compared (assertOneWording). */
+const compared = new Set<string>();
+
 describe('broken fixture servers', { concurrency: 4 }, () => {
   for (const [defect, expected] of Object.entries(EXPECTED) as [DefectName, Expected][]) {
     test(`${defect}: ${DEFECTS[defect]}`, async () => {
@@ -203,6 +207,10 @@ describe('broken fixture servers', { concurrency: 4 }, () => {
           `${String(w)} should fail; failed: ${failed.join(', ')}`,
         );
       assert.deepEqual([...run.warned].sort(), [...(expected.warn ?? [])].sort());
+      // One wording per rule: a rule both commands judge reads the same in both reports (when
+      // both ran on the same wire: no-2026-wire's check runs on 2026 only).
+      if (expected.wire === undefined)
+        for (const id of assertOneWording(report, run.verdicts.values(), defect)) compared.add(id);
     });
   }
 
@@ -230,11 +238,13 @@ describe('broken fixture servers', { concurrency: 4 }, () => {
     assert.equal(v?.status, 'warn', JSON.stringify(v));
     assert.equal(v?.level, 'HOUSE');
     assert.equal(v?.check, 'test.contradictory-schema');
-    assert.match(v?.reason ?? '', /contradictory schema: level is required and has default 1/);
+    // Worded as check words the rule; what the call showed is a note.
+    assert.match(v?.reason ?? '', /^"set_mode" inputSchema properties\.level: required and default 1\n/);
+    assert.match(v?.notes.join() ?? '', /the call without level was served: the default applied/);
     const report = await conformanceReport(await fixtureStreams('required-default'), FAST);
     const c = report.checks.find((x) => x.id === 'portability.required-default');
     assert.equal(c?.status, 'warn');
-    assert.match(c?.reason ?? '', /inputSchema properties\.level: required and default 1/);
+    assert.equal(c?.reason, v?.reason);
   });
 
   test('one rule, one grade: params: null answered with -32700 warns in check and in test, with the same fix', async () => {
@@ -476,4 +486,15 @@ describe('broken fixture servers', { concurrency: 4 }, () => {
     const missing = [...generated].filter((f) => !caught.has(f) && !f.startsWith('test_mcp_tools['));
     assert.deepEqual(missing, []);
   });
+});
+
+// After the suite (top-level tests run one after another): every rule both commands judge was
+// triggered by some defect and worded alike. connection and server.stopped are compared where
+// they are triggered: transports.test.ts (an unreachable target) and server-stops.test.ts.
+test('check and test word alike every rule they share, each triggered by some defect', () => {
+  const elsewhere = ['connection', 'server.stopped'];
+  assert.deepEqual(
+    [...SHARED_RULES.keys()].filter((id) => !compared.has(id) && !elsewhere.includes(id)).sort(),
+    [],
+  );
 });

@@ -9,8 +9,9 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { conformanceReport } from '../../src/testing/conformance-report.ts';
-import { FIXTURES, PATIENT, runPlan } from './helpers/fixtures.ts';
+import { type ConformanceReport, conformanceReport } from '../../src/testing/conformance-report.ts';
+import { FIXTURES, PATIENT, type PlanRun, runPlan } from './helpers/fixtures.ts';
+import { assertOneWording } from './helpers/one-wording.ts';
 import { type HttpServerProcess, startHttpServer } from './helpers/pinned.ts';
 
 const STDIO = { command: process.execPath, args: [path.join(FIXTURES, 'stdio.ts'), 'crash-on-call'] };
@@ -30,12 +31,18 @@ const HUNG = {
 const UNANSWERED =
   /while answering tools\/call \{"name":"get_greeting".*: it answered neither that request \(no answer within 10 s\) nor a ping sent after it \(no answer within 10 s\)/;
 
+/** Each stdio defect's check report and test run, compared by the last test of the file. */
+const pairs = new Map<string, { report?: ConformanceReport; run?: PlanRun }>();
+const keep = (defect: string, part: { report?: ConformanceReport; run?: PlanRun }) =>
+  pairs.set(defect, { ...pairs.get(defect), ...part });
+
 const findings = (report: Awaited<ReturnType<typeof conformanceReport>>) =>
   report.checks.filter((c) => c.status === 'fail' || c.status === 'warn');
 
 describe('a server that stops mid-run', { concurrency: 2 }, () => {
   test('stdio: one MUST failure with the last request; the command is started again for the rest', async () => {
     const report = await conformanceReport(STDIO, OPTIONS);
+    keep('crash-on-call', { report });
     assert.deepEqual(
       findings(report).map((c) => [c.id, c.level, c.status]),
       [['server.stopped', 'MUST', 'fail']],
@@ -51,6 +58,7 @@ describe('a server that stops mid-run', { concurrency: 2 }, () => {
 
   test('stdio, test: the stop fails one test at MUST; the crashing tool is not called again', async () => {
     const run = await runPlan(STDIO, { ...PATIENT, wire: '2025', concurrency: 1 });
+    keep('crash-on-call', { run });
     const failed = [...run.verdicts.values()].filter((v) => v.status === 'fail');
     assert.deepEqual(
       failed.map((v) => [v.name, v.check, v.level]),
@@ -70,6 +78,7 @@ describe('a server that stops mid-run', { concurrency: 2 }, () => {
 
   test('stdio, a server that stays up and answers nothing: the unanswered ping says it stopped; the command is started again', async () => {
     const report = await conformanceReport(HANG, HUNG);
+    keep('hang-on-call', { report });
     assert.deepEqual(
       findings(report).map((c) => [c.id, c.level, c.status]),
       [['server.stopped', 'MUST', 'fail']],
@@ -84,6 +93,7 @@ describe('a server that stops mid-run', { concurrency: 2 }, () => {
 
   test('stdio, test: a hung call fails one test at MUST (not the call timeout warning); the rest run on a new process', async () => {
     const run = await runPlan(HANG, { ...HUNG, concurrency: 1 });
+    keep('hang-on-call', { run });
     const found = [...run.verdicts.values()].filter((v) => v.status === 'fail' || v.status === 'warn');
     assert.deepEqual(
       found.map((v) => [v.name, v.check, v.level, v.status]),
@@ -143,4 +153,12 @@ describe('a server that stops mid-run', { concurrency: 2 }, () => {
         );
     });
   });
+});
+
+// After the suite (top-level tests run one after another): check and test word server.stopped alike.
+test('check and test word the stop alike, over stdio', () => {
+  for (const [defect, { report, run }] of pairs) {
+    if (report === undefined || run === undefined) continue;
+    assert.deepEqual(assertOneWording(report, run.verdicts.values(), defect), ['server.stopped']);
+  }
 });

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { conformanceReport } from '../../src/testing/conformance-report.ts';
 import { type HttpFixture, startHttpFixture } from '../fixtures/broken-servers/http-server.ts';
-import { FAST, FIXTURES, runPlan } from './helpers/fixtures.ts';
+import { FAST, FIXTURES, PATIENT, runPlan } from './helpers/fixtures.ts';
+import { assertOneWording } from './helpers/one-wording.ts';
 
 const stdioFixture = (defect: string) => ({
   command: process.execPath,
@@ -17,7 +18,7 @@ const stdioFixture = (defect: string) => ({
 
 describe('a spawned stdio server', { concurrency: 3 }, () => {
   test('the good fixture passes check and test, on both wires', async () => {
-    const report = await conformanceReport(stdioFixture('none'), FAST);
+    const report = await conformanceReport(stdioFixture('none'), PATIENT);
     assert.equal(report.transport, 'stdio');
     assert.deepEqual(report.wires, ['2025', '2026']);
     assert.deepEqual(
@@ -31,7 +32,7 @@ describe('a spawned stdio server', { concurrency: 3 }, () => {
   });
 
   test('a banner on stdout fails the stdout checks only', async () => {
-    const report = await conformanceReport(stdioFixture('stdout-junk'), FAST);
+    const report = await conformanceReport(stdioFixture('stdout-junk'), PATIENT);
     assert.deepEqual(
       report.checks.filter((c) => c.status === 'fail').map((c) => c.id),
       ['stdio.stdout'],
@@ -53,6 +54,7 @@ describe('a spawned stdio server', { concurrency: 3 }, () => {
     const run = await runPlan(dying);
     assert.deepEqual(run.names, ['test_mcp_tools[NO ENDPOINT FOUND]']);
     assert.match(run.failed.get('test_mcp_tools[NO ENDPOINT FOUND]') ?? '', /exited with code 3/);
+    assert.deepEqual(assertOneWording(report, run.verdicts.values(), 'dying'), ['connection']);
   });
 });
 
@@ -69,7 +71,7 @@ describe('a streamable HTTP server (SDK v1 transport)', () => {
   });
 
   test('the good fixture passes check, with the session-based pre-initialize check', async () => {
-    const report = await conformanceReport(good.url, FAST);
+    const report = await conformanceReport(good.url, PATIENT);
     assert.equal(report.transport, 'http');
     // The SDK v1 HTTP transport refuses a 2026 request without a session: auto falls back to 2025.
     assert.deepEqual(report.wires, ['2025']);
@@ -107,5 +109,6 @@ describe('a streamable HTTP server (SDK v1 transport)', () => {
     assert.match(report.checks.find((c) => c.id === 'connection')?.reason ?? '', /cannot reach/);
     assert.ok(report.notRun > 10);
     assert.ok(report.checks.every((c) => c.id === 'connection' || c.status === 'not-run'));
+    assert.deepEqual(assertOneWording(report, run.verdicts.values(), 'unreachable'), ['connection']);
   });
 });

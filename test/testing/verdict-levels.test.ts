@@ -20,7 +20,7 @@ describe('verdict levels of failing calls and failing lists', { concurrency: 2 }
     assert.deepEqual([found?.level, found?.status, report.ok], ['HOUSE', 'warn', true]);
     assert.match(
       found?.reason ?? '',
-      /get_greeting: failed with error -32603 \(.*greeting service: connect ECONNREFUSED/,
+      /get_greeting\(\{"name":"World"\}\): failed with error -32603 \(.*greeting service: connect ECONNREFUSED/,
     );
     assert.notEqual(byId(report, 'tools.structured-content')?.status, 'fail');
 
