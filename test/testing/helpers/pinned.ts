@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { ConformanceReport } from '../../../src/testing/conformance-report.ts';
 import { until } from '../../helpers/until.ts';
@@ -104,9 +105,26 @@ export const ACCEPT_IGNORED: Pinned = { id: 'http.accept', level: 'HOUSE', statu
 export const BATCH_SERVED: Pinned = { id: 'http.batch', level: 'HOUSE', status: 'warn' };
 export const FOREIGN_HOST: Pinned = { id: 'http.host', level: 'HOUSE', status: 'warn' };
 
+/**
+ * With CORPUS_TALLY=<file>, each pinned report's findings are appended to the file (one JSON
+ * line per run), which scripts/corpus-figures.ts counts for docs/testing.md's figures.
+ */
+function tally(report: ConformanceReport, found: readonly ConformanceReport['checks'][number][]): void {
+  const file = process.env.CORPUS_TALLY;
+  if (file === undefined || file === '') return;
+  const line = {
+    server: report.serverInfo?.name ?? report.target,
+    transport: report.transport,
+    wires: report.wires,
+    findings: found.map((c) => ({ id: c.id, level: c.level, status: c.status })),
+  };
+  appendFileSync(file, `${JSON.stringify(line)}\n`);
+}
+
 /** The report's findings are exactly `pins`, at their level and status; MUST and SHOULD with their spec line. */
 export function assertPinned(report: ConformanceReport, pins: readonly Pinned[]): void {
   const found = report.checks.filter((c) => c.status === 'fail' || c.status === 'warn');
+  tally(report, found);
   assert.deepEqual(
     found.map((c) => c.id).sort(),
     pins.map((p) => p.id).sort(),
