@@ -48,6 +48,7 @@ export function duplicateToolNames(tools: readonly JsonObject[]): string | undef
 export function stdoutJunk(junk: readonly string[]): string | undefined {
   if (junk.length === 0) return undefined;
   const lines = junk.map((line) => JSON.stringify(line.slice(0, 80)));
+  if (junk.length === 1) return `a stdout line is not a JSON-RPC message: ${lines[0]}`;
   return `${junk.length} stdout lines are not JSON-RPC messages: ${listSome(lines)}`;
 }
 

@@ -79,7 +79,7 @@ describe('the commands against stdio servers', { concurrency: 3 }, () => {
     const r = await runCli(['check', '--request-timeout', '2', ...fixture('stdout-junk')]);
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stdout, /^✗ stdio\.stdout: every byte on stdout is a JSON-RPC message \[MUST\]$/m);
-    assert.match(r.stdout, /^ {4}stdout line "broken-fixture ready/m);
+    assert.match(r.stdout, /^ {4}a stdout line is not a JSON-RPC message: "broken-fixture ready/m);
     assert.match(r.stdout, /^ {4}fix: write logs and banners to stderr/m);
     assert.match(
       r.stdout,
