@@ -61,6 +61,7 @@ export const SLOW: readonly string[] = [
   'test/types/',
   'test/auth/oauth-proxy/flow.test.ts',
   'test/auth/oauth-proxy/replicas.test.ts',
+  'test/auth/oauth-proxy/proxy-forward.test.ts',
   'test/auth/login-oauth-proxy.test.ts',
 ];
 

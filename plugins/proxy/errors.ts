@@ -12,6 +12,7 @@ import {
   SdkErrorCode,
   ProtocolError as UpstreamProtocolError,
 } from '@modelcontextprotocol/client';
+import { NoCallerToken } from './caller-token.ts';
 import { UNREADABLE } from './line-buffer.ts';
 import { UpstreamUnavailable } from './upstream.ts';
 
@@ -26,6 +27,7 @@ const KEPT_CODES = new Set<number>([
 /** One line on what went wrong, and whether retrying may help. */
 export function describeFailure(err: unknown): { text: string; retryable: boolean } {
   if (err instanceof UpstreamUnavailable) return { text: err.message, retryable: true };
+  if (err instanceof NoCallerToken) return { text: err.message, retryable: false };
   if (err instanceof SdkError && err.code === SdkErrorCode.ConnectionClosed) {
     return {
       text: 'The upstream MCP server went away during the call (it is being restarted); the call may or may not have been carried out. Retry shortly.',

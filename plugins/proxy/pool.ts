@@ -5,10 +5,12 @@
  * forwarded request and stopped when the session ends (`app.onSessionEnd`); at most
  * MCP_PROXY_MAX_SESSIONS run at once, and a session over the cap gets a clear error. A
  * request with no session (the stateless 2026 wire) uses the shared connection, which also
- * serves the lists.
+ * serves the lists. With MCP_PROXY_FORWARD_UPSTREAM_TOKEN, a session's connection carries its
+ * caller's upstream token (caller-token.ts), and a request with no session is refused.
  */
 import { randomUUID } from 'node:crypto';
 import type { HandlerContext, Logger } from '@mcp-toolkit/server';
+import { type BearerSource, callerBearer, NoCallerToken, SESSIONLESS } from './caller-token.ts';
 import type { ProxySettings } from './settings.ts';
 import { Upstream, UpstreamUnavailable } from './upstream.ts';
 
@@ -55,6 +57,8 @@ export class UpstreamPool {
   readonly #settings: ProxySettings;
   readonly #logger: Logger;
   readonly #sessions = new Map<string, SessionUpstream>();
+  /** Per session: where its connection gets its caller's token (MCP_PROXY_FORWARD_UPSTREAM_TOKEN). */
+  readonly #bearers = new Map<string, BearerSource>();
   /**
    * Per-session upstreams being stopped: they count against the cap until their process has
    * exited, so that never more than MCP_PROXY_MAX_SESSIONS processes run at once.
@@ -78,7 +82,17 @@ export class UpstreamPool {
   /** The upstream for one request: the shared one, or its session's (started on first use). */
   async forRequest(ctx: HandlerContext): Promise<Upstream> {
     const id = ctx.sessionId;
+    const forward = this.#settings.forwardUpstreamToken;
+    if (forward && id === undefined) throw new NoCallerToken(SESSIONLESS);
     if (this.#settings.isolation === 'shared' || id === undefined) return this.#shared;
+    if (forward) {
+      // The session's connection sends the token of its latest request's caller (a session is
+      // bound to one identity); asked for first, so a caller without one starts nothing.
+      const bearer = callerBearer(ctx);
+      await bearer({ forceRefresh: false });
+      // The session may have ended meanwhile: then nothing is kept for it (and nothing starts, below).
+      if (!this.#ended.has(id)) this.#bearers.set(id, bearer);
+    }
     let entry = this.#sessions.get(id);
     if (entry === undefined) {
       if (this.#stopped)
@@ -105,6 +119,7 @@ export class UpstreamPool {
     const upstream = new Upstream(settings, logger, {
       connected: async () => {},
       listChanged: () => {},
+      ...(this.#settings.forwardUpstreamToken ? { callerBearer: () => this.#bearers.get(id) } : {}),
     });
     const ready = upstream.start().catch((err: Error) => {
       if (this.#sessions.get(id)?.upstream === upstream) this.#retire(id, upstream, 'it did not start');
@@ -130,6 +145,7 @@ export class UpstreamPool {
 
   /** The session ended: its upstream is stopped, even one still starting. */
   end(id: string): void {
+    this.#bearers.delete(id);
     this.#ended.add(id);
     if (this.#ended.size > ENDED_KEPT) this.#ended.delete(this.#ended.values().next().value as string);
     const entry = this.#sessions.get(id);

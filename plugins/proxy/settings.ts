@@ -128,6 +128,11 @@ export const proxySettings = z
       .describe(
         `Sent to MCP_PROXY_URL as \`Authorization: Bearer <token>\`; the clients' own credentials are never passed on (${NEVER_SHOWN}).`,
       ),
+    forwardUpstreamToken: setting
+      .bool(false)
+      .describe(
+        "When true, each caller's own token at the identity provider they signed in with (`MCP_AUTH=oauth-proxy`, `ctx.upstreamToken()`) is sent to MCP_PROXY_URL as `Authorization: Bearer`, on the upstream connection of that caller's session only: needs MCP_PROXY_ISOLATION=per-session (a shared connection would carry one caller's token for everyone). The shared connection (the lists, doctor) keeps MCP_PROXY_BEARER_TOKEN; a request without a session (the 2026 wire) answers an error.",
+      ),
     apiKey: setting
       .text()
       .describe(`Sent to MCP_PROXY_URL in the header MCP_PROXY_API_KEY_HEADER (${NEVER_SHOWN}).`),
@@ -224,6 +229,17 @@ export const proxySettings = z
     error:
       'MCP_PROXY_BEARER_TOKEN and MCP_PROXY_API_KEY are sent to MCP_PROXY_URL only; a stdio upstream takes MCP_PROXY_SECRET_ENV',
     path: ['bearerToken'],
+  })
+  // A caller's upstream token goes on the connection of that caller's session, never a shared one.
+  .refine((s) => !s.forwardUpstreamToken || s.url !== undefined, {
+    error:
+      "MCP_PROXY_FORWARD_UPSTREAM_TOKEN=true sends each caller's upstream token to MCP_PROXY_URL; a stdio upstream (MCP_PROXY_COMMAND) has no HTTP connection to carry it",
+    path: ['forwardUpstreamToken'],
+  })
+  .refine((s) => !s.forwardUpstreamToken || s.url === undefined || s.isolation === 'per-session', {
+    error:
+      "MCP_PROXY_FORWARD_UPSTREAM_TOKEN=true needs MCP_PROXY_ISOLATION=per-session: with MCP_PROXY_ISOLATION=shared one upstream connection serves every caller, and it would carry one caller's token for all the others",
+    path: ['forwardUpstreamToken'],
   });
 
 export type ProxySettings = z.output<typeof proxySettings>;

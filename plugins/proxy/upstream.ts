@@ -10,6 +10,7 @@
 import type { Logger } from '@mcp-toolkit/server';
 import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { type BearerSource, bearerFetch } from './caller-token.ts';
 import { InFlight } from './held-call.ts';
 import { useLineBuffer } from './line-buffer.ts';
 import type { ProxySettings } from './settings.ts';
@@ -40,6 +41,11 @@ export interface UpstreamHooks {
   listChanged(kind: ListKind): void;
   /** The upstream said a resource changed. */
   resourceUpdated?(uri: string): void;
+  /**
+   * The token of the caller whose session this connection serves (MCP_PROXY_FORWARD_UPSTREAM_TOKEN):
+   * sent as `Authorization: Bearer` in place of MCP_PROXY_BEARER_TOKEN. Never on a shared connection.
+   */
+  callerBearer?(): BearerSource | undefined;
 }
 
 /** Thrown to a call when there is no upstream to send it to. */
@@ -182,9 +188,14 @@ export class Upstream {
     const s = this.#settings;
     if (s.url !== undefined) {
       const headers: Record<string, string> = {};
-      if (s.bearerToken !== undefined) headers.authorization = `Bearer ${s.bearerToken}`;
+      const caller = this.#hooks.callerBearer;
+      if (s.bearerToken !== undefined && caller === undefined)
+        headers.authorization = `Bearer ${s.bearerToken}`;
       if (s.apiKey !== undefined) headers[(s.apiKeyHeader ?? 'X-API-Key').toLowerCase()] = s.apiKey;
-      return new StreamableHTTPClientTransport(new URL(s.url), { requestInit: { headers } });
+      return new StreamableHTTPClientTransport(new URL(s.url), {
+        requestInit: { headers },
+        ...(caller !== undefined ? { fetch: bearerFetch(caller) } : {}),
+      });
     }
     const transport = new StdioClientTransport({
       command: s.command as string,
