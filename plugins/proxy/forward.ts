@@ -221,7 +221,7 @@ export async function forwardToolCall(
       'upstream tool call given up: no answer from the client within MCP_PROXY_INPUT_TIMEOUT_MS',
     );
   });
-  if (ctx.wire === '2025') roundsOf.set(ctx, { call, parking: o.parking, end });
+  if (ctx.inputRoundsInRequest) roundsOf.set(ctx, { call, parking: o.parking, end });
   const state: RoundState = { proxyCall: call.id };
   return ctx.askInput(next.asks, state);
 }

@@ -53,15 +53,15 @@ export const proxyPlugin = definePlugin({
     app.onSessionEnd((id) => pool.end(id));
     running.set(settings, { upstream, mirror, pool });
 
-    // A 2025-wire call's input rounds run inside its request: once it is answered, an upstream
-    // call still held for it has lost its round.
+    // Where a call's input rounds run inside its request (the 2025 wire), an upstream call still
+    // held for it has lost its round once the call is answered.
     app.use({
       name: 'proxy',
       async onCallTool(call, next) {
         try {
           return await next();
         } finally {
-          if (call.ctx.wire === '2025') releaseRounds(call.ctx);
+          if (call.ctx.inputRoundsInRequest) releaseRounds(call.ctx);
         }
       },
     });

@@ -123,6 +123,10 @@ export class RequestContext implements CallContext {
     return this.record.wire;
   }
 
+  get inputRoundsInRequest(): boolean {
+    return this.record.profile.inputRoundsInRequest;
+  }
+
   get protocolVersion(): string {
     return this.record.protocolVersion;
   }

@@ -82,6 +82,14 @@ export interface HandlerContext {
   readonly requestId: RequestId;
   readonly protocolVersion: string;
   readonly wire: Wire;
+  /**
+   * Whether this call's input rounds (`askInput`) run inside its request: the client answers
+   * on the call's own stream, so a round still open once the handler has returned is lost
+   * (true), or each round ends the request and the client retries the call with its answers,
+   * maybe on another replica (false). Code that holds something between rounds (the proxy
+   * plugin holds the upstream's call) reads this rather than `wire`.
+   */
+  readonly inputRoundsInRequest: boolean;
   /** The 2025-wire session id, when there is one. */
   readonly sessionId: string | undefined;
   readonly clientCapabilities: ClientCapabilities;

@@ -2,8 +2,9 @@
  * One wire profile per protocol generation (docs/architecture.md, "The wire profiles"): the
  * profile is chosen once, where a message is first classified, and every rule that differs
  * between the stateful 2025 wire and the stateless 2026 wire is asked of it. The test fails,
- * naming file:line, when code under src/ compares the wire or a protocol version to choose
- * what to do. Exempt: the profiles themselves (src/protocol/wires/), where the revisions'
+ * naming file:line, when code under src/ or plugins/ (the bundled plugins, which read
+ * wire-neutral facts of the context such as `ctx.inputRoundsInRequest`) compares the wire or a
+ * protocol version to choose what to do. Exempt: the profiles themselves (src/protocol/wires/), where the revisions'
  * constants and predicates live (src/base/versions.ts), the test kit (src/testing/, a client
  * that drives both wires on purpose) and the CLI (src/cli/).
  */
@@ -14,7 +15,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SRC = path.join(ROOT, 'src');
+const SCANNED = [path.join(ROOT, 'src'), path.join(ROOT, 'plugins')];
 const EXEMPT = ['src/protocol/wires/', 'src/testing/', 'src/cli/', 'src/base/versions.ts'];
 
 /** A comparison operator, spaced as the formatter writes one (`=>` and `<T>` are not one). */
@@ -52,10 +53,10 @@ function codeLines(file: string): string[] {
   return text.split('\n').map((line) => line.replace(/(^|[^:'"`\\])\/\/.*$/, '$1'));
 }
 
-/** Every place under src/ (exemptions aside) that matches one of PATTERNS, as `file:line: why: code`. */
+/** Every place under src/ and plugins/ (exemptions aside) that matches one of PATTERNS, as `file:line: why: code`. */
 function wireDecisions(): string[] {
   const found: string[] = [];
-  for (const file of sources(SRC)) {
+  for (const file of SCANNED.flatMap(sources)) {
     const rel = path.relative(ROOT, file).split(path.sep).join('/');
     if (EXEMPT.some((e) => rel === e || rel.startsWith(e))) continue;
     codeLines(file).forEach((line, i) => {
@@ -67,7 +68,15 @@ function wireDecisions(): string[] {
 }
 
 test('outside the wire profiles no code compares the wire or a protocol version to choose behaviour', () => {
-  assert.deepEqual(wireDecisions(), []);
+  const found = wireDecisions();
+  assert.deepEqual(found, []);
+});
+
+test('the scan reaches the bundled plugins', () => {
+  const scanned = SCANNED.flatMap(sources).map((f) => path.relative(ROOT, f).split(path.sep).join('/'));
+  for (const file of ['plugins/proxy/forward.ts', 'plugins/proxy/index.ts', 'src/protocol/dispatcher.ts']) {
+    assert.ok(scanned.includes(file), `${file} is scanned`);
+  }
 });
 
 test('the patterns catch the shapes such a decision takes', () => {

@@ -73,6 +73,12 @@ export interface WireProfile {
   readonly wire: Wire;
   /** Whether requests belong to a session opened by `initialize` (Mcp-Session-Id over HTTP). */
   readonly sessions: boolean;
+  /**
+   * Whether a call's input rounds run inside its request (2025: server-to-client requests on
+   * the call's stream, lost once the call is answered) rather than each ending the request for
+   * the client to retry with its answers (2026). Handlers read it as `ctx.inputRoundsInRequest`.
+   */
+  readonly inputRoundsInRequest: boolean;
   readonly tasks: TaskWire;
   /** The client's facts for the record, read from the envelope in `meta` or from `session`. */
   clientFacts(meta: JsonObject | undefined, session: Session | undefined): ClientFacts;

@@ -69,6 +69,7 @@ const tasks: TaskWire = {
 const profile: WireProfile = {
   wire: '2025',
   sessions: true,
+  inputRoundsInRequest: true,
   tasks,
 
   clientFacts(_meta, session) {

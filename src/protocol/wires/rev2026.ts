@@ -73,6 +73,7 @@ const tasks: TaskWire = {
 const profile: WireProfile = {
   wire: '2026',
   sessions: false,
+  inputRoundsInRequest: false,
   tasks,
 
   clientFacts(meta: JsonObject | undefined) {
