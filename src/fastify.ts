@@ -125,6 +125,7 @@ const plugin: FastifyPluginAsync<McpToolkitOptions> = async (app, options) => {
   const { server, settings, telemetry } = assembled;
   const streams = new Set<ServerResponse>();
   const interrupts = new Set<(reason: ProtocolError) => void>();
+  const finishing = new Set<Promise<void>>();
   telemetry.watch(liveCounts(server, () => streams.size));
   let closing = false;
   const discovery = options.discovery ?? false;
@@ -136,6 +137,7 @@ const plugin: FastifyPluginAsync<McpToolkitOptions> = async (app, options) => {
       http,
       streams,
       interrupts,
+      finishing,
       cors: true,
       closing: () => closing,
       identify: options.identify,
@@ -151,7 +153,7 @@ const plugin: FastifyPluginAsync<McpToolkitOptions> = async (app, options) => {
   // SSE streams end (or Node's close would wait for them), then the rest is closed.
   app.addHook('preClose', async () => {
     closing = true;
-    await assembled.stop((budgetMs) => drain(server, streams, Date.now() + budgetMs, interrupts));
+    await assembled.stop((budgetMs) => drain(server, streams, Date.now() + budgetMs, interrupts, finishing));
   });
 };
 

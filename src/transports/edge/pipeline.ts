@@ -87,6 +87,11 @@ export interface EdgeSetup<Req extends EdgeRequest, Res> {
    * identity, with its scopes, or undefined to leave it to the server's authenticator (none:
    * anonymous). Runs at stage 3, in place of auth when it answers.
    */
+  /**
+   * Where the ends of call streams still being written go (the last event stored, the stream
+   * released), so that a drain waits for them before the replica lets go of its shared state.
+   */
+  readonly finishing?: Set<Promise<void>> | undefined;
   readonly identify?: ((req: Req) => Identity | undefined | Promise<Identity | undefined>) | undefined;
 }
 
@@ -112,6 +117,7 @@ export function createEdge<Req extends EdgeRequest, Res>(setup: EdgeSetup<Req, R
     standalone: new Map(),
     openStreams: new Map(),
     dispatching: new Set(),
+    finishing: setup.finishing ?? new Set(),
   };
   const { auth, limiter, logger } = deps;
   const limited = limiter !== undefined && limiter.burst > 0;

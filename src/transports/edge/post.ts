@@ -151,7 +151,15 @@ export async function handlePost(state: RouteState, req: EdgeRequest, res: unkno
     // A batch's replies go out one event each (2025-03-26 transports: the stream carries one
     // response per request in the POST), then the stream ends.
     if (Array.isArray(result.body)) for (const response of result.body) stream.send(response);
-    await stream.finish(Array.isArray(result.body) ? undefined : result.body);
+    // The handler is done, but the answer is not kept until its event is stored: a drain waits
+    // for this too, or a replica stopping now would lose the result a resume elsewhere asks for.
+    const finished = stream.finish(Array.isArray(result.body) ? undefined : result.body);
+    state.finishing.add(finished);
+    try {
+      await finished;
+    } finally {
+      state.finishing.delete(finished);
+    }
     live.delete(stream.streamId);
     return res;
   }

@@ -36,6 +36,8 @@ export interface RouteState {
   readonly openStreams: Map<string, number>;
   /** The POSTs being dispatched now, by their client's presence: a drain's cut-off interrupts them. */
   readonly dispatching: Set<ClientPresence>;
+  /** The ends of call streams still being written (EdgeSetup.finishing). */
+  readonly finishing: Set<Promise<void>>;
 }
 
 /**

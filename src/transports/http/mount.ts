@@ -28,6 +28,8 @@ export interface MountOptions {
   streams: Set<ServerResponse>;
   /** How to stop the MCP requests in flight (filled by the routes; `drain` calls them at its deadline). */
   interrupts?: Set<(reason: ProtocolError) => void>;
+  /** The ends of call streams still being written (filled by the routes; `drain` waits for them). */
+  finishing?: Set<Promise<void>>;
   /** CORS for these routes alone (false where our own app applies it already, at its root). */
   cors: boolean;
   /** True once shutdown has begun: requests to these routes then get a JSON-RPC 503. */
@@ -129,6 +131,7 @@ export async function mountMcp(app: FastifyInstance, options: MountOptions): Pro
     http,
     streams: options.streams,
     interrupts: options.interrupts,
+    finishing: options.finishing,
     identify: options.identify,
     preflight: options.cors,
   });
@@ -160,9 +163,22 @@ async function settle(server: HttpDeps, until: number): Promise<void> {
   }
 }
 
+/** Waits until every stream end in `finishing` (those added meanwhile too) settles, or until `until`. */
+async function settleFinishing(finishing: ReadonlySet<Promise<void>>, until: number): Promise<void> {
+  while (finishing.size > 0 && Date.now() < until) {
+    let timer: NodeJS.Timeout | undefined;
+    const timeUp = new Promise<void>((r) => {
+      timer = setTimeout(r, until - Date.now());
+    });
+    await Promise.race([Promise.allSettled([...finishing]), timeUp]);
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Lets the calls in flight, MCP requests and the plugins' route handlers alike, finish (until
- * `deadline`, a Date.now() value), then ends the SSE streams still open on the MCP routes.
+ * `deadline`, a Date.now() value), and the ends of their streams be written (the last event
+ * stored), then ends the SSE streams still open on the MCP routes.
  * What still runs shortly before the deadline is stopped through `interrupts` and answered with
  * a 503 (a JSON-RPC error, as the last event of a stream already open), so that no caller is
  * left without an answer when the connections close.
@@ -172,6 +188,7 @@ export async function drain(
   streams: Set<ServerResponse>,
   deadline: number,
   interrupts?: ReadonlySet<(reason: ProtocolError) => void>,
+  finishing?: ReadonlySet<Promise<void>>,
 ): Promise<void> {
   const grace = Math.min(CUT_OFF_GRACE_MS, Math.max(0, (deadline - Date.now()) / 4));
   await settle(server, deadline - grace);
@@ -184,6 +201,8 @@ export async function drain(
     for (const interrupt of interrupts) interrupt(Refusal.cutOffByShutdown());
     await settle(server, Math.max(deadline, Date.now() + CUT_OFF_MIN_MS));
   }
+  if (finishing !== undefined)
+    await settleFinishing(finishing, Math.max(deadline, Date.now() + CUT_OFF_MIN_MS));
   for (const raw of [...streams]) raw.destroy();
   streams.clear();
 }

@@ -25,6 +25,8 @@ export interface McpRoutesOptions {
   streams?: Set<ServerResponse>;
   /** Where these routes put how to stop the requests they are dispatching, for a drain past its deadline. */
   interrupts?: Set<(reason: ProtocolError) => void>;
+  /** Where the ends of call streams still being written go, for a drain to wait for them. */
+  finishing?: Set<Promise<void>>;
   /** Preflights reach this route (answered by a scoped CORS hook, mount.ts); else OPTIONS is 405 without CORS. */
   preflight?: boolean | undefined;
   /** The application's own word on who the caller is (the Fastify plugin's `identify`). */
@@ -41,6 +43,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
     eventStore: options.eventStore,
     eventRetention: http.limits.eventRetention,
     identify: options.identify,
+    finishing: options.finishing,
   });
   options.interrupts?.add((reason) => edge.interrupt(reason));
   app.decorateRequest('mcpIdentity', undefined);

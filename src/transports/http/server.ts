@@ -34,6 +34,8 @@ export interface HttpHandle {
 const openStreams = new WeakMap<FastifyInstance, Set<ServerResponse>>();
 /** How to stop each app's requests in flight, for its close past its deadline. */
 const openInterrupts = new WeakMap<FastifyInstance, Set<(reason: ProtocolError) => void>>();
+/** The ends of call streams still being written on an app's MCP routes, for its drain to wait for. */
+const openFinishing = new WeakMap<FastifyInstance, Set<Promise<void>>>();
 /** Each app's shutdown state as `/readyz` reports it: false, or what it says. */
 const shutdownState = new WeakMap<FastifyInstance, { detail: string | false }>();
 
@@ -66,7 +68,9 @@ export async function buildHttpApp(server: HttpDeps, http: HttpOptions): Promise
   openStreams.set(app, streams);
   const interrupts = new Set<(reason: ProtocolError) => void>();
   openInterrupts.set(app, interrupts);
-  await app.register(mountMcp, { server, http, streams, interrupts, cors: false });
+  const finishing = new Set<Promise<void>>();
+  openFinishing.set(app, finishing);
+  await app.register(mountMcp, { server, http, streams, interrupts, finishing, cors: false });
   return app;
 }
 
@@ -96,7 +100,13 @@ export async function startHttp(server: HttpDeps, http: HttpOptions): Promise<Ht
     async close(timeoutMs) {
       // Stop accepting; wait for in-flight calls (bounded), then end what is left (SSE streams).
       const closing = app.close();
-      await drain(server, openStreams.get(app) ?? new Set(), Date.now() + timeoutMs, openInterrupts.get(app));
+      await drain(
+        server,
+        openStreams.get(app) ?? new Set(),
+        Date.now() + timeoutMs,
+        openInterrupts.get(app),
+        openFinishing.get(app),
+      );
       app.server.closeAllConnections();
       await closing;
       resolveClosed();
