@@ -5,8 +5,8 @@
  * is at /v1/mcp and nowhere else; the application's routes and its preflights are its own; our
  * CORS answers our routes only; no landing page or catalog appears unless asked, and a landing
  * page asked for where the application has `GET /` is a ToolkitError naming the route and the
- * option; a tool sees the application's user and scopes, and a scoped tool is listed and
- * callable only for a user holding its scope. Real sockets, the official v1 client.
+ * option; a tool, and a plugin's own HTTP route, see the application's user and scopes, and a
+ * scoped tool is listed and callable only for a user holding its scope. Real sockets, the official v1 client.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -47,6 +47,14 @@ const whoPlugin = definePlugin({
         async () => 'report',
       ),
     );
+    // A route of the plugin's own, behind auth: it sees the caller as the tools do.
+    app.httpRoute({
+      method: 'GET',
+      url: '/who',
+      handler: (req) => ({
+        body: { id: req.identity?.subject ?? 'anonymous', scopes: [...(req.identity?.scopes ?? [])] },
+      }),
+    });
   },
 });
 
@@ -171,6 +179,16 @@ describe('the plugin in an application with its own GET /, @fastify/cors and aut
       await ada.close();
       await bob.close();
     }
+  });
+
+  test("a plugin's own route sees the application's user and scopes too", async () => {
+    const who = async (headers: Record<string, string>) => {
+      const res = await fetch(`${base}/who`, { headers });
+      assert.equal(res.status, 200);
+      return res.json();
+    };
+    assert.deepEqual(await who({ 'x-user': 'ada' }), { id: 'ada', scopes: ['admin'] });
+    assert.deepEqual(await who({}), { id: 'anonymous', scopes: [] });
   });
 });
 

@@ -5,7 +5,7 @@
  * without; `:name` parameters, repeated query keys, text, JSON and empty answers, a handler
  * that throws (500), a bad JSON body (-32700), a body over the limit (413), the Host check,
  * a method the route does not declare (404); a handler in flight is counted for a graceful
- * stop. A route on one of the transport's own paths stops createFetchHandler, naming both.
+ * stop; a handler created with `identify` gives a route the application's caller. A route on one of the transport's own paths stops createFetchHandler, naming both.
  */
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +14,7 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { pino } from 'pino';
 import { createAuthenticator } from '../../src/auth/create.ts';
-import { ErrorCode } from '../../src/base/errors.ts';
+import { ErrorCode, ProtocolError } from '../../src/base/errors.ts';
 import { parseSettings } from '../../src/config/settings.ts';
 import { createFetchHandler, type FetchHandler } from '../../src/fetch.ts';
 import { definePlugin } from '../../src/index.ts';
@@ -179,6 +179,43 @@ describe('the fetch handler serves the plugins’ routes, with plain Request obj
     const res = await answer;
     assert.deepEqual(await res.json(), { echoed: { n: 1 } });
     assert.equal(server.routeInflightCount, 0);
+  });
+});
+
+describe("the plugins' routes with the application's identify", () => {
+  let server: McpServer;
+  let handle: FetchHandler;
+  before(async () => {
+    server = await buildServer([hooksPlugin]);
+    handle = createFetchHandler(server, {
+      identify: (request) => {
+        const user = request.headers.get('x-user');
+        if (user === 'blocked')
+          throw new ProtocolError(ErrorCode.Forbidden, 'blocked by the application', { httpStatus: 403 });
+        return user ? { clientId: `app:${user}`, subject: user, scopes: [] } : undefined;
+      },
+    });
+  });
+  after(() => server.close());
+
+  const stats = (headers: Record<string, string>) =>
+    handle(new Request(`${ORIGIN}/admin/stats`, { headers }));
+
+  test("a route behind auth sees the application's caller; without one, MCP_AUTH decides", async () => {
+    const ada = await stats({ 'x-user': 'ada' });
+    assert.equal(ada.status, 200);
+    assert.equal(((await ada.json()) as { caller: string }).caller, 'app:ada');
+    const keyed = await stats({ 'x-api-key': KEY });
+    assert.equal(((await keyed.json()) as { caller: string }).caller, 'admin');
+    const nobody = await stats({});
+    assert.equal(nobody.status, 401);
+    assert.equal(await errorCode(nobody), ErrorCode.Unauthorized);
+  });
+
+  test('what identify throws is the answer, as on the MCP endpoint', async () => {
+    const blocked = await stats({ 'x-user': 'blocked', 'x-api-key': KEY });
+    assert.equal(blocked.status, 403);
+    assert.equal(await errorCode(blocked), ErrorCode.Forbidden);
   });
 });
 

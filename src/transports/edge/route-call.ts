@@ -2,7 +2,9 @@
  * One request to a plugin's HTTP route (`app.httpRoute`), whichever transport received it:
  * the Fastify routes (plugin-routes.ts) and the fetch handler (src/transports/fetch/) both
  * hand it over as plain facts and send what comes back. In order: auth (unless the route says
- * `auth: false`; failures counted per address, counted-auth.ts), one token of the per-client rate limit, the body (bytes as received, parsed
+ * `auth: false`: the application's `identify` first where the host was given one, then
+ * `MCP_AUTH`, its failures counted per address, counted-auth.ts), one token of the
+ * per-client rate limit, the body (bytes as received, parsed
  * for JSON with the MCP routes' prototype-poisoning guard); then the handler in a SERVER span
  * `<METHOD> <route>`, its return shaped into a status, headers and body, and one log line. A
  * refusal comes back as the ProtocolError for the transport's own `refuse`. The transport
@@ -19,7 +21,7 @@ import { routeLogLine } from '../../telemetry/logger.ts';
 import { NOOP_ROUTE_SPAN } from '../../telemetry/route-span.ts';
 import type { HttpDeps } from '../deps.ts';
 import { authenticateCounted } from './counted-auth.ts';
-import { isJsonContentType } from './rules.ts';
+import { authRefusal, isJsonContentType } from './rules.ts';
 
 /** What a route call takes of the server. */
 export type RouteDeps = Pick<HttpDeps, 'auth' | 'limiter' | 'logger' | 'telemetry'>;
@@ -44,6 +46,12 @@ export interface RouteArrival {
   readonly maxBodyBytes: number;
   /** When the request arrived (performance.now()), for the log line's duration. */
   readonly started: number;
+  /**
+   * The application's own word on who the caller is (the `identify` option of the Fastify
+   * plugin and of the fetch handler), asked before `MCP_AUTH`: an identity is taken as it is,
+   * undefined leaves the caller to `MCP_AUTH`, and what it throws is refused as auth failures are.
+   */
+  readonly identify?: (() => Identity | undefined | Promise<Identity | undefined>) | undefined;
 }
 
 /** The handler's answer, shaped for sending. */
@@ -177,7 +185,14 @@ export async function callRoute(
   arrival: RouteArrival,
 ): Promise<RouteOutcome> {
   let identity: Identity | undefined;
-  if (route.auth && deps.auth) {
+  if (route.auth) {
+    try {
+      identity = await arrival.identify?.();
+    } catch (err) {
+      return { refusal: authRefusal(err, deps.logger), identity };
+    }
+  }
+  if (route.auth && identity === undefined && deps.auth) {
     const outcome = await authenticateCounted(deps, arrival.headers, arrival.address);
     if (outcome.refusal) return { refusal: outcome.refusal, identity };
     identity = outcome.identity;

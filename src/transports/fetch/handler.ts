@@ -152,6 +152,7 @@ export function fetchHandler(server: FetchServer, o: FetchHandlerOptions): Fetch
         readBody: () => readBytes(request, o.maxBodyBytes),
         maxBodyBytes: o.maxBodyBytes,
         started: req.started,
+        identify: o.identify && (() => (o.identify as NonNullable<typeof o.identify>)(request)),
       };
       const outcome = await callRoute(server, found.route, arrival);
       if (outcome.refusal) {

@@ -143,7 +143,13 @@ export async function mountMcp(app: FastifyInstance, options: MountOptions): Pro
       authorizationServer: server.authorizationServer,
     });
   }
-  await app.register(pluginRoutes, { server, http, routes, interrupts: options.interrupts });
+  await app.register(pluginRoutes, {
+    server,
+    http,
+    routes,
+    interrupts: options.interrupts,
+    identify: options.identify,
+  });
 }
 
 /** MCP requests and plugin route handlers running now. */

@@ -2,7 +2,8 @@
  * The plugins' own HTTP routes (`app.httpRoute`), served in a scope of their own beside the
  * MCP routes, by the standalone server and by the Fastify plugin alike (mount.ts). Each
  * request passes the MCP endpoint's Host and Origin checks and body limit here, then
- * route-call.ts (shared with the fetch handler): auth (unless the route says `auth: false`),
+ * route-call.ts (shared with the fetch handler): auth (unless the route says `auth: false`;
+ * the Fastify plugin's `identify` first),
  * the per-client rate limit, the handler in a SERVER span `<METHOD> <route>` with a plain
  * request (no Fastify type reaches the plugin), and one log line; every refusal goes through
  * `refuse()`. A route on a path the transport serves itself stops start-up, naming both
@@ -14,6 +15,7 @@ import { InternalCode, type ProtocolError, ToolkitError } from '../../base/error
 import type { PluginHttpRoute } from '../../base/http-route.ts';
 import { RESOURCE_METADATA_WELL_KNOWN, resourceMetadataPath } from '../../base/oauth-urls.ts';
 import { Refusal } from '../../base/refusals.ts';
+import type { Identity } from '../../base/types.ts';
 import type { HttpDeps } from '../deps.ts';
 import { createHostGuard } from '../edge/guards.ts';
 import { callRoute } from '../edge/route-call.ts';
@@ -58,6 +60,8 @@ export interface PluginRoutesOptions {
   routes: readonly PluginHttpRoute[];
   /** Where these routes put how to stop the handlers running, for a drain past its deadline. */
   interrupts?: Set<(reason: ProtocolError) => void> | undefined;
+  /** The application's own word on who the caller is (the Fastify plugin's `identify`). */
+  identify?: ((request: FastifyRequest) => Identity | undefined | Promise<Identity | undefined>) | undefined;
 }
 
 /** A handler running now: its request's abort, and its reply (answered by an interrupt if need be). */
@@ -74,6 +78,7 @@ async function serveRoute(
   route: PluginHttpRoute,
   maxBodyBytes: number,
   running: Set<Running>,
+  identify: PluginRoutesOptions['identify'],
   req: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
@@ -100,6 +105,7 @@ async function serveRoute(
       readBody: async () => (req.body instanceof Uint8Array ? req.body : EMPTY),
       maxBodyBytes,
       started: performance.now() - reply.elapsedTime,
+      identify: identify && (() => identify(req)),
     });
   } finally {
     running.delete(entry);
@@ -165,7 +171,7 @@ export async function pluginRoutes(app: FastifyInstance, options: PluginRoutesOp
       method: route.method,
       url: route.url,
       bodyLimit: maxBody,
-      handler: (req, reply) => serveRoute(deps, route, maxBody, running, req, reply),
+      handler: (req, reply) => serveRoute(deps, route, maxBody, running, options.identify, req, reply),
     });
   }
 }
