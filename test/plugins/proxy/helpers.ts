@@ -37,12 +37,23 @@ export function everythingUpstream(): Record<string, string> {
 /** The pids of a process's descendants (Linux /proc). */
 function descendants(pid: number): number[] {
   const out: number[] = [];
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+  for (const task of readOr(() => readdirSync(`/proc/${pid}/task`), [])) {
+    const children = readOr(() => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim(), '');
     for (const child of children === '' ? [] : children.split(' ').map(Number))
       out.push(child, ...descendants(child));
   }
   return out;
+}
+
+/** A /proc read, or `fallback` when the process (or thread) exited between listing and reading. */
+function readOr<T>(read: () => T, fallback: T): T {
+  try {
+    return read();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ESRCH')
+      return fallback;
+    throw err;
+  }
 }
 
 /** The pid of the server's one upstream process whose command line holds `needle`. */
