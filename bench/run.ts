@@ -4,6 +4,7 @@
  * hosts the OTLP sink) to core 1; rounds are interleaved; every answer is checked. It prints
  * the tables and ratios and writes them as JSON (default `bench/results/latest.json`).
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
@@ -14,10 +15,23 @@ import type { ServerResult } from './harness/figures.ts';
 import { scenario1Contenders, scenario2Contenders, scenario4Contenders } from './harness/http-contenders.ts';
 import { LoadGenerator } from './harness/http-load.ts';
 import { type Context, type HttpContender, runHttpGroup } from './harness/http-scenario.ts';
+import {
+  COUNTED_BY_RUN,
+  countedServers,
+  countInstructions,
+  instructionRatios,
+  valgrindMissing,
+} from './harness/instructions.ts';
 import { type Options, parseOptions } from './harness/options.ts';
 import { startOtlpSink } from './harness/otlp-sink.ts';
 import { detectPinning, LOAD_CORE, pinSelf, SERVER_CORE } from './harness/processes.ts';
-import { computeRatios, formatResults, type Results, type ScenarioResult } from './harness/report.ts';
+import {
+  computeRatios,
+  formatResults,
+  type InstructionResults,
+  type Results,
+  type ScenarioResult,
+} from './harness/report.ts';
 import {
   ECHO_STDIO,
   OURS_HTTP,
@@ -107,6 +121,33 @@ async function runScenarios(ctx: Context): Promise<Record<string, ScenarioResult
   return scenarios;
 }
 
+/**
+ * Main-thread instructions per request of plain, ratio 0, ratio 1 and the raw route, counted
+ * side by side under callgrind after the timed scenarios (so they do not slow the rounds).
+ */
+async function countRequestInstructions(ctx: Context): Promise<InstructionResults | undefined> {
+  const { options, log } = ctx;
+  if (options.instructions === 0 || !(options.scenarios.has(1) || options.scenarios.has(4))) return undefined;
+  const base = { warmup: options.instructionsWarmup, requests: options.instructions };
+  log(`\n== instructions per request (callgrind, ${options.instructions} requests per server)`);
+  const skipped = valgrindMissing();
+  if (skipped !== undefined) {
+    log(skipped);
+    return { ...base, figures: [], ratios: [], skipped };
+  }
+  const sink = await startOtlpSink();
+  try {
+    const servers = countedServers(sink.url, randomBytes(16).toString('hex'));
+    const figures = await countInstructions(
+      COUNTED_BY_RUN.map((name) => servers[name]!),
+      { ...base, connections: 16, log },
+    );
+    return { ...base, figures, ratios: instructionRatios(figures) };
+  } finally {
+    await sink.close();
+  }
+}
+
 async function main(options: Options): Promise<void> {
   // Before pinning: afterwards this process sees only its own core.
   const nproc = availableParallelism();
@@ -141,6 +182,7 @@ async function run(ctx: Context, nproc: number, loadBefore: number[]): Promise<v
       : `NOT PINNED: ${pinning.note}`,
   );
   const scenarios = await runScenarios(ctx);
+  const instructions = await countRequestInstructions(ctx);
   const memory = [];
   const startup = [];
   if (options.extras) {
@@ -170,6 +212,7 @@ async function run(ctx: Context, nproc: number, loadBefore: number[]): Promise<v
     ratios: computeRatios(scenarios),
     memory,
     startup,
+    ...(instructions === undefined ? {} : { instructions }),
   };
   await mkdir(dirname(resolve(options.out)), { recursive: true });
   await writeFile(options.out, `${JSON.stringify(results, null, 2)}\n`);

@@ -86,6 +86,27 @@ export function toMarkdown(results: Results): string {
     for (const s of results.startup)
       out.push(row([s.label, s.status === 'ok' ? n(s.medianMs) : `n/a: ${s.error ?? ''}`]));
   }
+  const ins = results.instructions;
+  if (ins !== undefined && ins.skipped === undefined) {
+    out.push(
+      '',
+      row([
+        `instructions per request (main thread without GC, ${ins.requests} after ${ins.warmup} warm-up)`,
+        'instructions',
+        'other threads',
+      ]),
+      row(['---', '---:', '---:']),
+    );
+    for (const f of ins.figures) out.push(row([f.server, n(f.perRequest), n(f.otherThreadsPerRequest)]));
+    for (const r of ins.ratios)
+      out.push(
+        row([
+          r.name,
+          n(r.value, 3),
+          r.limit === null ? 'informative' : `≤ ${r.limit}: ${r.met ? 'met' : '**missed**'}`,
+        ]),
+      );
+  }
   return out.join('\n');
 }
 

@@ -24,6 +24,10 @@ export interface Options {
   profileDir: string | undefined;
   /** The HTTP load generator; `undefined`: wrk when it is installed, else autocannon. */
   load: 'wrk' | 'autocannon' | undefined;
+  /** Requests counted under callgrind per server (bench/harness/instructions.ts); 0: none. */
+  instructions: number;
+  /** Checked requests before the counters are zeroed. */
+  instructionsWarmup: number;
 }
 
 export const USAGE = `node bench/run.ts [options]
@@ -46,6 +50,10 @@ export const USAGE = `node bench/run.ts [options]
   --load TOOL        HTTP load generator: wrk or autocannon (default: wrk when installed, else
                      autocannon; autocannon costs its core 30 to 60 µs per request and can hold
                      the fastest servers back)
+  --instructions N   with scenario 1 or 4: main-thread instructions per request over N warm
+                     requests of plain, ratio 0, ratio 1 and the raw route under valgrind's callgrind
+                     (default 2000; 0: none; skipped with a note when valgrind is not installed)
+  --instructions-warmup N  checked requests before counting (default 3000)
   --out FILE         JSON results (default bench/results/latest.json)`;
 
 function positive(name: string, value: string | undefined, fallback: number, allowZero = false): number {
@@ -73,6 +81,8 @@ export function parseOptions(argv: readonly string[]): Options {
       profile: { type: 'string' },
       out: { type: 'string' },
       load: { type: 'string' },
+      instructions: { type: 'string' },
+      'instructions-warmup': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -101,5 +111,9 @@ export function parseOptions(argv: readonly string[]): Options {
     stdioWire,
     out: values.out ?? 'bench/results/latest.json',
     profileDir: values.profile,
+    instructions: Math.round(positive('instructions', values.instructions, 2000, true)),
+    instructionsWarmup: Math.round(
+      positive('instructions-warmup', values['instructions-warmup'], 3000, true),
+    ),
   };
 }

@@ -5,6 +5,7 @@
  */
 import type { MemoryResult, StartupResult } from './extras.ts';
 import { median, type RoundFigures, type ServerResult } from './figures.ts';
+import type { InstructionFigure, InstructionRatio } from './instructions.ts';
 
 export interface ScenarioResult {
   title: string;
@@ -44,6 +45,17 @@ export interface Results {
   ratios: Ratio[];
   memory: MemoryResult[];
   startup: StartupResult[];
+  /** Main-thread instructions per request under callgrind; absent when not asked for. */
+  instructions?: InstructionResults;
+}
+
+export interface InstructionResults {
+  warmup: number;
+  requests: number;
+  figures: InstructionFigure[];
+  ratios: InstructionRatio[];
+  /** Why nothing was counted (valgrind missing). */
+  skipped?: string;
 }
 
 /** A server's rounds: undefined when it was not part of the run, null when not measured correctly. */
@@ -162,6 +174,7 @@ export function formatResults(results: Results): string {
     }
     out.push(table(rows));
   }
+  if (results.instructions !== undefined) out.push(formatInstructions(results.instructions));
   if (results.memory.length > 0) {
     out.push('\nMemory with idle 2025-wire sessions (RSS)');
     const rows = [['server', 'sessions', 'RSS before MiB', 'RSS after MiB', 'KiB/session']];
@@ -184,5 +197,25 @@ export function formatResults(results: Results): string {
     out.push(table(rows));
     for (const s of results.startup) if (s.error !== undefined) out.push(`  ${s.label}: ${s.error}`);
   }
+  return out.join('\n');
+}
+
+/** The instruction figures and their ratios against issue 51's "within 15%". */
+function formatInstructions(i: InstructionResults): string {
+  const out = [
+    `\nInstructions per request (callgrind, main thread without GC, ${i.requests} requests after ${i.warmup} warm-up)`,
+  ];
+  if (i.skipped !== undefined) return [...out, `  ${i.skipped}`].join('\n');
+  const rows = [['server', 'instructions/req', 'other threads/req']];
+  for (const f of i.figures)
+    rows.push([f.server, fmt(f.perRequest ?? undefined), fmt(f.otherThreadsPerRequest ?? undefined)]);
+  out.push(table(rows));
+  for (const f of i.figures) if (f.error !== undefined) out.push(`  ${f.server}: ${f.error}`);
+  const ratioRows = [['ratio', 'instructions', 'target', 'verdict']];
+  for (const r of i.ratios) {
+    const verdict = r.met === null ? (r.value === null ? 'not counted' : 'info') : r.met ? 'met' : 'MISSED';
+    ratioRows.push([r.name, fmt(r.value ?? undefined, 3), r.limit === null ? '-' : `<= ${r.limit}`, verdict]);
+  }
+  out.push(table(ratioRows));
   return out.join('\n');
 }

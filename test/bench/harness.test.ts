@@ -29,7 +29,19 @@ function runScript(
 }
 
 /** One short round per server, no warm-up: a smoke run. */
-const SHORT = ['--duration', '1', '--warmup', '0', '--rounds', '1', '--connections', '2'];
+// Instruction counts under valgrind take minutes: test/bench/instructions.test.ts runs them.
+const SHORT = [
+  '--duration',
+  '1',
+  '--warmup',
+  '0',
+  '--rounds',
+  '1',
+  '--connections',
+  '2',
+  '--instructions',
+  '0',
+];
 
 /**
  * `node bench/run.ts ARGS`. About 50 s on a quiet machine, more than 110 s at a load average of
@@ -121,6 +133,8 @@ test('with --processes the rounds of each HTTP server run on that many processes
     '2',
     '--connections',
     '2',
+    '--instructions',
+    '0',
   ];
   const { code, stderr } = await run([...args, '--scenarios', '1', '--no-extras', '--out', out]);
   assert.equal(code, 0, stderr);
