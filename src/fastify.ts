@@ -142,6 +142,7 @@ const plugin: FastifyPluginAsync<McpToolkitOptions> = async (app, options) => {
       closing: () => closing,
       identify: options.identify,
       catalogs: discovery,
+      routePrefix: prefix,
     });
   } catch (err) {
     await assembled.stop();

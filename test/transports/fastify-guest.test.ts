@@ -183,12 +183,17 @@ describe('the plugin in an application with its own GET /, @fastify/cors and aut
 
   test("a plugin's own route sees the application's user and scopes too", async () => {
     const who = async (headers: Record<string, string>) => {
-      const res = await fetch(`${base}/who`, { headers });
+      const res = await fetch(`${base}/v1/who`, { headers });
       assert.equal(res.status, 200);
       return res.json();
     };
     assert.deepEqual(await who({ 'x-user': 'ada' }), { id: 'ada', scopes: ['admin'] });
     assert.deepEqual(await who({}), { id: 'anonymous', scopes: [] });
+    assert.equal(
+      (await fetch(`${base}/who`)).status,
+      404,
+      'the route is under the prefix, as the endpoint is',
+    );
   });
 });
 
@@ -211,6 +216,31 @@ test('an application-wide @fastify/cors and ours start side by side', async () =
     'the application-wide CORS answers every preflight, as it is configured to',
   );
   await app.close();
+});
+
+test("a plugin's route on the endpoint's path under the prefix: a ToolkitError naming both", async () => {
+  const clashing = definePlugin({
+    name: 'clashing',
+    register(app) {
+      app.httpRoute({ method: 'GET', url: '/mcp', handler: () => ({ body: 'mine' }) });
+    },
+  });
+  const app = Fastify();
+  try {
+    await assert.rejects(
+      (async () => {
+        await app.register(mcpToolkit, {
+          prefix: '/v1',
+          plugins: [clashing],
+          settings: { MCP_LOG_LEVEL: 'silent' },
+        });
+        await app.ready();
+      })(),
+      (err: unknown) => err instanceof ToolkitError && /GET \/v1\/mcp of plugin "clashing"/.test(err.message),
+    );
+  } finally {
+    await app.close().catch(() => {});
+  }
 });
 
 test('a landing page asked for where the application has GET /: a ToolkitError naming the route and the option', async () => {

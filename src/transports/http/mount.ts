@@ -38,6 +38,12 @@ export interface MountOptions {
   identify?: McpRoutesOptions['identify'];
   /** Serve the catalogs at `/.well-known/mcp/catalog.json` and `/.well-known/ai-catalog.json` (default true). */
   catalogs?: boolean;
+  /**
+   * Fastify's `prefix` the Fastify plugin was registered under: the plugins' own routes go
+   * under it, as the endpoint does (whose path carries it already). Not `prefix`: Fastify would
+   * apply that to this scope, the endpoint's path included.
+   */
+  routePrefix?: string;
 }
 
 /** The request headers a browser client of the MCP endpoint sends. */
@@ -104,7 +110,11 @@ export async function mountMcp(app: FastifyInstance, options: MountOptions): Pro
   const { server, http, closing } = options;
   // A plugin's route on one of the paths served here stops start-up before anything is mounted.
   const routes = server.routes ?? [];
-  checkRouteClashes(routes, http);
+  const prefix = options.routePrefix ?? '';
+  checkRouteClashes(
+    prefix ? routes.map((route) => ({ ...route, url: `${prefix}${route.url}` })) : routes,
+    http,
+  );
   if (closing) {
     app.addHook('onRequest', (req, reply, done) => {
       if (!closing()) return done();
@@ -149,6 +159,7 @@ export async function mountMcp(app: FastifyInstance, options: MountOptions): Pro
     routes,
     interrupts: options.interrupts,
     identify: options.identify,
+    prefix,
   });
 }
 
