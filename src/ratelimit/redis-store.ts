@@ -26,8 +26,10 @@ const EXPIRY_MARGIN_MS = 1000;
 // Before Redis 5, a script that reads TIME may write only under effects replication, which
 // redis.replicate_commands() turns on (later versions always replicate effects). Numbers
 // passed to redis.call keep their full precision (Redis formats them with 17 digits).
-const TAKE = `
-if redis.replicate_commands then redis.replicate_commands() end
+//
+// RECKON, the start of both scripts: how many tokens the bucket holds now, and the refusal when
+// `cost` of them are not there.
+const RECKON = `
 local rps = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
 local cost = tonumber(ARGV[3])
@@ -43,6 +45,10 @@ end
 if tokens < cost - slack then
   return {0, math.max(1, math.ceil((cost - tokens) * 1000 / rps - slack))}
 end
+`;
+const TAKE = `
+if redis.replicate_commands then redis.replicate_commands() end
+${RECKON}
 tokens = tokens - cost
 redis.call('HSET', KEYS[1], 't', tokens, 'at', now)
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
@@ -51,22 +57,7 @@ return {1, math.max(0, math.floor(tokens + slack))}
 const TAKE_SHA = createHash('sha1').update(TAKE).digest('hex');
 
 // The same reckoning, writing nothing: whether `cost` would be taken now (KEYS and ARGV as TAKE's).
-const PEEK = `
-local rps = tonumber(ARGV[1])
-local burst = tonumber(ARGV[2])
-local cost = tonumber(ARGV[3])
-local slack = ${SLACK}
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
-local saved = redis.call('HMGET', KEYS[1], 't', 'at')
-local tokens = burst
-if saved[1] and saved[2] then
-  local elapsed = math.max(0, now - tonumber(saved[2]))
-  tokens = math.min(burst, tonumber(saved[1]) + elapsed * rps / 1000000)
-end
-if tokens < cost - slack then
-  return {0, math.max(1, math.ceil((cost - tokens) * 1000 / rps - slack))}
-end
+const PEEK = `${RECKON}
 return {1, math.max(0, math.floor(tokens - cost + slack))}
 `;
 const PEEK_SHA = createHash('sha1').update(PEEK).digest('hex');
