@@ -159,6 +159,12 @@ describe('the plugin in an application with its own GET /, @fastify/cors and aut
     assert.equal(ours.status, 204);
     assert.equal(ours.headers.get('access-control-allow-origin'), MCP_ORIGIN);
     assert.match(ours.headers.get('access-control-allow-headers') ?? '', /mcp-session-id/);
+    // A plugin's own route is ours too: its preflight is answered for our origins alone.
+    const route = await preflight('/v1/who', MCP_ORIGIN);
+    assert.equal(route.status, 204);
+    assert.equal(route.headers.get('access-control-allow-origin'), MCP_ORIGIN);
+    const otherOnRoute = await preflight('/v1/who', APP_ORIGIN);
+    assert.equal(otherOnRoute.headers.get('access-control-allow-origin'), null);
   });
 
   test("a tool sees the application's user and scopes; a scoped tool is the admin's alone", async () => {

@@ -159,6 +159,7 @@ export async function mountMcp(app: FastifyInstance, options: MountOptions): Pro
     routes,
     interrupts: options.interrupts,
     identify: options.identify,
+    preflight: options.cors,
     prefix,
   });
 }

@@ -62,6 +62,11 @@ export interface PluginRoutesOptions {
   interrupts?: Set<(reason: ProtocolError) => void> | undefined;
   /** The application's own word on who the caller is (the Fastify plugin's `identify`). */
   identify?: ((request: FastifyRequest) => Identity | undefined | Promise<Identity | undefined>) | undefined;
+  /**
+   * The scope's own CORS answers preflights (installScopedCors, a guest in an application's app):
+   * each route's path then gets an OPTIONS route for that hook to run on.
+   */
+  preflight?: boolean | undefined;
 }
 
 /** A handler running now: its request's abort, and its reply (answered by an interrupt if need be). */
@@ -166,6 +171,13 @@ export async function pluginRoutes(app: FastifyInstance, options: PluginRoutesOp
     deps.logger.error({ err }, 'http error');
     return refuse(deps, req, reply, Refusal.internal(), null);
   });
+  if (options.preflight && http.corsOrigins.length > 0) {
+    // A listed origin's preflight is answered by the CORS hook before this handler; what reaches
+    // it (no CORS request, or an origin not listed) gets no CORS headers, so a browser refuses.
+    for (const url of new Set(routes.map((route) => route.url))) {
+      app.route({ method: 'OPTIONS', url, handler: (_req, reply) => reply.code(204).send() });
+    }
+  }
   for (const route of routes) {
     app.route({
       method: route.method,
