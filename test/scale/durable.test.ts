@@ -36,6 +36,12 @@ describe('replicated writes (WAIT 1)', () => {
       intervalMs: 50,
       message: 'the master to count its replica',
     });
+    // And the link acknowledges writes: a WAIT right after the first sync could go unanswered
+    // for a second (the 800 ms of the test below then ran out on a quiet machine).
+    await until(async () => Number(await client.call('WAIT', 1, 1000)) >= 1, {
+      timeoutMs: 30_000,
+      message: 'the replica to acknowledge a write',
+    });
   });
   after(async () => {
     replica?.resume();
