@@ -31,7 +31,7 @@ import { parseSettings } from '../src/config/settings.ts';
 import { definePlugin } from '../src/plugin.ts';
 import { parsePluginSettings } from '../src/plugin-loader.ts';
 import { createRateLimiter } from '../src/ratelimit/limiter.ts';
-import { createServer } from '../src/server.ts';
+import { buildMcpServer } from '../src/server.ts';
 import { DurationAggregator } from '../src/telemetry/duration-aggregator.ts';
 import { parseTracingConfig } from '../src/telemetry/otel-settings.ts';
 import { createRequestObserver } from '../src/telemetry/request-observer.ts';
@@ -84,7 +84,7 @@ async function part(name: string, op: (i: number) => unknown, awaitEach = false)
 }
 
 // ---- the dispatcher, with the bench's add tool --------------------------------------------
-const server = await createServer({
+const server = await buildMcpServer({
   settings: parseSettings({ MCP_LOG_LEVEL: 'silent' }),
   logger: pino({ level: 'silent' }),
   plugins: [{ definition: plugin as never, settings: parsePluginSettings(plugin as never, {}) }],
@@ -103,7 +103,7 @@ await part(
       app.use({ onCallTool: (_call, next) => next() });
     },
   });
-  const withMiddleware = await createServer({
+  const withMiddleware = await buildMcpServer({
     settings: parseSettings({ MCP_LOG_LEVEL: 'silent' }),
     logger: pino({ level: 'silent' }),
     plugins: [
@@ -184,7 +184,7 @@ async function tracedServer(sinkUrl: string, ratio: string) {
   const config = parseTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl }, settings, '0.1.0');
   const telemetry = await createTelemetry({ config });
   const logger = pino({ level: 'silent' });
-  const traced = await createServer({
+  const traced = await buildMcpServer({
     settings,
     logger,
     telemetry,

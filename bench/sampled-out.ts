@@ -11,7 +11,7 @@
 import pino from 'pino';
 import { parseSettings } from '../src/config/settings.ts';
 import { parsePluginSettings } from '../src/plugin-loader.ts';
-import { createServer } from '../src/server.ts';
+import { buildMcpServer } from '../src/server.ts';
 import { parseTracingConfig } from '../src/telemetry/otel-settings.ts';
 import { createRequestObserver } from '../src/telemetry/request-observer.ts';
 import { createTelemetry, type Telemetry } from '../src/telemetry/tracing.ts';
@@ -29,7 +29,7 @@ const PER_TURN = values.quick ? 64 : 2048;
 
 const plugins = [{ definition: plugin as never, settings: parsePluginSettings(plugin as never, {}) }];
 const http = { transport: 'http' as const, headers: headers2026() };
-type Server = Awaited<ReturnType<typeof createServer>>;
+type Server = Awaited<ReturnType<typeof buildMcpServer>>;
 
 interface Contender {
   name: string;
@@ -42,7 +42,7 @@ const sink = await startOtlpSinkThread();
 const contenders: Contender[] = [];
 contenders.push({
   name: 'untraced',
-  server: await createServer({
+  server: await buildMcpServer({
     settings: parseSettings({ MCP_LOG_LEVEL: 'silent' }),
     logger: pino({ level: 'silent' }),
     plugins,
@@ -98,7 +98,7 @@ for (const [name, env] of variants) {
   const traced: Contender = {
     name,
     telemetry,
-    server: await createServer({
+    server: await buildMcpServer({
       settings,
       logger,
       telemetry,

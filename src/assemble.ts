@@ -25,7 +25,7 @@ import type { LoadedPlugin, PluginDefinition } from './plugin.ts';
 import { importPlugin, loadPlugins, parsePluginSettings, pluginSettingNames } from './plugin-loader.ts';
 import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.ts';
 import type { ScaleOut } from './scale/scale-out.ts';
-import { createServer, type McpServer, PACKAGE_VERSION } from './server.ts';
+import { buildMcpServer, type McpServer, PACKAGE_VERSION } from './server.ts';
 import { createLogger } from './telemetry/logger.ts';
 import { parseTracingConfig } from './telemetry/otel-settings.ts';
 import { createRequestObserver } from './telemetry/request-observer.ts';
@@ -274,7 +274,7 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
   }
   let server: McpServer;
   try {
-    server = await createServer({
+    server = await buildMcpServer({
       settings,
       logger,
       plugins,

@@ -89,7 +89,7 @@ export interface McpServer extends HttpDeps, ConnectionDeps {
   close(): Promise<void>;
 }
 
-export interface CreateServerOptions {
+export interface McpServerOptions {
   settings: Settings;
   plugins: readonly LoadedPlugin[];
   logger: Logger;
@@ -168,9 +168,9 @@ function visibility(auth: Authenticator | undefined, settings: Settings): Visibi
  * Builds the server and runs every plugin's `register` step.
  *
  * @example
- * const server = await createServer({ settings: parseSettings({}), plugins: [], logger: pino() });
+ * const server = await buildMcpServer({ settings: parseSettings({}), plugins: [], logger: pino() });
  */
-export async function createServer(options: CreateServerOptions): Promise<McpServer> {
+export async function buildMcpServer(options: McpServerOptions): Promise<McpServer> {
   const { settings, logger } = options;
   const registry = new Registry();
   const hub = options.hub ?? new Hub();

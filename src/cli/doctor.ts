@@ -22,7 +22,7 @@ import {
   type RedisConnectionOptions,
   redisConnectionOptions,
 } from '../ratelimit/redis-connection.ts';
-import { createServer, PACKAGE_VERSION } from '../server.ts';
+import { buildMcpServer, PACKAGE_VERSION } from '../server.ts';
 import {
   OTEL_ENV_NAMES,
   type OtlpTarget,
@@ -122,7 +122,7 @@ export async function doctor(
   // out). It does not run the checks again.
   if (!blocked) {
     try {
-      const server = await createServer({
+      const server = await buildMcpServer({
         settings,
         plugins,
         logger: pino({ level: 'silent' }),

@@ -10,7 +10,7 @@ import conformancePlugin from '../../plugins/conformance/index.ts';
 import { parseSettings } from '../../src/config/settings.ts';
 import type { PluginDefinition } from '../../src/plugin.ts';
 import { parsePluginSettings } from '../../src/plugin-loader.ts';
-import { createServer, type McpServer } from '../../src/server.ts';
+import { buildMcpServer, type McpServer } from '../../src/server.ts';
 import { httpOptions } from '../../src/transport-options.ts';
 import type { EventStore } from '../../src/transports/deps.ts';
 import { mcpRoutes } from '../../src/transports/http/routes.ts';
@@ -49,7 +49,7 @@ export async function startFixture(
   const definitions = [conformancePlugin, ...(options.plugins ?? [])] as unknown as PluginDefinition<
     Record<string, unknown>
   >[];
-  const server = await createServer({
+  const server = await buildMcpServer({
     settings,
     logger: pino({ level: 'silent' }),
     plugins: definitions.map((definition) => ({

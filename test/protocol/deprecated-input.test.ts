@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { pino } from 'pino';
 import { parseSettings } from '../../src/config/settings.ts';
 import { definePlugin, defineTool, type JsonObject } from '../../src/index.ts';
-import { createServer } from '../../src/server.ts';
+import { buildMcpServer } from '../../src/server.ts';
 import { handleOf, startClient } from '../helpers/client.ts';
 
 const summarise = defineTool(
@@ -47,7 +47,7 @@ const plugin = definePlugin({
 async function start() {
   const lines: JsonObject[] = [];
   const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
-  const server = await createServer({
+  const server = await buildMcpServer({
     settings: parseSettings({}),
     logger,
     plugins: [{ definition: plugin as never, settings: {} }],

@@ -11,7 +11,7 @@ import conformancePlugin from '../../plugins/conformance/index.ts';
 import { parseSettings } from '../../src/config/settings.ts';
 import { ErrorCode, type JsonObject } from '../../src/index.ts';
 import { createStateCodec } from '../../src/protocol/state-codec.ts';
-import { createServer } from '../../src/server.ts';
+import { buildMcpServer } from '../../src/server.ts';
 import type { TestClientError } from '../../src/testing/test-client.ts';
 import { handleOf, startClient } from '../helpers/client.ts';
 
@@ -70,7 +70,7 @@ describe('2026 input rounds', () => {
   test('an expired requestState is -32602 (fake clock)', async () => {
     let now = 1_000_000;
     const settings = parseSettings({ MCP_LOG_LEVEL: 'silent' });
-    const server = await createServer({
+    const server = await buildMcpServer({
       settings,
       logger: pino({ level: 'silent' }),
       plugins: [{ definition: conformancePlugin as never, settings: {} }],

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { parseSettings } from '../../src/config/settings.ts';
 import { definePlugin, defineTool, InternalCode, ToolkitError } from '../../src/index.ts';
 import { composeInstructions } from '../../src/plugin.ts';
-import { createServer } from '../../src/server.ts';
+import { buildMcpServer } from '../../src/server.ts';
 import { httpOptions } from '../../src/transport-options.ts';
 import { buildHttpApp } from '../../src/transports/http/server.ts';
 import { startClient } from '../helpers/client.ts';
@@ -76,7 +76,7 @@ describe('instructions', () => {
   test('over HTTP the official client reads them on the 2025 and the 2026 wire', async () => {
     const env = { MCP_HTTP_HOST: '127.0.0.1', MCP_HTTP_PORT: '0', ...ENV };
     const settings = parseSettings(env);
-    const server = await createServer({
+    const server = await buildMcpServer({
       settings,
       plugins: [
         { definition: first, settings: {} },

@@ -14,7 +14,7 @@ import type { RequestObserver } from '../../src/protocol/exchange.ts';
 import { RequestContext } from '../../src/protocol/request-context.ts';
 import { type RequestRecord, requestRecord } from '../../src/protocol/request-record.ts';
 import { REV2025 } from '../../src/protocol/wires/classify.ts';
-import { createServer } from '../../src/server.ts';
+import { buildMcpServer } from '../../src/server.ts';
 import { createLogger } from '../../src/telemetry/logger.ts';
 import { createRequestObserver } from '../../src/telemetry/request-observer.ts';
 import {
@@ -84,7 +84,7 @@ async function observedServer() {
       );
     },
   });
-  const server = await createServer({
+  const server = await buildMcpServer({
     settings: parseSettings({ MCP_PLUGINS: '' }),
     logger,
     telemetry,

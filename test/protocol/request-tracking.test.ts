@@ -13,7 +13,7 @@ import { definePlugin, defineTool } from '../../src/index.ts';
 import { ClientPresence } from '../../src/protocol/exchange.ts';
 import { RequestContext } from '../../src/protocol/request-context.ts';
 import { RunningRequests } from '../../src/protocol/running.ts';
-import { createServer } from '../../src/server.ts';
+import { buildMcpServer } from '../../src/server.ts';
 import { createLogger } from '../../src/telemetry/logger.ts';
 
 function request(): { abort(reason: unknown): void; reasons: unknown[] } {
@@ -125,7 +125,7 @@ describe('RequestContext: the cancellation it holds', () => {
         );
       },
     });
-    const server = await createServer({
+    const server = await buildMcpServer({
       settings: parseSettings({ MCP_PLUGINS: '' }),
       logger: createLogger({ level: 'silent', format: 'json' }),
       plugins: [{ definition: plugin as never, settings: {} }],

@@ -5,7 +5,7 @@ import { ErrorCode } from '../../src/base/errors.ts';
 import { parseSettings } from '../../src/config/settings.ts';
 import { parsePluginSettings } from '../../src/plugin-loader.ts';
 import type { Exchange } from '../../src/protocol/exchange.ts';
-import { createServer, type McpServer } from '../../src/server.ts';
+import { buildMcpServer, type McpServer } from '../../src/server.ts';
 import echoPlugin from '../fixtures/echo-plugin.ts';
 import { startClient } from '../helpers/client.ts';
 import { assertValidServerMessage } from '../helpers/spec-schema.ts';
@@ -24,7 +24,7 @@ const headers = (method: string, name?: string, version = V) => ({
 
 let server: McpServer;
 before(async () => {
-  server = await createServer({
+  server = await buildMcpServer({
     settings: parseSettings({ MCP_LOG_LEVEL: 'silent' }),
     logger: pino({ level: 'silent' }),
     plugins: [{ definition: echoPlugin as never, settings: parsePluginSettings(echoPlugin as never, {}) }],

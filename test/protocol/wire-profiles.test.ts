@@ -9,7 +9,7 @@ import type { RequestObserver } from '../../src/protocol/exchange.ts';
 import type { RequestRecord } from '../../src/protocol/request-record.ts';
 import { newSession } from '../../src/protocol/session.ts';
 import { classifyWire, REV2025, REV2026 } from '../../src/protocol/wires/classify.ts';
-import { createServer } from '../../src/server.ts';
+import { buildMcpServer } from '../../src/server.ts';
 import { createLogger } from '../../src/telemetry/logger.ts';
 
 const ENVELOPE = {
@@ -102,7 +102,7 @@ async function recordingServer() {
       return { run: (fn, thisArg, ...args) => fn.apply(thisArg, args), end: () => {} };
     },
   };
-  const server = await createServer({
+  const server = await buildMcpServer({
     settings: parseSettings({ MCP_PLUGINS: '' }),
     logger: createLogger({ level: 'silent', format: 'json' }),
     observe,

@@ -20,7 +20,7 @@ import {
   ToolkitError,
 } from '../../src/index.ts';
 import { APP_MIME_TYPE, UI_EXTENSION } from '../../src/protocol.ts';
-import { createServer } from '../../src/server.ts';
+import { buildMcpServer } from '../../src/server.ts';
 import { startClient, startServer } from '../helpers/client.ts';
 
 const HTML = '<!doctype html><html><body><p>Hello view</p></body></html>';
@@ -261,7 +261,7 @@ describe('views (defineApp)', () => {
       },
     });
     await assert.rejects(
-      createServer({
+      buildMcpServer({
         settings: parseSettings({}),
         plugins: [{ definition: broken, settings: {} }],
         logger: pino({ level: 'silent' }),

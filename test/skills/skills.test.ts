@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
 import { parseSettings } from '../../src/config/settings.ts';
 import { ErrorCode, InternalCode, type JsonObject } from '../../src/index.ts';
-import { createServer, type McpServer } from '../../src/server.ts';
+import { buildMcpServer, type McpServer } from '../../src/server.ts';
 import type { TestClientError } from '../../src/testing/test-client.ts';
 import { type CheckedClient, handleOf, startClient } from '../helpers/client.ts';
 
@@ -76,7 +76,7 @@ after(async () => {
 });
 
 async function serve(env: Record<string, string> = {}): Promise<McpServer> {
-  return createServer({
+  return buildMcpServer({
     settings: parseSettings({ MCP_LOG_LEVEL: 'silent', MCP_SKILLS_DIR: root, ...env }),
     logger: pino({ level: 'silent' }),
     plugins: [],
@@ -285,7 +285,7 @@ describe('skills from a folder', () => {
 
 describe('skills: setting', () => {
   test('without MCP_SKILLS_DIR the skills methods are -32601 and nothing is declared', async () => {
-    const server = await createServer({
+    const server = await buildMcpServer({
       settings: parseSettings({ MCP_LOG_LEVEL: 'silent' }),
       logger: pino({ level: 'silent' }),
       plugins: [],

@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import conformancePlugin from '../../plugins/conformance/index.ts';
 import { parseSettings } from '../../src/config/settings.ts';
 import { ErrorCode, type JsonObject } from '../../src/index.ts';
-import { createServer } from '../../src/server.ts';
+import { buildMcpServer } from '../../src/server.ts';
 import { createLocalTaskBus, createMemoryTaskStore } from '../../src/tasks/memory-store.ts';
 import { wireKey } from '../../src/tasks/outcome.ts';
 import type { TestClientError } from '../../src/testing/test-client.ts';
@@ -299,7 +299,7 @@ describe('2026 tasks: ownership and retention', () => {
     const clock = () => now;
     const settings = parseSettings({ MCP_LOG_LEVEL: 'silent', MCP_TASK_TTL_MS: '60000' });
     const store = createMemoryTaskStore({ now: clock });
-    const server = await createServer({
+    const server = await buildMcpServer({
       settings,
       logger: pino({ level: 'silent' }),
       plugins: [
@@ -327,7 +327,7 @@ describe('2026 tasks: ownership and retention', () => {
 describe('2026 tasks: shutdown', () => {
   test('a server that stops marks the tasks still running failed, with a message saying so', async () => {
     const store = createMemoryTaskStore();
-    const server = await createServer({
+    const server = await buildMcpServer({
       settings: parseSettings({ MCP_LOG_LEVEL: 'silent' }),
       logger: pino({ level: 'silent' }),
       plugins: [{ definition: taskTestPlugin as never, settings: {} }],

@@ -19,7 +19,7 @@ import {
   defineTool,
   type HandlerContext,
 } from '../../src/index.ts';
-import { createServer } from '../../src/server.ts';
+import { buildMcpServer } from '../../src/server.ts';
 import { createLogger } from '../../src/telemetry/logger.ts';
 import { parseTracingConfig } from '../../src/telemetry/otel-settings.ts';
 import { createRequestObserver } from '../../src/telemetry/request-observer.ts';
@@ -128,7 +128,7 @@ async function tracedServer(t: { after(fn: () => unknown): void }, service: stri
   const telemetry = await createTelemetry({ config });
   t.after(() => telemetry.shutdown(2000));
   const { logger, lines } = memoryLogger();
-  const server = await createServer({
+  const server = await buildMcpServer({
     settings,
     logger,
     telemetry,
@@ -278,7 +278,7 @@ describe('log lines join the trace', () => {
   test('without tracing: no trace fields; tool arguments only when allowed', async () => {
     for (const logToolArgs of [false, true]) {
       const { logger, lines } = memoryLogger(logToolArgs);
-      const server = await createServer({
+      const server = await buildMcpServer({
         settings: parseSettings({ MCP_PLUGINS: '' }),
         logger,
         telemetry: NOOP_TELEMETRY,

@@ -35,7 +35,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@open
 import type { JsonRpcMessage } from '../../src/base/jsonrpc.ts';
 import { parseSettings } from '../../src/config/settings.ts';
 import { definePlugin, defineTool } from '../../src/index.ts';
-import { createServer } from '../../src/server.ts';
+import { buildMcpServer } from '../../src/server.ts';
 import { createLogger } from '../../src/telemetry/logger.ts';
 import { parseTracingConfig } from '../../src/telemetry/otel-settings.ts';
 import { createRequestObserver } from '../../src/telemetry/request-observer.ts';
@@ -151,7 +151,7 @@ test('at sample ratio 0 a request builds no span attributes, and is still logged
   const telemetry = await createTelemetry({ config });
   assert.equal(telemetry.enabled, true, 'the application provider is used');
   const { logger, lines } = memoryLogger();
-  const server = await createServer({
+  const server = await buildMcpServer({
     settings: parseSettings({ MCP_LOG_LEVEL: 'info' }),
     logger,
     telemetry,

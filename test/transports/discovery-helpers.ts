@@ -8,7 +8,7 @@ import { resourceUrls } from '../../src/auth/resource-metadata.ts';
 import { parseSettings } from '../../src/config/settings.ts';
 import type { LoadedPlugin } from '../../src/plugin.ts';
 import { loadPlugins } from '../../src/plugin-loader.ts';
-import { createServer } from '../../src/server.ts';
+import { buildMcpServer } from '../../src/server.ts';
 import { httpOptions } from '../../src/transport-options.ts';
 import { buildHttpApp } from '../../src/transports/http/server.ts';
 import { REPO_ROOT } from '../helpers/spawn-server.ts';
@@ -23,7 +23,7 @@ export async function buildAppWithAuth(
   const all = { MCP_PLUGINS: ECHO_PLUGIN, MCP_HTTP_HOST: '127.0.0.1', MCP_HTTP_PORT: '0', ...env };
   const settings = parseSettings(all);
   const urls = resourceUrls({ publicUrl: 'http://127.0.0.1', mcpPath: settings.MCP_HTTP_PATH });
-  const server = await createServer({
+  const server = await buildMcpServer({
     settings,
     plugins: plugins ?? (await loadPlugins(settings.MCP_PLUGINS, all, REPO_ROOT)),
     logger: pino({ level: 'silent' }),

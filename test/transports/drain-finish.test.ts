@@ -17,7 +17,7 @@ import type { ProtocolError } from '../../src/base/errors.ts';
 import { parseSettings } from '../../src/config/settings.ts';
 import type { PluginDefinition } from '../../src/plugin.ts';
 import { parsePluginSettings } from '../../src/plugin-loader.ts';
-import { createServer } from '../../src/server.ts';
+import { buildMcpServer } from '../../src/server.ts';
 import { httpOptions } from '../../src/transport-options.ts';
 import type { EventStore } from '../../src/transports/deps.ts';
 import { createMemoryEventStore } from '../../src/transports/edge/event-store.ts';
@@ -29,7 +29,7 @@ test('the drain ends after the result of a finished call is stored, and the clie
   const env = { MCP_LOG_LEVEL: 'silent', MCP_HTTP_HOST: '127.0.0.1', MCP_HTTP_PORT: '0' };
   const settings = parseSettings(env);
   const definition = conformancePlugin as unknown as PluginDefinition<Record<string, unknown>>;
-  const server = await createServer({
+  const server = await buildMcpServer({
     settings,
     logger: pino({ level: 'silent' }),
     plugins: [{ definition, settings: parsePluginSettings(definition, env) }],

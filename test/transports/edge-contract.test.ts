@@ -21,7 +21,7 @@ import { parseSettings } from '../../src/config/settings.ts';
 import { createFetchHandler } from '../../src/fetch.ts';
 import { loadPlugins } from '../../src/plugin-loader.ts';
 import { createRateLimiter } from '../../src/ratelimit/limiter.ts';
-import { createServer, type McpServer } from '../../src/server.ts';
+import { buildMcpServer, type McpServer } from '../../src/server.ts';
 import { httpOptions } from '../../src/transport-options.ts';
 import { buildHttpApp } from '../../src/transports/http/server.ts';
 import { REPO_ROOT } from '../helpers/spawn-server.ts';
@@ -82,7 +82,7 @@ async function buildServer(env: Record<string, string>, burst?: number): Promise
   const auth = createAuthenticator(settings, { audience: url, resourceMetadataUrl: url });
   const limiter =
     burst === undefined ? undefined : createRateLimiter({ rps: 0.001, burst, store: 'memory', logger });
-  return createServer({ settings, plugins, logger, auth, limiter });
+  return buildMcpServer({ settings, plugins, logger, auth, limiter });
 }
 
 async function fastifyHost(server: McpServer): Promise<Host> {

@@ -27,7 +27,7 @@ import { createFetchHandler, type FetchHandler } from '../../src/fetch.ts';
 import { loadPlugins } from '../../src/plugin-loader.ts';
 import { createRateLimiter } from '../../src/ratelimit/limiter.ts';
 import { createServer as createPublicServer } from '../../src/serve.ts';
-import { createServer, type McpServer } from '../../src/server.ts';
+import { buildMcpServer, type McpServer } from '../../src/server.ts';
 import { REPO_ROOT } from '../helpers/spawn-server.ts';
 import { assertValidServerMessage } from '../helpers/spec-schema.ts';
 import { ECHO_PLUGIN, type Message, parseSse, V2026 } from './http-helpers.ts';
@@ -52,7 +52,7 @@ async function buildServer(
     options.burst === undefined
       ? undefined
       : createRateLimiter({ rps: 0.001, burst: options.burst, store: 'memory', logger });
-  return createServer({ settings, plugins, logger, auth, limiter });
+  return buildMcpServer({ settings, plugins, logger, auth, limiter });
 }
 
 interface CallOptions {
@@ -688,7 +688,7 @@ describe('createFetchHandler: what it takes', () => {
         assert.throws(
           () => createFetchHandler(wrong as never),
           (err: unknown) =>
-            err instanceof TypeError && /the handle createServer\(\) returns/.test(err.message),
+            err instanceof TypeError && /the handle buildMcpServer\(\) returns/.test(err.message),
         );
       }
       assert.throws(

@@ -19,7 +19,7 @@ import { parseSettings } from '../../src/config/settings.ts';
 import { createFetchHandler, type FetchHandler } from '../../src/fetch.ts';
 import { definePlugin } from '../../src/index.ts';
 import type { LoadedPlugin, PluginDefinition } from '../../src/plugin.ts';
-import { createServer, type McpServer } from '../../src/server.ts';
+import { buildMcpServer, type McpServer } from '../../src/server.ts';
 import clashMcp from '../fixtures/routes/clash-mcp.ts';
 import hooksPlugin, { signature } from '../fixtures/routes/plugin.ts';
 import { until } from '../helpers/until.ts';
@@ -78,7 +78,7 @@ async function buildServer(
     audience: `${ORIGIN}/mcp`,
     resourceMetadataUrl: `${ORIGIN}/mcp`,
   });
-  return createServer({ settings, plugins, logger: pino({ level: 'silent' }), auth });
+  return buildMcpServer({ settings, plugins, logger: pino({ level: 'silent' }), auth });
 }
 
 function postHook(base: string, body = PAYLOAD, sig = signature(body)): Request {

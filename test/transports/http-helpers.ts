@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { parseSettings, type Settings } from '../../src/config/settings.ts';
 import { loadPlugins } from '../../src/plugin-loader.ts';
 import type { SessionStore } from '../../src/protocol/session.ts';
-import { createServer, type McpServer } from '../../src/server.ts';
+import { buildMcpServer, type McpServer } from '../../src/server.ts';
 import { httpOptions } from '../../src/transport-options.ts';
 import { buildHttpApp } from '../../src/transports/http/server.ts';
 import { REPO_ROOT } from '../helpers/spawn-server.ts';
@@ -41,7 +41,7 @@ export async function buildTestApp(
   const all = { MCP_PLUGINS: ECHO_PLUGIN, MCP_HTTP_HOST: '127.0.0.1', MCP_HTTP_PORT: '0', ...env };
   const settings = parseSettings(all);
   const plugins = await loadPlugins(settings.MCP_PLUGINS, all, REPO_ROOT);
-  const server = await createServer({
+  const server = await buildMcpServer({
     settings,
     plugins,
     logger: pino({ level: 'silent' }),

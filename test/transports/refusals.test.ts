@@ -10,7 +10,7 @@ import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { pino } from 'pino';
 import { parseSettings } from '../../src/config/settings.ts';
-import { createServer } from '../../src/server.ts';
+import { buildMcpServer } from '../../src/server.ts';
 import type { RefusalInfo } from '../../src/telemetry/tracing.ts';
 import { NOOP_TELEMETRY } from '../../src/telemetry/tracing.ts';
 import { httpOptions } from '../../src/transport-options.ts';
@@ -27,7 +27,7 @@ test('every refusal is traced, counted and logged, with its status and error.typ
     },
   });
   const logger = pino({ level: 'info' }, sink);
-  const server = await createServer({ settings, plugins: [], logger });
+  const server = await buildMcpServer({ settings, plugins: [], logger });
   const recorded: RefusalInfo[] = [];
   const deps: HttpDeps = {
     ...server,

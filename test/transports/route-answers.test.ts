@@ -16,7 +16,7 @@ import { parseSettings } from '../../src/config/settings.ts';
 import { createFetchHandler } from '../../src/fetch.ts';
 import { definePlugin } from '../../src/index.ts';
 import type { LoadedPlugin } from '../../src/plugin.ts';
-import { createServer, type McpServer } from '../../src/server.ts';
+import { buildMcpServer, type McpServer } from '../../src/server.ts';
 import { httpOptions } from '../../src/transport-options.ts';
 import { buildHttpApp } from '../../src/transports/http/server.ts';
 
@@ -72,7 +72,7 @@ async function build(lines: LogLine[]): Promise<McpServer> {
     { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) },
   );
   const plugins = [{ definition: wrong, settings: {} }] as unknown as LoadedPlugin[];
-  return createServer({ settings, plugins, logger });
+  return buildMcpServer({ settings, plugins, logger });
 }
 
 /** Each host's way to send one request: status, body. */
