@@ -26,12 +26,12 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import pino from 'pino';
+import { buildMcpServer } from '../src/assembly/server.ts';
 import { createApiKeyAuthenticator } from '../src/auth/api-key.ts';
 import { parseSettings } from '../src/config/settings.ts';
-import { definePlugin } from '../src/plugin.ts';
-import { parsePluginSettings } from '../src/plugin-loader.ts';
+import { definePlugin } from '../src/plugin/define.ts';
+import { parsePluginSettings } from '../src/plugin/loader.ts';
 import { createRateLimiter } from '../src/ratelimit/limiter.ts';
-import { buildMcpServer } from '../src/server.ts';
 import { DurationAggregator } from '../src/telemetry/duration-aggregator.ts';
 import { parseTracingConfig } from '../src/telemetry/otel-settings.ts';
 import { createRequestObserver } from '../src/telemetry/request-observer.ts';

@@ -9,9 +9,9 @@
  * Usage: `node bench/sampled-out.ts [--turns N] [--quick]`.
  */
 import pino from 'pino';
+import { buildMcpServer } from '../src/assembly/server.ts';
 import { parseSettings } from '../src/config/settings.ts';
-import { parsePluginSettings } from '../src/plugin-loader.ts';
-import { buildMcpServer } from '../src/server.ts';
+import { parsePluginSettings } from '../src/plugin/loader.ts';
 import { parseTracingConfig } from '../src/telemetry/otel-settings.ts';
 import { createRequestObserver } from '../src/telemetry/request-observer.ts';
 import { createTelemetry, type Telemetry } from '../src/telemetry/tracing.ts';

@@ -19,11 +19,11 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { type Logger, pino } from 'pino';
-import { assemble, liveCounts, type PluginRef } from './assemble.ts';
+import { assemble, liveCounts, type PluginRef } from './assembly/assemble.ts';
+import { httpOptions } from './assembly/transport-options.ts';
 import { InternalCode, type ProtocolError, ToolkitError } from './base/errors.ts';
 import type { Identity } from './base/types.ts';
 import type { SettingsInput } from './config/settings.ts';
-import { httpOptions } from './transport-options.ts';
 import { drain, mountMcp } from './transports/http/mount.ts';
 import { reservedPaths } from './transports/http/plugin-routes.ts';
 import { type ReadinessReport, readinessReport } from './transports/http/probes.ts';

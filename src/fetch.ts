@@ -8,9 +8,10 @@
  * handler's creation, naming both. A wrong argument is a TypeError at creation, naming what
  * was expected.
  */
+
+import type { RunningServer } from './assembly/serve.ts';
+import { httpOptions } from './assembly/transport-options.ts';
 import type { Settings } from './config/settings.ts';
-import type { RunningServer } from './serve.ts';
-import { httpOptions } from './transport-options.ts';
 import {
   type FetchHandler,
   fetchHandler,

@@ -10,13 +10,15 @@
  */
 
 export type { Logger } from 'pino';
+export type { InProcessConnection, RunningServer, ServeOptions, ServerOptions } from './assembly/serve.ts';
+export { createServer, serve } from './assembly/serve.ts';
 export { ErrorCode, InternalCode, ProtocolError, ToolkitError } from './base/errors.ts';
 export type { JsonObject } from './base/jsonrpc.ts';
 export { schemaKeywords } from './base/schema-keywords.ts';
 export { setting } from './base/setting-helpers.ts';
 export type { Identity, LogLevel } from './base/types.ts';
-export type { DoctorCheck, PluginApp, PluginDefinition } from './plugin.ts';
-export { definePlugin } from './plugin.ts';
+export type { DoctorCheck, PluginApp, PluginDefinition } from './plugin/define.ts';
+export { definePlugin } from './plugin/define.ts';
 export type { Middleware } from './protocol/middleware.ts';
 export { defineApp } from './registry/apps.ts';
 export type {
@@ -38,6 +40,4 @@ export type {
   JsonSchema,
   ToolResult,
 } from './registry/types.ts';
-export type { InProcessConnection, RunningServer, ServeOptions, ServerOptions } from './serve.ts';
-export { createServer, serve } from './serve.ts';
 export { redactArgs } from './telemetry/redaction.ts';

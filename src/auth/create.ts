@@ -27,7 +27,7 @@ export interface CreateAuthenticatorOptions {
  * (InvalidSetting) naming the variable when the mode's settings are incomplete.
  *
  * @example
- * const auth = createAuthenticator(settings, oauthResourceUrls(settings)); // src/transport-options.ts
+ * const auth = createAuthenticator(settings, oauthResourceUrls(settings)); // src/assembly/transport-options.ts
  */
 export function createAuthenticator(
   settings: AuthSettings,

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parseSettings } from '../config/settings.ts';
-import { importPlugin, resolvePluginPath } from '../plugin-loader.ts';
+import { importPlugin, resolvePluginPath } from '../plugin/loader.ts';
 import { buildManifest } from './mcpb-manifest.ts';
 import { coreSettingInputs, pluginSettingInputs, type SettingInput } from './setting-inputs.ts';
 import { CliUsageError, parseCommand, USAGE } from './usage.ts';

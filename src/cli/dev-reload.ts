@@ -12,14 +12,14 @@
 import { registerHooks } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { PluginApp, PluginDefinition } from '../plugin.ts';
-import { pluginImportError } from '../plugin-errors.ts';
-import { createPluginLifecycle, type PluginLifecycle } from '../plugin-lifecycle.ts';
-import { parsePluginSettings, resolvePluginPath } from '../plugin-loader.ts';
-import { ownedRegistry, registerPlugin } from '../plugin-register.ts';
+import type { McpServer } from '../assembly/server.ts';
+import type { PluginApp, PluginDefinition } from '../plugin/define.ts';
+import { pluginImportError } from '../plugin/errors.ts';
+import { createPluginLifecycle, type PluginLifecycle } from '../plugin/lifecycle.ts';
+import { parsePluginSettings, resolvePluginPath } from '../plugin/loader.ts';
+import { ownedRegistry, registerPlugin } from '../plugin/register.ts';
 import type { Definition } from '../registry/define.ts';
 import { type ListKind, Registry } from '../registry/registry.ts';
-import type { McpServer } from '../server.ts';
 
 const PARAM = 'mcp-dev';
 

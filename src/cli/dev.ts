@@ -8,10 +8,10 @@
  */
 import { type FSWatcher, watch } from 'node:fs';
 import path from 'node:path';
+import type { PluginRef } from '../assembly/serve.ts';
 import { InternalCode, ToolkitError } from '../base/errors.ts';
 import { parseSettings } from '../config/settings.ts';
-import { importPlugin } from '../plugin-loader.ts';
-import type { PluginRef } from '../serve.ts';
+import { importPlugin } from '../plugin/loader.ts';
 import { createReloader, pluginFolders } from './dev-reload.ts';
 import { type RunIo, startupSummary } from './run.ts';
 import { checkFlags, parseCommand, USAGE } from './usage.ts';
@@ -59,7 +59,7 @@ export async function devCommand(
       broken.push(err as Error);
     }
   }
-  const { serve } = await import('../serve.ts');
+  const { serve } = await import('../assembly/serve.ts');
   const running = await serve({ env, overrides, plugins, handleSignals: true });
   const { server, settings } = running;
   const folders = pluginFolders(settings.MCP_PLUGINS);

@@ -6,6 +6,8 @@
  * timeouts so a firewalled host fails the check in seconds instead of hanging it.
  */
 import pino from 'pino';
+import { buildMcpServer, PACKAGE_VERSION } from '../assembly/server.ts';
+import { httpOptions, oauthResourceUrls } from '../assembly/transport-options.ts';
 import { authWarnings, configuredApiKeys, createAuthenticator } from '../auth/create.ts';
 import { type AuthorizationServerMetadata, discoverAuthorizationServer } from '../auth/discovery.ts';
 import { requireAuthBeyondLoopback } from '../auth/public-bind.ts';
@@ -14,22 +16,20 @@ import { maskSecret } from '../base/env.ts';
 import type { PluginHttpRoute } from '../base/http-route.ts';
 import { parseSettings, requireReplicaSettings, SETTING_NAMES, type Settings } from '../config/settings.ts';
 import { describeUnknownSetting, unknownSettings } from '../config/unknown-settings.ts';
-import { type LoadedPlugin, settingEnvName } from '../plugin.ts';
-import { importPlugin, parsePluginSettings, pluginSettingNames } from '../plugin-loader.ts';
+import { type LoadedPlugin, settingEnvName } from '../plugin/define.ts';
+import { importPlugin, parsePluginSettings, pluginSettingNames } from '../plugin/loader.ts';
 import { createRedisClient } from '../ratelimit/redis-client.ts';
 import {
   explainRedisError,
   type RedisConnectionOptions,
   redisConnectionOptions,
 } from '../ratelimit/redis-connection.ts';
-import { buildMcpServer, PACKAGE_VERSION } from '../server.ts';
 import {
   OTEL_ENV_NAMES,
   type OtlpTarget,
   parseTracingConfig,
   type TracingConfig,
 } from '../telemetry/otel-settings.ts';
-import { httpOptions, oauthResourceUrls } from '../transport-options.ts';
 import { checkRouteClashes } from '../transports/http/plugin-routes.ts';
 
 /** Longest wait for one dependency (discovery, JWKS, PING, OTLP POST). */

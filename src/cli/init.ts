@@ -10,7 +10,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { definePlugin, settingEnvName } from '../plugin.ts';
+import { definePlugin, settingEnvName } from '../plugin/define.ts';
 import { USAGE as COMMAND_USAGE } from './usage.ts';
 
 const USAGE = COMMAND_USAGE.init!;
@@ -213,7 +213,7 @@ function packageName(root: string): string {
   return '@mcp-toolkit/server';
 }
 
-/** Refuses what is not a plugin name, with the rule of `definePlugin` (src/plugin.ts). */
+/** Refuses what is not a plugin name, with the rule of `definePlugin` (src/plugin/define.ts). */
 function nameProblem(name: string): string | undefined {
   try {
     definePlugin({ name, register() {} });

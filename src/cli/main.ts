@@ -2,8 +2,9 @@
  * The `mcp-toolkit` command line: a thin layer over serve() and the test kit.
  * `process.env` is read here (and in src/config/), nowhere else.
  */
+
+import { PACKAGE_VERSION } from '../assembly/server.ts';
 import { InternalCode, ToolkitError } from '../base/errors.ts';
-import { PACKAGE_VERSION } from '../server.ts';
 import { CliUsageError, COMMANDS_HELP, parseCommand, USAGE } from './usage.ts';
 
 // Each command's module is imported when that command runs: `run` over stdio (what a desktop

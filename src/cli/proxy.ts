@@ -136,7 +136,7 @@ export async function proxyCommand(
     return;
   }
   const [{ serve }, { prettyLogs, startupSummary }] = await Promise.all([
-    import('../serve.ts'),
+    import('../assembly/serve.ts'),
     import('./run.ts'),
   ]);
   const running = await serve({ env, overrides: parsed.overrides, handleSignals: true });

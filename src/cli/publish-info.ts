@@ -13,7 +13,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseSettings } from '../config/settings.ts';
-import { importPlugin } from '../plugin-loader.ts';
+import { importPlugin } from '../plugin/loader.ts';
 import { buildServerJson, REGISTRY_SCHEMA_VERSION, registrySchemaProblems } from './server-json.ts';
 import { coreSettingInputs, pluginSettingInputs, type SettingInput } from './setting-inputs.ts';
 import { CliUsageError, parseCommand, USAGE } from './usage.ts';

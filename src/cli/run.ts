@@ -4,7 +4,7 @@
  * process manager, a pipe) stderr is a log stream, so it is one JSON line like the others.
  */
 import { hostname } from 'node:os';
-import type { RunningServer } from '../serve.ts';
+import type { RunningServer } from '../assembly/serve.ts';
 import { CliUsageError, checkFlags, parseCommand, USAGE } from './usage.ts';
 
 /** How `run` and `dev` write to stderr, and whether it is a terminal. */
@@ -135,7 +135,7 @@ export async function runCommand(
       );
     }
   }
-  const { serve } = await import('../serve.ts');
+  const { serve } = await import('../assembly/serve.ts');
   const running = await serve({ env, overrides: parsed.overrides, handleSignals: true });
   io.err(startupSummary(running, prettyLogs({ ...env, ...parsed.overrides }, io.isTTY)));
   await running.closed;

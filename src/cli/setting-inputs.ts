@@ -8,7 +8,7 @@
 import type { z } from 'zod';
 import { isSecretSetting } from '../base/env.ts';
 import { SETTING_NAMES, settingsSchema } from '../config/settings.ts';
-import { type PluginDefinition, settingEnvName } from '../plugin.ts';
+import { type PluginDefinition, settingEnvName } from '../plugin/define.ts';
 
 export interface SettingInput {
   /** The variable, e.g. `MCP_FILESYSTEM_ROOT`. */

@@ -19,7 +19,7 @@ import type { ListenFilter, ListenStreams } from './hub/listen-streams.ts';
 import type { RequestContext } from './request-context.ts';
 import { type SessionStore, saveSession, sessionOwner } from './session.ts';
 import { promptNamed, resourceAt, toolNamed } from './target.ts';
-import { META } from './wire.ts';
+import { META } from './wires/wire.ts';
 
 export interface MethodDeps {
   registry: Registry;

@@ -15,8 +15,8 @@ import type { ClientCapabilities, Implementation } from '../base/spec-types.ts';
 import type { Headers, HttpRequestInfo, Identity, LogLevel, Wire } from '../base/types.ts';
 import type { Exchange } from './exchange.ts';
 import { type RequestTarget, resolveTarget, type TargetLookups } from './target.ts';
-import { metaOf } from './wire.ts';
 import type { WireProfile } from './wires/profile.ts';
+import { metaOf } from './wires/wire.ts';
 
 export interface RequestRecord {
   /** The JSON-RPC method as sent, e.g. `tools/call`. */

@@ -22,8 +22,8 @@ import {
   type JsonRpcResponse,
   type RequestId,
 } from '../base/jsonrpc.ts';
+import type { Hub } from '../protocol/hub/hub.ts';
 import type { HubRelay, RelayedEvent } from '../protocol/hub/relay.ts';
-import type { Hub } from '../protocol/hub.ts';
 import type { PubSub } from './pubsub.ts';
 
 export interface HubRelayOptions {

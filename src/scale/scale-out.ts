@@ -8,12 +8,12 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { ErrorCode } from '../base/errors.ts';
 import type { Settings } from '../config/settings.ts';
-import { Hub } from '../protocol/hub.ts';
+import { Hub } from '../protocol/hub/hub.ts';
 import type { SessionStore } from '../protocol/session.ts';
 import { redisKind } from '../ratelimit/redis-client.ts';
 import type { RedisConnectionOptions } from '../ratelimit/redis-connection.ts';
-import type { SharedState } from '../server.ts';
 import type { TaskBackend } from '../tasks/types.ts';
+import type { EventStore } from '../transports/deps.ts';
 import { replicatedWrites } from './durable.ts';
 import { createHubRelay } from './hub-relay.ts';
 import { createPubSub, createSubscriberClient } from './pubsub.ts';
@@ -26,6 +26,16 @@ import { createRedisSessionFeed } from './session-feed.ts';
 import { createStoreHealth } from './store-health.ts';
 
 /** The two levels the scale-out logs at; a pino logger fits. */
+/**
+ * State shared with other replicas (`MCP_REDIS_URL`) beyond the session store and the hub:
+ * the SSE event store, and how reachable the shared store is. The server takes it as is.
+ */
+export interface SharedState {
+  readonly eventStore: EventStore;
+  /** For /readyz: `detail` says what is degraded while the shared store is unreachable. */
+  health(): { ok: boolean; detail?: string };
+}
+
 export interface ScaleOutLogger {
   warn(obj: object, msg: string): void;
   info(obj: object, msg: string): void;

@@ -2,7 +2,7 @@
  * What the transports take from the server, and nothing more: the transport seam. Each
  * transport declares the parts it uses (the dispatcher, the hub, the session store, a
  * logger, telemetry, and for HTTP the edge's authenticator and limiter, the readiness checks
- * and the description the discovery documents render); the server assembly (src/server.ts)
+ * and the description the discovery documents render); the server assembly (src/assembly/server.ts)
  * provides them, and a test may hand over any object that has them. No transport sees the
  * registry or the plugins.
  */

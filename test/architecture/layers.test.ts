@@ -1,6 +1,6 @@
 /**
  * The house keeps its shape (docs/architecture.md, "The layers"). A unit is a folder of src/
- * (protocol, registry, ...) or a top-level file (server.ts, serve.ts, ...); every relative
+ * (protocol, registry, assembly, ...) or a top-level file (one of the public entries: index.ts, fastify.ts, ...); every relative
  * import (static, `export ... from`, or dynamic `import()`) is mapped to the unit it reaches.
  * The test fails when an import goes up the layers drawn in docs/architecture.md ("The
  * layers", the same list as LAYERS below), when two units import each other, when src/base
@@ -9,7 +9,7 @@
  * CLI, when the test kit (src/testing/) imports anything of ours but the public entries (src/index.ts, src/protocol.ts) and src/base/, when a plugin imports the toolkit other than through its public entry, or when a file
  * under src/ or plugins/ grows past 400 lines, or when code under src/transports/ reads an
  * `MCP_*` setting (the transports take options named for what they do, built from the
- * settings once where the server is assembled: src/transport-options.ts), or when a handler
+ * settings once where the server is assembled: src/assembly/transport-options.ts), or when a handler
  * is run outside src/execution/ (a deadline started, or a timer or abort controller held by the
  * registry, which holds definitions and lookup only).
  */
@@ -32,23 +32,11 @@ const LAYERS: readonly (readonly string[])[] = [
   ['execution'],
   ['protocol'],
   ['auth', 'ratelimit'],
-  [
-    'tasks',
-    'skills',
-    'discovery',
-    'telemetry',
-    'plugin.ts',
-    'plugin-errors.ts',
-    'plugin-lifecycle.ts',
-    'plugin-loader.ts',
-    'plugin-register.ts',
-    'plugin-routes.ts',
-  ],
+  ['tasks', 'skills', 'discovery', 'telemetry', 'plugin'],
   ['config'],
   ['transports'],
-  ['server.ts', 'readiness.ts', 'transport-options.ts'],
   ['scale'],
-  ['serve.ts', 'assemble.ts'],
+  ['assembly'],
   ['cli', 'testing', 'index.ts', 'fastify.ts', 'fetch.ts', 'protocol.ts'],
 ];
 

@@ -19,7 +19,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { filesystemPlugin } from '../../plugins/filesystem/index.ts';
 import { bundleCommand } from '../../src/cli/bundle.ts';
 import { CliUsageError } from '../../src/cli/usage.ts';
-import { settingEnvName } from '../../src/plugin.ts';
+import { settingEnvName } from '../../src/plugin/define.ts';
 import { REPO_ROOT } from '../helpers/spawn-server.ts';
 
 const run = promisify(execFile);

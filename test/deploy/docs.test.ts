@@ -13,7 +13,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { settingEnvName } from '../../src/plugin.ts';
+import { settingEnvName } from '../../src/plugin/define.ts';
 import { CLI, REPO_ROOT } from '../helpers/spawn-server.ts';
 import { knownSettings } from './known-settings.ts';
 

@@ -6,8 +6,8 @@
  */
 import { BUNDLED_PLUGINS } from '../../scripts/bundled-plugins.ts';
 import { parseSettings, SETTING_NAMES, type Settings } from '../../src/config/settings.ts';
-import { type PluginDefinition, settingEnvName } from '../../src/plugin.ts';
-import { importPlugin, parsePluginSettings } from '../../src/plugin-loader.ts';
+import { type PluginDefinition, settingEnvName } from '../../src/plugin/define.ts';
+import { importPlugin, parsePluginSettings } from '../../src/plugin/loader.ts';
 
 export interface KnownSettings {
   /** Every setting name, core and plugin. */

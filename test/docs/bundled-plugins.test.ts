@@ -17,7 +17,7 @@ import {
   IMAGE_PLUGINS,
   selectPlugins,
 } from '../../scripts/bundled-plugins.ts';
-import { PLUGINS_DIR } from '../../src/plugin-loader.ts';
+import { PLUGINS_DIR } from '../../src/plugin/loader.ts';
 import { documented, documentedInImage } from './plugins-table.ts';
 
 test('docs/plugins.md lists exactly the bundled plugins', () => {

@@ -4,9 +4,9 @@
  * servers such clients share.
  */
 import assert from 'node:assert/strict';
+import { inProcessConnector } from '../../src/assembly/serve.ts';
+import type { McpServer } from '../../src/assembly/server.ts';
 import { createServer, type RunningServer, type ServerOptions } from '../../src/index.ts';
-import { inProcessConnector } from '../../src/serve.ts';
-import type { McpServer } from '../../src/server.ts';
 import { TestClient, type TestClientOptions } from '../../src/testing/test-client.ts';
 import { validateServerMessage } from './spec-schema.ts';
 
@@ -47,7 +47,7 @@ export function startServer(options: ServerOptions = {}): Promise<RunningServer>
 }
 
 /**
- * The public handle over a server assembled by hand (`src/server.ts` with a fake clock, a
+ * The public handle over a server assembled by hand (`src/assembly/server.ts` with a fake clock, a
  * task store of the test's own): what TestClient and the kit's targets take.
  */
 export function handleOf(server: McpServer): RunningServer {

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { ToolkitError } from '../../src/base/errors.ts';
-import { PLUGINS_DIR, resolvePluginPath } from '../../src/plugin-loader.ts';
+import { PLUGINS_DIR, resolvePluginPath } from '../../src/plugin/loader.ts';
 
 let project: string;
 before(async () => {

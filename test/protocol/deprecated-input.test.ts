@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pino } from 'pino';
+import { buildMcpServer } from '../../src/assembly/server.ts';
 import { parseSettings } from '../../src/config/settings.ts';
 import { definePlugin, defineTool, type JsonObject } from '../../src/index.ts';
-import { buildMcpServer } from '../../src/server.ts';
 import { handleOf, startClient } from '../helpers/client.ts';
 
 const summarise = defineTool(

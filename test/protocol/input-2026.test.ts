@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { pino } from 'pino';
 import conformancePlugin from '../../plugins/conformance/index.ts';
+import { buildMcpServer } from '../../src/assembly/server.ts';
 import { parseSettings } from '../../src/config/settings.ts';
 import { ErrorCode, type JsonObject } from '../../src/index.ts';
 import { createStateCodec } from '../../src/protocol/state-codec.ts';
-import { buildMcpServer } from '../../src/server.ts';
 import type { TestClientError } from '../../src/testing/test-client.ts';
 import { handleOf, startClient } from '../helpers/client.ts';
 

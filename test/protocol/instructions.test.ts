@@ -8,11 +8,11 @@ import { describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { pino } from 'pino';
 import { z } from 'zod';
+import { buildMcpServer } from '../../src/assembly/server.ts';
+import { httpOptions } from '../../src/assembly/transport-options.ts';
 import { parseSettings } from '../../src/config/settings.ts';
 import { definePlugin, defineTool, InternalCode, ToolkitError } from '../../src/index.ts';
-import { composeInstructions } from '../../src/plugin.ts';
-import { buildMcpServer } from '../../src/server.ts';
-import { httpOptions } from '../../src/transport-options.ts';
+import { composeInstructions } from '../../src/plugin/define.ts';
 import { buildHttpApp } from '../../src/transports/http/server.ts';
 import { startClient } from '../helpers/client.ts';
 

@@ -17,9 +17,9 @@ import {
   PromptListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '../../src/assembly/server.ts';
 import type { Identity } from '../../src/base/types.ts';
 import { definePlugin, definePrompt, defineTool, type PluginApp } from '../../src/index.ts';
-import type { McpServer } from '../../src/server.ts';
 import { TestClient } from '../../src/testing/test-client.ts';
 import { type IssuedKey, startTokenIssuer, type TokenIssuer } from '../auth/token-issuer.ts';
 import {

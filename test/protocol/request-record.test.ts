@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
+import { buildMcpServer } from '../../src/assembly/server.ts';
 import type { JsonRpcMessage } from '../../src/base/jsonrpc.ts';
 import { parseSettings } from '../../src/config/settings.ts';
 import { definePlugin, defineTool } from '../../src/index.ts';
@@ -14,7 +15,6 @@ import type { RequestObserver } from '../../src/protocol/exchange.ts';
 import { RequestContext } from '../../src/protocol/request-context.ts';
 import { type RequestRecord, requestRecord } from '../../src/protocol/request-record.ts';
 import { REV2025 } from '../../src/protocol/wires/classify.ts';
-import { buildMcpServer } from '../../src/server.ts';
 import { createLogger } from '../../src/telemetry/logger.ts';
 import { createRequestObserver } from '../../src/telemetry/request-observer.ts';
 import {

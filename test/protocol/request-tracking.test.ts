@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { buildMcpServer } from '../../src/assembly/server.ts';
 import { InternalCode, ProtocolError, ToolkitError } from '../../src/base/errors.ts';
 import { parseSettings } from '../../src/config/settings.ts';
 import { Cancellation } from '../../src/execution/cancellation.ts';
@@ -13,7 +14,6 @@ import { definePlugin, defineTool } from '../../src/index.ts';
 import { ClientPresence } from '../../src/protocol/exchange.ts';
 import { RequestContext } from '../../src/protocol/request-context.ts';
 import { RunningRequests } from '../../src/protocol/running.ts';
-import { buildMcpServer } from '../../src/server.ts';
 import { createLogger } from '../../src/telemetry/logger.ts';
 
 function request(): { abort(reason: unknown): void; reasons: unknown[] } {

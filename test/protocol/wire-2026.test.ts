@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
+import { buildMcpServer, type McpServer } from '../../src/assembly/server.ts';
 import { ErrorCode } from '../../src/base/errors.ts';
 import { parseSettings } from '../../src/config/settings.ts';
-import { parsePluginSettings } from '../../src/plugin-loader.ts';
+import { parsePluginSettings } from '../../src/plugin/loader.ts';
 import type { Exchange } from '../../src/protocol/exchange.ts';
-import { buildMcpServer, type McpServer } from '../../src/server.ts';
 import echoPlugin from '../fixtures/echo-plugin.ts';
 import { startClient } from '../helpers/client.ts';
 import { assertValidServerMessage } from '../helpers/spec-schema.ts';

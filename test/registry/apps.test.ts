@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { pino } from 'pino';
+import { buildMcpServer } from '../../src/assembly/server.ts';
 import { parseSettings } from '../../src/config/settings.ts';
 import {
   defineApp,
@@ -20,7 +21,6 @@ import {
   ToolkitError,
 } from '../../src/index.ts';
 import { APP_MIME_TYPE, UI_EXTENSION } from '../../src/protocol.ts';
-import { buildMcpServer } from '../../src/server.ts';
 import { startClient, startServer } from '../helpers/client.ts';
 
 const HTML = '<!doctype html><html><body><p>Hello view</p></body></html>';

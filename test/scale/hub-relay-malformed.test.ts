@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { isBigId } from '../../src/base/json-ids.ts';
 import type { JsonRpcMessage, RequestId } from '../../src/base/jsonrpc.ts';
 import type { Announcement } from '../../src/protocol/hub/announcements.ts';
-import { Hub } from '../../src/protocol/hub.ts';
+import { Hub } from '../../src/protocol/hub/hub.ts';
 import { createHubRelay } from '../../src/scale/hub-relay.ts';
 import type { PubSub } from '../../src/scale/pubsub.ts';
 

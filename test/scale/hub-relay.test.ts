@@ -12,7 +12,7 @@ import { ClientAnswerError, ErrorCode } from '../../src/base/errors.ts';
 import type { JsonRpcMessage, RequestId } from '../../src/base/jsonrpc.ts';
 import type { Announcement } from '../../src/protocol/hub/announcements.ts';
 import type { OutboundChannel } from '../../src/protocol/hub/channel.ts';
-import { Hub } from '../../src/protocol/hub.ts';
+import { Hub } from '../../src/protocol/hub/hub.ts';
 import { createRedisClient } from '../../src/ratelimit/redis-client.ts';
 import { createHubRelay } from '../../src/scale/hub-relay.ts';
 import { createPubSub, createSubscriberClient, type PubSub } from '../../src/scale/pubsub.ts';

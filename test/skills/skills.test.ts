@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
+import { buildMcpServer, type McpServer } from '../../src/assembly/server.ts';
 import { parseSettings } from '../../src/config/settings.ts';
 import { ErrorCode, InternalCode, type JsonObject } from '../../src/index.ts';
-import { buildMcpServer, type McpServer } from '../../src/server.ts';
 import type { TestClientError } from '../../src/testing/test-client.ts';
 import { type CheckedClient, handleOf, startClient } from '../helpers/client.ts';
 

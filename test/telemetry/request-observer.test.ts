@@ -9,6 +9,7 @@ import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { type Span, trace } from '@opentelemetry/api';
 import { z } from 'zod';
+import { buildMcpServer } from '../../src/assembly/server.ts';
 import type { JsonRpcMessage } from '../../src/base/jsonrpc.ts';
 import { parseSettings } from '../../src/config/settings.ts';
 import {
@@ -19,7 +20,6 @@ import {
   defineTool,
   type HandlerContext,
 } from '../../src/index.ts';
-import { buildMcpServer } from '../../src/server.ts';
 import { createLogger } from '../../src/telemetry/logger.ts';
 import { parseTracingConfig } from '../../src/telemetry/otel-settings.ts';
 import { createRequestObserver } from '../../src/telemetry/request-observer.ts';

@@ -32,10 +32,10 @@ import {
   PeriodicExportingMetricReader,
 } from '@opentelemetry/sdk-metrics';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { buildMcpServer } from '../../src/assembly/server.ts';
 import type { JsonRpcMessage } from '../../src/base/jsonrpc.ts';
 import { parseSettings } from '../../src/config/settings.ts';
 import { definePlugin, defineTool } from '../../src/index.ts';
-import { buildMcpServer } from '../../src/server.ts';
 import { createLogger } from '../../src/telemetry/logger.ts';
 import { parseTracingConfig } from '../../src/telemetry/otel-settings.ts';
 import { createRequestObserver } from '../../src/telemetry/request-observer.ts';

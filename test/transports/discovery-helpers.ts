@@ -3,13 +3,13 @@
  * leaves auth out), for the tests of what the server shows before anyone connects.
  */
 import { pino } from 'pino';
+import { buildMcpServer } from '../../src/assembly/server.ts';
+import { httpOptions } from '../../src/assembly/transport-options.ts';
 import { createAuthenticator } from '../../src/auth/create.ts';
 import { resourceUrls } from '../../src/auth/resource-metadata.ts';
 import { parseSettings } from '../../src/config/settings.ts';
-import type { LoadedPlugin } from '../../src/plugin.ts';
-import { loadPlugins } from '../../src/plugin-loader.ts';
-import { buildMcpServer } from '../../src/server.ts';
-import { httpOptions } from '../../src/transport-options.ts';
+import type { LoadedPlugin } from '../../src/plugin/define.ts';
+import { loadPlugins } from '../../src/plugin/loader.ts';
 import { buildHttpApp } from '../../src/transports/http/server.ts';
 import { REPO_ROOT } from '../helpers/spawn-server.ts';
 import { ECHO_PLUGIN, type TestApp } from './http-helpers.ts';

@@ -20,14 +20,14 @@ import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextproto
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Hono } from 'hono';
 import { pino } from 'pino';
+import { createServer as createPublicServer } from '../../src/assembly/serve.ts';
+import { buildMcpServer, type McpServer } from '../../src/assembly/server.ts';
 import { createAuthenticator } from '../../src/auth/create.ts';
 import { ErrorCode } from '../../src/base/errors.ts';
 import { parseSettings } from '../../src/config/settings.ts';
 import { createFetchHandler, type FetchHandler } from '../../src/fetch.ts';
-import { loadPlugins } from '../../src/plugin-loader.ts';
+import { loadPlugins } from '../../src/plugin/loader.ts';
 import { createRateLimiter } from '../../src/ratelimit/limiter.ts';
-import { createServer as createPublicServer } from '../../src/serve.ts';
-import { buildMcpServer, type McpServer } from '../../src/server.ts';
 import { REPO_ROOT } from '../helpers/spawn-server.ts';
 import { assertValidServerMessage } from '../helpers/spec-schema.ts';
 import { ECHO_PLUGIN, type Message, parseSse, V2026 } from './http-helpers.ts';

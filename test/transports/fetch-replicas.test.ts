@@ -12,8 +12,8 @@ import { serve } from '@hono/node-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Hono } from 'hono';
+import { createServer } from '../../src/assembly/serve.ts';
 import { createFetchHandler } from '../../src/fetch.ts';
-import { createServer } from '../../src/serve.ts';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
 import { ECHO_PLUGIN } from './http-helpers.ts';
 

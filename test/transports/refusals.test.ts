@@ -9,11 +9,11 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { pino } from 'pino';
+import { buildMcpServer } from '../../src/assembly/server.ts';
+import { httpOptions } from '../../src/assembly/transport-options.ts';
 import { parseSettings } from '../../src/config/settings.ts';
-import { buildMcpServer } from '../../src/server.ts';
 import type { RefusalInfo } from '../../src/telemetry/tracing.ts';
 import { NOOP_TELEMETRY } from '../../src/telemetry/tracing.ts';
-import { httpOptions } from '../../src/transport-options.ts';
 import type { HttpDeps } from '../../src/transports/deps.ts';
 import { buildHttpApp } from '../../src/transports/http/server.ts';
 

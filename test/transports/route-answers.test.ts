@@ -11,13 +11,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
+import { buildMcpServer, type McpServer } from '../../src/assembly/server.ts';
+import { httpOptions } from '../../src/assembly/transport-options.ts';
 import type { HttpRouteHandler } from '../../src/base/http-route.ts';
 import { parseSettings } from '../../src/config/settings.ts';
 import { createFetchHandler } from '../../src/fetch.ts';
 import { definePlugin } from '../../src/index.ts';
-import type { LoadedPlugin } from '../../src/plugin.ts';
-import { buildMcpServer, type McpServer } from '../../src/server.ts';
-import { httpOptions } from '../../src/transport-options.ts';
+import type { LoadedPlugin } from '../../src/plugin/define.ts';
 import { buildHttpApp } from '../../src/transports/http/server.ts';
 
 // The route types say it too: an object with none of the answer's keys is not an answer.

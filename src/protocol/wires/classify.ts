@@ -7,10 +7,10 @@
 import { isObject } from '../../base/jsonrpc.ts';
 import type { Headers, Wire } from '../../base/types.ts';
 import { isModernVersion } from '../../base/versions.ts';
-import { header, META, metaOf } from '../wire.ts';
 import type { WireProfile } from './profile.ts';
 import { REV2025 } from './rev2025.ts';
 import { REV2026 } from './rev2026.ts';
+import { header, META, metaOf } from './wire.ts';
 
 /**
  * A request or notification is on the 2026 wire when its envelope names a protocol version

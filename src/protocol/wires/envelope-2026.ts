@@ -8,7 +8,7 @@ import { ErrorCode, ProtocolError } from '../../base/errors.ts';
 import { isObject, type JsonObject, type JsonRpcRequest, safeText } from '../../base/jsonrpc.ts';
 import type { Headers } from '../../base/types.ts';
 import { VERSION_2026 } from '../../base/versions.ts';
-import { header, META, metaOf } from '../wire.ts';
+import { header, META, metaOf } from './wire.ts';
 
 /**
  * Steps 1-3 of the ladder: the envelope is complete, agrees with the header, names a version we

@@ -12,9 +12,9 @@ import { logLevelRank } from '../../base/types.ts';
 import { hasCoreTasks, resumesStreams, SUPPORTED_VERSIONS, VERSION_2026 } from '../../base/versions.ts';
 import { isInputRequired } from '../../execution/results.ts';
 import { admitRound } from '../input.ts';
-import { header } from '../wire.ts';
 import type { TaskWire, WireProfile } from './profile.ts';
 import { created2025, task2025 } from './task-shapes.ts';
+import { header } from './wire.ts';
 
 /** Methods of the 2026 wire only. */
 const ADDED_IN_2026 = new Set(['server/discover', 'subscriptions/listen']);

@@ -12,10 +12,10 @@ import { isLogLevel, logLevelRank } from '../../base/types.ts';
 import { isInputRequired } from '../../execution/results.ts';
 import { admitRound, wellFormedResponses } from '../input.ts';
 import type { RequestContext } from '../request-context.ts';
-import { META } from '../wire.ts';
 import { checkEnvelope, checkParamHeaders, checkRoutingHeaders } from './envelope-2026.ts';
 import type { TaskWire, WireProfile } from './profile.ts';
 import { created2026, declaresTasks, detailed2026, missingTasksExtension } from './task-shapes.ts';
+import { META } from './wire.ts';
 
 /** Methods of the 2025 wire that 2026 removed (the handshake, ping, setLevel, subscribe, core tasks). */
 const REMOVED = new Set([

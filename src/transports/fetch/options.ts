@@ -1,6 +1,6 @@
 /**
  * The fetch handler's options, named for what they do, derived from the HTTP transport's
- * options (which src/transport-options.ts builds from the settings): a caller overrides any
+ * options (which src/assembly/transport-options.ts builds from the settings): a caller overrides any
  * of them in `createFetchHandler`.
  */
 import type { Identity } from '../../base/types.ts';

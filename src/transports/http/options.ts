@@ -2,7 +2,7 @@
  * What the HTTP transport is told, named for what each value does: where it listens, the
  * MCP endpoint's path, who may reach it (hosts, origins, CORS, proxies), its limits and its
  * SSE timing. Built once from the settings where the server is assembled
- * (src/transport-options.ts); the transport itself reads no setting.
+ * (src/assembly/transport-options.ts); the transport itself reads no setting.
  */
 
 /** The OAuth protected resource metadata (RFC 9728) the transport serves. */

@@ -26,7 +26,7 @@ import {
   type PluginDefinition,
   type RunningServer,
 } from '../../../src/index.ts';
-import { parsePluginSettings } from '../../../src/plugin-loader.ts';
+import { parsePluginSettings } from '../../../src/plugin/loader.ts';
 import { freePort } from '../../e2e/batteries/helpers.ts';
 import { cimdHostMissing } from '../../helpers/cimd-host.ts';
 import { CLI, childEnv, REPO_ROOT } from '../../helpers/spawn-server.ts';

@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import net from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { type RunningServer, serve } from '../../../src/serve.ts';
+import { type RunningServer, serve } from '../../../src/assembly/serve.ts';
 
 export const ECHO_PLUGIN = './test/fixtures/echo-plugin.ts';
 export const BATTERIES_PLUGIN = './test/e2e/batteries/fixtures/batteries-plugin.ts';

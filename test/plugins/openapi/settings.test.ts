@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { openapiPlugin } from '../../../plugins/openapi/index.ts';
 import { doctor } from '../../../src/cli/doctor.ts';
 import { InternalCode, type PluginDefinition, ToolkitError } from '../../../src/index.ts';
-import { parsePluginSettings } from '../../../src/plugin-loader.ts';
+import { parsePluginSettings } from '../../../src/plugin/loader.ts';
 
 const parse = (env: Record<string, string>) =>
   parsePluginSettings(openapiPlugin as PluginDefinition<Record<string, unknown>>, env);

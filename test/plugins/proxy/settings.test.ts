@@ -11,7 +11,7 @@ import { type ProxySettings, proxyPlugin } from '../../../plugins/proxy/index.ts
 import { templateVariables } from '../../../plugins/proxy/mirror.ts';
 import { shellWords } from '../../../plugins/proxy/settings.ts';
 import type { PluginDefinition } from '../../../src/index.ts';
-import { parsePluginSettings } from '../../../src/plugin-loader.ts';
+import { parsePluginSettings } from '../../../src/plugin/loader.ts';
 
 const parse = (env: Record<string, string>) =>
   parsePluginSettings(

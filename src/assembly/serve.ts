@@ -6,15 +6,15 @@
  * handling of a process; the CLI is a thin layer over it.
  */
 import type { Logger } from 'pino';
+import type { JsonRpcMessage } from '../base/jsonrpc.ts';
+import type { Identity } from '../base/types.ts';
+import { processEnvironment, type Settings, type SettingsInput } from '../config/settings.ts';
+import { createConnection } from '../transports/connection.ts';
+import type { HttpHandle } from '../transports/http/server.ts';
+import { serveStdio } from '../transports/stdio.ts';
 import { assemble, liveCounts, type PluginRef, type TransportKind } from './assemble.ts';
-import type { JsonRpcMessage } from './base/jsonrpc.ts';
-import type { Identity } from './base/types.ts';
-import { processEnvironment, type Settings, type SettingsInput } from './config/settings.ts';
 import type { McpServer } from './server.ts';
 import { httpOptions, stdioOptions } from './transport-options.ts';
-import { createConnection } from './transports/connection.ts';
-import type { HttpHandle } from './transports/http/server.ts';
-import { serveStdio } from './transports/stdio.ts';
 
 export type { PluginRef, TransportKind };
 
@@ -156,7 +156,7 @@ async function start(
     closed = stdio.closed.then(() => stop());
   } else if (transport === 'http') {
     // Loaded only here: a stdio server for a desktop agent starts without Fastify.
-    const { startHttp } = await import('./transports/http/server.ts');
+    const { startHttp } = await import('../transports/http/server.ts');
     try {
       httpHandle = await startHttp(server, httpOptions(settings));
     } catch (err) {

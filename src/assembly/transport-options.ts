@@ -3,10 +3,10 @@
  * `MCP_*` names the HTTP transport depends on are read. The transports (src/transports/)
  * take these values under the names of what they do (host, port, path, limits, ...).
  */
-import { type ResourceUrls, resourceUrls } from './auth/resource-metadata.ts';
-import type { Settings } from './config/settings.ts';
-import { baseUrlOf, type HttpOptions } from './transports/http/options.ts';
-import type { StdioOptions } from './transports/stdio.ts';
+import { type ResourceUrls, resourceUrls } from '../auth/resource-metadata.ts';
+import type { Settings } from '../config/settings.ts';
+import { baseUrlOf, type HttpOptions } from '../transports/http/options.ts';
+import type { StdioOptions } from '../transports/stdio.ts';
 
 /** The public base URL: MCP_PUBLIC_URL, else the bound address. */
 export function publicBaseUrl(settings: Settings, port = settings.MCP_HTTP_PORT): string {

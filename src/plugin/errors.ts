@@ -6,7 +6,7 @@
  */
 import { isAbsolute, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { InternalCode, ToolkitError } from './base/errors.ts';
+import { InternalCode, ToolkitError } from '../base/errors.ts';
 
 /** The toolkit's own sources: a frame there is ours, not the plugin author's. */
 const TOOLKIT_SRC = fileURLToPath(new URL('./', import.meta.url));

@@ -5,7 +5,7 @@
  * registration order, within the shutdown budget (a hook that hangs is cut off and logged).
  */
 import type { Logger } from 'pino';
-import { pluginRegisterError } from './plugin-errors.ts';
+import { pluginRegisterError } from './errors.ts';
 
 export type LifecycleHook = () => void | Promise<void>;
 

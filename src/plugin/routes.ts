@@ -7,13 +7,13 @@
  * wait for the ones in flight before the plugins' onClose hooks let go of what they use.
  */
 
-import { InternalCode, ToolkitError } from './base/errors.ts';
+import { InternalCode, ToolkitError } from '../base/errors.ts';
 import {
   HTTP_ROUTE_METHODS,
   type HttpRoute,
   type HttpRouteHandler,
   type PluginHttpRoute,
-} from './base/http-route.ts';
+} from '../base/http-route.ts';
 
 export interface RouteTable {
   /** Adds one plugin's route; throws naming the plugin when it is malformed or taken. */

@@ -4,9 +4,9 @@
  * profiles' (src/protocol/wires/).
  */
 
-import { isObject, type JsonObject } from '../base/jsonrpc.ts';
-import { META } from '../base/meta-keys.ts';
-import type { Headers } from '../base/types.ts';
+import { isObject, type JsonObject } from '../../base/jsonrpc.ts';
+import { META } from '../../base/meta-keys.ts';
+import type { Headers } from '../../base/types.ts';
 
 export { META };
 

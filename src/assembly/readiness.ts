@@ -1,15 +1,15 @@
 /**
  * The checks `/readyz` reports, wired where the server is assembled: the rate-limit store,
  * the shared state (Redis), the OAuth issuer's keys, and each plugin's own `doctor` checks of
- * the `dependency` kind (src/plugin.ts, DoctorCheckKind). The plugins' `config` checks are
+ * the `dependency` kind (src/plugin/define.ts, DoctorCheckKind). The plugins' `config` checks are
  * read once, at start-up (`pluginStartUpProblems`): a setting that can never work stops the
  * server instead of holding it not-ready forever. The HTTP transport adds shutdown and
  * answers 503 when one fails.
  */
-import type { Authenticator } from './auth/types.ts';
-import type { DoctorCheck, LoadedPlugin } from './plugin.ts';
-import type { RateLimiter } from './ratelimit/limiter.ts';
-import type { CheckResult } from './transports/deps.ts';
+import type { Authenticator } from '../auth/types.ts';
+import type { DoctorCheck, LoadedPlugin } from '../plugin/define.ts';
+import type { RateLimiter } from '../ratelimit/limiter.ts';
+import type { CheckResult } from '../transports/deps.ts';
 
 /** How long a plugin's doctor result answers /readyz before its checks run again. */
 const PLUGIN_CHECK_TTL_MS = 10_000;

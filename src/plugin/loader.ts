@@ -6,10 +6,10 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { InternalCode, ToolkitError } from './base/errors.ts';
-import type { LoadedPlugin } from './plugin.ts';
-import { type PluginDefinition, settingEnvName } from './plugin.ts';
-import { pluginImportError } from './plugin-errors.ts';
+import { InternalCode, ToolkitError } from '../base/errors.ts';
+import type { LoadedPlugin } from './define.ts';
+import { type PluginDefinition, settingEnvName } from './define.ts';
+import { pluginImportError } from './errors.ts';
 
 export const PLUGINS_DIR = fileURLToPath(new URL('../plugins/', import.meta.url));
 

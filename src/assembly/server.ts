@@ -5,54 +5,45 @@
  * the transports ask for (src/transports/deps.ts); nothing here listens.
  */
 import type { Logger } from 'pino';
-import { checkToolScopes } from './auth/scopes.ts';
-import type { Authenticator } from './auth/types.ts';
-import { InternalCode, ToolkitError } from './base/errors.ts';
-import type { PluginHttpRoute } from './base/http-route.ts';
-import { PACKAGE_VERSION } from './base/package-version.ts';
-import type { Settings } from './config/settings.ts';
-import { describeServer } from './discovery/server-description.ts';
-import { type CallContext, Caller, type CallGuard } from './execution/call.ts';
-import { composeInstructions, type LoadedPlugin, type PluginApp } from './plugin.ts';
-import { createPluginLifecycle } from './plugin-lifecycle.ts';
-import { ownedRegistry, registerPlugin } from './plugin-register.ts';
-import { createRouteTable } from './plugin-routes.ts';
-import { deprecatedInputNotices } from './protocol/deprecated-input.ts';
-import { Dispatcher, type DispatcherOptions } from './protocol/dispatcher.ts';
-import { createFanOut } from './protocol/hub/announcements.ts';
-import { Hub } from './protocol/hub.ts';
-import { createInputRounds } from './protocol/input.ts';
-import { checkMiddleware, type Middleware } from './protocol/middleware.ts';
-import type { RequestContext, UpstreamTokenSource } from './protocol/request-context.ts';
-import { createMemorySessionStore, type SessionStore } from './protocol/session.ts';
-import { createStateCodec, type StateCodec } from './protocol/state-codec.ts';
-import { rateLimitError } from './ratelimit/errors.ts';
-import { clientKey, type RateLimiter } from './ratelimit/limiter.ts';
+import { checkToolScopes } from '../auth/scopes.ts';
+import type { Authenticator } from '../auth/types.ts';
+import { InternalCode, ToolkitError } from '../base/errors.ts';
+import type { PluginHttpRoute } from '../base/http-route.ts';
+import { PACKAGE_VERSION } from '../base/package-version.ts';
+import type { Settings } from '../config/settings.ts';
+import { describeServer } from '../discovery/server-description.ts';
+import { type CallContext, Caller, type CallGuard } from '../execution/call.ts';
+import { composeInstructions, type LoadedPlugin, type PluginApp } from '../plugin/define.ts';
+import { createPluginLifecycle } from '../plugin/lifecycle.ts';
+import { ownedRegistry, registerPlugin } from '../plugin/register.ts';
+import { createRouteTable } from '../plugin/routes.ts';
+import { deprecatedInputNotices } from '../protocol/deprecated-input.ts';
+import { Dispatcher, type DispatcherOptions } from '../protocol/dispatcher.ts';
+import { createFanOut } from '../protocol/hub/announcements.ts';
+import { Hub } from '../protocol/hub/hub.ts';
+import { createInputRounds } from '../protocol/input.ts';
+import { checkMiddleware, type Middleware } from '../protocol/middleware.ts';
+import type { RequestContext, UpstreamTokenSource } from '../protocol/request-context.ts';
+import { createMemorySessionStore, type SessionStore } from '../protocol/session.ts';
+import { createStateCodec, type StateCodec } from '../protocol/state-codec.ts';
+import { rateLimitError } from '../ratelimit/errors.ts';
+import { clientKey, type RateLimiter } from '../ratelimit/limiter.ts';
+import { appsExtension, checkAppLinks } from '../registry/apps.ts';
+import { Registry } from '../registry/registry.ts';
+import { createVisibility, type Visibility } from '../registry/visibility.ts';
+import type { SharedState } from '../scale/scale-out.ts';
+import { loadSkillCatalog, type SkillCatalog } from '../skills/catalog.ts';
+import { skillMethods } from '../skills/methods.ts';
+import { skillResources } from '../skills/resources.ts';
+import { TaskEngine } from '../tasks/engine.ts';
+import { createLocalTaskBus, createMemoryTaskStore } from '../tasks/memory-store.ts';
+import { taskLane, taskMethods } from '../tasks/methods.ts';
+import type { TaskBackend } from '../tasks/types.ts';
+import { NOOP_TELEMETRY, type Telemetry } from '../telemetry/tracing.ts';
+import type { AuthorizationServerRoutes, ConnectionDeps, EventStore, HttpDeps } from '../transports/deps.ts';
 import { createReadiness, pluginStartUpProblems, runPluginChecks } from './readiness.ts';
-import { appsExtension, checkAppLinks } from './registry/apps.ts';
-import { Registry } from './registry/registry.ts';
-import { createVisibility, type Visibility } from './registry/visibility.ts';
-import { loadSkillCatalog, type SkillCatalog } from './skills/catalog.ts';
-import { skillMethods } from './skills/methods.ts';
-import { skillResources } from './skills/resources.ts';
-import { TaskEngine } from './tasks/engine.ts';
-import { createLocalTaskBus, createMemoryTaskStore } from './tasks/memory-store.ts';
-import { taskLane, taskMethods } from './tasks/methods.ts';
-import type { TaskBackend } from './tasks/types.ts';
-import { NOOP_TELEMETRY, type Telemetry } from './telemetry/tracing.ts';
-import type { AuthorizationServerRoutes, ConnectionDeps, EventStore, HttpDeps } from './transports/deps.ts';
 
 export { PACKAGE_VERSION };
-
-/**
- * State shared with other replicas (src/scale/, `MCP_REDIS_URL`) beyond the session store
- * and the hub: the SSE event store, and how reachable the shared store is.
- */
-export interface SharedState {
-  readonly eventStore: EventStore;
-  /** For /readyz: `detail` says what is degraded while the shared store is unreachable. */
-  health(): { ok: boolean; detail?: string };
-}
 
 /**
  * One assembled server. It is what every transport takes: it has each part their seams ask for

@@ -7,11 +7,11 @@
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { AuthorizationServer } from './auth/oauth-proxy/authorization-server.ts';
-import { requireAuthBeyondLoopback } from './auth/public-bind.ts';
-import type { Authenticator } from './auth/types.ts';
-import { InternalCode, ToolkitError } from './base/errors.ts';
-import { isLoopbackHost } from './base/loopback.ts';
+import type { AuthorizationServer } from '../auth/oauth-proxy/authorization-server.ts';
+import { requireAuthBeyondLoopback } from '../auth/public-bind.ts';
+import type { Authenticator } from '../auth/types.ts';
+import { InternalCode, ToolkitError } from '../base/errors.ts';
+import { isLoopbackHost } from '../base/loopback.ts';
 import {
   parseSettings,
   requireReplicaSettings,
@@ -19,18 +19,18 @@ import {
   type Settings,
   type SettingsInput,
   settingsRecord,
-} from './config/settings.ts';
-import { describeUnknownSetting, unknownSettings } from './config/unknown-settings.ts';
-import type { LoadedPlugin, PluginDefinition } from './plugin.ts';
-import { importPlugin, loadPlugins, parsePluginSettings, pluginSettingNames } from './plugin-loader.ts';
-import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.ts';
-import type { ScaleOut } from './scale/scale-out.ts';
+} from '../config/settings.ts';
+import { describeUnknownSetting, unknownSettings } from '../config/unknown-settings.ts';
+import type { LoadedPlugin, PluginDefinition } from '../plugin/define.ts';
+import { importPlugin, loadPlugins, parsePluginSettings, pluginSettingNames } from '../plugin/loader.ts';
+import { createRateLimiter, type RateLimiter } from '../ratelimit/limiter.ts';
+import type { ScaleOut } from '../scale/scale-out.ts';
+import { createLogger } from '../telemetry/logger.ts';
+import { parseTracingConfig } from '../telemetry/otel-settings.ts';
+import { createRequestObserver } from '../telemetry/request-observer.ts';
+import { createTelemetry, type LiveCounts, type Telemetry, telemetryMode } from '../telemetry/tracing.ts';
+import { guardProcessStdout } from '../transports/stdio.ts';
 import { buildMcpServer, type McpServer, PACKAGE_VERSION } from './server.ts';
-import { createLogger } from './telemetry/logger.ts';
-import { parseTracingConfig } from './telemetry/otel-settings.ts';
-import { createRequestObserver } from './telemetry/request-observer.ts';
-import { createTelemetry, type LiveCounts, type Telemetry, telemetryMode } from './telemetry/tracing.ts';
-import { guardProcessStdout } from './transports/stdio.ts';
 
 /** Longest start-up waits for the subscription that lets replicas reach this one. */
 const SCALE_READY_WAIT_MS = 2000;
@@ -142,15 +142,15 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
   // What only one transport or setting needs is loaded on demand, alongside the plugins: a
   // stdio server for a desktop agent starts without jose or ioredis.
   const authModules = http
-    ? Promise.all([import('./auth/create.ts'), import('./transport-options.ts')])
+    ? Promise.all([import('../auth/create.ts'), import('./transport-options.ts')])
     : undefined;
   const proxyModule =
-    http && settings.MCP_AUTH === 'oauth-proxy' ? import('./auth/oauth-proxy/from-settings.ts') : undefined;
+    http && settings.MCP_AUTH === 'oauth-proxy' ? import('../auth/oauth-proxy/from-settings.ts') : undefined;
   const redisModules = settings.MCP_REDIS_URL
     ? Promise.all([
-        import('./ratelimit/redis-client.ts'),
-        import('./scale/scale-out.ts'),
-        import('./ratelimit/redis-connection.ts'),
+        import('../ratelimit/redis-client.ts'),
+        import('../scale/scale-out.ts'),
+        import('../ratelimit/redis-connection.ts'),
       ])
     : undefined;
   // Everything that can refuse a setting runs before anything listens.

@@ -5,11 +5,11 @@
  */
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { InternalCode, ToolkitError } from './base/errors.ts';
-import type { HttpRoute } from './base/http-route.ts';
-import type { Middleware } from './protocol/middleware.ts';
-import type { Definition } from './registry/define.ts';
-import type { ListKind } from './registry/registry.ts';
+import { InternalCode, ToolkitError } from '../base/errors.ts';
+import type { HttpRoute } from '../base/http-route.ts';
+import type { Middleware } from '../protocol/middleware.ts';
+import type { Definition } from '../registry/define.ts';
+import type { ListKind } from '../registry/registry.ts';
 
 /** What `register` gets: the ways a plugin adds to the server. */
 export interface PluginApp {

@@ -7,13 +7,13 @@
  * replicas, and `receive` hands what they relay to the part it concerns.
  */
 
-import { isId } from '../base/jsonrpc.ts';
-import { Announcements } from './hub/announcements.ts';
-import { CancelRelay } from './hub/cancel-relay.ts';
-import { ClientRequests, type ClientRequestsOptions } from './hub/client-requests.ts';
-import { ListenStreams } from './hub/listen-streams.ts';
-import type { RelayedEvent } from './hub/relay.ts';
-import { type SessionFeed, SessionStreams } from './hub/session-streams.ts';
+import { isId } from '../../base/jsonrpc.ts';
+import { Announcements } from './announcements.ts';
+import { CancelRelay } from './cancel-relay.ts';
+import { ClientRequests, type ClientRequestsOptions } from './client-requests.ts';
+import { ListenStreams } from './listen-streams.ts';
+import type { RelayedEvent } from './relay.ts';
+import { type SessionFeed, SessionStreams } from './session-streams.ts';
 
 /**
  * The other replicas (`relay`; absent on a single replica), the server-to-client id prefix,

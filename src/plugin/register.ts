@@ -4,11 +4,11 @@
  * tool, resource, template or prompt registered twice names both plugins that registered it.
  */
 
-import { InternalCode, ToolkitError } from './base/errors.ts';
-import type { PluginApp, PluginDefinition } from './plugin.ts';
-import { pluginRegisterError } from './plugin-errors.ts';
-import type { Definition } from './registry/define.ts';
-import type { Registry } from './registry/registry.ts';
+import { InternalCode, ToolkitError } from '../base/errors.ts';
+import type { Definition } from '../registry/define.ts';
+import type { Registry } from '../registry/registry.ts';
+import type { PluginApp, PluginDefinition } from './define.ts';
+import { pluginRegisterError } from './errors.ts';
 
 function identify(def: Definition): { what: string; key: string } {
   if (def.kind === 'tool') return { what: 'tool', key: def.name };
