@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { InternalCode, ToolkitError } from '../base/errors.ts';
 
 /** The toolkit's own sources: a frame there is ours, not the plugin author's. */
-const TOOLKIT_SRC = fileURLToPath(new URL('./', import.meta.url));
+const TOOLKIT_SRC = fileURLToPath(new URL('../', import.meta.url));
 
 export interface SourceLocation {
   file: string;

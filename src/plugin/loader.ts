@@ -11,7 +11,7 @@ import type { LoadedPlugin } from './define.ts';
 import { type PluginDefinition, settingEnvName } from './define.ts';
 import { pluginImportError } from './errors.ts';
 
-export const PLUGINS_DIR = fileURLToPath(new URL('../plugins/', import.meta.url));
+export const PLUGINS_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url));
 
 function isPluginDefinition(value: unknown): value is PluginDefinition<Record<string, unknown>> {
   return (

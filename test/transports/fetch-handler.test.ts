@@ -688,7 +688,7 @@ describe('createFetchHandler: what it takes', () => {
         assert.throws(
           () => createFetchHandler(wrong as never),
           (err: unknown) =>
-            err instanceof TypeError && /the handle buildMcpServer\(\) returns/.test(err.message),
+            err instanceof TypeError && /the handle createServer\(\) returns/.test(err.message),
         );
       }
       assert.throws(
