@@ -4,7 +4,7 @@
  * token at the identity provider (`ctx.upstreamToken()`), and an upstream MCP server that
  * accepts that provider's tokens can be called as that user. The token goes only on the
  * connection of the caller's own 2025-wire session (`MCP_PROXY_ISOLATION=per-session`, which
- * the settings require): a session is bound to one identity (src/protocol/session.ts), so its
+ * the settings require): a session is bound to one identity (src/protocol/session/store.ts), so its
  * connection carries one user's token, and the shared connection never carries any.
  */
 import type { HandlerContext } from '@mcp-toolkit/server';

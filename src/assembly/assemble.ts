@@ -148,9 +148,9 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
     http && settings.MCP_AUTH === 'oauth-proxy' ? import('../auth/oauth-proxy/from-settings.ts') : undefined;
   const redisModules = settings.MCP_REDIS_URL
     ? Promise.all([
-        import('../ratelimit/redis-client.ts'),
+        import('../redis/client.ts'),
         import('../scale/scale-out.ts'),
-        import('../ratelimit/redis-connection.ts'),
+        import('../redis/connection.ts'),
       ])
     : undefined;
   // Everything that can refuse a setting runs before anything listens.

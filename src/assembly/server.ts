@@ -24,7 +24,7 @@ import { Hub } from '../protocol/hub/hub.ts';
 import { createInputRounds } from '../protocol/input.ts';
 import { checkMiddleware, type Middleware } from '../protocol/middleware.ts';
 import type { RequestContext, UpstreamTokenSource } from '../protocol/request-context.ts';
-import { createMemorySessionStore, type SessionStore } from '../protocol/session.ts';
+import { createMemorySessionStore, type SessionStore } from '../protocol/session/store.ts';
 import { createStateCodec, type StateCodec } from '../protocol/state-codec.ts';
 import { rateLimitError } from '../ratelimit/errors.ts';
 import { clientKey, type RateLimiter } from '../ratelimit/limiter.ts';

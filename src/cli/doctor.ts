@@ -18,12 +18,12 @@ import { parseSettings, requireReplicaSettings, SETTING_NAMES, type Settings } f
 import { describeUnknownSetting, unknownSettings } from '../config/unknown-settings.ts';
 import { type LoadedPlugin, settingEnvName } from '../plugin/define.ts';
 import { importPlugin, parsePluginSettings, pluginSettingNames } from '../plugin/loader.ts';
-import { createRedisClient } from '../ratelimit/redis-client.ts';
+import { createRedisClient } from '../redis/client.ts';
 import {
   explainRedisError,
   type RedisConnectionOptions,
   redisConnectionOptions,
-} from '../ratelimit/redis-connection.ts';
+} from '../redis/connection.ts';
 import {
   OTEL_ENV_NAMES,
   type OtlpTarget,

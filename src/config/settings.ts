@@ -18,8 +18,8 @@ import {
 } from '../base/env.ts';
 import { InternalCode, ToolkitError } from '../base/errors.ts';
 import { discoverySettingsShape } from '../discovery/settings.ts';
-import { parseRedisUrl } from '../ratelimit/redis-url.ts';
 import { rateLimitSettingsShape } from '../ratelimit/settings.ts';
+import { parseRedisUrl } from '../redis/url.ts';
 import { skillSettingsShape } from '../skills/settings.ts';
 import { taskSettingsShape } from '../tasks/settings.ts';
 import { telemetrySettingsShape } from '../telemetry/settings.ts';

@@ -35,7 +35,7 @@ import { hooksFor, type Middleware, type MiddlewareHook, withMiddleware } from '
 import { RequestContext, type UpstreamTokenSource } from './request-context.ts';
 import { type RequestRecord, requestRecord } from './request-record.ts';
 import { RunningRequests } from './running.ts';
-import type { SessionStore } from './session.ts';
+import type { SessionStore } from './session/store.ts';
 import { classifyWire, REV2025 } from './wires/classify.ts';
 
 export interface DispatcherOptions {

@@ -8,7 +8,7 @@ import type { JsonObject, JsonRpcResponse } from '../base/jsonrpc.ts';
 import type { Headers, HttpRequestInfo, Identity } from '../base/types.ts';
 import type { OutboundChannel } from './hub/channel.ts';
 import type { RequestRecord } from './request-record.ts';
-import type { Session } from './session.ts';
+import type { Session } from './session/store.ts';
 import type { WireProfile } from './wires/profile.ts';
 
 /** What a transport tells the dispatcher about one inbound message or batch. */

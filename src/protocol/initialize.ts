@@ -10,7 +10,7 @@ import type { ClientCapabilities, Implementation } from '../base/spec-types.ts';
 import { negotiateVersion } from '../base/versions.ts';
 import type { ServerCapabilities } from './capabilities.ts';
 import type { Exchange, Reply } from './exchange.ts';
-import { type SessionStore, saveSession, sessionOwner } from './session.ts';
+import { type SessionStore, saveSession, sessionOwner } from './session/store.ts';
 
 export interface InitializeDeps {
   readonly sessions: SessionStore;

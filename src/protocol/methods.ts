@@ -17,7 +17,7 @@ import type { Restrictable, Visibility } from '../registry/visibility.ts';
 import type { ClientRequests } from './hub/client-requests.ts';
 import type { ListenFilter, ListenStreams } from './hub/listen-streams.ts';
 import type { RequestContext } from './request-context.ts';
-import { type SessionStore, saveSession, sessionOwner } from './session.ts';
+import { type SessionStore, saveSession, sessionOwner } from './session/store.ts';
 import { promptNamed, resourceAt, toolNamed } from './target.ts';
 import { META } from './wires/wire.ts';
 

@@ -20,7 +20,7 @@ import { ToolError } from '../registry/tool-errors.ts';
 import type { InputRequest, InputRequired, JsonSchema } from '../registry/types.ts';
 import type { OutboundChannel } from './hub/channel.ts';
 import type { RequestRecord } from './request-record.ts';
-import type { Session } from './session.ts';
+import type { Session } from './session/store.ts';
 
 const NO_META: JsonObject = Object.freeze({});
 

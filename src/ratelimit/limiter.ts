@@ -8,9 +8,9 @@
  */
 import type { Redis } from 'ioredis';
 import { InternalCode, ToolkitError } from '../base/errors.ts';
+import { explainRedisError } from '../redis/connection.ts';
 import { type Bucket, bucketOf, type RateLimit } from './bucket.ts';
 import { createMemoryBuckets, type MemoryBuckets } from './memory-store.ts';
-import { explainRedisError } from './redis-connection.ts';
 import { createRedisBuckets, DEFAULT_KEY_PREFIX } from './redis-store.ts';
 
 /** Where buckets live: this process, or a Redis every replica talks to. */

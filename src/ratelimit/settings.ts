@@ -1,7 +1,7 @@
 /** The `MCP_*` settings of this area, merged into the one settings schema (src/config/settings.ts). */
 import { z } from 'zod';
 import { envEnum, envInt, envString } from '../base/env.ts';
-import { parseRedisUrl, REDIS_URL_FORMS } from './redis-url.ts';
+import { parseRedisUrl, REDIS_URL_FORMS } from '../redis/url.ts';
 
 /**
  * One Redis server (redis://, rediss://), a Sentinel set or a Cluster (redis-url.ts); blank

@@ -24,7 +24,7 @@ import {
 } from '../base/jsonrpc.ts';
 import type { Hub } from '../protocol/hub/hub.ts';
 import type { HubRelay, RelayedEvent } from '../protocol/hub/relay.ts';
-import type { PubSub } from './pubsub.ts';
+import type { PubSub } from '../redis/pubsub.ts';
 
 export interface HubRelayOptions {
   pubsub: PubSub;

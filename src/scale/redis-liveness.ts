@@ -11,7 +11,7 @@
  * (at most about 1 s, so L of 4 s or more), in all less than 5L/3. A replica that stopped
  * (killed, or cut off from Redis for longer) is judged stopped between 4L/3 and 5L/3 after it
  * stopped (its lease lapsed): its `working` tasks are failed, and its dropped reply streams end with an error
- * (src/scale/redis-event-store.ts), for whoever reads them next.
+ * (src/transports/edge/redis-event-store.ts), for whoever reads them next.
  *
  * A Redis that restarted empty (no persistence) holds no lease at first; no replica is judged
  * stopped until it has held leases for a whole lease's life (`<prefix>replicas-since`, set

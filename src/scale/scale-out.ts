@@ -9,21 +9,21 @@ import type { Redis } from 'ioredis';
 import { ErrorCode } from '../base/errors.ts';
 import type { Settings } from '../config/settings.ts';
 import { Hub } from '../protocol/hub/hub.ts';
-import type { SessionStore } from '../protocol/session.ts';
-import { redisKind } from '../ratelimit/redis-client.ts';
-import type { RedisConnectionOptions } from '../ratelimit/redis-connection.ts';
+import { createRedisSessionStore } from '../protocol/session/redis-store.ts';
+import type { SessionStore } from '../protocol/session/store.ts';
+import { redisKind } from '../redis/client.ts';
+import type { RedisConnectionOptions } from '../redis/connection.ts';
+import { createPubSub, createSubscriberClient } from '../redis/pubsub.ts';
+import { createStoreHealth } from '../redis/store-health.ts';
+import { createRedisTaskBus } from '../tasks/redis-bus.ts';
+import { createRedisTaskStore } from '../tasks/redis-store.ts';
 import type { TaskBackend } from '../tasks/types.ts';
 import type { EventStore } from '../transports/deps.ts';
+import { createRedisEventStore } from '../transports/edge/redis-event-store.ts';
 import { replicatedWrites } from './durable.ts';
 import { createHubRelay } from './hub-relay.ts';
-import { createPubSub, createSubscriberClient } from './pubsub.ts';
-import { createRedisEventStore } from './redis-event-store.ts';
 import { createRedisLiveness } from './redis-liveness.ts';
-import { createRedisSessionStore } from './redis-session-store.ts';
-import { createRedisTaskBus } from './redis-task-bus.ts';
-import { createRedisTaskStore } from './redis-task-store.ts';
 import { createRedisSessionFeed } from './session-feed.ts';
-import { createStoreHealth } from './store-health.ts';
 
 /** The two levels the scale-out logs at; a pino logger fits. */
 /**

@@ -22,8 +22,8 @@ import type { JsonRpcMessage } from '../base/jsonrpc.ts';
 import { Refusal } from '../base/refusals.ts';
 import type { Identity } from '../base/types.ts';
 import type { FeedEvent, FeedSession, SessionFeed } from '../protocol/hub/session-streams.ts';
-import type { PubSub } from './pubsub.ts';
-import { recorded, type StoreHealth } from './store-health.ts';
+import type { PubSub } from '../redis/pubsub.ts';
+import { recorded, type StoreHealth } from '../redis/store-health.ts';
 
 export interface RedisSessionFeedOptions {
   redis: Redis;

@@ -7,7 +7,7 @@ import type { ListenStreams } from '../protocol/hub/listen-streams.ts';
 import type { SessionStreams } from '../protocol/hub/session-streams.ts';
 import { wellFormedResponses } from '../protocol/input.ts';
 import type { RequestContext } from '../protocol/request-context.ts';
-import type { SessionStore } from '../protocol/session.ts';
+import type { SessionStore } from '../protocol/session/store.ts';
 import { profileOf } from '../protocol/wires/classify.ts';
 import { detailed2026, task2025, withRelatedTask } from '../protocol/wires/task-shapes.ts';
 import type { ToolDefinition } from '../registry/define.ts';

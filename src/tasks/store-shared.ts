@@ -1,6 +1,6 @@
 /**
  * What the task stores share, the in-memory one (memory-store.ts) and the Redis one
- * (src/scale/redis-task-store.ts): a record's deep copy, so a caller holding one never sees a
+ * (src/tasks/redis-store.ts): a record's deep copy, so a caller holding one never sees a
  * later change through it, and the `tasks/list` cursor both issue and read.
  */
 import { ErrorCode, ProtocolError } from '../base/errors.ts';

@@ -13,7 +13,7 @@ import type { ClientCapabilities } from '../base/spec-types.ts';
 import type { Identity } from '../base/types.ts';
 import type { OutboundChannel } from '../protocol/hub/channel.ts';
 import { RequestContext } from '../protocol/request-context.ts';
-import type { Session } from '../protocol/session.ts';
+import type { Session } from '../protocol/session/store.ts';
 import { profileOf } from '../protocol/wires/classify.ts';
 import type { TaskRecord } from './types.ts';
 

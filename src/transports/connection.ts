@@ -9,7 +9,7 @@ import type { JsonRpcMessage } from '../base/jsonrpc.ts';
 import type { Identity } from '../base/types.ts';
 import { ClientPresence } from '../protocol/exchange.ts';
 import type { OutboundChannel } from '../protocol/hub/channel.ts';
-import { newSession } from '../protocol/session.ts';
+import { newSession } from '../protocol/session/store.ts';
 import type { ConnectionDeps } from './deps.ts';
 
 export interface Connection {

@@ -15,7 +15,7 @@ import type { ServerDescription } from '../discovery/server-description.ts';
 import type { Exchange, Reply } from '../protocol/exchange.ts';
 import type { ClientRequests } from '../protocol/hub/client-requests.ts';
 import type { SessionStreams } from '../protocol/hub/session-streams.ts';
-import type { SessionStore } from '../protocol/session.ts';
+import type { SessionStore } from '../protocol/session/store.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
 import type { Telemetry } from '../telemetry/tracing.ts';
 
@@ -64,7 +64,7 @@ export interface AppendMeta {
  * The port behind SSE resumability (the HTTP transport's): every event written to a resumable
  * stream is stored with an id, so a client reconnecting with `Last-Event-ID` receives the rest
  * of that stream. In memory in src/transports/edge/event-store.ts; shared by replicas in Redis
- * Streams (src/scale/redis-event-store.ts).
+ * Streams (src/transports/edge/redis-event-store.ts).
  */
 export interface EventStore {
   /** Stores an event (undefined message: a priming event) and returns its id. */

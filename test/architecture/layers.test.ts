@@ -28,6 +28,7 @@ const MAX_LINES = 400;
 /** The layers of docs/architecture.md, bottom first: a unit imports only from its own layer or below. */
 const LAYERS: readonly (readonly string[])[] = [
   ['base'],
+  ['redis'],
   ['registry'],
   ['execution'],
   ['protocol'],

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createServer } from '../../src/index.ts';
-import { createMemorySessionStore } from '../../src/protocol/session.ts';
+import { createMemorySessionStore } from '../../src/protocol/session/store.ts';
 import { ended, slowPlugin } from './fixtures/slow-plugin.ts';
 
 describe('the memory session store', () => {

@@ -8,7 +8,7 @@ import { buildMcpServer } from '../../src/assembly/server.ts';
 import { parseSettings } from '../../src/config/settings.ts';
 import type { RequestObserver } from '../../src/protocol/exchange.ts';
 import type { RequestRecord } from '../../src/protocol/request-record.ts';
-import { newSession } from '../../src/protocol/session.ts';
+import { newSession } from '../../src/protocol/session/store.ts';
 import { classifyWire, REV2025, REV2026 } from '../../src/protocol/wires/classify.ts';
 import { createLogger } from '../../src/telemetry/logger.ts';
 

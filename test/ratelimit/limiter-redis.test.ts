@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
 import { createRateLimiter, type RateLimiter } from '../../src/ratelimit/limiter.ts';
-import { createRedisClient } from '../../src/ratelimit/redis-client.ts';
+import { createRedisClient } from '../../src/redis/client.ts';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
 import { runLimiterContract } from './limiter-contract.ts';
 

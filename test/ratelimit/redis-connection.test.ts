@@ -11,7 +11,7 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { InternalCode, ToolkitError } from '../../src/base/errors.ts';
 import { parseSettings, requireReplicaSettings } from '../../src/config/settings.ts';
-import { explainRedisError, redisConnectionOptions } from '../../src/ratelimit/redis-connection.ts';
+import { explainRedisError, redisConnectionOptions } from '../../src/redis/connection.ts';
 import { makeTestCertificates } from '../helpers/redis-server.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'redis-connection-'));

@@ -8,7 +8,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { createRateLimiter, type RateDecision, type RateLimiter } from '../../src/ratelimit/limiter.ts';
-import { createRedisClient } from '../../src/ratelimit/redis-client.ts';
+import { createRedisClient } from '../../src/redis/client.ts';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
 
 /** Generous: a call during an outage must not hang (the limiter's own bound is 500 ms). */

@@ -1,12 +1,12 @@
 /**
- * What MCP_REDIS_URL may name (src/ratelimit/redis-url.ts): one server, a Sentinel set or a
+ * What MCP_REDIS_URL may name (src/redis/url.ts): one server, a Sentinel set or a
  * Cluster, each read exactly, and every malformed URL refused at start-up with a message that
  * says what is wrong and never shows a password.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseSettings } from '../../src/config/settings.ts';
-import { parseRedisUrl } from '../../src/ratelimit/redis-url.ts';
+import { parseRedisUrl } from '../../src/redis/url.ts';
 
 const SECRET = 'a'.repeat(64);
 

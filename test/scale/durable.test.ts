@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { ProtocolError } from '../../src/base/errors.ts';
+import { createRedisSessionStore } from '../../src/protocol/session/redis-store.ts';
 import { replicatedWrites } from '../../src/scale/durable.ts';
-import { createRedisSessionStore } from '../../src/scale/redis-session-store.ts';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
 import { until } from '../helpers/until.ts';
 

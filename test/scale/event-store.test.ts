@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Redis } from 'ioredis';
 import type { JsonRpcMessage } from '../../src/base/jsonrpc.ts';
-import { createRedisClient } from '../../src/ratelimit/redis-client.ts';
-import { createPubSub, createSubscriberClient, type PubSub } from '../../src/scale/pubsub.ts';
-import { createRedisEventStore } from '../../src/scale/redis-event-store.ts';
+import { createRedisClient } from '../../src/redis/client.ts';
+import { createPubSub, createSubscriberClient, type PubSub } from '../../src/redis/pubsub.ts';
 import type { EventStore, StoredEvent } from '../../src/transports/deps.ts';
 import { createMemoryEventStore } from '../../src/transports/edge/event-store.ts';
+import { createRedisEventStore } from '../../src/transports/edge/redis-event-store.ts';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
 import { until } from '../helpers/until.ts';
 

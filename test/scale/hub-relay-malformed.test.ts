@@ -10,10 +10,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isBigId } from '../../src/base/json-ids.ts';
 import type { JsonRpcMessage, RequestId } from '../../src/base/jsonrpc.ts';
-import type { Announcement } from '../../src/protocol/hub/announcements.ts';
 import { Hub } from '../../src/protocol/hub/hub.ts';
+import type { Announcement } from '../../src/protocol/hub/relay.ts';
+import type { PubSub } from '../../src/redis/pubsub.ts';
 import { createHubRelay } from '../../src/scale/hub-relay.ts';
-import type { PubSub } from '../../src/scale/pubsub.ts';
 
 /** One channel in memory: what is published reaches every subscriber at once. */
 function memoryPubSub(): PubSub & { deliver(payload: string): void } {

@@ -10,12 +10,12 @@ import { after, before, describe, test } from 'node:test';
 import type { Redis } from 'ioredis';
 import { ClientAnswerError, ErrorCode } from '../../src/base/errors.ts';
 import type { JsonRpcMessage, RequestId } from '../../src/base/jsonrpc.ts';
-import type { Announcement } from '../../src/protocol/hub/announcements.ts';
 import type { OutboundChannel } from '../../src/protocol/hub/channel.ts';
 import { Hub } from '../../src/protocol/hub/hub.ts';
-import { createRedisClient } from '../../src/ratelimit/redis-client.ts';
+import type { Announcement } from '../../src/protocol/hub/relay.ts';
+import { createRedisClient } from '../../src/redis/client.ts';
+import { createPubSub, createSubscriberClient, type PubSub } from '../../src/redis/pubsub.ts';
 import { createHubRelay } from '../../src/scale/hub-relay.ts';
-import { createPubSub, createSubscriberClient, type PubSub } from '../../src/scale/pubsub.ts';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
 import { until } from '../helpers/until.ts';
 

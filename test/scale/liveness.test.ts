@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Redis } from 'ioredis';
-import { createRedisClient } from '../../src/ratelimit/redis-client.ts';
+import { createRedisClient } from '../../src/redis/client.ts';
 import { createRedisLiveness, leaseLifeMs } from '../../src/scale/redis-liveness.ts';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
 import { until } from '../helpers/until.ts';

@@ -7,9 +7,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Redis } from 'ioredis';
 import { ErrorCode, ProtocolError } from '../../src/base/errors.ts';
-import { createMemorySessionStore, type SessionStore, sessionOwner } from '../../src/protocol/session.ts';
-import { createRedisClient } from '../../src/ratelimit/redis-client.ts';
-import { createRedisSessionStore } from '../../src/scale/redis-session-store.ts';
+import { createRedisSessionStore } from '../../src/protocol/session/redis-store.ts';
+import {
+  createMemorySessionStore,
+  type SessionStore,
+  sessionOwner,
+} from '../../src/protocol/session/store.ts';
+import { createRedisClient } from '../../src/redis/client.ts';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
 import { until } from '../helpers/until.ts';
 

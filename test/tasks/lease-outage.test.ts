@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Redis } from 'ioredis';
-import { createRedisClient } from '../../src/ratelimit/redis-client.ts';
+import { createRedisClient } from '../../src/redis/client.ts';
 import { type Message, post, request, V2026 } from '../conformance/http-fixture.ts';
 import { type Cluster, startCluster, until } from '../scale/cluster.ts';
 import { WITH_TASKS } from './helpers.ts';

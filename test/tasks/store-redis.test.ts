@@ -4,8 +4,8 @@
  */
 import { after, before } from 'node:test';
 import type { Redis } from 'ioredis';
-import { createRedisClient } from '../../src/ratelimit/redis-client.ts';
-import { createRedisTaskStore } from '../../src/scale/redis-task-store.ts';
+import { createRedisClient } from '../../src/redis/client.ts';
+import { createRedisTaskStore } from '../../src/tasks/redis-store.ts';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
 import { runTaskStoreContract } from './store-contract.ts';
 

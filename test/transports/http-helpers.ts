@@ -11,7 +11,7 @@ import { buildMcpServer, type McpServer } from '../../src/assembly/server.ts';
 import { httpOptions } from '../../src/assembly/transport-options.ts';
 import { parseSettings, type Settings } from '../../src/config/settings.ts';
 import { loadPlugins } from '../../src/plugin/loader.ts';
-import type { SessionStore } from '../../src/protocol/session.ts';
+import type { SessionStore } from '../../src/protocol/session/store.ts';
 import { buildHttpApp } from '../../src/transports/http/server.ts';
 import { REPO_ROOT } from '../helpers/spawn-server.ts';
 import { assertValidServerMessage } from '../helpers/spec-schema.ts';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ErrorCode } from '../../src/base/errors.ts';
-import { createMemorySessionStore } from '../../src/protocol/session.ts';
+import { createMemorySessionStore } from '../../src/protocol/session/store.ts';
 import { assertValidServerMessage } from '../helpers/spec-schema.ts';
 import { until } from '../helpers/until.ts';
 import {

@@ -15,20 +15,11 @@ import {
 } from '../../registry/list-change.ts';
 import type { ListKind, Registry } from '../../registry/registry.ts';
 import type { Visibility } from '../../registry/visibility.ts';
-import type { SessionStore } from '../session.ts';
+import type { SessionStore } from '../session/store.ts';
 import type { ListenStreams } from './listen-streams.ts';
-import type { HubRelay } from './relay.ts';
-import type { SessionStreams } from './session-streams.ts';
+import type { Announcement, HubRelay } from './relay.ts';
 
-/** A change every replica fans out to its own sessions and listen streams. */
-export type Announcement =
-  | {
-      readonly type: 'list_changed';
-      readonly kind: ListKind;
-      /** What the change touched, to tell only the callers it concerns (list-change.ts). */
-      readonly items?: readonly TouchedItem[];
-    }
-  | { readonly type: 'resource_updated'; readonly uri: string };
+import type { SessionStreams } from './session-streams.ts';
 
 /**
  * What a replica does with an announcement; `origin` is true on the replica where the change

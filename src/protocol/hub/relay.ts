@@ -4,7 +4,18 @@
  */
 
 import type { JsonRpcMessage, JsonRpcResponse, RequestId } from '../../base/jsonrpc.ts';
-import type { Announcement } from './announcements.ts';
+import type { TouchedItem } from '../../registry/list-change.ts';
+import type { ListKind } from '../../registry/registry.ts';
+
+/** A change every replica fans out to its own sessions and listen streams. */
+export type Announcement =
+  | {
+      readonly type: 'list_changed';
+      readonly kind: ListKind;
+      /** What the change touched, to tell only the callers it concerns (list-change.ts). */
+      readonly items?: readonly TouchedItem[];
+    }
+  | { readonly type: 'resource_updated'; readonly uri: string };
 
 /** What one replica hands to the others. */
 export type RelayedEvent =

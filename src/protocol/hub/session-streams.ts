@@ -10,7 +10,7 @@
 
 import type { JsonRpcMessage } from '../../base/jsonrpc.ts';
 import type { Identity } from '../../base/types.ts';
-import type { Session } from '../session.ts';
+import type { Session } from '../session/store.ts';
 import type { OutboundChannel } from './channel.ts';
 import type { HubRelay } from './relay.ts';
 

@@ -16,7 +16,7 @@ import type { InputDeps } from '../input.ts';
 import type { MethodHandler } from '../methods.ts';
 import type { RequestContext } from '../request-context.ts';
 import type { RequestRecord } from '../request-record.ts';
-import type { Session } from '../session.ts';
+import type { Session } from '../session/store.ts';
 
 /** What a request says of its client: from the 2026 envelope, or from the 2025 session. */
 export interface ClientFacts {

@@ -3,7 +3,7 @@
  * stream gets an id `<streamId>_<seq>` and is kept (bounded per stream), so a client
  * reconnecting with `Last-Event-ID` receives the rest of that stream. The port it implements,
  * `EventStore`, is declared with what the transports take (../deps.ts); a shared store (Redis
- * Streams, for replicas, src/scale/redis-event-store.ts) implements the same interface.
+ * Streams, for replicas, src/transports/edge/redis-event-store.ts) implements the same interface.
  */
 import type { EventStore, StoredEvent } from '../deps.ts';
 

@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { Refusal } from '../../base/refusals.ts';
 import type { SessionFeed } from '../../protocol/hub/session-streams.ts';
-import type { Session } from '../../protocol/session.ts';
+import type { Session } from '../../protocol/session/store.ts';
 import { REV2025 } from '../../protocol/wires/classify.ts';
 import { header } from '../../protocol/wires/wire.ts';
 import type { EventStore } from '../deps.ts';

@@ -10,7 +10,7 @@ import { Refusal } from '../../base/refusals.ts';
 import { negotiateVersion } from '../../base/versions.ts';
 import { ClientPresence, type Exchange, type Reply } from '../../protocol/exchange.ts';
 import type { OutboundChannel } from '../../protocol/hub/channel.ts';
-import { type Session, sessionOwner, transientSession } from '../../protocol/session.ts';
+import { type Session, sessionOwner, transientSession } from '../../protocol/session/store.ts';
 import { classifyWire } from '../../protocol/wires/classify.ts';
 import { header } from '../../protocol/wires/wire.ts';
 import type { EdgeRequest } from './host.ts';

@@ -7,7 +7,7 @@ import { ProtocolError } from '../../base/errors.ts';
 import type { EncodeFailure } from '../../base/jsonrpc.ts';
 import { Refusal } from '../../base/refusals.ts';
 import type { ClientPresence } from '../../protocol/exchange.ts';
-import { type Session, sessionOwner } from '../../protocol/session.ts';
+import { type Session, sessionOwner } from '../../protocol/session/store.ts';
 import { header } from '../../protocol/wires/wire.ts';
 import type { EdgeDeps, EventStore } from '../deps.ts';
 import type { EdgeHost, EdgeRequest } from './host.ts';

@@ -14,12 +14,12 @@
  */
 
 import type { Redis } from 'ioredis';
-import { Refusal } from '../base/refusals.ts';
-import type { ClientCapabilities, Implementation } from '../base/spec-types.ts';
-import type { LogLevel } from '../base/types.ts';
-import { newSession, type Session, type SessionStore } from '../protocol/session.ts';
-import { replyValues } from './replies.ts';
-import { recorded, type StoreHealth } from './store-health.ts';
+import { Refusal } from '../../base/refusals.ts';
+import type { ClientCapabilities, Implementation } from '../../base/spec-types.ts';
+import type { LogLevel } from '../../base/types.ts';
+import { replyValues } from '../../redis/replies.ts';
+import { recorded, type StoreHealth } from '../../redis/store-health.ts';
+import { newSession, type Session, type SessionStore } from './store.ts';
 
 export interface RedisSessionStoreOptions {
   redis: Redis;

@@ -9,8 +9,9 @@
  * recorded over the `cancelled` status), and a lost status notification is caught up by the
  * client's next `tasks/get`.
  */
-import type { TaskBus, TaskEvent } from '../tasks/types.ts';
-import type { PubSub } from './pubsub.ts';
+
+import type { PubSub } from '../redis/pubsub.ts';
+import type { TaskBus, TaskEvent } from './types.ts';
 
 export interface BusLogger {
   warn(obj: object, msg: string): void;

@@ -4,8 +4,8 @@
  * (Redis, for replicas) can replace the in-memory one without touching the dispatcher.
  */
 import { randomUUID } from 'node:crypto';
-import type { ClientCapabilities, Implementation } from '../base/spec-types.ts';
-import type { Identity, LogLevel } from '../base/types.ts';
+import type { ClientCapabilities, Implementation } from '../../base/spec-types.ts';
+import type { Identity, LogLevel } from '../../base/types.ts';
 
 export interface Session {
   readonly id: string;

@@ -18,10 +18,10 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { type IdPath, parseKeepingIds } from '../base/json-ids.ts';
 import { Refusal } from '../base/refusals.ts';
-import { cloneRecord, decodeOffset, encodeOffset } from '../tasks/store-shared.ts';
-import type { TaskRecord, TaskStore } from '../tasks/types.ts';
-import { replyValues } from './replies.ts';
-import { recorded, type StoreHealth } from './store-health.ts';
+import { replyValues } from '../redis/replies.ts';
+import { recorded, type StoreHealth } from '../redis/store-health.ts';
+import { cloneRecord, decodeOffset, encodeOffset } from './store-shared.ts';
+import type { TaskRecord, TaskStore } from './types.ts';
 
 export interface RedisTaskStoreOptions {
   redis: Redis;

@@ -19,13 +19,13 @@
  * once for every follower (one script).
  */
 import type { Redis } from 'ioredis';
-import { ErrorCode } from '../base/errors.ts';
-import { parseMessage } from '../base/json-ids.ts';
-import { classify, type JsonRpcMessage } from '../base/jsonrpc.ts';
-import type { EventStore, StoredEvent } from '../transports/deps.ts';
-import type { PubSub } from './pubsub.ts';
-import { replyValues } from './replies.ts';
-import { recorded, type StoreHealth } from './store-health.ts';
+import { ErrorCode } from '../../base/errors.ts';
+import { parseMessage } from '../../base/json-ids.ts';
+import { classify, type JsonRpcMessage } from '../../base/jsonrpc.ts';
+import type { PubSub } from '../../redis/pubsub.ts';
+import { replyValues } from '../../redis/replies.ts';
+import { recorded, type StoreHealth } from '../../redis/store-health.ts';
+import type { EventStore, StoredEvent } from '../deps.ts';
 
 export interface RedisEventStoreOptions {
   redis: Redis;

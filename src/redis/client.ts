@@ -10,8 +10,8 @@
  * so a command (or a script, a MULTI) touches keys of one hash slot only.
  */
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import type { RedisConnectionOptions } from './redis-connection.ts';
-import { parseRedisUrl, type RedisTarget } from './redis-url.ts';
+import type { RedisConnectionOptions } from './connection.ts';
+import { parseRedisUrl, type RedisTarget } from './url.ts';
 
 export interface RedisClientOptions {
   /** Password and TLS trust beyond the URL (redisConnectionOptions(settings)). */

@@ -10,9 +10,9 @@
  * instead of being copied to every node.
  */
 import type { Redis } from 'ioredis';
-import { clientFor } from '../ratelimit/redis-client.ts';
-import type { RedisConnectionOptions } from '../ratelimit/redis-connection.ts';
-import { parseRedisUrl } from '../ratelimit/redis-url.ts';
+import { clientFor } from './client.ts';
+import type { RedisConnectionOptions } from './connection.ts';
+import { parseRedisUrl } from './url.ts';
 
 export interface PubSub {
   /** Publishes; rejects while Redis cannot be reached. */

@@ -5,7 +5,7 @@
  * count too.
  */
 import type { Redis } from 'ioredis';
-import { explainRedisError } from '../ratelimit/redis-connection.ts';
+import { explainRedisError } from './connection.ts';
 
 /**
  * Runs one store operation and tells `health` how it went; the error is rethrown, or mapped
