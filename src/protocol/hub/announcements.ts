@@ -6,14 +6,8 @@
 
 import { notification } from '../../base/jsonrpc.ts';
 import type { Identity } from '../../base/types.ts';
-import {
-  concerns,
-  type ListChange,
-  readRelayedItems,
-  relayableItems,
-  type TouchedItem,
-} from '../../registry/list-change.ts';
-import type { ListKind, Registry } from '../../registry/registry.ts';
+import { concerns, type ListChange, readRelayedItems, relayableItems } from '../../registry/list-change.ts';
+import type { Registry } from '../../registry/registry.ts';
 import type { Visibility } from '../../registry/visibility.ts';
 import type { SessionStore } from '../session/store.ts';
 import type { ListenStreams } from './listen-streams.ts';
