@@ -25,6 +25,10 @@ const ALLOWED: Record<string, string> = {
     "the task store contract's clock: Redis expires task records in real time",
   'test/tasks/lease-outage.test.ts':
     'a Redis outage of 10 s of real time is what the test is about; the client polls as a client would',
+  'test/scale/soak.test.ts':
+    'a soak: a steady load paced in real time, a replica frozen and Redis away for seconds are the faults',
+  'test/scale/soak.ts':
+    "the soak's clients: a retry paced as a client paces it, tasks polled as a client polls",
 };
 
 /** Tool implementations and plugins that simulate slow work: not waits of a test. */

@@ -22,10 +22,16 @@ export interface RedisServer {
   readonly url: string;
   /** With `tls`: the PEM file of the CA that signed the server's certificate (MCP_REDIS_TLS_CA). */
   readonly caFile?: string;
-  /** Stops the server (an outage, SIGKILL); the port stays reserved for `restart()`. Idempotent. */
-  stop(): Promise<void>;
-  /** Starts the server again on the same port (stopping it first if running); data is gone unless `persistent`. */
-  restart(): Promise<void>;
+  /**
+   * Stops the server (an outage: SIGKILL, or SIGTERM for Redis's own graceful shutdown); the
+   * port stays reserved for `restart()`. Idempotent.
+   */
+  stop(signal?: 'SIGKILL' | 'SIGTERM'): Promise<void>;
+  /**
+   * Starts the server again on the same port (stopping it first if running, with `signal`);
+   * data is gone unless `persistent`.
+   */
+  restart(signal?: 'SIGKILL' | 'SIGTERM'): Promise<void>;
   /** Freezes the process (SIGSTOP): connections stay open but nothing answers, like a hung Redis. */
   pause(): void;
   /** Lets a paused server run again (SIGCONT). */
@@ -179,13 +185,16 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     }
   };
 
-  const stop = async () => {
+  const stop = async (signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL') => {
     const proc = child;
     child = undefined;
     if (proc === undefined || proc.exitCode !== null) return;
     const exited = once(proc, 'exit');
-    proc.kill('SIGKILL');
+    proc.kill(signal);
+    // A graceful shutdown that does not end (a frozen server) ends the hard way.
+    const timer = signal === 'SIGTERM' ? setTimeout(() => proc.kill('SIGKILL'), READY_TIMEOUT_MS) : undefined;
     await exited;
+    clearTimeout(timer);
   };
 
   // Never leave a server (or its files) behind, even when a test crashes before its `after` hook.
@@ -200,8 +209,8 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     url: `${certificates ? 'rediss' : 'redis'}://${credentials}127.0.0.1:${port}`,
     ...(certificates ? { caFile: certificates.caFile } : {}),
     stop,
-    async restart() {
-      await stop();
+    async restart(signal) {
+      await stop(signal);
       await start();
     },
     pause() {

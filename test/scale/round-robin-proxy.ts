@@ -31,6 +31,8 @@ export interface RoundRobinProxy {
    * function that returns undefined, keeps strict round robin.
    */
   route: ((request: ProxiedRequest) => number | undefined) | undefined;
+  /** Points upstream `index` at another origin (a replica restarted on a new port). */
+  replace(index: number, origin: string): void;
   close(): Promise<void>;
 }
 
@@ -50,6 +52,10 @@ export async function startRoundRobinProxy(upstreams: readonly string[]): Promis
     origin: '',
     log,
     route: undefined,
+    replace(index, origin) {
+      if (index < 0 || index >= targets.length) throw new RangeError(`no upstream ${index}`);
+      targets[index] = new URL(origin);
+    },
     close: async () => {},
   };
 
