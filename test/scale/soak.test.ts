@@ -23,7 +23,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { Redis } from 'ioredis';
-import { createRedisClient } from '../../src/ratelimit/redis-client.ts';
+import { createRedisClient } from '../../src/redis/client.ts';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
 import { type SpawnedHttpServer, spawnHttpServer } from '../helpers/spawn-server.ts';
 import { type ReplicaSet, readyz, SCALE_PLUGINS, startReplicas } from './cluster.ts';
