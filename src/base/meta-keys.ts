@@ -1,6 +1,6 @@
 /**
  * The names the 2026-07-28 wire and the extensions put on messages: the request envelope's
- * `params._meta` keys (docs/conformance-fixture.md §1), the server identity a result carries,
+ * `params._meta` keys (docs/internals/conformance-fixture.md §1), the server identity a result carries,
  * and the tasks extension's id (SEP-2663). Plain names, so the server and the test kit that
  * checks it spell them once.
  */

@@ -1,5 +1,5 @@
 /**
- * The call wrapper, where a call becomes safe (docs/architecture.md, "Rules the structure keeps":
+ * The call wrapper, where a call becomes safe (docs/internals/architecture.md, "Rules the structure keeps":
  * "the execution unit is where a tool call becomes safe"). `Caller` owns a tool, resource or
  * prompt call from the resolved definition to the shaped result: arguments validated, the guard
  * (scopes, per-tool limits) consulted, the handler run under the request's signal with a

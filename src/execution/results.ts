@@ -11,7 +11,7 @@ import type { ToolDefinition } from '../registry/define.ts';
 import { ToolError, toolErrorResult } from '../registry/tool-errors.ts';
 import type { ContentBlock, InputRequired, PromptMessage } from '../registry/types.ts';
 
-/** A tool failure the model should see: `isError: true` with `ErrorName: message` (docs/architecture.md, "Version-aware rules"). */
+/** A tool failure the model should see: `isError: true` with `ErrorName: message` (docs/internals/architecture.md, "Version-aware rules"). */
 function toolError(message: string): JsonObject {
   return { content: [{ type: 'text', text: message }], isError: true };
 }

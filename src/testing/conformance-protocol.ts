@@ -2,7 +2,7 @@
  * The protocol checks of the conformance report: the 2025 lifecycle (initialize fields,
  * version negotiation, notifications, requests before initialize), JSON-RPC error codes, the
  * 2026 stateless wire, and the envelope of every response seen during the run.
- * Rules: MCP 2025-11-25 "Lifecycle" and "Transports", JSON-RPC 2.0 §4-5, docs/conformance-fixture.md §3.
+ * Rules: MCP 2025-11-25 "Lifecycle" and "Transports", JSON-RPC 2.0 §4-5, docs/internals/conformance-fixture.md §3.
  */
 import { ErrorCode } from '../base/errors.ts';
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
@@ -149,7 +149,7 @@ export async function checkErrorCodes(c: ProbeClient, rec: Recorder): Promise<vo
   rec.judge('jsonrpc.invalid-request', judgeInvalidRequest(invalid, '2025', c.link.transport));
 }
 
-/** The 2026 stateless wire (docs/conformance-fixture.md §3): discover, resultType, the envelope rule. */
+/** The 2026 stateless wire (docs/internals/conformance-fixture.md §3): discover, resultType, the envelope rule. */
 export async function check2026(c: ProbeClient, rec: Recorder, discovered: Answer): Promise<void> {
   const d = discovered.kind === 'result' ? discovered.result : undefined;
   const versions = d?.supportedVersions;

@@ -1,8 +1,8 @@
 /**
- * The house keeps its shape (docs/architecture.md, "The layers"). A unit is a folder of src/
+ * The house keeps its shape (docs/internals/architecture.md, "The layers"). A unit is a folder of src/
  * (protocol, registry, assembly, ...) or a top-level file (one of the public entries: index.ts, fastify.ts, ...); every relative
  * import (static, `export ... from`, or dynamic `import()`) is mapped to the unit it reaches.
- * The test fails when an import goes up the layers drawn in docs/architecture.md ("The
+ * The test fails when an import goes up the layers drawn in docs/internals/architecture.md ("The
  * layers", the same list as LAYERS below), when two units import each other, when src/base
  * imports anything of ours,
  * when anything under src/ imports plugins/, when the protocol reaches the transports or the
@@ -25,7 +25,7 @@ const SRC = path.join(ROOT, 'src');
 const PLUGINS = path.join(ROOT, 'plugins');
 const MAX_LINES = 400;
 
-/** The layers of docs/architecture.md, bottom first: a unit imports only from its own layer or below. */
+/** The layers of docs/internals/architecture.md, bottom first: a unit imports only from its own layer or below. */
 const LAYERS: readonly (readonly string[])[] = [
   ['base'],
   ['redis'],
@@ -91,7 +91,7 @@ test('every unit has its layer, and imports go down the layers (or sideways), ne
   const units = new Set(srcFiles.map(unitOf));
   const unranked = [...units]
     .filter((u) => !rank.has(u))
-    .map((u) => `${u}: add it to LAYERS and to docs/architecture.md`);
+    .map((u) => `${u}: add it to LAYERS and to docs/internals/architecture.md`);
   const upward = [...edges.entries()]
     .filter(([key]) => {
       const [from, to] = key.split(' -> ') as [string, string];

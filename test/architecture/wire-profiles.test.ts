@@ -1,5 +1,5 @@
 /**
- * One wire profile per protocol generation (docs/architecture.md, "The wire profiles"): the
+ * One wire profile per protocol generation (docs/internals/architecture.md, "The wire profiles"): the
  * profile is chosen once, where a message is first classified, and every rule that differs
  * between the stateful 2025 wire and the stateless 2026 wire is asked of it. The test fails,
  * naming file:line, when code under src/ or plugins/ (the bundled plugins, which read

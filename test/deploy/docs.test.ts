@@ -14,15 +14,11 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { settingEnvName } from '../../src/plugin/define.ts';
+import { docPages } from '../helpers/doc-blocks.ts';
 import { CLI, REPO_ROOT } from '../helpers/spawn-server.ts';
 import { knownSettings } from './known-settings.ts';
 
-const pages = [
-  'README.md',
-  ...readdirSync(path.join(REPO_ROOT, 'docs'))
-    .filter((f) => f.endsWith('.md'))
-    .map((f) => `docs/${f}`),
-];
+const pages = docPages();
 const read = (rel: string) => readFileSync(path.join(REPO_ROOT, rel), 'utf8');
 const pkg = JSON.parse(read('package.json')) as {
   dependencies: Record<string, string>;
@@ -108,12 +104,9 @@ test('docs/dependencies.md has one line per runtime dependency, and none for any
   for (const [dep, text] of rows) assert.ok(text.trim().length > 80, `${dep}: say what it does and why`);
 });
 
-test('relative links of the deployment, architecture, quick start, roadmap and dependencies pages resolve', () => {
-  const own = ['deployment', 'architecture', 'quickstart', 'roadmap', 'dependencies'].map(
-    (p) => `docs/${p}.md`,
-  );
+test('relative links of every page (README.md, docs/, docs/internals/) resolve', () => {
   const broken: string[] = [];
-  for (const page of own) {
+  for (const page of pages) {
     for (const [, target] of read(page).matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
       if (/^[a-z]+:/.test(target!)) continue;
       if (!existsSync(path.join(REPO_ROOT, path.dirname(page), target!))) broken.push(`${page} → ${target}`);

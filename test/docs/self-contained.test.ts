@@ -1,6 +1,6 @@
 /**
  * The clone stands alone: what a maintainer needs of the design lives under docs/
- * (docs/architecture.md, docs/conformance-fixture.md), so no file of the repository's code,
+ * (docs/internals/architecture.md, docs/internals/conformance-fixture.md), so no file of the repository's code,
  * tests or docs refers to a design document or a folder kept beside the clone.
  */
 import assert from 'node:assert/strict';

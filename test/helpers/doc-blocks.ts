@@ -22,10 +22,12 @@ export interface DocBlock {
 
 /** Pages whose TypeScript blocks are checked. */
 export function docPages(): string[] {
-  const docs = readdirSync(path.join(REPO_ROOT, 'docs'))
-    .filter((f) => f.endsWith('.md'))
-    .sort()
-    .map((f) => `docs/${f}`);
+  const docs = ['docs', 'docs/internals'].flatMap((dir) =>
+    readdirSync(path.join(REPO_ROOT, dir))
+      .filter((f) => f.endsWith('.md'))
+      .sort()
+      .map((f) => `${dir}/${f}`),
+  );
   return ['README.md', ...docs];
 }
 

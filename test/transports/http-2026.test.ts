@@ -1,6 +1,6 @@
 /**
  * The 2026-07-28 stateless wire over HTTP: the validation ladder's statuses and codes
- * (docs/conformance-fixture.md §3.3), each error echoing the request id, results with `resultType` and
+ * (docs/internals/conformance-fixture.md §3.3), each error echoing the request id, results with `resultType` and
  * caching fields, SSE for a call that emits progress, and no session ever issued. Every
  * message is validated against the 2026-07-28 spec schema.
  */

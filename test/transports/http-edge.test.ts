@@ -1,5 +1,5 @@
 /**
- * Refusals at the HTTP edge (docs/deployment.md; docs/conformance-fixture.md §1): body size,
+ * Refusals at the HTTP edge (docs/deployment.md; docs/internals/conformance-fixture.md §1): body size,
  * content type, malformed JSON, prototype poisoning, DNS rebinding (Host and Origin), Accept,
  * and an unsupported MCP-Protocol-Version. Each answers a JSON-RPC error body with the
  * status the rule requires.

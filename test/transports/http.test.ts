@@ -1,5 +1,5 @@
 /**
- * Streamable HTTP on the 2025 wire (MCP 2025-11-25 "Transports", docs/conformance-fixture.md §2):
+ * Streamable HTTP on the 2025 wire (MCP 2025-11-25 "Transports", docs/internals/conformance-fixture.md §2):
  * sessions, JSON and SSE replies, 202s, the GET stream's refusals, 405, batches by version,
  * the session cap and idle expiry, concurrency, the per-call timeout and cancellation.
  * Every JSON-RPC message is validated against the spec schema of the negotiated revision.

@@ -1,6 +1,6 @@
 /**
  * The 2026-07-28 validation ladder: the envelope, its version, the routing headers and the
- * mirrored parameter headers. Rules: docs/conformance-fixture.md §1 and §3.3; order as in the
+ * mirrored parameter headers. Rules: docs/internals/conformance-fixture.md §1 and §3.3; order as in the
  * official SDK. The 2026 profile (rev2026.ts) runs them.
  */
 

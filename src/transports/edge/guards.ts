@@ -1,5 +1,5 @@
 /**
- * DNS-rebinding protection (MCP transports spec, "Security Warning"; docs/conformance-fixture.md §1):
+ * DNS-rebinding protection (MCP transports spec, "Security Warning"; docs/internals/conformance-fixture.md §1):
  * the Host and Origin headers are checked against allow-lists. On by default when bound to
  * loopback, and for any bind once allowed hosts are listed.
  */
