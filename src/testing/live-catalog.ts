@@ -131,7 +131,7 @@ export const LIVE_CHECKS = {
   'test.invalid-cursor': sameAs('pagination.invalid-cursor'),
   'test.stdout': sameAs('stdio.stdout'),
   'test.not-called': {
-    title: 'tools that could write were not called',
+    title: 'a tool that could write was not called (one line for all its calls)',
     level: 'HOUSE',
     source: { spec: 'schema', anchor: 'toolannotations', label: 'Schema §ToolAnnotations (readOnlyHint)' },
     fix: 'annotate tools that change nothing with readOnlyHint: true; pass --allow-writes to a disposable server',

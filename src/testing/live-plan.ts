@@ -35,9 +35,6 @@ import {
   unnamedTools,
 } from './tool-list-rules.ts';
 
-/** The name of the case that lists the tools not called because they could write. */
-export const NOT_CALLED_CASE = 'test_tools_that_could_write_not_called';
-
 /** How to include the tools that could write: only a local target gets the plain suggestion. */
 export function allowWritesHint(target: ResolvedTarget): string {
   if (target.kind !== 'url' || isLocalTarget(target))
@@ -165,15 +162,6 @@ export async function planLiveTests(target: Target, options: LiveTestOptions = {
     if (typeof tool.name !== 'string' || tool.name === '') continue;
     if (writeSkip(tool, toolOptions) !== undefined) notCalled.push(tool.name);
     cases.push(...toolCases(client, tool, toolOptions));
-  }
-  if (notCalled.length > 0) {
-    // One visible line in every reporter for the whole set, beside each skipped call.
-    cases.push({
-      name: NOT_CALLED_CASE,
-      check: 'test.not-called',
-      skip: `${notCalled.length} tools not annotated readOnlyHint: true were not called: ${notCalled.join(', ')} (${hint})`,
-      run: async () => ({}),
-    });
   }
   cases.push(...protocolCases(client));
   if (client.link.transport === 'stdio') {

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { conformanceReport, formatReport } from '../../src/testing/conformance-report.ts';
-import { allowWritesHint, type LiveTestOptions, NOT_CALLED_CASE } from '../../src/testing/live-plan.ts';
+import { allowWritesHint, type LiveTestOptions } from '../../src/testing/live-plan.ts';
 import type { WireChoice } from '../../src/testing/targets.ts';
 import { resolveTarget } from '../../src/testing/targets.ts';
 import { DEFECTS, type DefectName } from '../fixtures/broken-servers/defects.ts';
@@ -313,28 +313,31 @@ describe('broken fixture servers', { concurrency: 4 }, () => {
     assert.match(v?.notes.join() ?? '', /\$schema/);
   });
 
-  test('by default only readOnlyHint tools are called; the rest are listed with how to include them', async () => {
+  test('by default only readOnlyHint tools are called; each other tool gets one line for all its calls', async () => {
     const run = await runPlan(await fixtureStreams('accepts-invalid-input'), { allowWrites: false });
-    // set_mode and schedule_note are not read-only: their calls and probes are skipped, not failed.
+    // set_mode and schedule_note are not read-only: their calls and probes are one skipped line each.
     assert.match(
-      run.skipped.get('test_set_mode_example_0') ?? '',
-      /^not called: annotated readOnlyHint: false, so a call could write \(the target is local: rerun with --allow-writes/,
+      run.skipped.get('test_set_mode_calls') ?? '',
+      /^not called: annotated readOnlyHint: false, so a call could write \(the target is local: rerun with --allow-writes to include them\); \d+ calls not made: example_0, schema_0, /,
     );
-    assert.ok(run.skipped.has('test_schedule_note_missing_to'));
-    assert.ok(run.skipped.has('test_schedule_note_schema_0'));
-    assert.match(
-      run.skipped.get(NOT_CALLED_CASE) ?? '',
-      /2 tools .*: set_mode, schedule_note \(the target is local/,
-    );
+    const note = run.skipped.get('test_schedule_note_calls') ?? '';
+    assert.match(note, /calls not made: .*schema_0.*missing_to/);
+    // Nothing else of the two tools is skipped: one line per tool, whatever the number of calls.
+    const skippedOf = (tool: string) => [...run.skipped.keys()].filter((n) => n.startsWith(`test_${tool}_`));
+    assert.deepEqual(skippedOf('set_mode'), ['test_set_mode_calls']);
+    assert.deepEqual(skippedOf('schedule_note'), ['test_schedule_note_calls']);
+    // Their metadata tests still run.
+    assert.ok(run.names.includes('test_schedule_note_schema_portability'));
     assert.ok([...run.failed.keys()].every((n) => /^test_(get_greeting|add_numbers)_/.test(n)));
     assert.ok(run.failed.has('test_get_greeting_missing_name'));
     // --read-only wins over allowWrites.
     const strictRo = await runPlan(await fixtureStreams('none'), { allowWrites: true, readOnly: true });
-    assert.ok(strictRo.skipped.has('test_set_mode_example_0'));
-    // With writes allowed nothing is skipped for it, and no summary case is generated.
+    assert.ok(strictRo.skipped.has('test_set_mode_calls'));
+    // With writes allowed every call is made, and no line stands for them.
     const all = await runPlan(await fixtureStreams('none'), { allowWrites: true });
+    assert.ok(all.names.includes('test_set_mode_example_0'));
     assert.ok(!all.skipped.has('test_set_mode_example_0'));
-    assert.ok(!all.names.includes(NOT_CALLED_CASE));
+    assert.ok(!all.names.some((n) => n.endsWith('_calls')));
   });
 
   test('verdicts: MUST fails, SHOULD and house rules warn (fail with strict); each has a fix and a link', async () => {
@@ -406,8 +409,10 @@ describe('broken fixture servers', { concurrency: 4 }, () => {
       /research called without a task got an isError result/,
     );
     const run = await runPlan(await fixtureStreams('task-required-served'));
-    assert.match(run.skipped.get('test_research_schema_0') ?? '', /taskSupport is "required"/);
-    assert.match(run.skipped.get('test_research_missing_topic') ?? '', /taskSupport is "required"/);
+    assert.match(
+      run.skipped.get('test_research_calls') ?? '',
+      /taskSupport is "required".*calls not made: .*schema_0.*missing_topic/,
+    );
   });
 
   test('a tool that requires a task, on 2025: called as a task and polled to its end; each broken task rule fails under its own id', async () => {
