@@ -10,7 +10,12 @@ import { META } from '../base/meta-keys.ts';
 import { VERSION_2026, VERSIONS_2025 } from '../base/versions.ts';
 import type { Recorder } from './conformance-recorder.ts';
 import { type Answer, describeAnswer, type ProbeClient } from './probe-client.ts';
-import { judgeInvalidRequest, judgeMethodNotFound, UNKNOWN_METHOD } from './protocol-rules.ts';
+import {
+  ENVELOPE_WORDS,
+  judgeInvalidRequest,
+  judgeMethodNotFound,
+  UNKNOWN_METHOD,
+} from './protocol-rules.ts';
 import { stdoutJunk } from './tool-list-rules.ts';
 
 /** A version no server speaks, to see that the server offers one of its own instead. */
@@ -220,21 +225,19 @@ export function checkEnvelopes(c: ProbeClient, rec: Recorder): void {
   }
   rec.expect(
     'jsonrpc.version',
-    all
-      .filter((m) => m.jsonrpc !== '2.0')
-      .map((m) => `id ${JSON.stringify(m.id)} has jsonrpc ${JSON.stringify(m.jsonrpc)}`),
+    all.filter((m) => m.jsonrpc !== '2.0').map((m) => ENVELOPE_WORDS.version(m.id, m.jsonrpc)),
     `${all.length} responses`,
   );
   const echo = [
-    ...c.idMismatches.map((m) => `sent id ${JSON.stringify(m.sent)}, got ${JSON.stringify(m.received)}`),
+    ...c.idMismatches.map((m) => ENVELOPE_WORDS.idEcho(m.sent, m.received)),
     ...c.unmatched
       .filter((m) => m.id !== null && m.id !== undefined)
-      .map((m) => `id ${JSON.stringify(m.id)} answers no request`),
+      .map((m) => ENVELOPE_WORDS.strayId(m.id)),
   ];
   rec.expect('jsonrpc.id-echo', echo);
   rec.expect(
     'jsonrpc.result-xor-error',
-    all.filter((m) => 'result' in m && 'error' in m).map((m) => `id ${JSON.stringify(m.id)} has both`),
+    all.filter((m) => 'result' in m && 'error' in m).map((m) => ENVELOPE_WORDS.both(m.id)),
   );
 }
 

@@ -10,7 +10,7 @@ import type { Level } from './check-catalog.ts';
 import { validateValue } from './json-schema.ts';
 import type { LiveCheckId } from './live-catalog.ts';
 import { type Answer, describeAnswer, toolText } from './probe-client.ts';
-import { describeCall, judgeCallError } from './protocol-rules.ts';
+import { describeCall, type EnvelopeRule, envelopeFinding, judgeCallError } from './protocol-rules.ts';
 
 /**
  * A failed generated test: the message is the finding, so the stack is left out. `level`, when
@@ -176,6 +176,13 @@ export function expectRefusal(
 }
 
 /** A protocol probe's answer: one of the codes, and an envelope that holds (JSON-RPC 2.0 §5). */
+/** The family of test that applies each envelope rule of check. */
+const ENVELOPE_FAMILY: Record<EnvelopeRule, LiveCheckId> = {
+  'jsonrpc.version': 'test.jsonrpc-version',
+  'jsonrpc.id-echo': 'test.id-echo',
+  'jsonrpc.result-xor-error': 'test.result-xor-error',
+};
+
 export function expectProtocolError(
   what: string,
   sentId: RequestId,
@@ -186,12 +193,9 @@ export function expectProtocolError(
   if (answer.kind !== 'error' || !codes.includes(answer.error.code)) {
     fail(`${what}: expected error ${codes.join(' or ')}, got ${describeAnswer(answer)}`);
   }
-  const r = answer.response;
-  if (r.jsonrpc !== '2.0')
-    fail(`${what}: the response carries jsonrpc ${JSON.stringify(r.jsonrpc)}, not "2.0"`);
   // An invalid request may be answered with id null (JSON-RPC 2.0 §5: its id could not be read).
-  if (r.id !== sentId && !(options.nullIdOk === true && r.id === null))
-    fail(`${what}: the response id ${JSON.stringify(r.id)} does not echo ${JSON.stringify(sentId)}`);
-  if ('result' in r) fail(`${what}: the response has both result and error`);
+  // A broken envelope is check's jsonrpc.* rule, in its words and under its family.
+  const broken = envelopeFinding(answer.response, sentId, options.nullIdOk === true);
+  if (broken !== undefined) fail(broken.reason, undefined, ENVELOPE_FAMILY[broken.rule]);
   return {};
 }

@@ -52,6 +52,42 @@ export function judgeInvalidRequest(
   };
 }
 
+/**
+ * JSON-RPC 2.0 §5 "Response object" items, worded once: `check` lists them over every response
+ * of its run (jsonrpc.version, jsonrpc.id-echo, jsonrpc.result-xor-error), `test` says the one
+ * its error answer breaks under the same rule.
+ */
+export const ENVELOPE_WORDS = {
+  version: (id: unknown, jsonrpc: unknown) =>
+    `id ${JSON.stringify(id)} has jsonrpc ${JSON.stringify(jsonrpc)}`,
+  idEcho: (sent: unknown, received: unknown) =>
+    `sent id ${JSON.stringify(sent)}, got ${JSON.stringify(received)}`,
+  strayId: (id: unknown) => `id ${JSON.stringify(id)} answers no request`,
+  both: (id: unknown) => `id ${JSON.stringify(id)} has both`,
+} as const;
+
+/** The envelope rules, as `check` names them. */
+export type EnvelopeRule = 'jsonrpc.version' | 'jsonrpc.id-echo' | 'jsonrpc.result-xor-error';
+
+/**
+ * The first envelope rule one response to `sentId` breaks, worded as `check` words it, or
+ * undefined. `nullIdOk`: the request was invalid by design, so `id: null` answers it (JSON-RPC
+ * 2.0 §5: the id could not be read).
+ */
+export function envelopeFinding(
+  response: { jsonrpc?: unknown; id?: unknown; result?: unknown },
+  sentId: unknown,
+  nullIdOk = false,
+): { rule: EnvelopeRule; reason: string } | undefined {
+  if (response.jsonrpc !== '2.0')
+    return { rule: 'jsonrpc.version', reason: ENVELOPE_WORDS.version(response.id, response.jsonrpc) };
+  if (response.id !== sentId && !(nullIdOk && response.id === null))
+    return { rule: 'jsonrpc.id-echo', reason: ENVELOPE_WORDS.idEcho(sentId, response.id) };
+  if ('result' in response)
+    return { rule: 'jsonrpc.result-xor-error', reason: ENVELOPE_WORDS.both(response.id) };
+  return undefined;
+}
+
 /** What a server.stopped finding adds when the kit started the command again (both commands). */
 export const RESTARTED = 'the kit started it again for the rest of the run';
 

@@ -128,6 +128,7 @@ describe('a server that stops mid-run', { concurrency: 2 }, () => {
           /the server stopped/,
           `${id} is not run`,
         );
+      await sameWordsOverHttp('crash-on-call', report, OPTIONS);
     });
   });
 
@@ -151,12 +152,40 @@ describe('a server that stops mid-run', { concurrency: 2 }, () => {
           /the server stopped/,
           `${id} is not run`,
         );
+      await sameWordsOverHttp('hang-on-call', report, HUNG);
     });
   });
 });
 
+/**
+ * test against a server of its own (check's is gone or hung): the stop fails one test at MUST,
+ * the tests after it are not run (an HTTP server is not started again), and check and test
+ * word the stop alike.
+ */
+async function sameWordsOverHttp(
+  defect: 'crash-on-call' | 'hang-on-call',
+  report: ConformanceReport,
+  options: typeof OPTIONS | typeof HUNG,
+): Promise<void> {
+  const fresh = await startHttpServer(process.execPath, [path.join(FIXTURES, 'http.ts'), defect]);
+  try {
+    const run = await runPlan(fresh.url, { ...options, concurrency: 1 });
+    const found = [...run.verdicts.values()].filter((v) => v.status === 'fail' || v.status === 'warn');
+    assert.deepEqual(
+      found.map((v) => [v.check, v.level, v.status]),
+      [['test.server-stopped', 'MUST', 'fail']],
+    );
+    assert.match(run.skipped.get('test_add_numbers_schema_0') ?? '', /the server stopped/);
+    assert.deepEqual(assertOneWording(report, run.verdicts.values(), `${defect} over HTTP`), [
+      'server.stopped',
+    ]);
+  } finally {
+    await fresh.stop();
+  }
+}
+
 // After the suite (top-level tests run one after another): check and test word server.stopped alike.
-test('check and test word the stop alike, over stdio', () => {
+test('check and test word the stop alike, over stdio (over HTTP: each HTTP test above)', () => {
   for (const [defect, { report, run }] of pairs) {
     if (report === undefined || run === undefined) continue;
     assert.deepEqual(assertOneWording(report, run.verdicts.values(), defect), ['server.stopped']);

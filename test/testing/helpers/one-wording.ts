@@ -4,12 +4,12 @@
  * rule a run finds, check's finding and test's findings of the family have the same level, the
  * same status and the same words, item by item: `check` lists every item it found in one
  * finding (`a; b and 2 more`), `test` may split them over its tests (one per call) or probe
- * fewer of them (one wire), so the items of one are among the items of the other.
+ * fewer of them (one wire), so the items of one are among the items of the other. Both ways:
+ * a finding of test under a shared rule that check judged is check's finding too.
  */
 import assert from 'node:assert/strict';
 import type { ConformanceReport } from '../../../src/testing/conformance-report.ts';
 import { type FamilyInfo, LIVE_CHECKS, type LiveCheckId } from '../../../src/testing/live-catalog.ts';
-import type { LiveVerdict } from '../../../src/testing/live-verdict.ts';
 
 /** The rules of check that a family of test applies, by rule id. */
 export const SHARED_RULES: ReadonlyMap<string, LiveCheckId> = new Map(
@@ -20,32 +20,66 @@ export const SHARED_RULES: ReadonlyMap<string, LiveCheckId> = new Map(
 
 const isFinding = (status: string) => status === 'fail' || status === 'warn';
 
-/** Ids a server hands out per run (a task's UUID) differ between the two runs, not the words. */
-const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+/** One finding of test as both a run in process (LiveVerdict) and a JUnit report carry it. */
+export interface TestFinding {
+  name: string;
+  check: string;
+  level: string;
+  status: string;
+  reason?: string;
+  /** False for a case that passed with warnings of its own (not a broken rule); JUnit has no such flag. */
+  finding?: boolean;
+}
+
+/**
+ * What differs between two runs and not in the words: a task's UUID, the request ids each
+ * command numbers on its own (`id 3 has jsonrpc undefined`, `sent id 4, got "4"`), the port of
+ * a server started for each command, and which error the system gives a socket to a process
+ * that is dying (refused or reset, by how far it got).
+ */
+function normalised(text: string): string {
+  return text
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '<id>')
+    .replace(/\b(id|got) ("?)-?\d+\2/g, '$1 $2<n>$2')
+    .replace(/\/\/(127\.0\.0\.1|\[::1\]|localhost):\d+\//g, '//$1:<port>/')
+    .replace(/\b(ECONNREFUSED|ECONNRESET|EPIPE)\b/g, '<socket error>');
+}
 
 /** A finding's items: `listSome` joins them with "; " (and may end with "and N more"). */
 function items(reason: string): string[] {
-  return reason
-    .replace(UUID, '<id>')
+  return normalised(reason)
     .replace(/ and \d+ more$/, '')
     .split('; ')
     .map((s) => s.trim());
 }
 
+/** Each tool call's arguments (`describeCall`: `name({...}): ` at an item's start) left out. */
+const anyArguments = (reason: string) =>
+  reason.replace(/(^|; )([\w.-]+)\(\{(?:[^)]|\)(?!: ))*\): /g, '$1$2(…): ');
+
+/** check listed only some of its items (`a; b and 3 more`): the rest cannot be compared. */
+const truncated = (reason: string) => / and \d+ more$/.test(reason);
+
 function wordedAlike(a: string, b: string): boolean {
-  if (a.replace(UUID, '<id>') === b.replace(UUID, '<id>')) return true;
+  if (normalised(a) === normalised(b)) return true;
   const [x, y] = [items(a), items(b)];
   return x.every((i) => y.includes(i)) || y.every((i) => x.includes(i));
 }
 
+/** The rule of check a family of test applies, if any. */
+const ruleOfFamily = (family: string): string | undefined =>
+  (LIVE_CHECKS as Record<string, FamilyInfo>)[family]?.rule;
+
 /**
- * Asserts check's findings of the shared rules read as test's: for each shared rule `check`
- * found, test found it under the family at the same level and status, worded alike. Returns the
- * rules compared (so a corpus can show that it compared every shared rule).
+ * Asserts check and test read alike on every rule both judge, both ways: each shared rule
+ * check found, test found under the family at the same level and status, worded alike; and
+ * each finding of test under a shared family, check (when it judged the rule in its run, not
+ * "not run") found at the same level and status, worded alike. Returns the rules compared (so
+ * a corpus can show that it compared every shared rule).
  */
 export function assertOneWording(
   report: ConformanceReport,
-  verdicts: Iterable<LiveVerdict>,
+  verdicts: Iterable<TestFinding>,
   label: string,
 ): string[] {
   const all = [...verdicts];
@@ -53,7 +87,7 @@ export function assertOneWording(
   for (const c of report.checks) {
     const family = SHARED_RULES.get(c.id);
     if (family === undefined || !isFinding(c.status)) continue;
-    const found = all.filter((v) => v.check === family && v.finding && isFinding(v.status));
+    const found = all.filter((v) => v.check === family && v.finding !== false && isFinding(v.status));
     assert.ok(
       found.length > 0,
       `${label}: check found ${c.id} (${c.reason}); test has no finding of ${family}: ${JSON.stringify(all.filter((v) => v.check === family))}`,
@@ -73,6 +107,33 @@ export function assertOneWording(
       `${label}: ${c.id} is worded apart\n  check: ${c.reason}\n  test:  ${reasons.join('\n         ')}`,
     );
     compared.push(c.id);
+  }
+  // The other way: what test found under a shared rule, check says too, in the same words.
+  for (const v of all) {
+    const rule = ruleOfFamily(v.check);
+    if (rule === undefined || v.finding === false || !isFinding(v.status)) continue;
+    const c = report.checks.find((x) => x.id === rule);
+    if (c === undefined || c.status === 'not-run') continue;
+    assert.ok(
+      isFinding(c.status),
+      `${label}: test found ${rule} in ${v.name} (${v.level} ${v.status}: ${v.reason}); check ${c.status === 'pass' ? 'passed it' : c.status}${c.reason ? ` (${c.reason})` : ''}`,
+    );
+    assert.deepEqual(
+      [c.level, c.status],
+      [v.level, v.status],
+      `${label}: ${rule} is ${v.level} ${v.status} in ${v.name}, ${c.level} ${c.status} in check`,
+    );
+    // test calls a tool with values check never sends: the same words about another call.
+    const mine = items(anyArguments(v.reason ?? ''));
+    const theirs = items(anyArguments(c.reason ?? ''));
+    assert.ok(
+      wordedAlike(v.reason ?? '', c.reason ?? '') ||
+        mine.every((i) => theirs.includes(i)) ||
+        // check named only some items: test's may be among the ones it counted.
+        truncated(c.reason ?? ''),
+      `${label}: ${rule} is worded apart\n  test (${v.name}): ${v.reason}\n  check: ${c.reason}`,
+    );
+    if (!compared.includes(rule)) compared.push(rule);
   }
   return compared;
 }
