@@ -14,6 +14,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { ConformanceReport } from '../../src/testing/conformance-report.ts';
 import { REPO_ROOT, runCli } from './helpers/fixtures.ts';
+import { junitFindings } from './helpers/junit-findings.ts';
+import { assertOneWording, type TestFinding } from './helpers/one-wording.ts';
 import {
   ACCEPT_IGNORED,
   assertPinned,
@@ -48,10 +50,32 @@ async function check(target: readonly string[], flags = FAST_FLAGS): Promise<Con
   return JSON.parse(r.stdout) as ConformanceReport;
 }
 
+/** test's TAP, and its verdicts read back from the JUnit it writes beside (one-wording.ts). */
 async function liveTests(target: readonly string[], flags = FAST_FLAGS) {
-  const r = await runCli(['test', '--reporter', 'tap', '--concurrency', '8', ...flags, ...target]);
-  assert.ok(r.code === 0 || r.code === 1, r.stderr);
-  return { stdout: r.stdout, ...tapSummary(r.stdout) };
+  const dir = await mkdtemp(path.join(tmpdir(), 'mcp-kit-frameworks-'));
+  try {
+    const junit = path.join(dir, 'test.xml');
+    const r = await runCli([
+      'test',
+      '--reporter',
+      'tap',
+      '--junit',
+      junit,
+      '--concurrency',
+      '8',
+      ...flags,
+      ...target,
+    ]);
+    assert.ok(r.code === 0 || r.code === 1, r.stderr);
+    return { stdout: r.stdout, findings: await junitFindings(junit), ...tapSummary(r.stdout) };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** check and test word alike every rule both judge (issue 49: one wording per rule). */
+function sameWords(report: ConformanceReport, run: { findings: TestFinding[] }, label: string): void {
+  assertOneWording(report, run.findings, `${report.serverInfo?.name ?? 'server'} over ${label}`);
 }
 
 describe('a server on the official SDK v1', { skip: missing('@modelcontextprotocol/sdk') }, () => {
@@ -68,6 +92,7 @@ describe('a server on the official SDK v1', { skip: missing('@modelcontextprotoc
     assert.equal(report.serverInfo?.name, 'sdk-v1-fixture');
     assertPinned(report, [INVALID_CURSOR_SERVED, INVALID_REQUEST, UNKNOWN_TOOL]);
     const run = await liveTests(stdio);
+    sameWords(report, run, 'stdio');
     assert.deepEqual(run.failed, ['test_invalid_request']);
     assert.match(run.stdout, /ok \d+ - test_unknown_tool # TODO warning \[SHOULD\]/);
     assert.match(run.stdout, /^\d+ passed, 1 failed, 2 warnings, 0 not run$/m);
@@ -90,6 +115,7 @@ describe('a server on the official SDK v1', { skip: missing('@modelcontextprotoc
     // Its Express app checks Host on loopback: a foreign Host is refused.
     assert.equal(report.checks.find((c) => c.id === 'http.host')?.status, 'pass');
     const run = await liveTests([http.url]);
+    sameWords(report, run, 'HTTP');
     assert.deepEqual(run.failed, []);
     assert.match(run.stdout, /ok \d+ - test_invalid_request # TODO warning \[MUST\]: .*error -32700/);
     assert.match(run.stdout, /^\d+ passed, 0 failed, 3 warnings, 0 not run$/m);
@@ -113,6 +139,7 @@ describe('a server on the official SDK v2', { skip: missing('@modelcontextprotoc
     assertPinned(report, [INVALID_CURSOR_SERVED, INVALID_REQUEST]);
     assert.equal(report.checks.find((c) => c.id === '2026.missing-envelope')?.status, 'pass');
     const run = await liveTests(stdio);
+    sameWords(report, run, 'stdio');
     assert.deepEqual(run.failed, ['test_invalid_request']);
     // An unknown tool gets -32602, the spec's example.
     assert.match(run.stdout, /^\d+ passed, 1 failed, 1 warnings, 0 not run$/m);
@@ -123,6 +150,7 @@ describe('a server on the official SDK v2', { skip: missing('@modelcontextprotoc
     assert.deepEqual(report.wires, ['2025', '2026']);
     assertPinned(report, [INVALID_CURSOR_SERVED, BATCH_SERVED]);
     const run = await liveTests([http.url]);
+    sameWords(report, run, 'HTTP');
     assert.deepEqual(run.failed, []);
     assert.match(run.stdout, /^\d+ passed, 0 failed, 1 warnings, 0 not run$/m);
   });
@@ -149,6 +177,7 @@ describe('a server on fastmcp', { skip: missing('fastmcp') }, () => {
     // An unknown tool gets a JSON-RPC error (-32601): no finding.
     assertPinned(report, [INVALID_CURSOR_SERVED, INVALID_REQUEST, ...common]);
     const run = await liveTests(stdio);
+    sameWords(report, run, 'stdio');
     assert.deepEqual(run.failed, ['test_invalid_request']);
     assert.match(run.stdout, /ok \d+ - test_tools_have_titles # TODO warning \[HOUSE\]: .*: add/);
     assert.match(run.stdout, /^\d+ passed, 1 failed, 2 warnings, 0 not run$/m);
@@ -165,6 +194,7 @@ describe('a server on fastmcp', { skip: missing('fastmcp') }, () => {
       BATCH_SERVED,
     ]);
     const run = await liveTests([http.url]);
+    sameWords(report, run, 'HTTP');
     assert.deepEqual(run.failed, []);
     assert.match(run.stdout, /ok \d+ - test_deprecated_endpoint\[GET \/sse\] # TODO warning \[HOUSE\]/);
     assert.match(run.stdout, /^\d+ passed, 0 failed, 4 warnings, 0 not run$/m);
@@ -209,6 +239,7 @@ describe('a server on tmcp', { skip: missing('tmcp') || missing('@tmcp/transport
     assertPinned(report, [INVALID_CURSOR_SERVED, INVALID_REQUEST, UNKNOWN_TOOL, RESOURCE_NOT_FOUND_2025]);
     assertListNotRun(report);
     const run = await liveTests(stdio);
+    sameWords(report, run, 'stdio');
     assert.deepEqual(run.failed, ['test_invalid_request']);
     assertCallFindings(run.stdout);
     // 8 calls of find_user, 3 of page_host, and the unknown tool's isError.
@@ -238,6 +269,7 @@ describe('a server on tmcp', { skip: missing('tmcp') || missing('@tmcp/transport
     assert.equal(session?.status, 'not-run');
     assert.match(session?.reason ?? '', /does not require one/);
     const run = await liveTests([http.url]);
+    sameWords(report, run, 'HTTP');
     // On the 2026 wire params: null gets 400 HeaderMismatch (Mcp-Name has no body value): answered.
     assert.deepEqual(run.failed, []);
     assertCallFindings(run.stdout);
@@ -299,6 +331,7 @@ describe('@playwright/mcp with Debian chromium', {
     assert.match(report.serverInfo?.name ?? '', /^Playwright/);
     assertPinned(report, [INVALID_CURSOR_SERVED, INVALID_REQUEST, UNKNOWN_TOOL, ...schemas]);
     const run = await liveTests(stdio, slow);
+    sameWords(report, run, 'stdio');
     assert.deepEqual(run.failed, ['test_invalid_request']);
     // Navigation, clicks and typing are not annotated read-only: never called.
     assert.match(run.stdout, /^Not called \(not annotated readOnlyHint: true.*\): .*browser_navigate,/m);
@@ -317,6 +350,7 @@ describe('@playwright/mcp with Debian chromium', {
       BATCH_SERVED,
     ]);
     const run = await liveTests([http.url], slow);
+    sameWords(report, run, 'HTTP');
     assert.deepEqual(run.failed, []);
     assert.match(run.stdout, /ok \d+ - test_deprecated_endpoint\[GET \/sse\] # TODO warning \[HOUSE\]/);
     assert.match(run.stdout, /^\d+ passed, 0 failed, 11 warnings, \d+ not run$/m);

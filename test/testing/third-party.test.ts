@@ -15,6 +15,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { ConformanceReport } from '../../src/testing/conformance-report.ts';
 import { REPO_ROOT, runCli } from './helpers/fixtures.ts';
+import { junitFindings } from './helpers/junit-findings.ts';
+import { assertOneWording, type TestFinding } from './helpers/one-wording.ts';
 import {
   assertPinned,
   FAST_FLAGS,
@@ -34,6 +36,13 @@ const SEQUENTIAL = path.join(
   REPO_ROOT,
   'node_modules/@modelcontextprotocol/server-sequential-thinking/dist/index.js',
 );
+
+/** Each server's check report and test verdicts (read from the JUnit test writes beside its TAP). */
+const reports = new Map<string, ConformanceReport>();
+const runs = new Map<string, TestFinding[]>();
+const junitDir = await mkdtemp(path.join(tmpdir(), 'mcp-kit-third-party-junit-'));
+const junit = (server: string) => path.join(junitDir, `${server}.xml`);
+after(() => rm(junitDir, { recursive: true, force: true }));
 
 /** What every official SDK v1 server here gets wrong (docs/testing.md, "Findings"). */
 const SDK_V1: Pinned[] = [INVALID_REQUEST, UNKNOWN_TOOL, INVALID_CURSOR_SERVED];
@@ -79,6 +88,7 @@ describe('official servers over stdio', { concurrency: 2 }, () => {
     assert.ok(r.code === 0 || r.code === 1, r.stderr);
     const report = JSON.parse(r.stdout) as ConformanceReport;
     assert.equal(report.serverInfo?.name, 'mcp-servers/everything');
+    reports.set('everything', report);
     // simulate-research-query requires a task but answers a plain call with isError, not -32601.
     assertPinned(report, EVERYTHING_FINDINGS);
     assert.match(
@@ -99,13 +109,24 @@ describe('official servers over stdio', { concurrency: 2 }, () => {
 
   test('server-everything: test completes, long-running tools ended by --call-timeout', async () => {
     const r = await runCli(
-      ['test', '--reporter', 'tap', '--concurrency', '8', ...FAST_FLAGS, ...everything],
+      [
+        'test',
+        '--reporter',
+        'tap',
+        '--junit',
+        junit('everything'),
+        '--concurrency',
+        '8',
+        ...FAST_FLAGS,
+        ...everything,
+      ],
       {
         env: everythingEnv,
       },
     );
     assert.ok(r.code === 0 || r.code === 1, r.stderr);
     const tap = tapSummary(r.stdout);
+    runs.set('everything', await junitFindings(junit('everything')));
     assert.ok(tap.tests > 50, r.stdout.slice(-500));
     assert.equal(tap.fail, tap.failed.length);
     assert.deepEqual(tap.failed, ['test_invalid_request']);
@@ -129,16 +150,28 @@ describe('official servers over stdio', { concurrency: 2 }, () => {
     assert.ok(r.code === 0 || r.code === 1, r.stderr);
     const report = JSON.parse(r.stdout) as ConformanceReport;
     assert.equal(report.serverInfo?.name, 'secure-filesystem-server');
+    reports.set('filesystem', report);
     assertPinned(report, FILESYSTEM_FINDINGS);
   });
 
   test('server-filesystem: test completes; its inputs lack descriptions', async () => {
     const r = await runCli(
-      ['test', '--reporter', 'tap', '--concurrency', '8', ...FAST_FLAGS, ...filesystem()],
+      [
+        'test',
+        '--reporter',
+        'tap',
+        '--junit',
+        junit('filesystem'),
+        '--concurrency',
+        '8',
+        ...FAST_FLAGS,
+        ...filesystem(),
+      ],
       { cwd: dir },
     );
     assert.ok(r.code === 0 || r.code === 1, r.stderr);
     const tap = tapSummary(r.stdout);
+    runs.set('filesystem', await junitFindings(junit('filesystem')));
     assert.ok(tap.tests > 50);
     // Missing field descriptions are a house rule: warnings, not failures.
     assert.deepEqual(tap.failed, ['test_invalid_request']);
@@ -159,6 +192,7 @@ describe('official servers over stdio', { concurrency: 2 }, () => {
     assert.ok(r.code === 0 || r.code === 1, r.stderr);
     const report = JSON.parse(r.stdout) as ConformanceReport;
     assert.equal(report.serverInfo?.name, 'memory-server');
+    reports.set('memory', report);
     assertPinned(report, MEMORY_FINDINGS);
   });
 
@@ -166,11 +200,24 @@ describe('official servers over stdio', { concurrency: 2 }, () => {
 
   test('server-memory: test completes; its write tools are not called, its inputs lack descriptions', async () => {
     const r = await runCli(
-      ['test', '--reporter', 'tap', '--concurrency', '8', ...FAST_FLAGS, '--', process.execPath, MEMORY],
+      [
+        'test',
+        '--reporter',
+        'tap',
+        '--junit',
+        junit('memory'),
+        '--concurrency',
+        '8',
+        ...FAST_FLAGS,
+        '--',
+        process.execPath,
+        MEMORY,
+      ],
       { env: memoryEnv() },
     );
     assert.ok(r.code === 0 || r.code === 1, r.stderr);
     const tap = tapSummary(r.stdout);
+    runs.set('memory', await junitFindings(junit('memory')));
     assert.ok(tap.tests > 40, r.stdout.slice(-500));
     assert.deepEqual(tap.failed, ['test_invalid_request']);
     assert.match(r.stdout, /ok \d+ - test_unknown_tool # TODO warning \[SHOULD\]/);
@@ -200,6 +247,7 @@ describe('server-sequential-thinking over stdio (it has no HTTP transport)', {
     assert.ok(r.code === 0 || r.code === 1, r.stderr);
     const report = JSON.parse(r.stdout) as ConformanceReport;
     assert.equal(report.serverInfo?.name, 'sequential-thinking-server');
+    reports.set('sequential', report);
     assertPinned(report, SEQUENTIAL_FINDINGS);
     assert.match(
       report.checks.find((c) => c.id === 'portability.type-union')?.reason ?? '',
@@ -208,15 +256,38 @@ describe('server-sequential-thinking over stdio (it has no HTTP transport)', {
   });
 
   test('test: its one read-only tool is called; only test_invalid_request fails', async () => {
-    const r = await runCli(['test', '--reporter', 'tap', '--concurrency', '8', ...FAST_FLAGS, ...command], {
-      env,
-    });
+    const r = await runCli(
+      [
+        'test',
+        '--reporter',
+        'tap',
+        '--junit',
+        junit('sequential'),
+        '--concurrency',
+        '8',
+        ...FAST_FLAGS,
+        ...command,
+      ],
+      {
+        env,
+      },
+    );
     assert.ok(r.code === 0 || r.code === 1, r.stderr);
     const tap = tapSummary(r.stdout);
+    runs.set('sequential', await junitFindings(junit('sequential')));
     assert.ok(tap.tests > 50, r.stdout.slice(-500));
     assert.deepEqual(tap.failed, ['test_invalid_request']);
     assert.match(r.stdout, /ok \d+ - test_unknown_tool # TODO warning \[SHOULD\]/);
     assert.match(r.stdout, /ok \d+ - test_sequentialthinking_schema_portability # TODO warning \[HOUSE\]/);
     assert.match(r.stdout, /^\d+ passed, 1 failed, 3 warnings, 0 not run$/m);
   });
+});
+
+// After both suites (top-level tests run one after another): check and test word alike every
+// rule both judge, on each server both ran against (issue 49: one wording per rule).
+test('check and test word alike every rule they share, on each official server', () => {
+  for (const [server, report] of reports) {
+    const found = runs.get(server);
+    if (found !== undefined) assertOneWording(report, found, server);
+  }
 });
