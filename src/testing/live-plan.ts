@@ -295,7 +295,7 @@ function protocolCases(client: ProbeClient): LiveCase[] {
       run: async () => {
         const id = client.nextId();
         const answer = await client.request(UNKNOWN_METHOD, {}, { id });
-        return judged(UNKNOWN_METHOD, id, answer, judgeMethodNotFound(answer));
+        return judged(UNKNOWN_METHOD, id, answer, judgeMethodNotFound(answer, client.wire ?? '2025'));
       },
     },
     {

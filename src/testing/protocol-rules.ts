@@ -43,12 +43,12 @@ export function judgeInvalidRequest(
   if (answer.kind === 'error')
     return {
       status: 'warn',
-      reason: `tools/call with params: null was answered, but with ${describeAnswer(answer)}; the code for it is ${INVALID_REQUEST_CODES}`,
+      reason: `tools/call with params: null (${wire} wire) was answered, but with ${describeAnswer(answer)}; the code for it is ${INVALID_REQUEST_CODES}`,
       fix: 'answer a request whose params is not an object with error -32600 (Invalid Request)',
     };
   return {
     status: 'fail',
-    reason: `tools/call with params: null: expected error ${INVALID_REQUEST_CODES}, got ${describeAnswer(answer)}`,
+    reason: `tools/call with params: null (${wire} wire): expected error ${INVALID_REQUEST_CODES}, got ${describeAnswer(answer)}`,
   };
 }
 
@@ -95,11 +95,11 @@ export const RESTARTED = 'the kit started it again for the rest of the run';
 export const UNKNOWN_METHOD = 'mcp-toolkit/no-such-method';
 
 /** A method the server does not serve (JSON-RPC 2.0 §5.1): -32601, anything else the MUST failure. */
-export function judgeMethodNotFound(answer: Answer): Judgement {
+export function judgeMethodNotFound(answer: Answer, wire: '2025' | '2026' = '2025'): Judgement {
   if (answer.kind === 'error' && answer.error.code === ErrorCode.MethodNotFound) return { status: 'pass' };
   return {
     status: 'fail',
-    reason: `${UNKNOWN_METHOD}: expected error -32601, got ${describeAnswer(answer)}`,
+    reason: `${UNKNOWN_METHOD} (${wire} wire): expected error -32601, got ${describeAnswer(answer)}`,
   };
 }
 

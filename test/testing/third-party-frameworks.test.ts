@@ -67,15 +67,21 @@ async function liveTests(target: readonly string[], flags = FAST_FLAGS) {
       ...target,
     ]);
     assert.ok(r.code === 0 || r.code === 1, r.stderr);
-    return { stdout: r.stdout, findings: await junitFindings(junit), ...tapSummary(r.stdout) };
+    return { stdout: r.stdout, ...(await junitFindings(junit)), ...tapSummary(r.stdout) };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
 /** check and test word alike every rule both judge (issue 49: one wording per rule). */
-function sameWords(report: ConformanceReport, run: { findings: TestFinding[] }, label: string): void {
-  assertOneWording(report, run.findings, `${report.serverInfo?.name ?? 'server'} over ${label}`);
+function sameWords(
+  report: ConformanceReport,
+  run: { findings: TestFinding[]; wire: '2025' | '2026' | undefined },
+  label: string,
+): void {
+  assertOneWording(report, run.findings, `${report.serverInfo?.name ?? 'server'} over ${label}`, {
+    ...(run.wire ? { testWire: run.wire } : {}),
+  });
 }
 
 describe('a server on the official SDK v1', { skip: missing('@modelcontextprotocol/sdk') }, () => {

@@ -16,7 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import type { ConformanceReport } from '../../src/testing/conformance-report.ts';
 import { REPO_ROOT, runCli } from './helpers/fixtures.ts';
 import { junitFindings } from './helpers/junit-findings.ts';
-import { assertOneWording, type TestFinding } from './helpers/one-wording.ts';
+import { assertOneWording } from './helpers/one-wording.ts';
 import {
   assertPinned,
   FAST_FLAGS,
@@ -39,7 +39,7 @@ const SEQUENTIAL = path.join(
 
 /** Each server's check report and test verdicts (read from the JUnit test writes beside its TAP). */
 const reports = new Map<string, ConformanceReport>();
-const runs = new Map<string, TestFinding[]>();
+const runs = new Map<string, Awaited<ReturnType<typeof junitFindings>>>();
 const junitDir = await mkdtemp(path.join(tmpdir(), 'mcp-kit-third-party-junit-'));
 const junit = (server: string) => path.join(junitDir, `${server}.xml`);
 after(() => rm(junitDir, { recursive: true, force: true }));
@@ -288,6 +288,7 @@ describe('server-sequential-thinking over stdio (it has no HTTP transport)', {
 test('check and test word alike every rule they share, on each official server', () => {
   for (const [server, report] of reports) {
     const found = runs.get(server);
-    if (found !== undefined) assertOneWording(report, found, server);
+    if (found !== undefined)
+      assertOneWording(report, found.findings, server, found.wire ? { testWire: found.wire } : {});
   }
 });
