@@ -19,6 +19,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** A corpus server's own packages (node_modules under test/testing/corpus) hold test files of theirs. */
+const NOT_OURS = ['**/node_modules/**'];
 
 /**
  * The slow lane: folders and files whose tests start whole servers, clients, browsers, builds
@@ -79,7 +81,7 @@ function main(): void {
     allowPositionals: true,
     options: { all: { type: 'boolean', default: false }, slow: { type: 'boolean', default: false } },
   });
-  const all = globSync('test/**/*.test.ts', { cwd: ROOT })
+  const all = globSync('test/**/*.test.ts', { cwd: ROOT, exclude: NOT_OURS })
     .map((f) => f.split(path.sep).join('/'))
     .sort();
   const chosen = all.filter((file) => {

@@ -1,6 +1,7 @@
 /**
  * Servers built on the libraries people build MCP servers with, written the way each README
- * shows (test/testing/fixtures/), and Microsoft's `@playwright/mcp`: each through `check` and
+ * shows (test/testing/fixtures/; mcp-framework's in test/testing/corpus/mcp-framework/, beside
+ * its own node_modules), and Microsoft's `@playwright/mcp`: each through `check` and
  * `test`, over stdio and over streamable HTTP on 127.0.0.1, with every finding pinned with its
  * level and the spec line behind it (helpers/pinned.ts). Nothing reaches the network: the
  * fixtures add numbers, and the browser's one page is about:blank behind a proxy that does not
@@ -13,6 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { ConformanceReport } from '../../src/testing/conformance-report.ts';
+import { corpusInstalled } from './helpers/corpus-install.ts';
 import { REPO_ROOT, runCli } from './helpers/fixtures.ts';
 import { junitFindings } from './helpers/junit-findings.ts';
 import { assertOneWording, type TestFinding } from './helpers/one-wording.ts';
@@ -32,6 +34,7 @@ import {
   INVALID_LOG_LEVEL,
   INVALID_REQUEST,
   INVALID_REQUEST_PARSE_CODE,
+  PARSE_ERROR_500,
   type Pinned,
   RESOURCE_NOT_FOUND_2025,
   startHttpServer,
@@ -204,6 +207,52 @@ describe('a server on fastmcp', { skip: missing('fastmcp') }, () => {
     assert.deepEqual(run.failed, []);
     assert.match(run.stdout, /ok \d+ - test_deprecated_endpoint\[GET \/sse\] # TODO warning \[HOUSE\]/);
     assert.match(run.stdout, /^\d+ passed, 0 failed, 4 warnings, 0 not run$/m);
+  });
+});
+
+const MCP_FRAMEWORK = path.join(REPO_ROOT, 'test/testing/corpus/mcp-framework/server.js');
+// Its own folder (zod 3 beside it): installed by .ci/run, or here when it is not yet.
+const mcpFramework = await corpusInstalled('mcp-framework', 'mcp-framework');
+
+describe('a server on mcp-framework', { skip: mcpFramework }, () => {
+  let http: HttpServerProcess;
+  before(async () => {
+    const port = await freePort();
+    http = await startHttpServer(process.execPath, [MCP_FRAMEWORK, 'http', String(port)], {
+      url: `http://127.0.0.1:${port}/mcp`,
+    });
+  });
+  after(() => http.stop());
+
+  test('stdio: the SDK v1 under it drops params: null and serves an invalid cursor', async () => {
+    const stdio = ['--', process.execPath, MCP_FRAMEWORK];
+    const report = await check(stdio);
+    assert.equal(report.serverInfo?.name, 'mcp-framework-fixture');
+    // An unknown tool gets a JSON-RPC error: no finding.
+    assertPinned(report, [INVALID_CURSOR_SERVED, INVALID_REQUEST]);
+    const run = await liveTests(stdio);
+    sameWords(report, run, 'stdio');
+    assert.deepEqual(run.failed, ['test_invalid_request']);
+    assert.match(run.stdout, /ok \d+ - test_tools_have_titles # TODO warning \[HOUSE\]/);
+    assert.match(run.stdout, /^\d+ passed, 1 failed, 2 warnings, 0 not run$/m);
+  });
+
+  test('HTTP Stream: no Origin or Host check, a truncated body gets a bare 500, batches served', async () => {
+    const report = await check([http.url]);
+    assertPinned(report, [
+      INVALID_CURSOR_SERVED,
+      INVALID_REQUEST_PARSE_CODE,
+      FOREIGN_ORIGIN,
+      FOREIGN_HOST,
+      PARSE_ERROR_500,
+      BATCH_SERVED,
+    ]);
+    assert.match(report.checks.find((c) => c.id === 'http.parse-error')?.reason ?? '', /got HTTP 500/);
+    const run = await liveTests([http.url]);
+    sameWords(report, run, 'HTTP');
+    assert.deepEqual(run.failed, []);
+    assert.match(run.stdout, /ok \d+ - test_invalid_request # TODO warning \[MUST\]: .*error -32700/);
+    assert.match(run.stdout, /^\d+ passed, 0 failed, 3 warnings, 0 not run$/m);
   });
 });
 

@@ -80,6 +80,12 @@ export const HTML_PARSE_ERROR: Pinned = {
   source:
     'JSON-RPC 2.0 §5.1: "-32700 Parse error: Invalid JSON was received by the server", which §7 answers for an "rpc call with invalid JSON" with {"code": -32700, "message": "Parse error"}, "id": null; §5: "When a rpc call is made, the Server MUST reply with a Response" (an HTML page is none)',
 };
+/** A truncated body answered with a bare HTTP 500 (mcp-framework's HTTP Stream transport). */
+export const PARSE_ERROR_500: Pinned = {
+  ...HTML_PARSE_ERROR,
+  source:
+    'JSON-RPC 2.0 §5.1: "-32700 Parse error: Invalid JSON was received by the server", which §7 answers for an "rpc call with invalid JSON" with {"code": -32700, "message": "Parse error"}, "id": null; §5: "When a rpc call is made, the Server MUST reply with a Response" (a bare HTTP 500 is none)',
+};
 export const VERSION_HEADER_SERVED: Pinned = {
   id: 'http.protocol-version-header',
   level: 'MUST',
