@@ -32,12 +32,14 @@ export async function corpusInstalled(name: string, pkg: string): Promise<false 
       maxBuffer: 16 * 1024 * 1024,
     });
   } catch (err) {
-    const said = String((err as { stderr?: string }).stderr ?? (err as Error).message)
-      .trim()
+    // npm's first error lines say what failed (`npm error code ECONNREFUSED`); its last one only
+    // where its log went. No npm at all: the spawn error (`spawn npm ENOENT`).
+    const lines = String((err as { stderr?: string }).stderr ?? '')
       .split('\n')
-      .filter((l) => l.trim() !== '')
-      .slice(-1)[0];
-    return `test/testing/corpus/${name} is not installed and npm ci could not install it (${said ?? 'no output'}): run npm run corpus:install`;
+      .map((l) => l.trim())
+      .filter((l) => l !== '' && !/complete log of this run/.test(l));
+    const said = lines.slice(0, 2).join('; ') || (err as Error).message;
+    return `test/testing/corpus/${name} is not installed and npm ci could not install it (${said}): run npm run corpus:install`;
   }
   return ready() ? false : `test/testing/corpus/${name}: npm ci ran but ${pkg} is not there`;
 }
