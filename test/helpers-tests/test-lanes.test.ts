@@ -11,7 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { concurrency, isSlow, SLOW, testEnv } from '../../scripts/test.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const files = globSync('test/**/*.test.ts', { cwd: ROOT, exclude: ['**/node_modules/**'] }).map((f) => f.replaceAll('\\', '/'));
+const files = globSync('test/**/*.test.ts', { cwd: ROOT, exclude: ['**/node_modules/**'] }).map((f) =>
+  f.replaceAll('\\', '/'),
+);
 
 test('each slow-lane entry matches at least one test file', () => {
   for (const prefix of SLOW)
