@@ -16,12 +16,13 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { packageBuild } from '../helpers/package-build.ts';
 import { REPO_ROOT } from '../helpers/spawn-server.ts';
 
 const VERSION = (
@@ -30,18 +31,6 @@ const VERSION = (
 const UPSTREAM = 'https://registry.npmjs.org/';
 const INSTALL_TIMEOUT_MS = 300_000;
 const LISTEN_TIMEOUT_MS = 60_000;
-/** What the build needs of the clone (node_modules is linked). */
-const CLONE_PARTS = [
-  'package.json',
-  'README.md',
-  'tsconfig.json',
-  'tsconfig.build.json',
-  'bin',
-  'scripts',
-  'src',
-  'plugins',
-  'packages',
-];
 /** Two tsc runs (the package and create-mcp-toolkit): minutes on a loaded two-core machine. */
 const BUILD_TIMEOUT_MS = 600_000;
 
@@ -189,21 +178,12 @@ before(
     const probe = await run('npm', ['view', 'zod@4', 'version', '--json'], dir, 60_000);
     if (probe.code !== 0)
       unavailable = `the npm registry cannot be reached through the local one: ${probe.out.slice(-300)}`;
-    // Built in a copy of the clone: pack.test.ts builds dist/ in the clone itself, maybe at once.
-    const clone = path.join(dir, 'clone');
-    for (const part of CLONE_PARTS) {
-      await cp(path.join(REPO_ROOT, part), path.join(clone, part), {
-        recursive: true,
-        filter: (src) => !src.includes(`${path.sep}node_modules`),
-      });
-    }
-    await symlink(path.join(REPO_ROOT, 'node_modules'), path.join(clone, 'node_modules'), 'dir');
-    const build = await run(process.execPath, ['scripts/build.ts'], clone, BUILD_TIMEOUT_MS);
-    assert.equal(build.code, 0, build.out.slice(-3000));
+    // The build pack.test.ts packs too: made once for both, in a copy of the clone.
+    const built = await packageBuild();
     for (const folder of ['dist', 'dist-create']) {
       const published = await run(
         'npm',
-        ['publish', path.join(clone, folder), '--tag', 'latest'],
+        ['publish', path.join(built, folder), '--tag', 'latest'],
         dir,
         120_000,
       );

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { docNpxCommands } from '../helpers/doc-blocks.ts';
 import { startOtlpReceiver } from '../helpers/otlp-receiver.ts';
+import { packageBuild } from '../helpers/package-build.ts';
 import { REPO_ROOT } from './helpers/fixtures.ts';
 
 // npm and npx come from PATH, run by this Node (its folder goes first on the children's PATH).
@@ -83,12 +84,12 @@ test('the packed package works installed: npx mcp-toolkit test and the programma
   assert.deepEqual(missingEntries(), [], 'package.json packs the build (see docs/testing.md, "Packaging")');
   dir = await mkdtemp(path.join(tmpdir(), 'mcp-kit-pack-'));
 
-  const build = await run(process.execPath, ['scripts/build.ts'], REPO_ROOT);
-  assert.equal(build.code, 0, build.stdout + build.stderr);
-  assert.ok(existsSync(path.join(REPO_ROOT, 'dist/src/testing/index.js')));
-  assert.ok(existsSync(path.join(REPO_ROOT, 'dist/src/testing/index.d.ts')));
+  // The build registry-install.test.ts publishes too: made once for both.
+  const built = await packageBuild();
+  assert.ok(existsSync(path.join(built, 'dist/src/testing/index.js')));
+  assert.ok(existsSync(path.join(built, 'dist/src/testing/index.d.ts')));
 
-  const pack = await run(npm, ['pack', './dist', '--json', '--pack-destination', dir], REPO_ROOT);
+  const pack = await run(npm, ['pack', './dist', '--json', '--pack-destination', dir], built);
   assert.equal(pack.code, 0, pack.stderr);
   const [packed] = JSON.parse(pack.stdout) as { name: string; filename: string; files: { path: string }[] }[];
   assert.ok(packed);
