@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { maskSecret } from '../base/env.ts';
 import { InternalCode, ToolkitError } from '../base/errors.ts';
 import type { LoadedPlugin } from './define.ts';
 import { type PluginDefinition, settingEnvName } from './define.ts';
@@ -44,6 +45,17 @@ export function resolvePluginPath(ref: string, cwd: string = process.cwd()): str
     InternalCode.PluginNotFound,
     `Plugin "${ref}" not found: expected plugins/${ref}/index.ts (or index.js) in ${cwd}, or a bundled plugin (set MCP_PLUGINS to names under plugins/ or module paths)`,
   );
+}
+
+/** Longest part of a bad value a start-up error shows (a setting may hold a whole JSON document). */
+const SHOWN_CHARS = 200;
+
+/** A bad setting's value as an error shows it: a secret masked, a long one cut. */
+function shownValue(name: string, value: string | undefined): string {
+  const shown = JSON.stringify(maskSecret(name, value ?? '') ?? '');
+  return shown.length > SHOWN_CHARS
+    ? `${shown.slice(0, SHOWN_CHARS)}... (${shown.length} characters)`
+    : shown;
 }
 
 /** Imports one plugin module and returns its definition. */
@@ -97,7 +109,7 @@ export function parsePluginSettings(
       if (input[key] === undefined && key in envNames && issue.code === 'invalid_type') {
         return `${name} is not set: plugin ${def.name} requires it${described ? ` (${described})` : ''}`;
       }
-      return `${name}=${JSON.stringify(env[name] ?? '')} is invalid: ${issue.message}`;
+      return `${name}=${shownValue(name, env[name])} is invalid: ${issue.message}`;
     });
     throw new ToolkitError(InternalCode.InvalidSetting, lines.join('\n'));
   }
