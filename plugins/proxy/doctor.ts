@@ -10,9 +10,14 @@ import { readList } from './lists.ts';
 import type { Mirror } from './mirror.ts';
 import { type UpstreamPool, withSessionName } from './pool.ts';
 import { NEEDS_ONE_UPSTREAM, type ProxySettings } from './settings.ts';
+import { type UpstreamSpec, upstreamSpecs } from './specs.ts';
 import { Upstream, type UpstreamStatus } from './upstream.ts';
 
 const NAME = 'proxy upstream answers';
+
+/** The check's name: one per upstream of MCP_PROXY_UPSTREAMS, by its name. */
+const nameOf = (spec: UpstreamSpec) =>
+  spec.name === undefined ? NAME : `proxy upstream ${spec.name} answers`;
 /** A doctor probe must not hold doctor for long. */
 const PROBE_TIMEOUT_MS = 15_000;
 
@@ -40,13 +45,32 @@ function downDetail(settings: ProxySettings, status: UpstreamStatus): string {
 }
 
 /**
+ * One check per upstream. A required upstream that is down fails as a `dependency` (/readyz is
+ * 503 naming it); an `optional` one fails as `advice` (doctor reports it, /readyz does not).
+ *
  * @example
- * const [check] = await checkUpstream(settings); // { name: 'proxy upstream answers', ok: true, detail: 'memory-server 0.6.3, ...' }
+ * const [check] = await checkUpstreams(settings); // { name: 'proxy upstream answers', ok: true, detail: 'memory-server 0.6.3, ...' }
  */
-export async function checkUpstream(settings: ProxySettings): Promise<DoctorCheck[]> {
-  if (settings.command === undefined && settings.url === undefined) {
+export async function checkUpstreams(settings: ProxySettings): Promise<DoctorCheck[]> {
+  if (settings.command === undefined && settings.url === undefined && settings.upstreams.length === 0) {
     return [{ name: NAME, ok: false, kind: 'config', detail: NEEDS_ONE_UPSTREAM }];
   }
+  const checks = await Promise.all(upstreamSpecs(settings).map((spec) => checkUpstream(spec)));
+  return checks.map((c, i) => {
+    const spec = upstreamSpecs(settings)[i] as UpstreamSpec;
+    const named = { ...c, name: nameOf(spec) };
+    return !c.ok && spec.optional
+      ? { ...named, kind: 'advice' as const, detail: `optional; ${c.detail}` }
+      : named;
+  });
+}
+
+async function checkUpstream(spec: UpstreamSpec): Promise<DoctorCheck> {
+  const [check] = await checkOne(spec.settings);
+  return check as DoctorCheck;
+}
+
+async function checkOne(settings: ProxySettings): Promise<DoctorCheck[]> {
   const live = running.get(settings);
   if (live !== undefined) {
     const status = live.upstream.status();

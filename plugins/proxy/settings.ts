@@ -7,12 +7,22 @@
  */
 import { setting } from '@mcp-toolkit/server';
 import { z } from 'zod';
+import {
+  HEADER_NAME,
+  jsonSetting,
+  PREFIX,
+  parseSecrets,
+  parseUpstreams,
+  secretProblems,
+  type UpstreamEntry,
+  type UpstreamSecret,
+} from './upstream-list.ts';
 
 const NEVER_SHOWN = 'never logged, printed masked';
 
 /** What a proxy needs: one upstream. */
 export const NEEDS_ONE_UPSTREAM =
-  'set MCP_PROXY_COMMAND (a stdio upstream) or MCP_PROXY_URL (a streamable-HTTP upstream): one of them';
+  'set MCP_PROXY_COMMAND (a stdio upstream), MCP_PROXY_URL (a streamable-HTTP upstream) or MCP_PROXY_UPSTREAMS (several): one of them';
 
 /**
  * Splits a command line as a POSIX shell would split words (no expansion): blanks separate
@@ -94,9 +104,6 @@ function jsonObject<T>(what: string, value: z.ZodType<T>) {
     });
 }
 
-// RFC 9110 field-name (token) characters.
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
 const url = setting
   .text()
   .refine((v) => v === undefined || (URL.canParse(v) && /^https?:$/.test(new URL(v).protocol)), {
@@ -142,7 +149,7 @@ export const proxySettings = z
       .describe('The header that carries MCP_PROXY_API_KEY. Default: `X-API-Key`.'),
     prefix: setting
       .text()
-      .refine((v) => v === undefined || /^[A-Za-z0-9_./-]{1,63}$/.test(v), {
+      .refine((v) => v === undefined || PREFIX.test(v), {
         error:
           'expected 1 to 63 characters of a tool name (A-Z a-z 0-9 _ . / -), leaving room for the name in its 64',
       })
@@ -162,6 +169,12 @@ export const proxySettings = z
       z.array(z.string()),
     ).describe(
       'OAuth scopes a caller needs per tool, by upstream name (`"*"`: every tool without its own entry), as with `scopes` on our own tools.',
+    ),
+    upstreams: jsonSetting<UpstreamEntry[]>(parseUpstreams, []).describe(
+      'Several upstreams in one server: a JSON array of `{"name", "command", "args", "env", "cwd"}` or `{"name", "url", "apiKeyHeader"}` entries, each with its own `prefix` (required when there are several; unique), `include`, `exclude`, `scopes`, `isolation`, `optional` and `tools` transforms (`{"<tool>": {"rename", "description", "hide": {"<arg>": <value>}}}`); or the path of a JSON file holding it. Replaces MCP_PROXY_COMMAND and MCP_PROXY_URL. See docs/proxy.md, "Several upstreams".',
+    ),
+    upstreamSecrets: jsonSetting<Record<string, UpstreamSecret>>(parseSecrets, {}).describe(
+      `Credentials of the MCP_PROXY_UPSTREAMS entries, by upstream name: \`{"<name>": {"bearerToken", "apiKey", "env"}}\` (bearerToken and apiKey for a url upstream, env for a command), or the path of a JSON file holding it (${NEVER_SHOWN}).`,
     ),
     connectTimeoutMs: setting
       .int(30_000, 100, 600_000)
@@ -224,6 +237,51 @@ export const proxySettings = z
   .refine((s) => s.command === undefined || s.url === undefined, {
     error: NEEDS_ONE_UPSTREAM,
     path: ['command'],
+  })
+  .refine((s) => s.upstreams.length === 0 || (s.command === undefined && s.url === undefined), {
+    error:
+      'MCP_PROXY_UPSTREAMS lists the upstreams: leave MCP_PROXY_COMMAND and MCP_PROXY_URL unset (put that upstream in the list)',
+    path: ['upstreams'],
+  })
+  .superRefine((s, ctx) => {
+    if (s.upstreams.length > 0) {
+      // Each entry has its own: a single-upstream setting beside the list would be ignored.
+      const beside = (
+        [
+          ['args', s.args.length > 0],
+          ['env', Object.keys(s.env).length > 0],
+          ['secretEnv', Object.keys(s.secretEnv).length > 0],
+          ['cwd', s.cwd !== undefined],
+          ['prefix', s.prefix !== undefined],
+          ['include', s.include.length > 0],
+          ['exclude', s.exclude.length > 0],
+          ['scopes', Object.keys(s.scopes).length > 0],
+          ['bearerToken', s.bearerToken !== undefined],
+          ['apiKey', s.apiKey !== undefined],
+          ['forwardUpstreamToken', s.forwardUpstreamToken],
+        ] as const
+      ).filter(([, set]) => set);
+      for (const [key] of beside) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message:
+            'is for a single upstream; with MCP_PROXY_UPSTREAMS, give it in each entry (or MCP_PROXY_UPSTREAM_SECRETS)',
+        });
+      }
+    }
+    const named = Object.keys(s.upstreamSecrets).length > 0;
+    if (named && s.upstreams.length === 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['upstreamSecrets'],
+        message:
+          'MCP_PROXY_UPSTREAM_SECRETS holds credentials of MCP_PROXY_UPSTREAMS entries, and that is unset',
+      });
+      return;
+    }
+    for (const message of secretProblems(s.upstreams, s.upstreamSecrets))
+      ctx.addIssue({ code: 'custom', path: ['upstreamSecrets'], message });
   })
   .refine((s) => s.url !== undefined || (s.bearerToken === undefined && s.apiKey === undefined), {
     error:

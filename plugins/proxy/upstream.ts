@@ -118,6 +118,11 @@ export class Upstream {
     };
   }
 
+  /** The live connection, or undefined while there is none (never waits). */
+  liveClient(): Client | undefined {
+    return this.#state === 'up' ? this.#client : undefined;
+  }
+
   /** Connects for the first time; rejects with the reason when that fails. */
   async start(): Promise<void> {
     try {

@@ -11,6 +11,7 @@ import { CliUsageError, checkFlags, parseCommand, USAGE } from './usage.ts';
 
 const PROXY_OPTIONS = {
   prefix: { type: 'string' },
+  upstreams: { type: 'string' },
   host: { type: 'string' },
   port: { type: 'string' },
 } as const;
@@ -64,7 +65,12 @@ export function proxyOverrides(
   const command = dashes === -1 ? undefined : args.slice(dashes + 1);
   const parsed = parseCommand('proxy', own, PROXY_OPTIONS, true);
   if (parsed.help) return { help: true };
-  const { prefix, host, port } = parsed.values as { prefix?: string; host?: string; port?: string };
+  const { prefix, host, port, upstreams } = parsed.values as {
+    prefix?: string;
+    host?: string;
+    port?: string;
+    upstreams?: string;
+  };
   checkFlags('proxy', { host: ['MCP_HTTP_HOST', host], port: ['MCP_HTTP_PORT', port] });
   if (prefix !== undefined && !PREFIX.test(prefix)) {
     throw new CliUsageError(
@@ -74,7 +80,24 @@ export function proxyOverrides(
   }
   const positionals = parsed.positionals;
   let upstream: Record<string, string>;
-  if (command !== undefined) {
+  if (upstreams !== undefined) {
+    // The list names each upstream and its prefix: a command, a URL or --prefix beside it is a mix-up.
+    if (command !== undefined || positionals.length > 0 || prefix !== undefined) {
+      throw new CliUsageError(
+        'proxy',
+        '--upstreams lists every upstream with its own prefix: give no URL, no command after -- and no --prefix with it',
+      );
+    }
+    if (upstreams.trim() === '')
+      throw new CliUsageError('proxy', '--upstreams is blank: give the path of a JSON file');
+    checkWord('--upstreams', upstreams);
+    upstream = {
+      MCP_PROXY_UPSTREAMS: upstreams,
+      MCP_PROXY_COMMAND: '',
+      MCP_PROXY_ARGS: '',
+      MCP_PROXY_URL: '',
+    };
+  } else if (command !== undefined) {
     if (positionals.length > 0) {
       throw new CliUsageError(
         'proxy',

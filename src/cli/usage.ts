@@ -48,6 +48,7 @@ Options:
   -h, --help               this text`,
   proxy: `Usage: mcp-toolkit proxy [--prefix P] [--host H] [--port N] -- <command> [args...]
        mcp-toolkit proxy [--prefix P] [--host H] [--port N] <url>
+       mcp-toolkit proxy [--host H] [--port N] --upstreams <file.json>
 
 Serves another MCP server (the upstream) over our HTTP transport, through the bundled proxy
 plugin (docs/proxy.md): its tools, resources, prompts and completions get our auth, scopes,
@@ -56,16 +57,20 @@ rate limits, logs, traces and both protocol wires. The upstream is a command run
 MCP_PLUGINS=proxy and MCP_PROXY_COMMAND/MCP_PROXY_ARGS (or MCP_PROXY_URL) set from the
 arguments; every other setting comes from the environment (MCP_AUTH, MCP_PROXY_ENV,
 MCP_PROXY_SCOPES, MCP_PROXY_BEARER_TOKEN, ...). The command gets a minimal environment (PATH,
-HOME, ...) plus MCP_PROXY_ENV and MCP_PROXY_SECRET_ENV, not this one.
+HOME, ...) plus MCP_PROXY_ENV and MCP_PROXY_SECRET_ENV, not this one. With --upstreams,
+several upstreams are served side by side, as listed in a JSON file (MCP_PROXY_UPSTREAMS;
+docs/proxy.md, "Several upstreams").
 
 Options:
   --prefix P               put before every upstream tool and prompt name (MCP_PROXY_PREFIX)
+  --upstreams F            serve the upstreams listed in the JSON file F (MCP_PROXY_UPSTREAMS)
   --host H                 the address to bind (MCP_HTTP_HOST, default 127.0.0.1)
   --port N                 the port (MCP_HTTP_PORT, default 8000; 0 picks a free one)
   -h, --help               this text
 
 Examples:
   mcp-toolkit proxy -- npx -y @modelcontextprotocol/server-memory
+  mcp-toolkit proxy --upstreams upstreams.json
   MCP_AUTH=api_key MCP_API_KEYS=team:change-me-0123456789 mcp-toolkit proxy --port 9000 https://mcp.internal.example/mcp
 
 Exit codes: 0 stopped cleanly, 1 a failure while running, 2 a bad setting, flag or upstream

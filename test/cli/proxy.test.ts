@@ -52,6 +52,14 @@ describe('proxy arguments', () => {
     assert.equal(o.MCP_PROXY_PREFIX, undefined);
   });
 
+  test('--upstreams: the list file, the single upstream blanked', () => {
+    const o = overrides(['--port', '0', '--upstreams', 'upstreams.json']);
+    assert.equal(o.MCP_PROXY_UPSTREAMS, 'upstreams.json');
+    assert.equal(o.MCP_PROXY_COMMAND, '');
+    assert.equal(o.MCP_PROXY_URL, '');
+    assert.equal(o.MCP_PROXY_PREFIX, undefined);
+  });
+
   test('--help before --, not after it', () => {
     assert.equal(proxyOverrides(['--help']).help, true);
     assert.equal(proxyOverrides(['-h', '--', 'node', 'x.js']).help, true);
@@ -107,6 +115,12 @@ describe('proxy arguments', () => {
     [['--', ' '], /no command after --/],
     [['--', 'node\0x'], /the command "node\\u0000x" holds a NUL byte/],
     [['--', 'node', 'a\0b'], /the argument "a\\u0000b" holds a NUL byte/],
+    // --upstreams: the list, alone.
+    [['--upstreams', 'u.json', '--', 'node'], /--upstreams lists every upstream/],
+    [['--upstreams', 'u.json', 'https://a.example/mcp'], /--upstreams lists every upstream/],
+    [['--upstreams', 'u.json', '--prefix', 'a_'], /--upstreams lists every upstream/],
+    [['--upstreams', ' '], /--upstreams is blank/],
+    [['--upstreams', 'a', '--upstreams', 'b'], /--upstreams is given more than once/],
   ] as const) {
     test(`${JSON.stringify(args)} is a usage error`, () => {
       assert.throws(

@@ -73,3 +73,45 @@ export function upstreamPids(server: SpawnedHttpServer, needle: string): number[
     }
   });
 }
+
+/** The upstream that records what is passed upstream (fixtures/relay-server.ts). */
+export const RELAY = path.join(REPO_ROOT, 'test/plugins/proxy/fixtures/relay-server.ts');
+
+/** An MCP_PROXY_UPSTREAMS entry for the memory server, its graph kept in `dir`. */
+export function memoryEntry(dir: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name: 'memory',
+    command: process.execPath,
+    args: [MEMORY],
+    env: { MEMORY_FILE_PATH: path.join(dir, 'memory.jsonl') },
+    prefix: 'mem_',
+    ...extra,
+  };
+}
+
+/** An MCP_PROXY_UPSTREAMS entry for the everything server over stdio. */
+export function everythingEntry(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name: 'everything',
+    command: process.execPath,
+    args: [EVERYTHING, 'stdio'],
+    prefix: 'ev_',
+    ...extra,
+  };
+}
+
+/** An MCP_PROXY_UPSTREAMS entry for fixtures/relay-server.ts, serving `note://a` as `note`. */
+export function relayEntry(
+  name: string,
+  note: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    name,
+    command: process.execPath,
+    args: [RELAY],
+    env: { NOTE: note },
+    prefix: `${name}_`,
+    ...extra,
+  };
+}

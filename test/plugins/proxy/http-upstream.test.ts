@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { TestClient } from '@mcp-toolkit/server/testing';
-import { checkUpstream } from '../../../plugins/proxy/doctor.ts';
+import { checkUpstreams } from '../../../plugins/proxy/doctor.ts';
 import proxy, { proxySettings } from '../../../plugins/proxy/index.ts';
 import { type SpawnedHttpServer, spawnHttpServer } from '../../helpers/spawn-server.ts';
 
@@ -56,7 +56,7 @@ describe('an HTTP upstream', () => {
       await client.close();
     }
     const settings = proxySettings.parse({ url: upstream.url, bearerToken: 'wrong-token-0123456789' });
-    const [check] = await checkUpstream(settings);
+    const [check] = await checkUpstreams(settings);
     assert.equal(check?.ok, false);
     assert.equal(check?.kind, 'dependency');
     assert.match(String(check?.detail), /^HTTP upstream down: /);

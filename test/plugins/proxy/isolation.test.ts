@@ -13,7 +13,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { TestClient } from '@mcp-toolkit/server/testing';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { checkUpstream } from '../../../plugins/proxy/doctor.ts';
+import { checkUpstreams } from '../../../plugins/proxy/doctor.ts';
 import proxy from '../../../plugins/proxy/index.ts';
 import { startServer } from '../../helpers/client.ts';
 import { type SpawnedHttpServer, spawnHttpServer } from '../../helpers/spawn-server.ts';
@@ -86,7 +86,7 @@ describe('per-session', () => {
       // Neither wrote the shared upstream's file.
       assert.equal(files(tmp.dir).length, 2, files(tmp.dir).join(', '));
       assert.equal(existsSync(path.join(tmp.dir, 'memory-shared.jsonl')), false);
-      const [check] = await checkUpstream(running.server.plugins[0]?.settings as never);
+      const [check] = await checkUpstreams(running.server.plugins[0]?.settings as never);
       assert.match(String(check?.detail), /2 of at most 2 per-session upstream\(s\) running/);
 
       c = await TestClient.start({ server: running });

@@ -62,7 +62,7 @@ describe('proxy settings', () => {
     assert.doesNotThrow(() => parse({}));
     await assert.rejects(
       TestClient.start({ plugins: [proxyPlugin as PluginDefinition<never>], env: {} }),
-      /MCP_PROXY_COMMAND \(a stdio upstream\) or MCP_PROXY_URL/,
+      /MCP_PROXY_COMMAND \(a stdio upstream\), MCP_PROXY_URL \(a streamable-HTTP upstream\) or MCP_PROXY_UPSTREAMS/,
     );
     assert.throws(
       () => parse({ MCP_PROXY_COMMAND: 'x', MCP_PROXY_URL: 'https://a.example/mcp' }),
