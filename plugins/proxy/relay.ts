@@ -20,6 +20,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger, LogLevel, Middleware } from '@mcp-toolkit/server';
 import type { Client } from '@modelcontextprotocol/client';
+import { type Filter, makeFilter } from './filter.ts';
 import type { UpstreamSpec } from './specs.ts';
 import type { Upstream } from './upstream.ts';
 
@@ -35,6 +36,8 @@ const LEVELS: readonly LogLevel[] = [
 ];
 /** Upstream subscriptions kept at most (distinct URIs, all clients): past it a subscribe is not passed on. */
 export const MAX_RELAYED_SUBSCRIPTIONS = 10_000;
+/** Subscriptions passed upstream for one session (or listen stream): one client cannot take them all. */
+export const MAX_RELAYED_PER_SUBSCRIBER = 100;
 /** How long one relayed request may take before it is given up (logged). */
 const RELAY_TIMEOUT_MS = 10_000;
 
@@ -49,6 +52,10 @@ export class Relay {
   readonly #logger: Logger;
   /** By our URI: who is subscribed (session ids, listen streams). */
   readonly #subscribers = new Map<string, Set<string>>();
+  /** How many URIs each subscriber holds. */
+  readonly #held = new Map<string, number>();
+  /** The filter of each upstream (its include and exclude): an item not served is not subscribed. */
+  readonly #filters: Map<RelayedUpstream, Filter>;
   /** The level each live session set. */
   readonly #levels = new Map<string, LogLevel>();
   #level: LogLevel | undefined;
@@ -56,6 +63,9 @@ export class Relay {
   constructor(upstreams: readonly RelayedUpstream[], logger: Logger) {
     this.#upstreams = upstreams;
     this.#logger = logger;
+    this.#filters = new Map(
+      upstreams.map((r) => [r, makeFilter(r.spec.settings.include, r.spec.settings.exclude)]),
+    );
   }
 
   /** The middleware that sees the requests passed on. */
@@ -99,7 +109,8 @@ export class Relay {
   #owner(uri: string): { r: RelayedUpstream; theirs: string } | undefined {
     for (const r of this.#upstreams) {
       const theirs = r.spec.uris.theirs(uri);
-      if (theirs !== undefined) return { r, theirs };
+      if (theirs !== undefined)
+        return this.#filters.get(r)?.uri(theirs) === false ? undefined : { r, theirs };
     }
     return undefined;
   }
@@ -109,6 +120,12 @@ export class Relay {
     const owner = this.#owner(uri);
     if (owner === undefined) return DONE;
     let set = this.#subscribers.get(uri);
+    if (set?.has(who)) return DONE;
+    const held = this.#held.get(who) ?? 0;
+    if (held >= MAX_RELAYED_PER_SUBSCRIBER) {
+      this.#logger.warn({ uri }, `resource subscription not passed upstream: the client holds ${held}`);
+      return DONE;
+    }
     if (set === undefined) {
       if (this.#subscribers.size >= MAX_RELAYED_SUBSCRIPTIONS) {
         this.#logger.warn(
@@ -122,6 +139,7 @@ export class Relay {
     }
     const first = set.size === 0;
     set.add(who);
+    this.#held.set(who, held + 1);
     if (!first) return DONE;
     return this.#send(
       owner.r,
@@ -133,7 +151,11 @@ export class Relay {
   /** `who` unsubscribes: the owning upstream is unsubscribed when nobody is left. */
   unsubscribe(uri: string, who: string): Promise<void> {
     const set = this.#subscribers.get(uri);
-    if (set === undefined || !set.delete(who) || set.size > 0) return DONE;
+    if (set === undefined || !set.delete(who)) return DONE;
+    const held = (this.#held.get(who) ?? 1) - 1;
+    if (held > 0) this.#held.set(who, held);
+    else this.#held.delete(who);
+    if (set.size > 0) return DONE;
     this.#subscribers.delete(uri);
     const owner = this.#owner(uri);
     if (owner === undefined) return DONE;

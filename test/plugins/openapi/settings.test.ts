@@ -105,7 +105,7 @@ describe('openapi settings', () => {
     );
     assert.match(
       refusal({ MCP_OPENAPI_API_KEY_HEADER: 'X-Key', MCP_OPENAPI_API_KEY_QUERY: 'key' }),
-      /^MCP_OPENAPI_API_KEY_QUERY="key" is invalid: set MCP_OPENAPI_API_KEY_HEADER or MCP_OPENAPI_API_KEY_QUERY, not both/,
+      /^MCP_OPENAPI_API_KEY_QUERY="••••••" is invalid: set MCP_OPENAPI_API_KEY_HEADER or MCP_OPENAPI_API_KEY_QUERY, not both/,
     );
   });
 

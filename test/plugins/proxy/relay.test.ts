@@ -25,7 +25,10 @@ describe('two upstreams serving the same URI', () => {
     server = await startServer({
       plugins: [proxy],
       settings: {
-        MCP_PROXY_UPSTREAMS: JSON.stringify([relayEntry('one', 'from one'), relayEntry('two', 'from two')]),
+        MCP_PROXY_UPSTREAMS: JSON.stringify([
+          relayEntry('one', 'from one', { exclude: ['note://secret'] }),
+          relayEntry('two', 'from two'),
+        ]),
       },
     });
     a = await TestClient.start({ server });
@@ -87,6 +90,27 @@ describe('two upstreams serving the same URI', () => {
     assert.equal((await state('one')).levels.at(-1), 'info');
     await a.request('logging/setLevel', { level: 'warning' });
     assert.equal((await state('two')).levels.at(-1), 'info', 'b still wants info');
+  });
+
+  test('a URI the upstream’s exclude list leaves out is not passed on; nor past 100 per session', async () => {
+    const c = await TestClient.start({ server });
+    try {
+      await c.request('resources/subscribe', { uri: 'one+note://secret' });
+      assert.deepEqual((await state('one')).subscribed, []);
+      for (let i = 0; i < 105; i++) await c.request('resources/subscribe', { uri: `one+note://n${i}` });
+      assert.equal((await state('one')).subscribed.length, 100);
+      await c.request('resources/unsubscribe', { uri: 'one+note://n0' });
+      await c.request('resources/subscribe', { uri: 'one+note://n104' });
+      const now = (await state('one')).subscribed;
+      assert.equal(now.length, 100);
+      assert.ok(now.includes('note://n104') && !now.includes('note://n0'));
+    } finally {
+      await c.close();
+    }
+    await until(async () => (await state('one')).subscribed.length === 0, {
+      timeoutMs: 20_000,
+      message: 'the ended session’s subscriptions stayed upstream',
+    });
   });
 
   test('a URI of no upstream is acknowledged and passed nowhere', async () => {
