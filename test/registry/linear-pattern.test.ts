@@ -15,6 +15,21 @@ import { startServer } from '../helpers/client.ts';
 
 const EVIL = 'a'.repeat(40) + '!';
 
+/**
+ * A benign value on the budgeted engine, tried again when the budget ran out anyway: the
+ * budget is wall-clock time, and on a machine loaded to an average of 20 a process can be
+ * descheduled for longer than the whole budget. What is checked is the answer, not the time.
+ */
+function unhurried<T>(run: () => T): T {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return run();
+    } catch (err) {
+      if (!(err instanceof PatternBudgetExceeded) || attempt === 5) throw err;
+    }
+  }
+}
+
 const PATTERNS = [
   '^(a+)+$',
   '^[a-z0-9._%+-]+@[a-z0-9.-]+\\.[a-z]{2,}$',
@@ -90,15 +105,27 @@ describe('a JSON Schema pattern is matched in linear time, with JavaScript meani
   test('what RE2 cannot match runs on V8 under the budget', () => {
     const lookahead = compilePattern('^(?=.*\\d)[a-z\\d]+$');
     assert.equal(lookahead.engine, 'budgeted');
-    assert.equal(lookahead.test('abc1'), true);
-    assert.equal(lookahead.test('abc'), false);
+    assert.equal(
+      unhurried(() => lookahead.test('abc1')),
+      true,
+    );
+    assert.equal(
+      unhurried(() => lookahead.test('abc')),
+      false,
+    );
     const backref = compilePattern('^(a)\\1$');
     assert.equal(backref.engine, 'budgeted');
-    assert.equal(backref.test('aa'), true);
+    assert.equal(
+      unhurried(() => backref.test('aa')),
+      true,
+    );
     // Exponential and not RE2's: stopped at the budget, for this value only.
     const evil = compilePattern('^(?=a)(a+)+$');
     assert.throws(() => evil.test(EVIL), PatternBudgetExceeded);
-    assert.equal(evil.test('aaa'), true);
+    assert.equal(
+      unhurried(() => evil.test('aaa')),
+      true,
+    );
   });
 
   test('a budgeted pattern that runs out fails that value as invalid', () => {
@@ -112,7 +139,14 @@ describe('a JSON Schema pattern is matched in linear time, with JavaScript meani
       r.ok ? '' : (r.issues[0] ?? ''),
       /could not be checked against the pattern .* within \d+ ms/,
     );
-    assert.equal(schema.validate({ v: 'aaaa' }).ok, true);
+    const fine = unhurried(() => {
+      const again = schema.validate({ v: 'aaaa' });
+      if (!again.ok && again.issues.some((i) => i.includes('could not be checked'))) {
+        throw new PatternBudgetExceeded('^(?=a)(a+)+$');
+      }
+      return again.ok;
+    });
+    assert.equal(fine, true);
   });
 
   test('patternProperties keys are matched the same way', () => {
