@@ -69,9 +69,9 @@ test('bench/run.ts reports instructions per request beside the req/s ratios', {
       '--connections',
       '2',
       '--instructions',
-      '20',
+      '5',
       '--instructions-warmup',
-      '20',
+      '2',
       '--out',
       out,
     ];
