@@ -193,7 +193,9 @@ export const CHECKS = {
   },
   'tools.unknown-tool': {
     title: 'calling an unknown tool returns a protocol error (-32602 in the spec example)',
-    level: 'SHOULD',
+    // Tools §Error Handling lists unknown tools under protocol errors with no MUST or SHOULD
+    // (2025-11-25 and 2026-07-28 alike): a house rule, not a SHOULD the text does not state.
+    level: 'HOUSE',
     source: TOOLS('error-handling', 'Tools §Error Handling (unknown tools are protocol errors)'),
     fix: 'answer tools/call of a name you do not serve with a JSON-RPC error (-32602, as the spec shows)',
   },

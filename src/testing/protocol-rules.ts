@@ -139,7 +139,8 @@ export const UNKNOWN_TOOL = 'mcp-toolkit-no-such-tool';
  * `tools/call` of a tool the server does not serve. Tools §Error Handling lists unknown tools
  * under protocol errors and shows -32602 in an example; it puts no MUST or SHOULD on the code.
  * So -32602 passes, another protocol error (-32601 is common) passes with a note, and an
- * `isError` result, a plain result or no answer is the SHOULD finding, each with its own fix.
+ * `isError` result, a plain result or no answer is a house finding (the rule's level: no
+ * keyword of the text makes it a SHOULD), each with its own fix.
  */
 export function judgeUnknownTool(answer: Answer): Judgement {
   const call = `tools/call of unknown tool ${UNKNOWN_TOOL}`;

@@ -190,7 +190,7 @@ describe('the commands against stdio servers', { concurrency: 3 }, () => {
       '2',
       ...fixture('unknown-tool-not-error'),
     ]);
-    assert.equal(c.code, 0, c.stdout + c.stderr); // a SHOULD finding: a warning
+    assert.equal(c.code, 0, c.stdout + c.stderr); // a house finding: a warning
     const xml = await readFile(checkXml, 'utf8');
     const target = `${process.execPath} ${path.join(FIXTURES, 'stdio.ts')} unknown-tool-not-error`;
     assert.match(
@@ -202,7 +202,7 @@ describe('the commands against stdio servers', { concurrency: 3 }, () => {
         xml,
       );
     assert.ok(unknown, xml);
-    assert.match(unknown[1] ?? '', /\[SHOULD\] fix: answer tools\/call of a name/);
+    assert.match(unknown[1] ?? '', /\[HOUSE\] fix: answer tools\/call of a name/);
     assert.match(xml, /<property name="protocolVersion" value="2025-11-25"\/>/);
     const checkSuite = (await readJUnit(xml)).testsuite?.[0];
     assert.equal(checkSuite?.name, `mcp-toolkit check: ${target}`);
@@ -213,7 +213,7 @@ describe('the commands against stdio servers', { concurrency: 3 }, () => {
     const read = checkSuite?.testcase?.find((c) => c.classname === 'tools.unknown-tool');
     assert.match(
       read?.['system-out']?.[0] ?? '',
-      /^WARNING .*\n\[SHOULD\] fix: answer tools\/call of a name/s,
+      /^WARNING .*\n\[HOUSE\] fix: answer tools\/call of a name/s,
     );
     assert.equal(checkSuite?.testcase?.length, checkSuite?.tests);
     // test: a MUST failure with its fix; the runner file and wrappers appear nowhere.

@@ -37,13 +37,12 @@ export const INVALID_REQUEST_PARSE_CODE: Pinned = {
   source:
     'JSON-RPC 2.0 §4.2, §5: §5.1 defines "-32600 Invalid Request: The JSON sent is not a valid Request object" and "-32700 Parse error: Invalid JSON was received by the server" (params: null is valid JSON; no MUST names the code, so a warning)',
 };
-export const UNKNOWN_TOOL: Pinned = {
-  id: 'tools.unknown-tool',
-  level: 'SHOULD',
-  status: 'warn',
-  source:
-    'Tools §Error Handling: "Protocol Errors: Standard JSON-RPC errors for issues like: Unknown tools" (no MUST or SHOULD keyword names it: the kit grades an isError result SHOULD)',
-};
+/**
+ * An unknown tool answered with an isError result. Tools §Error Handling: "Protocol Errors:
+ * Standard JSON-RPC errors for issues like: Unknown tools", with no MUST or SHOULD (2025-11-25,
+ * 2026-07-28): a house warning, the level the text supports.
+ */
+export const UNKNOWN_TOOL: Pinned = { id: 'tools.unknown-tool', level: 'HOUSE', status: 'warn' };
 export const INVALID_CURSOR_SERVED: Pinned = {
   id: 'pagination.invalid-cursor',
   level: 'SHOULD',
