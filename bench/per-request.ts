@@ -47,6 +47,7 @@ const values = commandLine(USAGE, {
   repeat: { type: 'string', default: '3' },
   connections: { type: 'string', default: '16' },
   callgrind: { type: 'boolean', default: false },
+  'callgrind-out': { type: 'string' },
   profile: { type: 'string' },
 });
 const requests = Number(values.requests);
@@ -105,7 +106,13 @@ if (values.callgrind) {
   for (let run = 1; run <= repeat; run++) {
     const counted = await countInstructions(
       names.map((n) => SERVERS[n]!),
-      { warmup, requests, connections, log: (line) => console.log(`run ${run}: ${line}`) },
+      {
+        warmup,
+        requests,
+        connections,
+        log: (line) => console.log(`run ${run}: ${line}`),
+        ...(values['callgrind-out'] === undefined ? {} : { keepDir: values['callgrind-out'] }),
+      },
     );
     for (const f of counted) figures.push({ server: f.server, run, instructionsPerRequest: f.perRequest });
     for (const r of instructionRatios(counted))
