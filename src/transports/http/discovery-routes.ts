@@ -85,23 +85,6 @@ export function wantsHtml(accept: string | undefined): boolean {
   return accept?.includes('text/html') === true && !accept.includes('text/event-stream');
 }
 
-/** Routes on the MCP path that only a browser's HTML GET reaches (a find-my-way constraint). */
-const HTML_CONSTRAINT = {
-  name: 'mcpLandingPage',
-  storage() {
-    const routes = new Map<string, unknown>();
-    return {
-      get: (key: string) => routes.get(key) ?? null,
-      set: (key: string, value: unknown) => void routes.set(key, value),
-    };
-  },
-  deriveConstraint: (req: { headers: Record<string, string | string[] | undefined> }) => {
-    const accept = req.headers.accept;
-    return wantsHtml(typeof accept === 'string' ? accept : undefined) ? 'html' : undefined;
-  },
-  mustMatchWhenDerived: false,
-};
-
 function sendLandingPage(reply: FastifyReply, d: ServerDescription): FastifyReply {
   return reply
     .code(200)
@@ -117,18 +100,22 @@ function sendLandingPage(reply: FastifyReply, d: ServerDescription): FastifyRepl
     .send(renderLandingPage(d));
 }
 
-export async function discoveryRoutes(app: FastifyInstance, options: DiscoveryRoutesOptions): Promise<void> {
-  const { server, http } = options;
+/**
+ * What every discovery route runs before its handler, as an onRequest hook: the Host check,
+ * then one token per address (the draft asks for a rate limit on the card).
+ */
+function discoveryGate(
+  server: HttpDeps,
+  http: HttpOptions,
+): (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => void {
   const guard = createHostGuard(http);
   const { limiter } = server;
-
-  app.addHook('onRequest', (req, reply, done) => {
+  return (req, reply, done) => {
     if (!guard.hostAllowed(req.headers.host)) {
       refuse(server, req, reply, Refusal.hostNotAllowed(req.headers.host), null);
       return;
     }
     if (!limiter || limiter.burst <= 0 || req.method === 'OPTIONS') return done();
-    // The draft asks for a rate limit on the card; each GET here costs one token per address.
     limiter.consume(clientKey(undefined, req.ip), 1).then(
       (decision) => {
         if (decision.allowed) done();
@@ -136,7 +123,31 @@ export async function discoveryRoutes(app: FastifyInstance, options: DiscoveryRo
       },
       (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
     );
-  });
+  };
+}
+
+/**
+ * The landing page on the MCP path itself, for the MCP routes to hand a browser's GET to
+ * (`wantsHtml`), decided in their onRequest hook: GET on the path is one route, and a POST
+ * reads no Accept header for it. Answered with the discovery routes' checks (Host, rate limit),
+ * not the endpoint's (no auth). Undefined when the landing page is off.
+ */
+export function landingOnPath(
+  server: HttpDeps,
+  http: HttpOptions,
+): ((req: FastifyRequest, reply: FastifyReply) => void) | undefined {
+  if (!http.landingPage) return undefined;
+  const gate = discoveryGate(server, http);
+  return (req, reply) =>
+    gate(req, reply, (err) => {
+      if (err) reply.send(err);
+      else sendLandingPage(reply, server.describe(requestBaseUrl(req, http.publicUrl)));
+    });
+}
+
+export async function discoveryRoutes(app: FastifyInstance, options: DiscoveryRoutesOptions): Promise<void> {
+  const { server, http } = options;
+  app.addHook('onRequest', discoveryGate(server, http));
 
   const describe = (req: FastifyRequest): ServerDescription =>
     server.describe(requestBaseUrl(req, http.publicUrl));
@@ -166,10 +177,8 @@ export async function discoveryRoutes(app: FastifyInstance, options: DiscoveryRo
   if (options.catalogs === false) documents.splice(1);
   if (http.landingPage) {
     const landing = async (req: FastifyRequest, reply: FastifyReply) => sendLandingPage(reply, describe(req));
-    const path = http.path;
-    if (path !== '/') app.get('/', landing);
-    app.addConstraintStrategy(HTML_CONSTRAINT as Parameters<FastifyInstance['addConstraintStrategy']>[0]);
-    app.get(path, { constraints: { [HTML_CONSTRAINT.name]: 'html' } }, landing);
+    // On the MCP path itself the MCP routes answer it (landingOnPath).
+    if (http.path !== '/') app.get('/', landing);
   }
   for (const doc of documents) {
     app.get(doc.path, async (req, reply) =>

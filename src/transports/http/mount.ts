@@ -15,7 +15,7 @@ import { RESOURCE_METADATA_WELL_KNOWN, resourceMetadataPath } from '../../base/o
 import { Refusal } from '../../base/refusals.ts';
 import type { HttpDeps } from '../deps.ts';
 import { authorizationRoutes } from './authorization-routes.ts';
-import { discoveryRoutes } from './discovery-routes.ts';
+import { discoveryRoutes, landingOnPath } from './discovery-routes.ts';
 import type { HttpOptions } from './options.ts';
 import { checkRouteClashes, pluginRoutes } from './plugin-routes.ts';
 import { refuse } from './refuse.ts';
@@ -144,6 +144,7 @@ export async function mountMcp(app: FastifyInstance, options: MountOptions): Pro
     finishing: options.finishing,
     identify: options.identify,
     preflight: options.cors,
+    landing: landingOnPath(server, http),
   });
   await app.register(discoveryRoutes, { server, http, catalogs: options.catalogs ?? true });
   if (server.authorizationServer) {

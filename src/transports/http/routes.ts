@@ -13,6 +13,7 @@ import type { EventStore, HttpDeps } from '../deps.ts';
 import { edgeOptions } from '../edge/options.ts';
 import { createEdge } from '../edge/pipeline.ts';
 import { installBodyHandling } from './body.ts';
+import { wantsHtml } from './discovery-routes.ts';
 import { fastifyHost } from './fastify-host.ts';
 import type { HttpOptions } from './options.ts';
 import { installRefusalRecording } from './refuse.ts';
@@ -31,6 +32,8 @@ export interface McpRoutesOptions {
   preflight?: boolean | undefined;
   /** The application's own word on who the caller is (the Fastify plugin's `identify`). */
   identify?: ((request: FastifyRequest) => Identity | undefined | Promise<Identity | undefined>) | undefined;
+  /** Answers a browser's GET of the path (`landingOnPath`, discovery-routes.ts); undefined: no landing page. */
+  landing?: ((req: FastifyRequest, reply: FastifyReply) => void) | undefined;
 }
 
 export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions): Promise<void> {
@@ -54,7 +57,12 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
   // called, so the request goes no further. Whatever throws after the check is logged, never
   // left as an unhandled rejection (which would end the process).
   const hookFailed = (err: unknown) => deps.logger.error({ err }, 'HTTP edge hook failed');
+  const { landing } = options;
   app.addHook('onRequest', (req, reply, done) => {
+    // A browser's GET gets the landing page, before the endpoint's checks (no auth for it);
+    // only a GET reads Accept for it, once, here (no route constraint derived per request).
+    if (landing !== undefined && req.method === 'GET' && wantsHtml(req.headers.accept))
+      return landing(req, reply);
     const refusal = edge.admit(req);
     if (refusal === undefined) return done();
     if (!(refusal instanceof Promise)) return void edge.refuse(req, reply, refusal, null);
