@@ -19,6 +19,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { commandLine } from './harness/command-line.ts';
 import {
+  COUNTABLE,
   countedServers,
   countInstructions,
   instructionRatios,
@@ -60,10 +61,9 @@ if (!(requests >= 1 && warmup >= 0 && repeat >= 1 && connections >= 1)) {
 }
 
 const names = values.servers.split(',');
-const KNOWN = ['plain', 'edge', 'ratio1', 'ratio0.1', 'ratio0', 'ratio0-nometrics', 'raw'];
 for (const name of names) {
-  if (!KNOWN.includes(name)) {
-    console.error(`unknown server ${name}: expected one of ${KNOWN.join(', ')}`);
+  if (!COUNTABLE.includes(name)) {
+    console.error(`unknown server ${name}: expected one of ${COUNTABLE.join(', ')}`);
     process.exit(2);
   }
 }

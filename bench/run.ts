@@ -16,7 +16,6 @@ import { scenario1Contenders, scenario2Contenders, scenario4Contenders } from '.
 import { LoadGenerator } from './harness/http-load.ts';
 import { type Context, type HttpContender, runHttpGroup } from './harness/http-scenario.ts';
 import {
-  COUNTED_BY_RUN,
   countedServers,
   countInstructions,
   instructionRatios,
@@ -139,7 +138,7 @@ async function countRequestInstructions(ctx: Context): Promise<InstructionResult
   try {
     const servers = countedServers(sink.url, randomBytes(16).toString('hex'));
     const figures = await countInstructions(
-      COUNTED_BY_RUN.map((name) => servers[name]!),
+      options.instructionsServers.map((name) => servers[name]!),
       { ...base, connections: 16, log },
     );
     return { ...base, figures, ratios: instructionRatios(figures) };

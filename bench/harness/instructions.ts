@@ -81,8 +81,19 @@ export function countedServers(sinkUrl: string, apiKey: string): Record<string, 
   );
 }
 
-/** The servers bench/run.ts counts: the two sides of each ratio of issue 51's "Done means". */
-export const COUNTED_BY_RUN = ['plain', 'ratio0', 'ratio1', 'raw'] as const;
+/** The servers bench/run.ts counts by default: the two sides of each ratio of issue 51's "Done means". */
+export const COUNTED_BY_RUN: readonly string[] = ['plain', 'ratio0', 'ratio1', 'raw'];
+
+/** Every server `countedServers` knows. */
+export const COUNTABLE: readonly string[] = [
+  'plain',
+  'edge',
+  'ratio1',
+  'ratio0.1',
+  'ratio0',
+  'ratio0-nometrics',
+  'raw',
+];
 
 /**
  * Sends `count` checked 2026-wire calls of `add`, `connections` at a time on kept-alive

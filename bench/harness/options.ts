@@ -1,5 +1,7 @@
 /** The harness's command line: `node bench/run.ts [--duration S] [--connections N] ...`. */
+
 import { parseArgs } from 'node:util';
+import { COUNTABLE, COUNTED_BY_RUN } from './instructions.ts';
 
 export interface Options {
   /** Seconds per measured round. */
@@ -28,6 +30,8 @@ export interface Options {
   instructions: number;
   /** Checked requests before the counters are zeroed. */
   instructionsWarmup: number;
+  /** The servers counted (default COUNTED_BY_RUN: plain, ratio 0, ratio 1, the raw route). */
+  instructionsServers: readonly string[];
 }
 
 export const USAGE = `node bench/run.ts [options]
@@ -54,6 +58,8 @@ export const USAGE = `node bench/run.ts [options]
                      requests of plain, ratio 0, ratio 1 and the raw route under valgrind's callgrind
                      (default 2000; 0: none; skipped with a note when valgrind is not installed)
   --instructions-warmup N  checked requests before counting (default 3000)
+  --instructions-servers LIST  the servers counted (default plain,ratio0,ratio1,raw; also edge,
+                     ratio0.1, ratio0-nometrics): a ratio is computed where both its sides are
   --out FILE         JSON results (default bench/results/latest.json)`;
 
 function positive(name: string, value: string | undefined, fallback: number, allowZero = false): number {
@@ -83,6 +89,7 @@ export function parseOptions(argv: readonly string[]): Options {
       load: { type: 'string' },
       instructions: { type: 'string' },
       'instructions-warmup': { type: 'string' },
+      'instructions-servers': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -94,6 +101,11 @@ export function parseOptions(argv: readonly string[]): Options {
     if (![1, 2, 3, 4].includes(s)) throw new Error(`--scenarios: unknown scenario ${s}`);
   const stdioWire = values['stdio-wire'] ?? '2025';
   if (stdioWire !== '2025' && stdioWire !== '2026') throw new Error('--stdio-wire: expected 2025 or 2026');
+  const instructionsServers = (values['instructions-servers'] ?? COUNTED_BY_RUN.join(','))
+    .split(',')
+    .map((s) => s.trim());
+  for (const name of instructionsServers)
+    if (!COUNTABLE.includes(name)) throw new Error(`--instructions-servers: unknown server ${name}`);
   const load = values.load;
   if (load !== undefined && load !== 'wrk' && load !== 'autocannon')
     throw new Error('--load: expected wrk or autocannon');
@@ -115,5 +127,6 @@ export function parseOptions(argv: readonly string[]): Options {
     instructionsWarmup: Math.round(
       positive('instructions-warmup', values['instructions-warmup'], 3000, true),
     ),
+    instructionsServers,
   };
 }

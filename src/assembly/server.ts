@@ -125,16 +125,17 @@ function callGuard(auth: Authenticator | undefined, limiter: RateLimiter | undef
   };
   return {
     name: 'scopes and per-tool limits',
-    async tool(def, ctx) {
+    // A promise only where a tool's own limit is asked (the store may be Redis): a tool without
+    // one is checked synchronously, with no promise made or awaited on its calls.
+    tool(def, ctx) {
       checkScopes(def.spec.scopes, ctx);
-      if (limiter && def.spec.rateLimit) {
-        const decision = await limiter.consumeTool(
-          def.name,
-          clientKey(ctx.identity, ctx.address),
-          def.spec.rateLimit,
-        );
-        if (!decision.allowed) throw rateLimitError(decision, `tool ${def.name}`);
-      }
+      const rateLimit = def.spec.rateLimit;
+      if (!limiter || !rateLimit) return;
+      return limiter
+        .consumeTool(def.name, clientKey(ctx.identity, ctx.address), rateLimit)
+        .then((decision) => {
+          if (!decision.allowed) throw rateLimitError(decision, `tool ${def.name}`);
+        });
     },
     item: (spec, ctx) => checkScopes(spec.scopes, ctx),
   };

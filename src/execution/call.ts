@@ -132,7 +132,8 @@ export class Caller<C extends CallContext> {
     }
     const checked = checkArguments(def, args, ctx.protocolVersion);
     if (!checked.ok) return checked.result;
-    if (this.#guard) await this.#guard.tool(def, ctx);
+    const guarded = this.#guard?.tool(def, ctx);
+    if (guarded !== undefined) await guarded;
     // A task answers at once with its handle: nothing to keep alive.
     if (startTask) return startTask(checked.value).catch((err) => toolCallFailure(def, ctx, err));
     const timeoutMs = def.spec.timeoutMs ?? this.#timeoutMs;

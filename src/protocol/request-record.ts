@@ -1,7 +1,8 @@
 /**
  * The record of one request: what is known of it when it arrives (method, target, id, wire and
- * version, session, caller, transport, client), read once from the message and the Exchange
- * and frozen. The target is resolved here, once (target.ts): whatever comes after reads
+ * version, session, caller, transport, client), read once from the message and the Exchange.
+ * Its fields are `readonly` (not frozen at run time: an `Object.freeze` on every request is a
+ * call into V8's runtime that the hot path does without). The target is resolved here, once (target.ts): whatever comes after reads
  * `record.target` rather than asking the registry again. The dispatcher builds it once per request; the observer's span, metrics and log
  * line read it as it is, and the request context (`ctx.record`, and the handler's `ctx.method`,
  * `ctx.identity`, ...) reads its facts from it, so the same facts are never copied into
@@ -93,7 +94,7 @@ export function requestRecord(
   const name = typeof params?.name === 'string' ? params.name : undefined;
   const { protocolVersion, clientInfo, clientCapabilities, logLevel } = profile.clientFacts(meta, session);
   const target = resolveTarget(method, params, registry);
-  return Object.freeze({
+  return {
     method,
     requestId: req.id,
     targetName: name ?? (typeof params?.uri === 'string' ? params.uri : undefined),
@@ -115,5 +116,5 @@ export function requestRecord(
     port: ex.port,
     httpVersion: ex.httpVersion,
     http: ex.http,
-  });
+  };
 }

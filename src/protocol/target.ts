@@ -36,22 +36,18 @@ export function resolveTarget(
   switch (method) {
     case 'tools/call': {
       const name = params?.name;
-      return typeof name === 'string'
-        ? Object.freeze({ kind: 'tool', name, def: registry.tool(name) })
-        : undefined;
+      return typeof name === 'string' ? { kind: 'tool', name, def: registry.tool(name) } : undefined;
     }
     case 'prompts/get': {
       const name = params?.name;
-      return typeof name === 'string'
-        ? Object.freeze({ kind: 'prompt', name, def: registry.prompt(name) })
-        : undefined;
+      return typeof name === 'string' ? { kind: 'prompt', name, def: registry.prompt(name) } : undefined;
     }
     case 'resources/read':
     case 'resources/subscribe':
     case 'resources/unsubscribe': {
       const uri = params?.uri;
       return typeof uri === 'string'
-        ? Object.freeze({ kind: 'resource', uri, match: registry.resolveResource(uri) })
+        ? { kind: 'resource', uri, match: registry.resolveResource(uri) }
         : undefined;
     }
     default:

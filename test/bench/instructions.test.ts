@@ -46,6 +46,13 @@ test('the ratios of the Done means come from the counted figures, null where a s
 
 const missing = valgrindMissing();
 
+// The knobs of the run below, which mean nothing for the figures (only that they are produced):
+// under valgrind a server's start and each counted request take long, so two servers (the
+// two sides of one ratio) and few requests keep the test near a minute on a quiet machine.
+const COUNTED_SERVERS = ['plain', 'raw'];
+const COUNTED_REQUESTS = 5;
+const WARMUP_REQUESTS = 2;
+
 test('bench/run.ts reports instructions per request beside the req/s ratios', {
   skip: missing,
   timeout: 1_500_000,
@@ -69,13 +76,15 @@ test('bench/run.ts reports instructions per request beside the req/s ratios', {
       '--connections',
       '2',
       '--instructions',
-      '5',
+      String(COUNTED_REQUESTS),
       '--instructions-warmup',
-      '2',
+      String(WARMUP_REQUESTS),
+      '--instructions-servers',
+      COUNTED_SERVERS.join(','),
       '--out',
       out,
     ];
-    // Four servers start under valgrind side by side: minutes on a loaded machine.
+    // Servers start under valgrind side by side: minutes on a loaded machine.
     const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>(
       (resolve) =>
         execFile(process.execPath, args, { cwd: ROOT, timeout: 1_400_000 }, (error, stdout, stderr) =>
@@ -89,21 +98,22 @@ test('bench/run.ts reports instructions per request beside the req/s ratios', {
     assert.equal(ins.skipped, undefined);
     assert.deepEqual(
       ins.figures.map((f) => f.server),
-      ['plain', 'ratio0', 'ratio1', 'raw'],
+      COUNTED_SERVERS,
     );
     for (const f of ins.figures) {
       assert.equal(f.error, undefined, `${f.server}: ${f.error}`);
       assert.ok(f.perRequest !== null && f.perRequest > 0, `${f.server}: ${f.perRequest}`);
     }
+    // A ratio where both its sides were counted.
     assert.deepEqual(
       ins.ratios.map((r) => r.name),
-      ['ratio 0 / plain', 'plain / raw route', 'ratio 1 / plain'],
+      ['plain / raw route'],
     );
     for (const r of ins.ratios) assert.ok(r.value !== null && r.value > 0, `${r.name}: ${r.value}`);
-    for (const r of ins.ratios.slice(0, 2)) assert.equal(typeof r.met, 'boolean', r.name);
+    for (const r of ins.ratios) assert.equal(typeof r.met, 'boolean', r.name);
     // Printed beside the req/s ratios, and in the Markdown tables of docs/performance.md.
     assert.match(stdout, /Ratios against the targets[\s\S]*Instructions per request \(callgrind/);
-    assert.match(stdout, /ratio 0 \/ plain\s+\d+\.\d{3}\s+<= 1\.15\s+(met|MISSED)/);
+    assert.match(stdout, /plain \/ raw route\s+\d+\.\d{3}\s+<= 1\.15\s+(met|MISSED)/);
     assert.match(
       toMarkdown(results),
       /\| plain \/ raw route \| \d+\.\d{3} \| ≤ 1\.15: (met|\*\*missed\*\*) \|/,

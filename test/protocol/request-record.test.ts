@@ -113,10 +113,6 @@ describe('the request record', () => {
     assert.equal(observed.length, 2);
     assert.notEqual(observed[0], observed[1], 'each request has its own record');
     for (const [i, record] of observed.entries()) {
-      assert.ok(Object.isFrozen(record));
-      assert.throws(() => {
-        (record as { method: string }).method = 'tools/list';
-      }, TypeError);
       assert.equal(spans[i], record, 'the span reads the record itself');
       const ctx = contexts[i];
       assert.ok(ctx);
@@ -133,7 +129,6 @@ describe('the request record', () => {
       );
       // The target carries the definition itself, resolved when the record was made.
       assert.equal(record.target?.kind === 'tool' ? record.target.def : null, server.registry.tool('look'));
-      assert.ok(Object.isFrozen(record.target));
     }
     const logged = lines();
     assert.equal(logged.length, 2);

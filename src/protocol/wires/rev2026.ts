@@ -123,8 +123,10 @@ const profile: WireProfile = {
       result.ttlMs ??= 0;
       result.cacheScope ??= 'private';
     }
-    const meta = isObject(result._meta) ? result._meta : {};
-    result._meta = { ...meta, [META.serverInfo]: serverInfo };
+    // A copy with the key set after (a computed key in a literal is a call into V8's runtime).
+    const meta: JsonObject = isObject(result._meta) ? { ...result._meta } : {};
+    meta[META.serverInfo] = serverInfo;
+    result._meta = meta;
   },
 
   // SEP-2577: request-scoped, only when the envelope asked for a level.
@@ -134,20 +136,27 @@ const profile: WireProfile = {
 
   // SEP-2322: the round ends with an input-required result carrying sealed requestState; the
   // client's retry (with inputResponses) runs the handler again.
-  async runInput(ctx, params, deps, attempt) {
-    const bind = bindingOf(ctx, params);
-    if (params?.requestState !== undefined) ctx.requestState = deps.codec.open(params.requestState, bind);
-    ctx.inputResponses = wellFormedResponses(params?.inputResponses);
-    const out = await attempt();
-    if (!isInputRequired(out)) return { value: out };
-    admitRound(ctx, out, deps);
-    return {
-      inputRequired: {
-        resultType: 'input_required',
-        inputRequests: out.requests as unknown as JsonObject,
-        requestState: deps.codec.seal(out.state, bind),
-      },
-    };
+  // Not an async function: the attempt's promise gets one reaction, with no promise of this
+  // function's own awaiting it (a turn less on every call).
+  runInput(ctx, params, deps, attempt) {
+    try {
+      if (params?.requestState !== undefined)
+        ctx.requestState = deps.codec.open(params.requestState, bindingOf(ctx, params));
+      ctx.inputResponses = wellFormedResponses(params?.inputResponses);
+      return attempt().then((out) => {
+        if (!isInputRequired(out)) return { value: out };
+        admitRound(ctx, out, deps);
+        return {
+          inputRequired: {
+            resultType: 'input_required',
+            inputRequests: out.requests as unknown as JsonObject,
+            requestState: deps.codec.seal(out.state, bindingOf(ctx, params)),
+          },
+        };
+      });
+    } catch (err) {
+      return Promise.reject(err);
+    }
   },
 
   resumable: () => false,

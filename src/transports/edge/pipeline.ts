@@ -56,7 +56,7 @@ export interface Edge<Req extends EdgeRequest = EdgeRequest, Res = unknown> {
   screen(req: Req): ProtocolError | undefined;
   /** Stage 4: the body's text as JSON; throws the refusal (a ProtocolError) instead. */
   readJson(contentType: string | undefined, text: string): unknown;
-  /** Stages 5 to 9 once the body is in `req.body`; resolves to `res` once answered. */
+  /** Stages 5 to 9 once the body is in `req.body`; resolves once answered. */
   respond(req: Req, res: Res): Promise<unknown>;
   /** Sends a refusal and records it; `id` to echo (default: the body's). Returns `res`. */
   refuse(req: Req, res: Res, err: ProtocolError, id?: unknown): unknown;

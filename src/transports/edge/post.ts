@@ -63,11 +63,15 @@ class PostChannel implements OutboundChannel {
   }
 }
 
-/** Answers a POST whose body has been parsed (`req.body`) and charged to the rate limit. */
-export async function handlePost(state: RouteState, req: EdgeRequest, res: unknown): Promise<unknown> {
+/**
+ * Answers a POST whose body has been parsed (`req.body`) and charged to the rate limit;
+ * resolves to nothing once answered (not to `res`: Fastify's reply is a thenable, which a
+ * promise resolved with it would call for one more turn).
+ */
+export async function handlePost(state: RouteState, req: EdgeRequest, res: unknown): Promise<void> {
   const { deps, options, store, live, host } = state;
   const body = req.body;
-  if (body === undefined) return refuse(state, req, res, Refusal.unsupportedMediaType(), null);
+  if (body === undefined) return void refuse(state, req, res, Refusal.unsupportedMediaType(), null);
   const single = !Array.isArray(body) && isObject(body) ? body : undefined;
   const isRequest = single !== undefined && typeof single.method === 'string' && 'id' in single;
   // Only a request's id is echoed: an error about a posted response or notification has
@@ -75,7 +79,7 @@ export async function handlePost(state: RouteState, req: EdgeRequest, res: unkno
   const firstId = isRequest ? single?.id : null;
   const sseOk = accepts(req, 'text/event-stream');
   if (!sseOk && !accepts(req, 'application/json')) {
-    return refuse(state, req, res, Refusal.notAcceptable(), firstId);
+    return void refuse(state, req, res, Refusal.notAcceptable(), firstId);
   }
   // The message's wire profile, chosen here once and handed to the dispatcher: a message, a
   // batch or a posted response under a 2026 MCP-Protocol-Version header is on the 2026 wire
@@ -84,7 +88,7 @@ export async function handlePost(state: RouteState, req: EdgeRequest, res: unkno
   // A listen stream is nothing but SSE: held open on a JSON-only client it could never
   // deliver anything, so it is refused at once.
   if (!profile.sessions && single?.method === 'subscriptions/listen' && !sseOk) {
-    return refuse(state, req, res, Refusal.listenNeedsEventStream(), firstId);
+    return void refuse(state, req, res, Refusal.listenNeedsEventStream(), firstId);
   }
 
   let session: Session | undefined;
@@ -92,9 +96,9 @@ export async function handlePost(state: RouteState, req: EdgeRequest, res: unkno
   const stateless = state.sessions === 'stateless';
   if (profile.sessions && !initialize) {
     const refusal = profile.versionHeaderRefusal(req.headers);
-    if (refusal) return refuse(state, req, res, refusal, firstId);
+    if (refusal) return void refuse(state, req, res, refusal, firstId);
     session = stateless ? requestSession(req, false) : await sessionFor(state, req, res, firstId);
-    if (!session) return res;
+    if (!session) return;
   } else if (profile.sessions && stateless) session = requestSession(req, true);
 
   // A session made for this request alone is never resumed, nor named to the client.
@@ -161,16 +165,16 @@ export async function handlePost(state: RouteState, req: EdgeRequest, res: unkno
       state.finishing.delete(finished);
     }
     live.delete(stream.streamId);
-    return res;
+    return;
   }
   if (result.body === undefined) {
     host.send(res, 202, undefined, undefined);
-    return res;
+    return;
   }
   const text = encodeMessage(result.body, state.encodeFailed);
   if (text === undefined) {
     host.send(res, 202, undefined, undefined);
-    return res;
+    return;
   }
   const status = result.status ?? 200;
   if (isDispatchedRefusal(status)) deps.telemetry.countRefusal(status, statusReason(status) ?? 'refused');
@@ -182,5 +186,4 @@ export async function handlePost(state: RouteState, req: EdgeRequest, res: unkno
     headers = extra;
   }
   host.send(res, status, headers, text);
-  return res;
 }

@@ -81,6 +81,13 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
         ? ['POST', 'GET', 'DELETE', 'PUT', 'PATCH']
         : ['POST', 'GET', 'DELETE', 'PUT', 'PATCH', 'OPTIONS'],
     url: http.path,
-    handler: (req, reply) => edge.respond(req, reply),
+    // The promise is not handed to Fastify, which would chain a reaction of its own on every
+    // request: the edge answers through the reply itself, and a failure is answered here.
+    handler: (req, reply) => {
+      edge.respond(req, reply).then(undefined, (err: unknown) => {
+        if (!reply.sent) reply.send(err);
+        else deps.logger.error({ err }, 'MCP request failed after its answer was sent');
+      });
+    },
   });
 }
