@@ -43,6 +43,7 @@ import {
 } from '@opentelemetry/sdk-trace';
 import type { DurationAggregator } from './duration-aggregator.ts';
 import { durationProducer, type ProducerScope } from './duration-producer.ts';
+import { PooledIdGenerator } from './id-generator.ts';
 import type { OtlpTarget, PropagatorName, TracingConfig } from './otel-settings.ts';
 
 /** An exporter's outcome, for the "export failing" warning. */
@@ -243,6 +244,8 @@ export function startOwnSdk(
     resource,
     autoDetectResources: false,
     sampler: samplerOf(config),
+    // Ids are made for every span, a sampled-out one too: cut from a pool (id-generator.ts).
+    idGenerator: new PooledIdGenerator(),
     textMapPropagator: propagatorOf(config.propagators),
     spanProcessors: processors,
     // The OTLP reader, and the Prometheus exporter's (prometheus.ts): each collects every instrument.
