@@ -77,6 +77,9 @@ describe('landing page', () => {
     assert.equal(page.status, 200);
     assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
     await page.text();
+    const head = await fetch(url, { method: 'HEAD', headers: { accept: BROWSER_ACCEPT } });
+    assert.equal(head.status, 200, 'a browser HEAD gets the page’s headers');
+    assert.match(head.headers.get('content-type') ?? '', /^text\/html/);
     const session = await openSession(t.app);
     const controller = new AbortController();
     const stream = await fetch(url, {

@@ -59,9 +59,13 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
   const hookFailed = (err: unknown) => deps.logger.error({ err }, 'HTTP edge hook failed');
   const { landing } = options;
   app.addHook('onRequest', (req, reply, done) => {
-    // A browser's GET gets the landing page, before the endpoint's checks (no auth for it);
-    // only a GET reads Accept for it, once, here (no route constraint derived per request).
-    if (landing !== undefined && req.method === 'GET' && wantsHtml(req.headers.accept))
+    // A browser's GET (or HEAD) gets the landing page, before the endpoint's checks (no auth for
+    // it); only these read Accept for it, once, here (no route constraint derived per request).
+    if (
+      landing !== undefined &&
+      (req.method === 'GET' || req.method === 'HEAD') &&
+      wantsHtml(req.headers.accept)
+    )
       return landing(req, reply);
     const refusal = edge.admit(req);
     if (refusal === undefined) return done();
