@@ -284,6 +284,23 @@ export function toolCases(client: ProbeClient, tool: JsonObject, options: LiveTe
     : foldNotCalled(cases, name, callSkip, writeSkip(tool, options) !== undefined);
 }
 
+/** `schema_0, schema_1, schema_2` as `schema_0 to schema_2`: one name per run of numbered calls. */
+function ranges(names: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < names.length; ) {
+    const m = /^(.*_)(\d+)$/.exec(names[i] as string);
+    let j = i + 1;
+    if (m) {
+      const [, stem, first] = m;
+      while (j < names.length && names[j] === `${stem}${Number(first) + (j - i)}`) j++;
+    }
+    out.push(j - i > 2 ? `${names[i]} to ${names[j - 1]}` : (names[i] as string));
+    if (j - i === 2) out.push(names[i + 1] as string);
+    i = j;
+  }
+  return out;
+}
+
 /**
  * A tool whose calls are not made gets one line for all of them (issue 49: a write tool showed
  * one "not called" line per generated call, 17 for one tool), naming the calls it stands for.
@@ -292,7 +309,9 @@ function foldNotCalled(cases: LiveCase[], tool: string, skip: string, couldWrite
   const notMade = cases.filter((c) => c.skip === skip);
   if (notMade.length === 0) return cases;
   const prefix = `test_${tool}_`;
-  const names = notMade.map((c) => (c.name.startsWith(prefix) ? c.name.slice(prefix.length) : c.name));
+  const names = ranges(
+    notMade.map((c) => (c.name.startsWith(prefix) ? c.name.slice(prefix.length) : c.name)),
+  );
   return [
     ...cases.filter((c) => c.skip !== skip),
     {
