@@ -87,6 +87,51 @@ async function start(app: PluginApp, s: Served): Promise<void> {
   );
 }
 
+/** Registers the proxy's upstreams (the plugin's `register`). */
+export function registerProxy(app: PluginApp, settings: ProxySettings): void {
+  if (settings.command === undefined && settings.url === undefined && settings.upstreams.length === 0) {
+    throw new ToolkitError(InternalCode.InvalidSetting, NEEDS_ONE_UPSTREAM);
+  }
+  // One table of held calls for all upstreams: its bounds are the plugin's.
+  const parking = new Parking(settings);
+  const hidden: HiddenArguments = new Map();
+  let relay: Relay | undefined;
+  const all = upstreamSpecs(settings).map((spec) => serve(app, spec, parking, hidden, () => relay as Relay));
+  relay = new Relay(all, app.logger);
+  app.onSessionEnd((id) => {
+    for (const s of all) s.pool.end(id);
+    relay?.sessionEnded(id);
+  });
+
+  // Where a call's input rounds run inside its request (the 2025 wire), an upstream call still
+  // held for it has lost its round once the call is answered.
+  app.use({
+    name: 'proxy',
+    async onCallTool(call, next) {
+      // A hidden argument is refused before the arguments are checked against the schema.
+      const names = hidden.size > 0 ? hidden.get(String(call.params.name)) : undefined;
+      const args = call.params.arguments;
+      if (names !== undefined && typeof args === 'object' && args !== null) {
+        const sent = names.filter((n) => Object.hasOwn(args, n));
+        if (sent.length > 0) throw hiddenArgumentSent(String(call.params.name), sent);
+      }
+      try {
+        return await next();
+      } finally {
+        if (call.ctx.inputRoundsInRequest) releaseRounds(call.ctx);
+      }
+    },
+  });
+  app.use(relay.middleware());
+  // Started together: one slow upstream does not hold the others' start.
+  app.onReady(async () => {
+    await Promise.all(all.map((s) => start(app, s)));
+  });
+  app.onClose(async () => {
+    await Promise.all(all.map((s) => s.pool.stop()));
+  });
+}
+
 /**
  * The plugin definition; `MCP_PLUGINS=proxy` loads it.
  *
@@ -98,52 +143,10 @@ export const proxyPlugin = definePlugin({
   description:
     'Serves the tools, resources and prompts of other MCP servers (MCP_PROXY_COMMAND over stdio, MCP_PROXY_URL over streamable HTTP, or several in MCP_PROXY_UPSTREAMS) as its own.',
   settings: proxySettings,
-  register(app, settings) {
-    if (settings.command === undefined && settings.url === undefined && settings.upstreams.length === 0) {
-      throw new ToolkitError(InternalCode.InvalidSetting, NEEDS_ONE_UPSTREAM);
-    }
-    // One table of held calls for all upstreams: its bounds are the plugin's.
-    const parking = new Parking(settings);
-    const hidden: HiddenArguments = new Map();
-    let relay: Relay | undefined;
-    const all = upstreamSpecs(settings).map((spec) =>
-      serve(app, spec, parking, hidden, () => relay as Relay),
-    );
-    relay = new Relay(all, app.logger);
-    app.onSessionEnd((id) => {
-      for (const s of all) s.pool.end(id);
-      relay?.sessionEnded(id);
-    });
-
-    // Where a call's input rounds run inside its request (the 2025 wire), an upstream call still
-    // held for it has lost its round once the call is answered.
-    app.use({
-      name: 'proxy',
-      async onCallTool(call, next) {
-        // A hidden argument is refused before the arguments are checked against the schema.
-        const names = hidden.size > 0 ? hidden.get(String(call.params.name)) : undefined;
-        const args = call.params.arguments;
-        if (names !== undefined && typeof args === 'object' && args !== null) {
-          const sent = names.filter((n) => Object.hasOwn(args, n));
-          if (sent.length > 0) throw hiddenArgumentSent(String(call.params.name), sent);
-        }
-        try {
-          return await next();
-        } finally {
-          if (call.ctx.inputRoundsInRequest) releaseRounds(call.ctx);
-        }
-      },
-    });
-    app.use(relay.middleware());
-    // Started together: one slow upstream does not hold the others' start.
-    app.onReady(async () => {
-      await Promise.all(all.map((s) => start(app, s)));
-    });
-    app.onClose(async () => {
-      await Promise.all(all.map((s) => s.pool.stop()));
-    });
-  },
+  register: (app, settings) => registerProxy(app, settings),
   doctor: (settings) => checkUpstreams(settings),
 });
+
+export { proxyPluginWith } from './with-upstreams.ts';
 
 export default proxyPlugin;

@@ -69,6 +69,8 @@ const entry = z
 
 /** One entry of MCP_PROXY_UPSTREAMS, defaults filled in. */
 export type UpstreamEntry = z.output<typeof entry>;
+/** One entry as written (MCP_PROXY_UPSTREAMS, `proxyPluginWith`). */
+export type UpstreamEntryInput = z.input<typeof entry>;
 
 const secret = z.strictObject({
   bearerToken: z.string().min(1).optional(),
@@ -78,6 +80,8 @@ const secret = z.strictObject({
 
 /** One upstream's credentials, from MCP_PROXY_UPSTREAM_SECRETS. */
 export type UpstreamSecret = z.output<typeof secret>;
+/** One upstream's credentials as written. */
+export type UpstreamSecretInput = z.input<typeof secret>;
 
 /** `upstreams[1] ("everything").tools.x.rename` from a zod issue's path. */
 function where(list: readonly unknown[], path: readonly PropertyKey[]): string {

@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { TestClient, TestClientError } from '@mcp-toolkit/server/testing';
-import proxy from '../../../plugins/proxy/index.ts';
+import proxy, { proxyPluginWith } from '../../../plugins/proxy/index.ts';
 import local from './fixtures/local-plugin.ts';
-import { everythingEntry, memoryEntry, scratch } from './helpers.ts';
+import { everythingEntry, memoryEntry, relayEntry, scratch } from './helpers.ts';
 
 const text = (r: Record<string, unknown>) => ((r.content as { text?: string }[])[0]?.text ?? '') as string;
 
@@ -109,5 +109,53 @@ describe('memory, everything and a local plugin in one server', () => {
     );
     const r = await client.readResource(bare).catch((err: unknown) => err);
     assert.ok(r instanceof TestClientError, JSON.stringify(r));
+  });
+});
+
+describe('proxyPluginWith: the upstreams given in code', () => {
+  let client: TestClient;
+  before(async () => {
+    const plugin = proxyPluginWith({
+      upstreams: [
+        relayEntry('one', 'from one', { tools: { add: { hide: { b: 100 } } } }) as never,
+        relayEntry('two', 'from two') as never,
+      ],
+    });
+    client = await TestClient.start({ plugins: [plugin, local] });
+  });
+  after(() => client?.close());
+
+  test('both upstreams and the local plugin served, the transform applied', async () => {
+    const names = (await client.listTools()).map((t) => t.name as string);
+    for (const n of ['hello', 'one_add', 'two_add'])
+      assert.ok(names.includes(n), `${n} in ${names.join(', ')}`);
+    assert.equal(await client.callText('one_add', { a: 1 }), '101');
+    assert.equal(await client.callText('two_add', { a: 1, b: 2 }), '3');
+    const contents = (await client.readResource('two+note://a')).contents as { text: string }[];
+    assert.equal(contents[0]?.text, 'from two');
+  });
+
+  test('a bad entry is an error when the plugin is made; an upstream in the environment as well, at start-up', async () => {
+    assert.throws(
+      () =>
+        proxyPluginWith({
+          upstreams: [
+            { name: 'a', command: 'x' },
+            { name: 'b', command: 'y' },
+          ],
+        }),
+      /upstreams\[1\] \("b"\)\.prefix: required/,
+    );
+    assert.throws(
+      () => proxyPluginWith({ upstreams: [{ name: 'a', command: 'x' }], secrets: { b: { apiKey: 'k' } } }),
+      /names "b", which no upstream/,
+    );
+    await assert.rejects(
+      TestClient.start({
+        plugins: [proxyPluginWith({ upstreams: [{ name: 'a', command: 'x' }] })],
+        env: { MCP_PROXY_COMMAND: 'node' },
+      }),
+      /upstreams in code \(proxyPluginWith\): leave MCP_PROXY_COMMAND/,
+    );
   });
 });
