@@ -1,7 +1,7 @@
 /**
  * Newline-delimited JSON framing (the MCP stdio transport: one message per line, no embedded
  * newlines), read from text chunks as they arrive: the stdio transport reads its stdin with it,
- * and the test kit reads a server's stdout with it (src/testing/link.ts). A line longer than
+ * and the test kit reads a server's stdout with it (src/testing/client/link.ts). A line longer than
  * `maxLineBytes` is dropped as it streams in (never buffered whole) and reported once; blank
  * lines are skipped. (The hub's relay between replicas is Redis pub/sub, one message per
  * publish: no framing to share.)

@@ -1,6 +1,6 @@
 /**
  * The JSON Schema keywords the toolkit walks, in one place: the portability check
- * (src/testing/schema-portability.ts) reads them from here, and plugins (the OpenAPI plugin's
+ * (src/testing/schema/portability.ts) reads them from here, and plugins (the OpenAPI plugin's
  * schema conversion) from the public entry's `schemaKeywords`.
  */
 

@@ -1,17 +1,17 @@
 /**
  * `mcp-toolkit check <url | -- command>`: the conformance report as a checklist (or JSON),
  * optionally as JUnit written as the run goes, judged against an expected-failures baseline.
- * Exit codes (src/testing/cli-report.ts): 0 nothing failed, 1 a check failed (or a baseline
+ * Exit codes (src/testing/report/cli-report.ts): 0 nothing failed, 1 a check failed (or a baseline
  * entry is stale), 2 a usage mistake, 3 nothing could be judged (unreachable, refused).
  */
 
-import { authReadinessReport } from '../testing/auth-readiness.ts';
-import { type Baseline, BaselineError, loadBaseline } from '../testing/baseline.ts';
-import { parseTargetArgs, TARGET_HELP, UsageError, withClientAnswers } from '../testing/cli-args.ts';
-import { checkCase, EXIT, outcome } from '../testing/cli-report.ts';
-import { type ConformanceCheck, conformanceReport, formatReport } from '../testing/conformance-report.ts';
-import { JUnitWriter } from '../testing/junit-report.ts';
-import { describeTarget, resolveTarget } from '../testing/targets.ts';
+import { describeTarget, resolveTarget } from '../testing/client/targets.ts';
+import { authReadinessReport } from '../testing/conformance/auth-readiness.ts';
+import { type ConformanceCheck, conformanceReport, formatReport } from '../testing/conformance/report.ts';
+import { type Baseline, BaselineError, loadBaseline } from '../testing/report/baseline.ts';
+import { parseTargetArgs, TARGET_HELP, UsageError, withClientAnswers } from '../testing/report/cli-args.ts';
+import { checkCase, EXIT, outcome } from '../testing/report/cli-report.ts';
+import { JUnitWriter } from '../testing/report/junit-report.ts';
 import { defaultTokenFile, getStoredToken } from './login.ts';
 
 /** Where the test-kit commands write, and the environment they read (tests pass their own). */

@@ -1,20 +1,21 @@
 /**
  * `mcp-toolkit test <url | -- command>`: the generated live tests, run by node's test runner
  * and reported as spec or TAP, and as JUnit written as the run goes. Exit codes as for
- * `check` (src/testing/cli-report.ts): 0, 1 a test failed, 2 a usage mistake, 3 no connection.
+ * `check` (src/testing/report/cli-report.ts): 0, 1 a test failed, 2 a usage mistake, 3 no connection.
  */
-import type { Baseline } from '../testing/baseline.ts';
+
+import { describeTarget, resolveTarget } from '../testing/client/targets.ts';
+import { runLiveTests } from '../testing/live/tests.ts';
+import type { Baseline } from '../testing/report/baseline.ts';
 import {
   parseTargetArgs,
   positiveInt,
   TARGET_HELP,
   UsageError,
   withClientAnswers,
-} from '../testing/cli-args.ts';
-import { EXIT, outcome, verdictCase } from '../testing/cli-report.ts';
-import { JUnitWriter, renderJUnit } from '../testing/junit-report.ts';
-import { runLiveTests } from '../testing/live-tests.ts';
-import { describeTarget, resolveTarget } from '../testing/targets.ts';
+} from '../testing/report/cli-args.ts';
+import { EXIT, outcome, verdictCase } from '../testing/report/cli-report.ts';
+import { JUnitWriter, renderJUnit } from '../testing/report/junit-report.ts';
 import { baselineOption, type CommandIo, REPORT_HELP, REPORT_OPTIONS, withStoredToken } from './check.ts';
 
 export const TEST_HELP = `Usage: mcp-toolkit test <url | -- command [args...]> [options]

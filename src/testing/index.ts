@@ -5,15 +5,6 @@
  * handle `createServer()` gives, as any program would.
  */
 
-export type { ConformanceCheck, ConformanceOptions, ConformanceReport } from './conformance-report.ts';
-export { conformanceReport, formatReport } from './conformance-report.ts';
-export type { DeprecatedUse } from './deprecations.ts';
-export type { CaseOutcome, InvalidInputMode } from './live-calls.ts';
-export { LiveTestFailure } from './live-calls.ts';
-export type { LiveCase, LivePlan, LiveTestOptions } from './live-plan.ts';
-export { planLiveTests } from './live-plan.ts';
-export type { LiveRunSummary, ReporterName, RunLiveTestsOptions } from './live-tests.ts';
-export { registerLiveTests, runLiveTests } from './live-tests.ts';
 export type {
   CommandTarget,
   ConnectOptions,
@@ -21,6 +12,15 @@ export type {
   Target,
   UrlTarget,
   WireChoice,
-} from './targets.ts';
-export type { TestClientOptions } from './test-client.ts';
-export { TestClient, TestClientError } from './test-client.ts';
+} from './client/targets.ts';
+export type { TestClientOptions } from './client/test-client.ts';
+export { TestClient, TestClientError } from './client/test-client.ts';
+export type { DeprecatedUse } from './conformance/deprecations.ts';
+export type { ConformanceCheck, ConformanceOptions, ConformanceReport } from './conformance/report.ts';
+export { conformanceReport, formatReport } from './conformance/report.ts';
+export type { CaseOutcome, InvalidInputMode } from './live/calls.ts';
+export { LiveTestFailure } from './live/calls.ts';
+export type { LiveCase, LivePlan, LiveTestOptions } from './live/plan.ts';
+export { planLiveTests } from './live/plan.ts';
+export type { LiveRunSummary, ReporterName, RunLiveTestsOptions } from './live/tests.ts';
+export { registerLiveTests, runLiveTests } from './live/tests.ts';

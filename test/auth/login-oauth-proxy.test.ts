@@ -15,7 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import { runCheck } from '../../src/cli/check.ts';
 import { getStoredToken, type LoginOptions, login } from '../../src/cli/login.ts';
 import { cliClientMetadata } from '../../src/cli/login-client.ts';
-import type { ConformanceReport } from '../../src/testing/conformance-report.ts';
+import type { ConformanceReport } from '../../src/testing/conformance/report.ts';
 import { cimdHostMissing } from '../helpers/cimd-host.ts';
 import { callTool, type ProxySetup, scriptedSignIn, startProxy } from './oauth-proxy/harness.ts';
 

@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { createServer, definePlugin, defineTool } from '../../src/index.ts';
-import { TestClient } from '../../src/testing/test-client.ts';
+import { TestClient } from '../../src/testing/client/test-client.ts';
 import { until } from '../helpers/until.ts';
 
 const INFO = { name: 'session-end-test', version: '1.0.0' };

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { inProcessConnector } from '../../src/assembly/serve.ts';
 import type { McpServer } from '../../src/assembly/server.ts';
 import { createServer, type RunningServer, type ServerOptions } from '../../src/index.ts';
-import { TestClient, type TestClientOptions } from '../../src/testing/test-client.ts';
+import { TestClient, type TestClientOptions } from '../../src/testing/client/test-client.ts';
 import { validateServerMessage } from './spec-schema.ts';
 
 export interface CheckedClient extends TestClient {

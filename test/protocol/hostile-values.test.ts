@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ErrorCode } from '../../src/index.ts';
-import { TestClient } from '../../src/testing/test-client.ts';
+import { TestClient } from '../../src/testing/client/test-client.ts';
 
 const HOSTILE = { toString: 'x', valueOf: 1 };
 const V2026 = '2026-07-28';

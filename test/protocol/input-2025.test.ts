@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import conformancePlugin from '../../plugins/conformance/index.ts';
 import { ErrorCode, type JsonObject } from '../../src/index.ts';
-import type { TestClient, TestClientError } from '../../src/testing/test-client.ts';
+import type { TestClient, TestClientError } from '../../src/testing/client/test-client.ts';
 import { startClient } from '../helpers/client.ts';
 
 const accept = (content: JsonObject) => ({ action: 'accept', content });

@@ -12,7 +12,7 @@ import { buildMcpServer } from '../../src/assembly/server.ts';
 import { parseSettings } from '../../src/config/settings.ts';
 import { ErrorCode, type JsonObject } from '../../src/index.ts';
 import { createStateCodec } from '../../src/protocol/state-codec.ts';
-import type { TestClientError } from '../../src/testing/test-client.ts';
+import type { TestClientError } from '../../src/testing/client/test-client.ts';
 import { handleOf, startClient } from '../helpers/client.ts';
 
 const accept = (content: JsonObject) => ({ action: 'accept', content });

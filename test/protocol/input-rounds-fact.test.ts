@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { z } from 'zod';
 import { definePlugin, defineTool } from '../../src/index.ts';
-import { TestClient } from '../../src/testing/test-client.ts';
+import { TestClient } from '../../src/testing/client/test-client.ts';
 
 const plugin = definePlugin({
   name: 'rounds-fact',

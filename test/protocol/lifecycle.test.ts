@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ErrorCode } from '../../src/base/errors.ts';
-import type { TestClientError } from '../../src/testing/test-client.ts';
+import type { TestClientError } from '../../src/testing/client/test-client.ts';
 import echoPlugin from '../fixtures/echo-plugin.ts';
 import { startClient } from '../helpers/client.ts';
 

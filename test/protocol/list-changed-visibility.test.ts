@@ -20,7 +20,7 @@ import {
 import type { McpServer } from '../../src/assembly/server.ts';
 import type { Identity } from '../../src/base/types.ts';
 import { definePlugin, definePrompt, defineTool, type PluginApp } from '../../src/index.ts';
-import { TestClient } from '../../src/testing/test-client.ts';
+import { TestClient } from '../../src/testing/client/test-client.ts';
 import { type IssuedKey, startTokenIssuer, type TokenIssuer } from '../auth/token-issuer.ts';
 import {
   BATTERIES_PLUGIN,

@@ -11,7 +11,7 @@ import { ErrorCode } from '../../src/base/errors.ts';
 import type { JsonObject } from '../../src/base/jsonrpc.ts';
 import { definePlugin, defineTool, type Middleware } from '../../src/index.ts';
 import { ERROR_META_KEY, ERRORS_META_KEY } from '../../src/protocol.ts';
-import { TestClient, TestClientError } from '../../src/testing/test-client.ts';
+import { TestClient, TestClientError } from '../../src/testing/client/test-client.ts';
 import { echoPlugin } from '../fixtures/echo-plugin.ts';
 import { productionPlugin, releaseHeld } from '../fixtures/production-plugin.ts';
 import { until } from '../helpers/until.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ErrorCode } from '../../src/base/errors.ts';
 import { definePlugin, type PluginApp } from '../../src/index.ts';
-import type { TestClient, TestClientError } from '../../src/testing/test-client.ts';
+import type { TestClient, TestClientError } from '../../src/testing/client/test-client.ts';
 import echoPlugin from '../fixtures/echo-plugin.ts';
 import { startClient, startServer } from '../helpers/client.ts';
 import { until } from '../helpers/until.ts';

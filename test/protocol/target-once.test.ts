@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import type { JsonObject } from '../../src/base/jsonrpc.ts';
 import { definePlugin, type Middleware } from '../../src/index.ts';
 import type { Registry } from '../../src/registry/registry.ts';
-import { TestClient } from '../../src/testing/test-client.ts';
+import { TestClient } from '../../src/testing/client/test-client.ts';
 import echoPlugin from '../fixtures/echo-plugin.ts';
 import { startServer } from '../helpers/client.ts';
 import { buildTestApp, post, req, type TestApp, V2026 } from '../transports/http-helpers.ts';

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { z } from 'zod';
 import { ErrorCode } from '../../src/base/errors.ts';
 import { definePlugin, defineTool } from '../../src/index.ts';
-import type { TestClientError } from '../../src/testing/test-client.ts';
+import type { TestClientError } from '../../src/testing/client/test-client.ts';
 import echoPlugin from '../fixtures/echo-plugin.ts';
 import { startClient } from '../helpers/client.ts';
 

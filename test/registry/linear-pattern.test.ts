@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import { definePlugin, defineTool } from '../../src/index.ts';
 import { compilePattern, PatternBudgetExceeded, toRe2Syntax } from '../../src/registry/linear-pattern.ts';
 import { compileJsonSchema } from '../../src/registry/schema.ts';
-import { TestClient } from '../../src/testing/test-client.ts';
+import { TestClient } from '../../src/testing/client/test-client.ts';
 import { startServer } from '../helpers/client.ts';
 
 const EVIL = 'a'.repeat(40) + '!';

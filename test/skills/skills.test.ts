@@ -14,7 +14,7 @@ import { pino } from 'pino';
 import { buildMcpServer, type McpServer } from '../../src/assembly/server.ts';
 import { parseSettings } from '../../src/config/settings.ts';
 import { ErrorCode, InternalCode, type JsonObject } from '../../src/index.ts';
-import type { TestClientError } from '../../src/testing/test-client.ts';
+import type { TestClientError } from '../../src/testing/client/test-client.ts';
 import { type CheckedClient, handleOf, startClient } from '../helpers/client.ts';
 
 const SKILLS = 'io.modelcontextprotocol/skills';

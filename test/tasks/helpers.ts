@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import conformancePlugin from '../../plugins/conformance/index.ts';
 import type { JsonObject } from '../../src/index.ts';
-import type { TestClient, TestClientOptions } from '../../src/testing/test-client.ts';
+import type { TestClient, TestClientOptions } from '../../src/testing/client/test-client.ts';
 import { type CheckedClient, startClient } from '../helpers/client.ts';
 import { taskTestPlugin } from './fixtures/task-plugin.ts';
 

@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import conformancePlugin from '../../plugins/conformance/index.ts';
 import { ErrorCode, type JsonObject } from '../../src/index.ts';
-import type { TestClientError } from '../../src/testing/test-client.ts';
+import type { TestClientError } from '../../src/testing/client/test-client.ts';
 import { type Fixture, startFixture } from '../conformance/http-fixture.ts';
 import { startClient, startServer } from '../helpers/client.ts';
 import { taskTestPlugin } from './fixtures/task-plugin.ts';

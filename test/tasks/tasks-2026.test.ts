@@ -14,7 +14,7 @@ import { parseSettings } from '../../src/config/settings.ts';
 import { ErrorCode, type JsonObject } from '../../src/index.ts';
 import { createLocalTaskBus, createMemoryTaskStore } from '../../src/tasks/memory-store.ts';
 import { wireKey } from '../../src/tasks/outcome.ts';
-import type { TestClientError } from '../../src/testing/test-client.ts';
+import type { TestClientError } from '../../src/testing/client/test-client.ts';
 import { handleOf, startClient, startServer } from '../helpers/client.ts';
 import { abortReasons, taskTestPlugin } from './fixtures/task-plugin.ts';
 import { accept, pollTask, start2026, TASKS, WITH_TASKS } from './helpers.ts';

@@ -10,8 +10,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { runCheck } from '../../src/cli/check.ts';
-import { authReadinessReport } from '../../src/testing/auth-readiness.ts';
-import type { ConformanceReport } from '../../src/testing/conformance-report.ts';
+import { authReadinessReport } from '../../src/testing/conformance/auth-readiness.ts';
+import type { ConformanceReport } from '../../src/testing/conformance/report.ts';
 import { freePort, type InProcessServer, startServer } from '../e2e/batteries/helpers.ts';
 import { startOidcProvider, type TestAuthServer } from '../helpers/oidc-provider.ts';
 

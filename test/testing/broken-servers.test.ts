@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { conformanceReport, formatReport } from '../../src/testing/conformance-report.ts';
-import { allowWritesHint, type LiveTestOptions } from '../../src/testing/live-plan.ts';
-import type { WireChoice } from '../../src/testing/targets.ts';
-import { resolveTarget } from '../../src/testing/targets.ts';
+import type { WireChoice } from '../../src/testing/client/targets.ts';
+import { resolveTarget } from '../../src/testing/client/targets.ts';
+import { conformanceReport, formatReport } from '../../src/testing/conformance/report.ts';
+import { allowWritesHint, type LiveTestOptions } from '../../src/testing/live/plan.ts';
 import { DEFECTS, type DefectName } from '../fixtures/broken-servers/defects.ts';
 import { FAST, fixtureStreams, PATIENT, runPlan } from './helpers/fixtures.ts';
 import { assertOneWording, SHARED_RULES } from './helpers/one-wording.ts';

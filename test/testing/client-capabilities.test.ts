@@ -17,9 +17,9 @@ import {
   DEFAULT_ANSWERS,
   parseCapabilityList,
   parseClientAnswers,
-} from '../../src/testing/client-answers.ts';
-import { connect } from '../../src/testing/connect.ts';
-import { resolveTarget } from '../../src/testing/targets.ts';
+} from '../../src/testing/client/client-answers.ts';
+import { connect } from '../../src/testing/client/connect.ts';
+import { resolveTarget } from '../../src/testing/client/targets.ts';
 import { startServer } from '../helpers/client.ts';
 import { FAST, REPO_ROOT, runCli, runPlan } from './helpers/fixtures.ts';
 

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ERRORS_META_KEY } from '../../src/registry/tool-errors.ts';
-import { declaredErrorProblems } from '../../src/testing/declared-errors.ts';
-import { TestClient } from '../../src/testing/test-client.ts';
+import { TestClient } from '../../src/testing/client/test-client.ts';
+import { declaredErrorProblems } from '../../src/testing/conformance/declared-errors.ts';
 import { productionPlugin } from '../fixtures/production-plugin.ts';
 
 test('what the server publishes for a declaring tool is well-formed', async () => {

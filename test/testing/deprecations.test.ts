@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { definePlugin, defineTool } from '../../src/index.ts';
-import { deprecatedUses } from '../../src/testing/deprecations.ts';
+import { deprecatedUses } from '../../src/testing/conformance/deprecations.ts';
 import { conformanceReport, formatReport } from '../../src/testing/index.ts';
 import { startServer } from '../helpers/client.ts';
 

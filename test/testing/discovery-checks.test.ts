@@ -12,9 +12,9 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { definePlugin, defineResource, defineTool } from '../../src/index.ts';
 import { APP_MIME_TYPE } from '../../src/protocol.ts';
-import { Recorder } from '../../src/testing/conformance-recorder.ts';
-import { conformanceReport, formatReport } from '../../src/testing/conformance-report.ts';
-import { checkServerCardAndCatalog } from '../../src/testing/discovery-checks.ts';
+import { checkServerCardAndCatalog } from '../../src/testing/conformance/discovery-checks.ts';
+import { Recorder } from '../../src/testing/conformance/recorder.ts';
+import { conformanceReport, formatReport } from '../../src/testing/conformance/report.ts';
 import { handleOf, startServer } from '../helpers/client.ts';
 import { buildTestApp, type TestApp } from '../transports/http-helpers.ts';
 

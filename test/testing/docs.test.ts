@@ -8,8 +8,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { CHECK_HELP } from '../../src/cli/check.ts';
 import { TEST_HELP } from '../../src/cli/test.ts';
-import { CHECKS } from '../../src/testing/check-catalog.ts';
-import { LIVE_CHECKS } from '../../src/testing/live-catalog.ts';
+import { CHECKS } from '../../src/testing/conformance/check-catalog.ts';
+import { LIVE_CHECKS } from '../../src/testing/live/catalog.ts';
 import { REPO_ROOT } from './helpers/fixtures.ts';
 
 const docs = await readFile(path.join(REPO_ROOT, 'docs/testing.md'), 'utf8');

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { conformanceReport } from '../../src/testing/conformance-report.ts';
+import { conformanceReport } from '../../src/testing/conformance/report.ts';
 import type { DefectName } from '../fixtures/broken-servers/defects.ts';
 import { startHttpFixture } from '../fixtures/broken-servers/http-server.ts';
 import { PATIENT } from './helpers/fixtures.ts';

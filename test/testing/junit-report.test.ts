@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type JUnitCase, renderJUnit } from '../../src/testing/junit-report.ts';
+import { type JUnitCase, renderJUnit } from '../../src/testing/report/junit-report.ts';
 import { junitSchemaErrors, readJUnit } from './helpers/junit-schema.ts';
 
 const base = {

@@ -14,8 +14,8 @@ import { filesystemPlugin } from '../../plugins/filesystem/index.ts';
 import { type RunningServer, serve } from '../../src/assembly/serve.ts';
 import { saveToken } from '../../src/auth/token-store.ts';
 import { runCheck } from '../../src/cli/check.ts';
-import { conformanceReport, formatReport } from '../../src/testing/conformance-report.ts';
-import { planLiveTests } from '../../src/testing/live-plan.ts';
+import { conformanceReport, formatReport } from '../../src/testing/conformance/report.ts';
+import { planLiveTests } from '../../src/testing/live/plan.ts';
 import { startServer } from '../helpers/client.ts';
 import { FAST, REPO_ROOT, runPlan } from './helpers/fixtures.ts';
 

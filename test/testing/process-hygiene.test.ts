@@ -11,7 +11,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { conformanceReport } from '../../src/testing/conformance-report.ts';
+import { conformanceReport } from '../../src/testing/conformance/report.ts';
 import { FIXTURES, runCli, runPlan } from './helpers/fixtures.ts';
 
 const server = path.join(FIXTURES, 'stdio.ts');

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
-import { refusalKind } from '../../src/testing/connect.ts';
+import { refusalKind } from '../../src/testing/client/connect.ts';
 import { startHttpFixture } from '../fixtures/broken-servers/http-server.ts';
 import { runCli } from './helpers/fixtures.ts';
 

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { registerLiveTests } from '../../src/testing/live-tests.ts';
+import { registerLiveTests } from '../../src/testing/live/tests.ts';
 import { FAST, fixtureStreams } from './helpers/fixtures.ts';
 
 test('a test of the file itself runs beside the generated ones', () => {

@@ -7,15 +7,15 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { CHECKS } from '../../src/testing/check-catalog.ts';
-import { conformanceReport } from '../../src/testing/conformance-report.ts';
+import { CHECKS } from '../../src/testing/conformance/check-catalog.ts';
+import { conformanceReport } from '../../src/testing/conformance/report.ts';
 import {
   type FamilyInfo,
   LIVE_CHECKS,
   type LiveCheckId,
   RULES,
   ruleOf,
-} from '../../src/testing/live-catalog.ts';
+} from '../../src/testing/live/catalog.ts';
 import { FAST, fixtureStreams, REPO_ROOT, runPlan } from './helpers/fixtures.ts';
 
 const CATALOGS = ['check-catalog', 'task-catalog', 'transport-catalog', 'discovery-catalog', 'live-catalog'];

@@ -10,12 +10,12 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { BUNDLED_PLUGINS } from '../../scripts/bundled-plugins.ts';
 import type { JsonObject } from '../../src/base/jsonrpc.ts';
+import { TestClient } from '../../src/testing/client/test-client.ts';
 import {
   PORTABILITY_CLIENTS,
   portabilityFindings,
   toolPortability,
-} from '../../src/testing/schema-portability.ts';
-import { TestClient } from '../../src/testing/test-client.ts';
+} from '../../src/testing/schema/portability.ts';
 import { REPO_ROOT } from './helpers/fixtures.ts';
 
 const found = (schema: unknown) => portabilityFindings(schema).map((f) => `${f.rule} ${f.path}: ${f.detail}`);

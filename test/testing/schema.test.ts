@@ -4,17 +4,17 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { compileSchema, dialectOf, validateValue } from '../../src/testing/json-schema.ts';
-import { invalidTypes, missingDescriptions, walkProperties } from '../../src/testing/schema-fields.ts';
-import { patternSamples } from '../../src/testing/schema-pattern.ts';
-import { outOfRange } from '../../src/testing/schema-probes.ts';
+import { invalidTypes, missingDescriptions, walkProperties } from '../../src/testing/schema/fields.ts';
+import { compileSchema, dialectOf, validateValue } from '../../src/testing/schema/json-schema.ts';
+import { patternSamples } from '../../src/testing/schema/pattern.ts';
+import { outOfRange } from '../../src/testing/schema/probes.ts';
 import {
   FORMAT_VALUES,
   generateInputs,
   INTEGER_VALUES,
   STRING_VALUES,
   wrongValue,
-} from '../../src/testing/schema-values.ts';
+} from '../../src/testing/schema/values.ts';
 
 describe('json-schema', () => {
   test('reads the dialect from $schema; none means 2020-12', () => {

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type ConformanceReport, conformanceReport } from '../../src/testing/conformance-report.ts';
+import { type ConformanceReport, conformanceReport } from '../../src/testing/conformance/report.ts';
 import { FIXTURES, PATIENT, type PlanRun, runPlan } from './helpers/fixtures.ts';
 import { assertOneWording } from './helpers/one-wording.ts';
 import { type HttpServerProcess, startHttpServer } from './helpers/pinned.ts';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { z } from 'zod';
 import { definePlugin, defineTool, type Middleware, type RunningServer } from '../../src/index.ts';
-import { conformanceReport, formatReport } from '../../src/testing/conformance-report.ts';
+import { conformanceReport, formatReport } from '../../src/testing/conformance/report.ts';
 import { startServer } from '../helpers/client.ts';
 import { FAST } from './helpers/fixtures.ts';
 

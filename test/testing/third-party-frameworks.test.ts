@@ -13,7 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { ConformanceReport } from '../../src/testing/conformance-report.ts';
+import type { ConformanceReport } from '../../src/testing/conformance/report.ts';
 import { corpusInstalled } from './helpers/corpus-install.ts';
 import { REPO_ROOT, runCli } from './helpers/fixtures.ts';
 import { junitFindings } from './helpers/junit-findings.ts';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { conformanceReport } from '../../src/testing/conformance-report.ts';
+import { conformanceReport } from '../../src/testing/conformance/report.ts';
 import { type HttpFixture, startHttpFixture } from '../fixtures/broken-servers/http-server.ts';
 import { FAST, FIXTURES, PATIENT, runPlan } from './helpers/fixtures.ts';
 import { assertOneWording } from './helpers/one-wording.ts';

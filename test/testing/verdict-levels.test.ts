@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { conformanceReport } from '../../src/testing/conformance-report.ts';
+import { conformanceReport } from '../../src/testing/conformance/report.ts';
 import { FAST, fixtureStreams, runPlan } from './helpers/fixtures.ts';
 
 const byId = (report: Awaited<ReturnType<typeof conformanceReport>>, id: string) =>

@@ -7,7 +7,7 @@ import { readdir } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import { filesystemPlugin } from '../../../plugins/filesystem/index.ts';
 import { ErrorCode, InternalCode, type JsonObject, type PluginDefinition } from '../../../src/index.ts';
-import { TestClient } from '../../../src/testing/test-client.ts';
+import { TestClient } from '../../../src/testing/client/test-client.ts';
 import { makeTree, rejection, type Tree } from './helpers.ts';
 
 interface ToolResult {

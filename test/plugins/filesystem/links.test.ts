@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { filesystemPlugin } from '../../../plugins/filesystem/index.ts';
 import { ErrorCode, type JsonObject, type PluginDefinition } from '../../../src/index.ts';
-import { TestClient } from '../../../src/testing/test-client.ts';
+import { TestClient } from '../../../src/testing/client/test-client.ts';
 import { makeTree, rejection, type Tree } from './helpers.ts';
 
 interface ToolResult {

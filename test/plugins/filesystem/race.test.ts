@@ -11,7 +11,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { filesystemPlugin } from '../../../plugins/filesystem/index.ts';
 import type { JsonObject, PluginDefinition } from '../../../src/index.ts';
-import { TestClient } from '../../../src/testing/test-client.ts';
+import { TestClient } from '../../../src/testing/client/test-client.ts';
 import { makeTree, type Tree } from './helpers.ts';
 import { racerUnavailable, startRacer } from './racer.ts';
 

@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { JsonObject } from '../../../src/index.ts';
-import { invalidTypes, missingDescriptions } from '../../../src/testing/schema-fields.ts';
-import type { TestClient } from '../../../src/testing/test-client.ts';
+import type { TestClient } from '../../../src/testing/client/test-client.ts';
+import { invalidTypes, missingDescriptions } from '../../../src/testing/schema/fields.ts';
 import { PNG } from './fake-api.ts';
 import { API_KEY, BEARER_TOKEN, call, type FakeApi, startFake, startPlugin, textOf } from './helpers.ts';
 

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import type { PluginDefinition } from '../../../src/index.ts';
-import { TestClient } from '../../../src/testing/test-client.ts';
+import { TestClient } from '../../../src/testing/client/test-client.ts';
 
 const DOC = new URL('../../../docs/plugins.md', import.meta.url);
 const SRC_INDEX = new URL('../../../src/index.ts', import.meta.url);

@@ -2,7 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { openapiPlugin } from '../../../plugins/openapi/index.ts';
 import type { JsonObject, PluginDefinition } from '../../../src/index.ts';
-import { TestClient } from '../../../src/testing/test-client.ts';
+import { TestClient } from '../../../src/testing/client/test-client.ts';
 import { type FakeApi, PETSTORE, startFakeApi } from './fake-api.ts';
 
 export const API_KEY = 'key-5b2f9c41e7d0';

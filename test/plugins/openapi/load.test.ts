@@ -12,7 +12,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { openapiPlugin } from '../../../plugins/openapi/index.ts';
 import { InternalCode, type PluginDefinition, ToolkitError } from '../../../src/index.ts';
-import { TestClient } from '../../../src/testing/test-client.ts';
+import { TestClient } from '../../../src/testing/client/test-client.ts';
 import { spawnCli } from '../../helpers/spawn-server.ts';
 import { call, type FakeApi, rejection, startFake } from './helpers.ts';
 

@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 import openapiPlugin from '../../../plugins/openapi/index.ts';
 import { ToolkitError } from '../../../src/base/errors.ts';
 import type { PluginDefinition } from '../../../src/plugin/define.ts';
-import { TestClient } from '../../../src/testing/test-client.ts';
+import { TestClient } from '../../../src/testing/client/test-client.ts';
 import { spawnCli } from '../../helpers/spawn-server.ts';
 import { rejection } from './helpers.ts';
 

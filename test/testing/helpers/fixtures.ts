@@ -6,9 +6,9 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { type LiveTestOptions, planLiveTests } from '../../../src/testing/live-plan.ts';
-import { type LiveVerdict, runCase } from '../../../src/testing/live-verdict.ts';
-import type { StreamsTarget, Target } from '../../../src/testing/targets.ts';
+import type { StreamsTarget, Target } from '../../../src/testing/client/targets.ts';
+import { type LiveTestOptions, planLiveTests } from '../../../src/testing/live/plan.ts';
+import { type LiveVerdict, runCase } from '../../../src/testing/live/verdict.ts';
 import type { DefectName } from '../../fixtures/broken-servers/defects.ts';
 import { runLineServer } from '../../fixtures/broken-servers/line-server.ts';
 

@@ -1,6 +1,6 @@
 /**
  * One wording per rule (issue 49): a rule both commands judge (a family of `test` graded by a
- * rule of `check`, `sameAs` in live-catalog.ts) reads the same in both reports. For every such
+ * rule of `check`, `sameAs` in live/catalog.ts) reads the same in both reports. For every such
  * rule a run finds, check's finding and test's findings of the family have the same level, the
  * same status and the same words, item by item: `check` lists every item it found in one
  * finding (`a; b and 2 more`), `test` may split them over its tests (one per call) or probe
@@ -8,8 +8,8 @@
  * a finding of test under a shared rule that check judged is check's finding too.
  */
 import assert from 'node:assert/strict';
-import type { ConformanceReport } from '../../../src/testing/conformance-report.ts';
-import { type FamilyInfo, LIVE_CHECKS, type LiveCheckId } from '../../../src/testing/live-catalog.ts';
+import type { ConformanceReport } from '../../../src/testing/conformance/report.ts';
+import { type FamilyInfo, LIVE_CHECKS, type LiveCheckId } from '../../../src/testing/live/catalog.ts';
 
 /** The rules of check that a family of test applies, by rule id. */
 export const SHARED_RULES: ReadonlyMap<string, LiveCheckId> = new Map(
@@ -59,7 +59,7 @@ function items(reason: string): string[] {
 }
 
 /**
- * The rules check judges on one wire only (conformance-protocol.ts checkErrorCodes, which says
+ * The rules check judges on one wire only (conformance/protocol.ts checkErrorCodes, which says
  * so in its words: `(2025 wire)`): a test run on the other wire sends the same probe on another
  * wire, so neither speaks for the other.
  */

@@ -9,7 +9,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import type { ConformanceReport } from '../../../src/testing/conformance-report.ts';
+import type { ConformanceReport } from '../../../src/testing/conformance/report.ts';
 import { until } from '../../helpers/until.ts';
 
 /** Short timeouts: each server run stays well under a minute. */
