@@ -18,7 +18,13 @@ import {
 } from '../../src/testing/live/catalog.ts';
 import { FAST, fixtureStreams, REPO_ROOT, runPlan } from './helpers/fixtures.ts';
 
-const CATALOGS = ['check-catalog', 'task-catalog', 'transport-catalog', 'discovery-catalog', 'live-catalog'];
+const CATALOGS = [
+  'conformance/check-catalog',
+  'conformance/task-catalog',
+  'conformance/transport-catalog',
+  'conformance/discovery-catalog',
+  'live/catalog',
+];
 const FAMILIES = Object.entries(LIVE_CHECKS) as [LiveCheckId, FamilyInfo][];
 const docLevel = (level: string) => (level === 'HOUSE' ? 'house' : level);
 
