@@ -17,6 +17,7 @@ import {
   type UpstreamEntry,
   type UpstreamSecret,
 } from './upstream-list.ts';
+import { upstreamUrlProblem } from './upstream-url.ts';
 
 const NEVER_SHOWN = 'never logged, printed masked';
 
@@ -104,11 +105,10 @@ function jsonObject<T>(what: string, value: z.ZodType<T>) {
     });
 }
 
-const url = setting
-  .text()
-  .refine((v) => v === undefined || (URL.canParse(v) && /^https?:$/.test(new URL(v).protocol)), {
-    error: 'expected an http(s) URL of a streamable-HTTP MCP endpoint, e.g. https://mcp.example.com/mcp',
-  });
+const url = setting.text().superRefine((v, ctx) => {
+  const problem = v === undefined ? undefined : upstreamUrlProblem(v);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
 
 export const proxySettings = z
   .object({

@@ -8,6 +8,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
+import { upstreamUrlProblem } from './upstream-url.ts';
 
 /** The largest MCP_PROXY_UPSTREAMS (inline or its file) and MCP_PROXY_UPSTREAM_SECRETS, in bytes. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
@@ -24,8 +25,6 @@ export const PREFIX = /^[A-Za-z0-9_./-]{1,63}$/;
  */
 const NAME = /^[a-z][a-z0-9-]{0,31}$/;
 const TOOL_NAME = /^[A-Za-z0-9_./-]{1,64}$/;
-
-const isHttpUrl = (v: string) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol);
 
 /** What one upstream tool becomes (`tools` of an entry, by the upstream's own tool name). */
 const toolTransform = z.strictObject({
@@ -49,7 +48,13 @@ const entry = z
     args: z.array(z.string().max(65_536)).max(1000).default([]),
     cwd: z.string().min(1).max(4096).optional(),
     env: z.record(z.string(), z.string()).default({}),
-    url: z.string().refine(isHttpUrl, 'expected an http(s) URL of a streamable-HTTP MCP endpoint').optional(),
+    url: z
+      .string()
+      .superRefine((v, ctx) => {
+        const problem = upstreamUrlProblem(v);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .optional(),
     apiKeyHeader: z.string().regex(HEADER_NAME, 'expected an HTTP header name').optional(),
     prefix: z
       .string()

@@ -69,6 +69,18 @@ describe('proxy settings', () => {
       /one of them/,
     );
     assert.throws(() => parse({ MCP_PROXY_URL: 'ftp://a.example/mcp' }), /MCP_PROXY_URL/);
+    // From the environment as from the command line: a host written out, no credentials.
+    assert.throws(
+      () => parse({ MCP_PROXY_URL: 'http:///mcp' }),
+      /MCP_PROXY_URL="http:\/\/\/mcp" is invalid: the URL has no host/,
+    );
+    assert.throws(
+      () => parse({ MCP_PROXY_URL: 'https://me:hunter2@a.example/mcp' }),
+      (err: unknown) =>
+        err instanceof Error &&
+        /the URL carries credentials \(user:password@\)/.test(err.message) &&
+        !err.message.includes('hunter2'),
+    );
     assert.throws(
       () => parse({ MCP_PROXY_COMMAND: 'x', MCP_PROXY_BEARER_TOKEN: 't' }),
       /MCP_PROXY_SECRET_ENV/,

@@ -84,6 +84,16 @@ describe('MCP_PROXY_UPSTREAMS', () => {
       [{ ...b, url: 'file:///etc/passwd' }],
       /upstreams\[0\] \("beta"\)\.url: expected an http\(s\) URL/,
     ],
+    [
+      'a URL with no host',
+      [{ ...b, url: 'http:///mcp' }],
+      /upstreams\[0\] \("beta"\)\.url: the URL has no host/,
+    ],
+    [
+      'a URL with credentials',
+      [{ ...b, url: 'https://me:hunter2@b.example/mcp' }],
+      /upstreams\[0\] \("beta"\)\.url: the URL carries credentials \(user:password@\)/,
+    ],
     ['an unknown field', [{ ...a, comand: 'x' }], /upstreams\[0\] \("alpha"\): Unrecognized key: "comand"/],
     ['env of numbers', [{ ...a, env: { A: 1 } }], /upstreams\[0\] \("alpha"\)\.env\.A/],
     [
