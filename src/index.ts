@@ -16,7 +16,7 @@ export { ErrorCode, InternalCode, ProtocolError, ToolkitError } from './base/err
 export type { JsonObject } from './base/jsonrpc.ts';
 export { schemaKeywords } from './base/schema-keywords.ts';
 export { setting } from './base/setting-helpers.ts';
-export type { Identity, LogLevel } from './base/types.ts';
+export { type Identity, LOG_LEVELS, type LogLevel } from './base/types.ts';
 export type { DoctorCheck, PluginApp, PluginDefinition } from './plugin/define.ts';
 export { definePlugin } from './plugin/define.ts';
 export type { Middleware } from './protocol/middleware.ts';

@@ -18,22 +18,12 @@
  * failure is logged; our client's request is answered as without a proxy.
  */
 import { randomUUID } from 'node:crypto';
-import type { Logger, LogLevel, Middleware } from '@mcp-toolkit/server';
+import { LOG_LEVELS, type Logger, type LogLevel, type Middleware } from '@mcp-toolkit/server';
 import type { Client } from '@modelcontextprotocol/client';
 import { type Filter, makeFilter } from './filter.ts';
 import type { UpstreamSpec } from './specs.ts';
 import type { Upstream } from './upstream.ts';
 
-const LEVELS: readonly LogLevel[] = [
-  'debug',
-  'info',
-  'notice',
-  'warning',
-  'error',
-  'critical',
-  'alert',
-  'emergency',
-];
 /** Upstream subscriptions kept at most (distinct URIs, all clients): past it a subscribe is not passed on. */
 export const MAX_RELAYED_SUBSCRIPTIONS = 10_000;
 /** Subscriptions passed upstream for one session (or listen stream): one client cannot take them all. */
@@ -168,7 +158,7 @@ export class Relay {
 
   /** `who` set a level: the upstreams get the most verbose level set. */
   setLevel(who: string, level: LogLevel): Promise<void> {
-    if (!LEVELS.includes(level)) return DONE;
+    if (!(LOG_LEVELS as readonly string[]).includes(level)) return DONE;
     this.#levels.set(who, level);
     return this.#applyLevel();
   }
@@ -197,7 +187,7 @@ export class Relay {
   async #applyLevel(): Promise<void> {
     let most: LogLevel | undefined;
     for (const l of this.#levels.values())
-      if (most === undefined || LEVELS.indexOf(l) < LEVELS.indexOf(most)) most = l;
+      if (most === undefined || LOG_LEVELS.indexOf(l) < LOG_LEVELS.indexOf(most)) most = l;
     if (most === undefined || most === this.#level) return;
     this.#level = most;
     await Promise.all(
