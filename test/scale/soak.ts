@@ -242,7 +242,13 @@ export function runTask(url: string, tally: Tally, op: string, holdMs: number): 
         return 'answered';
       }
       if (task?.status === 'failed') {
-        if (/replica running this task stopped/.test(JSON.stringify(task))) {
+        // Stopped with its replica: by a SIGKILL (another replica fails it once the lease
+        // lapses) or a SIGTERM (the drain fails it at once); checked against the faults below.
+        if (
+          /replica running this task stopped|the server stopped before the task finished/.test(
+            JSON.stringify(task),
+          )
+        ) {
           cut(tally.tasksStopped, key, sentAt);
           return 'again';
         }
