@@ -29,6 +29,7 @@ test('the public entry point exports the API and nothing internal', async () => 
   assert.deepEqual(Object.keys(api).sort(), [
     'ErrorCode',
     'InternalCode',
+    'LOG_LEVELS',
     'ProtocolError',
     'ToolError',
     'ToolkitError',
