@@ -75,8 +75,11 @@ describe('tools that need the client are called when it declares them', () => {
 
   for (const wire of ['2025', '2026'] as const) {
     test(`wire ${wire}: sampling, elicitation and roots tools pass instead of being skipped`, async () => {
-      const bare = await runPlan(server, { wire });
-      const capable = await runPlan(server, { wire, clientCapabilities: ALL });
+      // Side by side: most of each run is waiting on the fixture's slow tools.
+      const [bare, capable] = await Promise.all([
+        runPlan(server, { wire }),
+        runPlan(server, { wire, clientCapabilities: ALL }),
+      ]);
       const names =
         wire === '2025'
           ? ['test_test_sampling_schema_0', 'test_test_elicitation_schema_0']
@@ -146,11 +149,13 @@ describe('the official everything server over stdio', () => {
       'stdio',
     ];
     const env = { GZIP_ALLOWED_DOMAINS: '127.0.0.1' };
-    const bare = await runCli(args([]), { env });
-    const capable = await runCli(
-      args(['--client-capabilities', 'sampling,elicitation,roots', '--client-answers', answers]),
-      { env },
-    );
+    // Side by side: most of each run is waiting on the server's slow tools.
+    const [bare, capable] = await Promise.all([
+      runCli(args([]), { env }),
+      runCli(args(['--client-capabilities', 'sampling,elicitation,roots', '--client-answers', answers]), {
+        env,
+      }),
+    ]);
     const gated = ['get-roots-list', 'trigger-sampling-request', 'trigger-elicitation-request'];
     for (const tool of gated) {
       assert.doesNotMatch(bare.stdout, new RegExp(`test_${tool}_schema_0`), tool);
