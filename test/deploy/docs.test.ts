@@ -104,6 +104,21 @@ test('docs/dependencies.md has one line per runtime dependency, and none for any
   for (const [dep, text] of rows) assert.ok(text.trim().length > 80, `${dep}: say what it does and why`);
 });
 
+test('every installed package with an install script is allowed or denied in package.json (docs/dependencies.md)', async (t) => {
+  // `npm install-scripts` comes with npm 11.16; an older npm has no allowScripts to check.
+  const listed = await promisify(execFile)('npm', ['install-scripts', 'ls'], { cwd: REPO_ROOT }).catch(
+    (err: { stdout?: string; stderr?: string }) => err,
+  );
+  const out = `${listed.stdout ?? ''}${listed.stderr ?? ''}`;
+  if (/Unknown command|not a valid|npm <command>/i.test(out)) {
+    t.skip(`this npm has no install-scripts command: ${out.split('\n')[0]}`);
+    return;
+  }
+  assert.match(out, /No packages with unreviewed install scripts/, out);
+  const allowed = Object.keys((pkg as { allowScripts?: Record<string, boolean> }).allowScripts ?? {});
+  for (const name of allowed) assert.match(read('docs/dependencies.md'), new RegExp(`\`${name}\``), name);
+});
+
 test('relative links of every page (README.md, docs/, docs/internals/) resolve', () => {
   const broken: string[] = [];
   for (const page of pages) {
