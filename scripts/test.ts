@@ -50,6 +50,7 @@ export const SLOW: readonly string[] = [
   'test/scale/soak.test.ts',
   'test/tasks/replicas.test.ts',
   'test/tasks/lease-outage.test.ts',
+  'test/tasks/drain.test.ts',
   'test/examples/',
   'test/plugins/proxy/',
   'test/testing/process-hygiene.test.ts',

@@ -34,6 +34,11 @@ import { buildMcpServer, type McpServer, PACKAGE_VERSION } from './server.ts';
 
 /** Longest start-up waits for the subscription that lets replicas reach this one. */
 const SCALE_READY_WAIT_MS = 2000;
+/**
+ * How long before the end of the drain the tasks still running are aborted, as calls are
+ * (src/transports/http/mount.ts): time to record them failed before Redis closes.
+ */
+const TASK_CUT_OFF_GRACE_MS = 1000;
 
 /** A plugin to load: a `definePlugin(...)` result, or a name or module path as MCP_PLUGINS takes it. */
 // biome-ignore lint/suspicious/noExplicitAny: every plugin's settings type fits here
@@ -72,7 +77,8 @@ export interface Assembled {
   readonly flushShareMs: number;
   /**
    * Stops once: `drain` (the transport's: stop accepting, let in-flight calls finish, end
-   * streams) within MCP_SHUTDOWN_TIMEOUT_MS less the flush share, then the tasks, the
+   * streams) and the running tasks, within MCP_SHUTDOWN_TIMEOUT_MS less the flush share
+   * (what still runs at the end is stopped: calls answered 503, tasks failed), then the
    * plugins' onClose hooks, the limiter, Redis, telemetry and the sessions.
    */
   stop(drain?: (budgetMs: number) => Promise<void>): Promise<void>;
@@ -310,11 +316,19 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
   let stopping: Promise<void> | undefined;
   const stop = (drain?: (budgetMs: number) => Promise<void>) => {
     stopping ??= (async () => {
-      const deadline = Date.now() + budgetMs;
+      const started = Date.now();
+      const deadline = started + budgetMs;
       logger.info('shutting down');
       if (drain) await drain(budgetMs - flushShareMs);
-      // Before Redis goes: the tasks still running here are recorded as failed there.
-      await server.tasks.close();
+      // Running tasks are in-flight work as calls are: they get the same budget, and those
+      // still running at the calls' cut-off (a second before its end, or its last quarter)
+      // are aborted and recorded as failed, before Redis goes.
+      const drainEnd = deadline - flushShareMs;
+      const tasksUntil = drainEnd - Math.min(TASK_CUT_OFF_GRACE_MS, Math.max(0, (drainEnd - started) / 4));
+      if (server.tasks.runningCount > 0 && Date.now() < tasksUntil) {
+        logger.info({ tasks: server.tasks.runningCount }, 'shutdown: waiting for running tasks');
+      }
+      await server.tasks.drain(tasksUntil);
       // The calls have drained: the plugins may let go of what they hold.
       await server.closePlugins(Math.max(0, deadline - Date.now() - flushShareMs));
       await closeShared();

@@ -207,10 +207,18 @@ async function start(
         })();
         return;
       }
-      // A second signal during the drain stops now, but not before the buffered spans and
-      // metrics are exported (within the flush share of the budget).
-      logger.warn({ signal }, 'second signal: exporting buffered telemetry, then exiting');
-      void telemetry.flush(Math.max(flushShareMs, 1000)).finally(() => process.exit(1));
+      // A second signal during the drain stops now, but not before the tasks still running
+      // are recorded as failed (else they would read `working` until the lease lapses) and
+      // the buffered spans and metrics are exported (within the flush share of the budget).
+      logger.warn(
+        { signal },
+        'second signal: exporting buffered telemetry and failing running tasks, then exiting',
+      );
+      const waitMs = Math.max(flushShareMs, 1000);
+      void Promise.all([
+        Promise.race([server.tasks.close(), new Promise((r) => setTimeout(r, waitMs).unref())]),
+        telemetry.flush(waitMs),
+      ]).finally(() => process.exit(1));
     };
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);

@@ -111,7 +111,7 @@ export const settingsSchema = z.object({
     'Lifetime of a sealed 2026-wire requestState.',
   ),
   MCP_SHUTDOWN_TIMEOUT_MS: envInt(10_000, 0, 600_000).describe(
-    'How long in-flight calls may finish after SIGTERM.',
+    'How long in-flight calls and running tasks may finish after SIGTERM (after MCP_SHUTDOWN_DELAY_MS); those still running at its end are stopped (calls answered 503, tasks failed).',
   ),
   MCP_SHUTDOWN_DELAY_MS: envInt(0, 0, 600_000).describe(
     'On SIGTERM, how long the HTTP server goes on serving every request with /readyz answering 503, before it stops accepting connections and drains (MCP_SHUTDOWN_TIMEOUT_MS): time for a load balancer that probes /readyz to take it out of rotation. 0: stop accepting at once.',

@@ -59,6 +59,7 @@ export class TaskEngine {
   readonly #waiters = new Map<string, Set<() => void>>();
   readonly #unsubscribe: () => void;
   #closed = false;
+  #closing: Promise<void> | undefined;
 
   constructor(options: TaskEngineOptions) {
     if (!(options.ttlMs > 0) || !(options.pollIntervalMs > 0)) {
@@ -176,14 +177,40 @@ export class TaskEngine {
     return taskIds.filter((_, i) => records[i]?.owner === owner);
   }
 
-  /** Stops: running handlers are aborted and their tasks failed; waits for that to be stored. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    for (const ctx of this.#running.values()) ctx.abort(new ServerStopping());
-    await Promise.allSettled([...this.#runs]);
-    this.#unsubscribe();
-    for (const set of this.#waiters.values()) for (const wake of set) wake();
+  /**
+   * The drain of a stopping server: lets the handlers running here finish until `until` (a
+   * Date.now() value), as the HTTP drain lets calls in flight finish. A task created or resumed
+   * meanwhile (a load balancer still sends traffic until it sees /readyz 503) is in-flight work
+   * and runs too. Then `close()`: what still runs is aborted and its task failed.
+   */
+  async drain(until: number): Promise<void> {
+    while (this.#runs.size > 0 && this.#closing === undefined && Date.now() < until) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeUp = new Promise<void>((r) => {
+        timer = setTimeout(r, until - Date.now());
+      });
+      await Promise.race([Promise.allSettled([...this.#runs]), timeUp]);
+      clearTimeout(timer);
+    }
+    await this.close();
+  }
+
+  /**
+   * Stops: new tasks are refused (-32039, try again: another replica takes them), running
+   * handlers are aborted and their tasks failed ("the server stopped before the task
+   * finished"); resolves once that is stored. Every call gets the same promise.
+   */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#closed = true;
+      for (const ctx of this.#running.values()) ctx.abort(new ServerStopping());
+      // A handler that ignores its signal does not hold this up: its round rejects at the
+      // abort (src/execution/cancellation.ts), and the process exits with it still running.
+      await Promise.allSettled([...this.#runs]);
+      this.#unsubscribe();
+      for (const set of this.#waiters.values()) for (const wake of set) wake();
+    })();
+    return this.#closing;
   }
 
   #launch(record: TaskRecord): void {
