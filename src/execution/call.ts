@@ -45,6 +45,11 @@ export interface CallContext extends HandlerContext, Beating {
   readonly address: string | undefined;
   /** The request's one cancellation: every deadline of the call runs on it. */
   readonly cancellation: Cancellable;
+  /**
+   * The request's wire rule for invalid tool arguments: an `isError` result the model can
+   * correct (SEP-1303) when true, else a -32602 protocol error.
+   */
+  readonly invalidArgumentsAsResult: boolean;
 }
 
 /**
@@ -130,7 +135,7 @@ export class Caller<C extends CallContext> {
     if (args !== undefined && !isObject(args)) {
       throw new ProtocolError(ErrorCode.InvalidParams, 'params.arguments must be an object');
     }
-    const checked = checkArguments(def, args, ctx.protocolVersion);
+    const checked = checkArguments(def, args, ctx.invalidArgumentsAsResult);
     if (!checked.ok) return checked.result;
     const guarded = this.#guard?.tool(def, ctx);
     if (guarded !== undefined) await guarded;

@@ -6,7 +6,6 @@
  */
 import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../base/errors.ts';
 import { isObject, type JsonObject } from '../base/jsonrpc.ts';
-import { invalidArgsAsToolError } from '../base/versions.ts';
 import type { ToolDefinition } from '../registry/define.ts';
 import { ToolError, toolErrorResult } from '../registry/tool-errors.ts';
 import type { ContentBlock, InputRequired, PromptMessage } from '../registry/types.ts';
@@ -16,16 +15,19 @@ function toolError(message: string): JsonObject {
   return { content: [{ type: 'text', text: message }], isError: true };
 }
 
-/** Validates arguments; bad ones are -32602 through 2025-06-18, an isError result from 2025-11-25 (SEP-1303). */
+/**
+ * Validates arguments; bad ones are an isError result naming every violation when `asResult`
+ * (SEP-1303: 2025-11-25 on, as the request's wire profile says), else -32602.
+ */
 export function checkArguments(
   def: ToolDefinition,
   args: unknown,
-  protocolVersion: string,
+  asResult: boolean,
 ): { ok: true; value: unknown } | { ok: false; result: JsonObject } {
   const r = def.input.validate(args ?? {});
   if (r.ok) return r;
   const message = `Invalid arguments for tool ${def.name}: ${r.issues.join('; ')}`;
-  if (invalidArgsAsToolError(protocolVersion)) return { ok: false, result: toolError(message) };
+  if (asResult) return { ok: false, result: toolError(message) };
   throw new ProtocolError(ErrorCode.InvalidParams, message, { data: { issues: r.issues } });
 }
 

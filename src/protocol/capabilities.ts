@@ -1,10 +1,9 @@
 /**
  * What the server declares it can do: the core capabilities, the extensions (MCP Apps, skills,
  * tasks), and what each wire and revision gets (2026 discover has the 2026-only extensions;
- * 2025-wire clients on 2025-11-25 or later also get core tasks).
+ * `initialize` adds the core tasks where the revision has them, as its wire profile says).
  */
 import type { JsonObject } from '../base/jsonrpc.ts';
-import { revisionAtLeast } from '../base/versions.ts';
 import type { MethodSet } from './methods.ts';
 
 const SERVER_CAPABILITIES = Object.freeze({
@@ -26,8 +25,8 @@ export class ServerCapabilities {
   readonly #both: JsonObject;
   /** 2026 discover's, with the extensions that exist on 2026 only. */
   readonly discover: JsonObject;
-  /** Capabilities 2025-wire clients get from a revision on (core tasks on 2025-11-25). */
-  readonly #from: readonly { readonly since: string; readonly capabilities: JsonObject }[];
+  /** initialize's on a revision with the core tasks (2025-11-25 on): the method sets' `coreTasks` added. */
+  readonly #withCoreTasks: JsonObject;
 
   /** @param extensions the server's own (MCP Apps), beside the method sets'. */
   constructor(extensions: JsonObject | undefined, sets: readonly MethodSet[]) {
@@ -37,15 +36,16 @@ export class ServerCapabilities {
     this.discover = only2026
       ? Object.freeze({ ...SERVER_CAPABILITIES, extensions: { ...only2026, ...both } })
       : this.#both;
-    this.#from = sets.flatMap((set) => (set.capabilities2025 ? [set.capabilities2025] : []));
+    const coreTasks = sets.flatMap((set) => (set.coreTasks ? [set.coreTasks] : []));
+    this.#withCoreTasks =
+      coreTasks.length > 0 ? Object.freeze(Object.assign({}, this.#both, ...coreTasks)) : this.#both;
   }
 
-  /** initialize's capabilities for the negotiated revision. */
-  for2025(version: string): JsonObject {
-    let capabilities = this.#both;
-    for (const extra of this.#from) {
-      if (revisionAtLeast(version, extra.since)) capabilities = { ...capabilities, ...extra.capabilities };
-    }
-    return capabilities;
+  /**
+   * initialize's capabilities; `coreTasks`: the negotiated revision has the core tasks
+   * (`profile.tasks.declaredAt(version)`).
+   */
+  handshake(coreTasks: boolean): JsonObject {
+    return coreTasks ? this.#withCoreTasks : this.#both;
   }
 }

@@ -16,7 +16,7 @@ import {
   type JsonRpcResponse,
   success,
 } from '../base/jsonrpc.ts';
-import { allowsBatches, SUPPORTED_VERSIONS } from '../base/versions.ts';
+import { SUPPORTED_VERSIONS } from '../base/versions.ts';
 import type { Registry } from '../registry/registry.ts';
 import { ALL_VISIBLE, type Visibility } from '../registry/visibility.ts';
 import { ServerCapabilities } from './capabilities.ts';
@@ -36,7 +36,8 @@ import { RequestContext, type UpstreamTokenSource } from './request-context.ts';
 import { type RequestRecord, requestRecord } from './request-record.ts';
 import { RunningRequests } from './running.ts';
 import type { SessionStore } from './session/store.ts';
-import { classifyWire, REV2025 } from './wires/classify.ts';
+import { classifyWire } from './wires/classify.ts';
+import type { WireProfile } from './wires/profile.ts';
 
 export interface DispatcherOptions {
   registry: Registry;
@@ -179,30 +180,32 @@ export class Dispatcher {
       status: 400,
     });
     if (items.length === 0) return reject('Invalid request: an empty batch');
-    // Batches exist in protocol 2025-03-26 and earlier only, never for initialize itself.
+    // Whether the negotiated revision has batches is the wire's rule; never for initialize itself.
+    const profile = ex.profile ?? classifyWire(items, ex.headers);
     const version = ex.session?.initialized ? ex.session.protocolVersion : undefined;
-    if (version === undefined || !allowsBatches(version)) {
+    if (!profile.allowsBatches(version)) {
       return reject(
         `JSON-RPC batches are not supported on protocol ${version ?? '(not initialised)'}: send one message per request`,
       );
     }
     if (items.length > this.#o.maxBatch)
       return reject(`Batch too large: at most ${this.#o.maxBatch} messages`);
-    const replies = await Promise.all(items.map((item) => this.#handleOne(item, ex, true)));
+    const replies = await Promise.all(items.map((item) => this.#handleOne(item, ex, profile)));
     const bodies = replies
       .map((r) => r.body)
       .filter((b): b is JsonRpcResponse => b !== undefined && !Array.isArray(b));
     return bodies.length === 0 ? {} : { body: bodies };
   }
 
-  #handleOne(value: unknown, ex: Exchange, inBatch = false): Promise<Reply> {
+  /** `batch`: the profile a batch of which `value` is a member was admitted on. */
+  #handleOne(value: unknown, ex: Exchange, batch?: WireProfile): Promise<Reply> {
     // At the door, before anything reads, echoes or validates client data (all of which may
     // recurse): a message nested past the limit is refused as a whole. A batch's members are
     // measured one by one, each from its own top.
     if (scanJson(value, this.#o.maxJsonDepth, false))
       return Promise.resolve(tooDeep(value, this.#o.maxJsonDepth, this.#o.logger));
     const c = classify(value);
-    if (c.kind === 'request') return this.#request(c.message, ex, inBatch);
+    if (c.kind === 'request') return this.#request(c.message, ex, batch);
     return this.#handleOther(c, ex);
   }
 
@@ -235,10 +238,10 @@ export class Dispatcher {
     // Other notifications (roots/list_changed, progress, ...) need no action here.
   }
 
-  async #request(req: JsonRpcRequest, ex: Exchange, inBatch: boolean): Promise<Reply> {
+  async #request(req: JsonRpcRequest, ex: Exchange, batch: WireProfile | undefined): Promise<Reply> {
     // The wire profile, chosen once: as the transport classified the message, else here (a
-    // stream of messages, stdio). A batch's members are on the 2025 wire, where batches exist.
-    const profile = inBatch ? REV2025 : (ex.profile ?? classifyWire(req, ex.headers));
+    // stream of messages, stdio). A batch's members are on the wire that admitted the batch.
+    const profile = batch ?? ex.profile ?? classifyWire(req, ex.headers);
     // The request's one record: the observer and the request context both read it.
     const record = requestRecord(req, ex, profile, this.#o.registry);
     // Every request is observed (span, log line, metrics), refused ones included, and handled
@@ -287,7 +290,12 @@ export class Dispatcher {
     let result: JsonObject;
     if (route === 'initialize') {
       const { sessions, serverInfo, instructions } = this.#o;
-      return initialize(req, ex, { sessions, capabilities: this.#capabilities, serverInfo, instructions });
+      return initialize(req, ex, profile, {
+        sessions,
+        capabilities: this.#capabilities,
+        serverInfo,
+        instructions,
+      });
     } else if (route === 'ping') {
       result = {};
     } else if (route === 'discover') {

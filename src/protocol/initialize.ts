@@ -7,10 +7,10 @@ import { ErrorCode, ProtocolError } from '../base/errors.ts';
 import { isObject, type JsonObject, type JsonRpcRequest, success } from '../base/jsonrpc.ts';
 import { Refusal } from '../base/refusals.ts';
 import type { ClientCapabilities, Implementation } from '../base/spec-types.ts';
-import { negotiateVersion } from '../base/versions.ts';
 import type { ServerCapabilities } from './capabilities.ts';
 import type { Exchange, Reply } from './exchange.ts';
 import { type SessionStore, saveSession, sessionOwner } from './session/store.ts';
+import type { WireProfile } from './wires/profile.ts';
 
 export interface InitializeDeps {
   readonly sessions: SessionStore;
@@ -19,7 +19,13 @@ export interface InitializeDeps {
   readonly instructions: string | undefined;
 }
 
-export async function initialize(req: JsonRpcRequest, ex: Exchange, deps: InitializeDeps): Promise<Reply> {
+/** `initialize` on the wire of `profile` (the one with sessions), which negotiates the version. */
+export async function initialize(
+  req: JsonRpcRequest,
+  ex: Exchange,
+  profile: WireProfile,
+  deps: InitializeDeps,
+): Promise<Reply> {
   const params = req.params ?? {};
   if (ex.session?.initialized) {
     throw new ProtocolError(
@@ -30,7 +36,7 @@ export async function initialize(req: JsonRpcRequest, ex: Exchange, deps: Initia
   const session = ex.session ?? (await deps.sessions.create());
   if (!session) throw Refusal.tooManySessions();
   session.owner = sessionOwner(ex.identity);
-  session.protocolVersion = negotiateVersion(params.protocolVersion);
+  session.protocolVersion = profile.negotiate(params.protocolVersion);
   session.clientCapabilities = isObject(params.capabilities)
     ? (params.capabilities as ClientCapabilities)
     : {};
@@ -39,7 +45,7 @@ export async function initialize(req: JsonRpcRequest, ex: Exchange, deps: Initia
   await saveSession(deps.sessions, session);
   const result: JsonObject = {
     protocolVersion: session.protocolVersion,
-    capabilities: deps.capabilities.for2025(session.protocolVersion),
+    capabilities: deps.capabilities.handshake(profile.tasks.declaredAt(session.protocolVersion)),
     serverInfo: deps.serverInfo,
   };
   if (deps.instructions) result.instructions = deps.instructions;

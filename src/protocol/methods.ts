@@ -72,8 +72,11 @@ export interface MethodSet {
   readonly extensions?: JsonObject;
   /** `capabilities.extensions` entries declared on the 2026 wire only. */
   readonly extensions2026?: JsonObject;
-  /** Top-level capabilities declared to 2025-wire clients on `since` or a later revision. */
-  readonly capabilities2025?: { readonly since: string; readonly capabilities: JsonObject };
+  /**
+   * Top-level capabilities `initialize` declares on a revision with the core tasks of
+   * 2025-11-25 (SEP-1686), as the wire profile says (`tasks.declaredAt`).
+   */
+  readonly coreTasks?: JsonObject;
 }
 
 /**

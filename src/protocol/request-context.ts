@@ -131,6 +131,10 @@ export class RequestContext implements CallContext {
     return this.record.protocolVersion;
   }
 
+  get invalidArgumentsAsResult(): boolean {
+    return this.record.profile.invalidArgumentsAsResult(this.record.protocolVersion);
+  }
+
   get clientCapabilities(): ClientCapabilities {
     return this.record.clientCapabilities;
   }

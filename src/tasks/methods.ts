@@ -27,9 +27,6 @@ import type { ToolDefinition } from '../registry/define.ts';
 import type { TaskEngine } from './engine.ts';
 import { isTerminal, type TaskRecord } from './types.ts';
 
-/** The first 2025 revision with core tasks. */
-const CORE_TASKS_VERSION = '2025-11-25';
-
 /** What the server declares: `capabilities.tasks` on 2025-11-25, the extension on 2026. */
 const TASK_CAPABILITIES_2025: JsonObject = Object.freeze({
   tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
@@ -222,7 +219,7 @@ export function taskMethods(engine: TaskEngine): MethodSet {
   return {
     methods,
     extensions2026: TASK_EXTENSION_2026,
-    capabilities2025: { since: CORE_TASKS_VERSION, capabilities: TASK_CAPABILITIES_2025 },
+    coreTasks: TASK_CAPABILITIES_2025,
   };
 }
 

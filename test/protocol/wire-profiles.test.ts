@@ -150,21 +150,86 @@ describe('the profile on the record', () => {
     assert.match(body.error?.message ?? '', /not initialized/);
   });
 
-  test("a batch's members are on the 2025 wire, whatever the exchange says", async () => {
+  test("a batch's members are on the wire that admitted the batch; the 2026 wire admits none", async () => {
     const { server, records } = await recordingServer();
     const session = newSession();
     session.initialized = true;
     session.protocolVersion = '2025-03-26';
-    await server.dispatcher.handle(
-      [
-        { jsonrpc: '2.0', id: 1, method: 'ping' },
-        { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: ENVELOPE } },
-      ],
-      { transport: 'http', headers: H2026, session, profile: REV2026 },
-    );
+    const batch = [
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: ENVELOPE } },
+    ];
+    // Unclassified (stdio): the batch is on the 2025 wire, and so is each member.
+    const served = await server.dispatcher.handle(batch, { transport: 'stdio', session });
+    assert.equal((served.body as unknown[]).length, 2);
     assert.deepEqual(
       records.map((r) => r.profile),
       [REV2025, REV2025],
     );
+    // Classified as 2026 by its transport (a 2026 MCP-Protocol-Version header): -32600, HTTP 400.
+    const refused = await server.dispatcher.handle(batch, {
+      transport: 'http',
+      headers: H2026,
+      session,
+      profile: REV2026,
+    });
+    assert.equal(refused.status, 400);
+    assert.equal((refused.body as { error?: { code: number } }).error?.code, -32600);
+    assert.equal(records.length, 2);
+  });
+});
+
+/** A 2025-wire session initialised at `version`. */
+function sessionAt(version: string) {
+  const session = newSession();
+  session.initialized = true;
+  session.protocolVersion = version;
+  return session;
+}
+
+describe('the rules that differ between revisions, asked of the profiles', () => {
+  const REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
+  const byRevision = (rule: (version: string) => boolean) => REVISIONS.map(rule);
+
+  test('batches: 2025-03-26 and earlier, never before initialize, never on 2026', () => {
+    assert.deepEqual(byRevision(REV2025.allowsBatches), [true, true, false, false]);
+    assert.equal(REV2025.allowsBatches(undefined), false);
+    assert.deepEqual(byRevision(REV2026.allowsBatches), [false, false, false, false]);
+    assert.equal(REV2026.allowsBatches('2026-07-28'), false);
+  });
+
+  test('invalid tool arguments: -32602 through 2025-06-18, an isError result from 2025-11-25 (SEP-1303)', () => {
+    assert.deepEqual(byRevision(REV2025.invalidArgumentsAsResult), [false, false, false, true]);
+    assert.equal(REV2026.invalidArgumentsAsResult('2026-07-28'), true);
+  });
+
+  test('core tasks declared by initialize from 2025-11-25 (SEP-1686); the 2026 extension is not core', () => {
+    assert.deepEqual(byRevision(REV2025.tasks.declaredAt), [false, false, false, true]);
+    assert.equal(REV2026.tasks.declaredAt('2026-07-28'), false);
+  });
+
+  test('reply streams resumable from 2025-11-25 (SEP-1699); never on 2026', () => {
+    assert.deepEqual(
+      REVISIONS.map((v) => REV2025.resumable(sessionAt(v))),
+      [false, false, false, true],
+    );
+    assert.equal(REV2026.resumable(sessionAt('2025-11-25')), false);
+  });
+
+  test('negotiation echoes a revision of the wire, else offers its latest', () => {
+    for (const v of REVISIONS) assert.equal(REV2025.negotiate(v), v);
+    for (const other of ['2026-07-28', '1999-01-01', '', 7, undefined]) {
+      assert.equal(REV2025.negotiate(other), '2025-11-25', String(other));
+    }
+    assert.equal(REV2026.negotiate('2025-06-18'), '2026-07-28');
+  });
+
+  test("a request without a kept session is served at its header's version, 2025-03-26 when it names none", () => {
+    assert.equal(REV2025.headerVersion(H2025), '2025-11-25');
+    assert.equal(REV2025.headerVersion({ 'mcp-protocol-version': ' 2025-06-18 ' }), '2025-06-18');
+    assert.equal(REV2025.headerVersion(undefined), '2025-03-26');
+    assert.equal(REV2025.headerVersion({}), '2025-03-26');
+    assert.equal(REV2025.headerVersion({ 'mcp-protocol-version': '1999-01-01' }), '2025-11-25');
+    assert.equal(REV2026.headerVersion(H2026), '2026-07-28');
   });
 });

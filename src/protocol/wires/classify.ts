@@ -6,11 +6,20 @@
  */
 import { isObject } from '../../base/jsonrpc.ts';
 import type { Headers, Wire } from '../../base/types.ts';
-import { isModernVersion } from '../../base/versions.ts';
+import { VERSION_2026 } from '../../base/versions.ts';
 import type { WireProfile } from './profile.ts';
 import { REV2025 } from './rev2025.ts';
 import { REV2026 } from './rev2026.ts';
 import { header, META, metaOf } from './wire.ts';
+
+/**
+ * The official SDK treats any version string that sorts at or after 2026-07-28 as the
+ * stateless wire (a plain string comparison); the conformance suite relies on that when it
+ * probes unsupported versions such as `v999.0.0`.
+ */
+function isStatelessVersion(version: string): boolean {
+  return version >= VERSION_2026;
+}
 
 /**
  * A request or notification is on the 2026 wire when its envelope names a protocol version
@@ -26,11 +35,11 @@ export function classifyWire(message: unknown, headers: Headers | undefined): Wi
     const version = metaOf(isObject(message.params) ? message.params : undefined)?.[META.protocolVersion];
     if (version !== undefined) {
       if (message.method !== 'initialize') return REV2026;
-      return typeof version === 'string' && isModernVersion(version) ? REV2026 : REV2025;
+      return typeof version === 'string' && isStatelessVersion(version) ? REV2026 : REV2025;
     }
   }
   const h = header(headers, 'mcp-protocol-version');
-  return h !== undefined && isModernVersion(h) ? REV2026 : REV2025;
+  return h !== undefined && isStatelessVersion(h) ? REV2026 : REV2025;
 }
 
 /** The profile of a stored wire name (a task record keeps the wire it was created on). */

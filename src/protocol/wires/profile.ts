@@ -62,6 +62,12 @@ export interface TaskWire {
   created(task: TaskView): JsonObject;
   /** The result of `tasks/get`. */
   state(task: TaskView): JsonObject;
+  /**
+   * Whether `initialize` on `version` declares the top-level `tasks` capability (the core tasks
+   * of 2025-11-25, SEP-1686); where this is false the tasks extension, if any, is declared in
+   * `capabilities.extensions`.
+   */
+  declaredAt(version: string): boolean;
   /** The result of `tasks/cancel`; `alreadyEnded`: the task was terminal before the request. */
   cancelled(task: TaskView, alreadyEnded: boolean): JsonObject;
   /** What a task's handler sees of the creating request's `_meta` (2026: no progress token, no progress). */
@@ -80,6 +86,23 @@ export interface WireProfile {
    */
   readonly inputRoundsInRequest: boolean;
   readonly tasks: TaskWire;
+  /**
+   * Version negotiation (2025-11-25 "Lifecycle"): the version `initialize` answers with when
+   * the client asks for `requested`.
+   */
+  negotiate(requested: unknown): string;
+  /**
+   * The version a request is served at when no stored session speaks for it (HTTP with
+   * `sessions: 'stateless'`): what its `MCP-Protocol-Version` header names.
+   */
+  headerVersion(headers: Headers | undefined): string;
+  /** Whether a JSON-RPC batch is served to a client on `version` (undefined: before `initialize`). */
+  allowsBatches(version: string | undefined): boolean;
+  /**
+   * Whether a tool's invalid arguments answer as an `isError` result naming every violation,
+   * which the model can correct (SEP-1303), rather than as a -32602 protocol error.
+   */
+  invalidArgumentsAsResult(version: string): boolean;
   /** The client's facts for the record, read from the envelope in `meta` or from `session`. */
   clientFacts(meta: JsonObject | undefined, session: Session | undefined): ClientFacts;
   /**

@@ -9,7 +9,7 @@ import { isObject } from '../../base/jsonrpc.ts';
 import { Refusal } from '../../base/refusals.ts';
 import type { ClientCapabilities } from '../../base/spec-types.ts';
 import { logLevelRank } from '../../base/types.ts';
-import { hasCoreTasks, resumesStreams, SUPPORTED_VERSIONS, VERSION_2026 } from '../../base/versions.ts';
+import { LATEST_2025, SUPPORTED_VERSIONS, VERSION_2026, VERSIONS_2025 } from '../../base/versions.ts';
 import { isInputRequired } from '../../execution/results.ts';
 import { admitRound } from '../input.ts';
 import type { TaskWire, WireProfile } from './profile.ts';
@@ -24,8 +24,37 @@ const MAX_ROUNDS = 16;
 
 const NO_CAPABILITIES: ClientCapabilities = Object.freeze({});
 
-/** The first 2025 revision with core tasks. */
+// The revisions of this wire differ in a few rules; each is dated here. Revisions are dated
+// strings, so a plain comparison orders them.
+
+/** The last revision with JSON-RPC batches (added in 2025-03-26, removed in 2025-06-18). */
+const LAST_WITH_BATCHES = '2025-03-26';
+
+/** SEP-1303: from 2025-11-25 invalid tool arguments are a tool execution error, not -32602. */
+const INVALID_ARGS_AS_RESULT_SINCE = '2025-11-25';
+
+/** SEP-1699: from 2025-11-25 a reply stream may be closed early and resumed with Last-Event-ID. */
+const RESUMABLE_SINCE = '2025-11-25';
+
+/** SEP-1686: the core tasks (`params.task`, `tasks/get|result|list|cancel`) exist from 2025-11-25. */
 const CORE_TASKS_VERSION = '2025-11-25';
+
+/**
+ * The version a request that names none is served at (2025-11-25 transports, "Protocol Version
+ * Header": the server SHOULD assume 2025-03-26).
+ */
+const UNNAMED_VERSION = '2025-03-26';
+
+function hasCoreTasks(version: string): boolean {
+  return version >= CORE_TASKS_VERSION;
+}
+
+/** Negotiation (lifecycle spec): echo a supported requested version, else offer our latest. */
+function negotiate(requested: unknown): string {
+  return typeof requested === 'string' && (VERSIONS_2025 as readonly string[]).includes(requested)
+    ? requested
+    : LATEST_2025;
+}
 
 /** The TTL a 2025 client asked for in `params.task.ttl`, when it is a positive integer. */
 function requestedTtl(task: unknown): number | undefined {
@@ -51,6 +80,7 @@ const tasks: TaskWire = {
     }
   },
   ttlMs: (params) => requestedTtl(params?.task),
+  declaredAt: hasCoreTasks,
   created: created2025,
   state: task2025,
   // SEP-1686: the cancelled task; a task already terminal cannot be cancelled (-32602).
@@ -71,6 +101,14 @@ const profile: WireProfile = {
   sessions: true,
   inputRoundsInRequest: true,
   tasks,
+
+  negotiate,
+
+  headerVersion: (headers) => negotiate(header(headers, 'mcp-protocol-version') ?? UNNAMED_VERSION),
+
+  allowsBatches: (version) => version !== undefined && version <= LAST_WITH_BATCHES,
+
+  invalidArgumentsAsResult: (version) => version >= INVALID_ARGS_AS_RESULT_SINCE,
 
   clientFacts(_meta, session) {
     return {
@@ -152,7 +190,7 @@ const profile: WireProfile = {
     }
   },
 
-  resumable: (session) => resumesStreams(session.protocolVersion),
+  resumable: (session) => session.protocolVersion >= RESUMABLE_SINCE,
 
   versionHeaderRefusal(headers) {
     const pv = header(headers, 'mcp-protocol-version');

@@ -9,6 +9,7 @@ import { ErrorCode, ProtocolError } from '../../base/errors.ts';
 import { isObject, type JsonObject, safeText } from '../../base/jsonrpc.ts';
 import type { ClientCapabilities, Implementation } from '../../base/spec-types.ts';
 import { isLogLevel, logLevelRank } from '../../base/types.ts';
+import { VERSION_2026 } from '../../base/versions.ts';
 import { isInputRequired } from '../../execution/results.ts';
 import { admitRound, wellFormedResponses } from '../input.ts';
 import type { RequestContext } from '../request-context.ts';
@@ -62,6 +63,8 @@ const tasks: TaskWire = {
     if (!declaresTasks(ctx.clientCapabilities)) throw missingTasksExtension(method);
   },
   ttlMs: () => undefined,
+  // The extension is declared in `capabilities.extensions` (server/discover), never as core tasks.
+  declaredAt: () => false,
   created: created2026,
   state: detailed2026,
   // SEP-2663: an empty acknowledgement, idempotent on terminal tasks.
@@ -75,6 +78,14 @@ const profile: WireProfile = {
   sessions: false,
   inputRoundsInRequest: false,
   tasks,
+
+  // No handshake and no session: every request is on this one revision.
+  negotiate: () => VERSION_2026,
+  headerVersion: () => VERSION_2026,
+  // Batches were removed in 2025-06-18; the 2026 wire refuses them (-32600).
+  allowsBatches: () => false,
+  // SEP-1303 holds on every revision since 2025-11-25.
+  invalidArgumentsAsResult: () => true,
 
   clientFacts(meta: JsonObject | undefined) {
     // Taken as sent: route() refuses the request before a handler could see an envelope

@@ -7,12 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import { encodeMessage, isObject, type JsonRpcMessage, type RequestId } from '../../base/jsonrpc.ts';
 import { Refusal } from '../../base/refusals.ts';
-import { negotiateVersion } from '../../base/versions.ts';
 import { ClientPresence, type Exchange, type Reply } from '../../protocol/exchange.ts';
 import type { OutboundChannel } from '../../protocol/hub/channel.ts';
 import { type Session, sessionOwner, transientSession } from '../../protocol/session/store.ts';
 import { classifyWire } from '../../protocol/wires/classify.ts';
-import { header } from '../../protocol/wires/wire.ts';
+import type { WireProfile } from '../../protocol/wires/profile.ts';
 import type { EdgeRequest } from './host.ts';
 import { JSON_HEADERS, refuse } from './refuse.ts';
 import { requestInfo } from './request-info.ts';
@@ -20,20 +19,16 @@ import { accepts, type RouteState, sessionFor, streamHeaders } from './route-sta
 import { isDispatchedRefusal, statusReason } from './rules.ts';
 import { SseStream } from './sse.ts';
 
-/** The 2025 wire's default when a client names no version (2025-11-25 transports, Protocol Version Header). */
-const UNNAMED_VERSION = '2025-03-26';
-
 /**
  * The session of one request where none is kept (`sessions: 'stateless'`): initialised at the
- * version the MCP-Protocol-Version header names, with no client capabilities known, bound to
- * the caller; never stored. An `initialize` gets one to fill in (and no session id back).
+ * version the MCP-Protocol-Version header names (as the wire of `profile` reads it), with no
+ * client capabilities known, bound to the caller; never stored. An `initialize` gets one to
+ * fill in (and no session id back).
  */
-function requestSession(req: EdgeRequest, initialize: boolean): Session {
+function requestSession(req: EdgeRequest, profile: WireProfile, initialize: boolean): Session {
   const session = transientSession();
   if (!initialize) {
-    session.protocolVersion = negotiateVersion(
-      header(req.headers, 'mcp-protocol-version') ?? UNNAMED_VERSION,
-    );
+    session.protocolVersion = profile.headerVersion(req.headers);
     session.initialized = true;
     session.owner = sessionOwner(req.mcpIdentity);
   }
@@ -97,9 +92,9 @@ export async function handlePost(state: RouteState, req: EdgeRequest, res: unkno
   if (profile.sessions && !initialize) {
     const refusal = profile.versionHeaderRefusal(req.headers);
     if (refusal) return void refuse(state, req, res, refusal, firstId);
-    session = stateless ? requestSession(req, false) : await sessionFor(state, req, res, firstId);
+    session = stateless ? requestSession(req, profile, false) : await sessionFor(state, req, res, firstId);
     if (!session) return;
-  } else if (profile.sessions && stateless) session = requestSession(req, true);
+  } else if (profile.sessions && stateless) session = requestSession(req, profile, true);
 
   // A session made for this request alone is never resumed, nor named to the client.
   const resumable = !stateless && session !== undefined && profile.resumable(session);
