@@ -20,7 +20,7 @@ import { SUPPORTED_VERSIONS } from '../base/versions.ts';
 import type { Registry } from '../registry/registry.ts';
 import { ALL_VISIBLE, type Visibility } from '../registry/visibility.ts';
 import { ServerCapabilities } from './capabilities.ts';
-import type { Exchange, Reply, RequestObserver } from './exchange.ts';
+import type { Exchange, Reply } from './exchange.ts';
 import type { CancelRelay } from './hub/cancel-relay.ts';
 import { initialize } from './initialize.ts';
 import { scanJson, tooDeep } from './json-limits.ts';
@@ -32,6 +32,7 @@ import {
   type TaskLane,
 } from './methods.ts';
 import { hooksFor, type Middleware, type MiddlewareHook, withMiddleware } from './middleware.ts';
+import type { RequestObserver } from './observer.ts';
 import { RequestContext, type UpstreamTokenSource } from './request-context.ts';
 import { type RequestRecord, requestRecord } from './request-record.ts';
 import { RunningRequests } from './running.ts';

@@ -1,13 +1,12 @@
 /**
  * What passes between a transport and the dispatcher: the Exchange a transport describes a
- * message with, the Reply it gets back, and the observer hook that sees every request.
+ * message with, and the Reply it gets back (the observer that sees every request: observer.ts).
  */
 
 import { ErrorCode, ProtocolError } from '../base/errors.ts';
-import type { JsonObject, JsonRpcResponse } from '../base/jsonrpc.ts';
+import type { JsonRpcResponse } from '../base/jsonrpc.ts';
 import type { Headers, HttpRequestInfo, Identity } from '../base/types.ts';
 import type { OutboundChannel } from './hub/channel.ts';
-import type { RequestRecord } from './request-record.ts';
 import type { Session } from './session/store.ts';
 import type { WireProfile } from './wires/profile.ts';
 
@@ -108,26 +107,4 @@ export interface Reply {
   session?: Session;
   /** HTTP headers the rules require (WWW-Authenticate on 403, Retry-After on 429). */
   headers?: Readonly<Record<string, string>>;
-}
-
-/** How an observed request ended. */
-export interface RequestOutcomeInfo {
-  /** Thrown by the handler (a protocol error answers with its code). */
-  error?: ProtocolError | Error;
-  /** The result sent (a tool result with `isError: true` is a tool error). */
-  result?: JsonObject;
-  /** The session `initialize` opened. */
-  session?: Session;
-}
-
-/** One request under observation (a span, a log line). */
-export interface ObservedRequest {
-  /** Runs the request's handling in the request's context (its span active), as `fn.apply(thisArg, args)`. */
-  run<A extends unknown[], R>(fn: (...args: A) => R, thisArg: unknown, ...args: A): R;
-  end(outcome: RequestOutcomeInfo): void;
-}
-
-export interface RequestObserver {
-  /** A request arrives: `record` is the one the request context reads too (request-record.ts). */
-  start(record: RequestRecord): ObservedRequest;
 }

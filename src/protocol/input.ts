@@ -17,6 +17,7 @@ import type { DeprecatedInputNotices } from './deprecated-input.ts';
 import type { ClientRequests } from './hub/client-requests.ts';
 import type { RequestContext } from './request-context.ts';
 import type { StateCodec } from './state-codec.ts';
+import type { RoundDeps } from './wires/profile.ts';
 
 const CAPABILITY_OF: Record<InputRequest['method'], 'elicitation' | 'sampling' | 'roots'> = {
   'elicitation/create': 'elicitation',
@@ -85,6 +86,12 @@ export function wellFormedResponses(value: unknown): Record<string, JsonObject> 
  * new Caller({ input: createInputRounds({ hub, codec, inputTimeoutMs: 300_000 }), toolTimeoutMs: 60_000 });
  */
 export function createInputRounds(deps: InputDeps): InputRounds<RequestContext> {
+  const rounds: RoundDeps<RequestContext> = {
+    clientRequests: deps.hub.clientRequests,
+    codec: deps.codec,
+    inputTimeoutMs: deps.inputTimeoutMs,
+    admit: (ctx, round) => admitRound(ctx, round, deps),
+  };
   // How a round reaches the client is the request's wire profile's (src/protocol/wires/).
-  return { run: (ctx, params, attempt) => ctx.record.profile.runInput(ctx, params, deps, attempt) };
+  return { run: (ctx, params, attempt) => ctx.record.profile.runInput(ctx, params, rounds, attempt) };
 }

@@ -8,7 +8,7 @@ import { context } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { ProtocolError, ToolkitError } from '../base/errors.ts';
 import type { JsonObject } from '../base/jsonrpc.ts';
-import type { ObservedRequest, RequestObserver, RequestOutcomeInfo } from '../protocol/exchange.ts';
+import type { ObservedRequest, RequestObserver, RequestOutcomeInfo } from '../protocol/observer.ts';
 import type { RequestRecord } from '../protocol/request-record.ts';
 import { requestLogLine } from './logger.ts';
 import { Attr } from './semconv.ts';

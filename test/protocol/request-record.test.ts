@@ -11,7 +11,7 @@ import { buildMcpServer } from '../../src/assembly/server.ts';
 import type { JsonRpcMessage } from '../../src/base/jsonrpc.ts';
 import { parseSettings } from '../../src/config/settings.ts';
 import { definePlugin, defineTool } from '../../src/index.ts';
-import type { RequestObserver } from '../../src/protocol/exchange.ts';
+import type { RequestObserver } from '../../src/protocol/observer.ts';
 import { RequestContext } from '../../src/protocol/request-context.ts';
 import { type RequestRecord, requestRecord } from '../../src/protocol/request-record.ts';
 import { REV2025 } from '../../src/protocol/wires/classify.ts';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { buildMcpServer } from '../../src/assembly/server.ts';
 import { parseSettings } from '../../src/config/settings.ts';
-import type { RequestObserver } from '../../src/protocol/exchange.ts';
+import type { RequestObserver } from '../../src/protocol/observer.ts';
 import type { RequestRecord } from '../../src/protocol/request-record.ts';
 import { newSession } from '../../src/protocol/session/store.ts';
 import { classifyWire, REV2025, REV2026 } from '../../src/protocol/wires/classify.ts';

@@ -11,12 +11,55 @@ import type { JsonObject, JsonRpcRequest } from '../../base/jsonrpc.ts';
 import type { ClientCapabilities, Implementation } from '../../base/spec-types.ts';
 import type { Headers, LogLevel, Wire } from '../../base/types.ts';
 import type { InputRequired } from '../../registry/types.ts';
-import type { Exchange } from '../exchange.ts';
-import type { InputDeps } from '../input.ts';
-import type { MethodHandler } from '../methods.ts';
-import type { RequestContext } from '../request-context.ts';
-import type { RequestRecord } from '../request-record.ts';
+import type { OutboundChannel } from '../hub/channel.ts';
+import type { ClientRequests } from '../hub/client-requests.ts';
 import type { Session } from '../session/store.ts';
+import type { StateCodec } from '../state-codec.ts';
+import type { RequestTarget } from '../target.ts';
+
+// The profile is handed the exchange, the record and the request context, which all carry a
+// profile themselves; so it declares the little it reads of each (they satisfy these as they
+// are), and no file of src/protocol/ imports back the one that imports it.
+
+/** What a wire's checks read of the exchange a request arrived in (`Exchange` is one). */
+export interface RouteExchange {
+  readonly transport: 'stdio' | 'http';
+  readonly headers?: Headers;
+  readonly session?: Session;
+}
+
+/** What a wire's checks read of the request's record (`RequestRecord` is one). */
+export interface RouteRecord {
+  readonly target: RequestTarget | undefined;
+}
+
+/** What the tasks' rules read of a request (`RequestContext` is one). */
+export interface TaskRequest {
+  readonly protocolVersion: string;
+  readonly clientCapabilities: ClientCapabilities;
+}
+
+/** What a wire's input rounds read and set on the request they run for (`RequestContext` is one). */
+export interface RoundContext {
+  readonly method: string;
+  readonly signal: AbortSignal;
+  readonly channel: OutboundChannel | undefined;
+  /** The 2025-wire session a server-to-client request is scoped to. */
+  readonly sessionId: string | undefined;
+  inputResponses: Readonly<Record<string, unknown>> | undefined;
+  requestState: unknown;
+}
+
+/** What the input rounds use, built once where the server is assembled (src/protocol/input.ts). */
+export interface RoundDeps<C extends RoundContext> {
+  /** Where a 2025-wire server-to-client request waits for the client's answer. */
+  readonly clientRequests: ClientRequests;
+  /** Seals and opens the 2026 `requestState`. */
+  readonly codec: StateCodec;
+  readonly inputTimeoutMs: number;
+  /** What every round goes through before it reaches the client, on any wire (capabilities, notices). */
+  admit(ctx: C, round: InputRequired): void;
+}
 
 /** What a request says of its client: from the 2026 envelope, or from the 2025 session. */
 export interface ClientFacts {
@@ -51,11 +94,11 @@ export interface TaskView {
 /** How tasks look and are negotiated on one wire (SEP-2663 on 2026, SEP-1686 on 2025-11-25). */
 export interface TaskWire {
   /** Whether this `tools/call` asks to run as a task. */
-  requested(params: JsonObject | undefined, ctx: RequestContext): boolean;
+  requested(params: JsonObject | undefined, ctx: TaskRequest): boolean;
   /** The refusal of a tool that runs only as a task, called on a request that cannot take one. */
   required(tool: string): ProtocolError;
   /** Throws unless the request may use `method` of the tasks surface. */
-  checkSurface(method: string, ctx: RequestContext): void;
+  checkSurface(method: string, ctx: TaskRequest): void;
   /** The lifetime the client asked for (2025 `params.task.ttl`); undefined: the server's. */
   ttlMs(params: JsonObject | undefined): number | undefined;
   /** The result of a `tools/call` that created the task. */
@@ -110,12 +153,12 @@ export interface WireProfile {
    * handshake), then what handles the request: a handler of `methods`, or a builtin. Throws the
    * wire's refusal.
    */
-  route(
+  route<H>(
     req: JsonRpcRequest,
-    ex: Exchange,
-    record: RequestRecord,
-    methods: ReadonlyMap<string, MethodHandler>,
-  ): MethodHandler | Builtin;
+    ex: RouteExchange,
+    record: RouteRecord,
+    methods: ReadonlyMap<string, H>,
+  ): H | Builtin;
   /** -32601 for `message`, with the wire's HTTP status (404 on 2026). */
   methodNotFound(message: string): ProtocolError;
   /** Adds what the wire's results carry (2026: `resultType`, caching hints, the server's identity). */
@@ -127,10 +170,10 @@ export interface WireProfile {
    * round: as server-to-client requests on the call's stream (2025), or as an input-required
    * result the client answers with a retry (2026).
    */
-  runInput<T>(
-    ctx: RequestContext,
+  runInput<C extends RoundContext, T>(
+    ctx: C,
     params: JsonObject | undefined,
-    deps: InputDeps,
+    deps: RoundDeps<C>,
     attempt: () => Promise<T | InputRequired>,
   ): Promise<InputOutcome<T>>;
   /** Whether a reply stream of `session` may be resumed (2025-11-25 and later). */

@@ -11,7 +11,6 @@ import type { ClientCapabilities } from '../../base/spec-types.ts';
 import { logLevelRank } from '../../base/types.ts';
 import { LATEST_2025, SUPPORTED_VERSIONS, VERSION_2026, VERSIONS_2025 } from '../../base/versions.ts';
 import { isInputRequired } from '../../execution/results.ts';
-import { admitRound } from '../input.ts';
 import type { TaskWire, WireProfile } from './profile.ts';
 import { created2025, task2025 } from './task-shapes.ts';
 import { header } from './wire.ts';
@@ -157,9 +156,9 @@ const profile: WireProfile = {
           `Handler asked for input more than ${MAX_ROUNDS} times`,
         );
       }
-      admitRound(ctx, out, deps);
+      deps.admit(ctx, out);
       const channel = ctx.channel;
-      const scope = ctx.session?.id;
+      const scope = ctx.sessionId;
       if (!channel || scope === undefined) {
         throw new ProtocolError(
           ErrorCode.InternalError,
@@ -172,7 +171,7 @@ const profile: WireProfile = {
       const signal = AbortSignal.any([ctx.signal, sibling.signal]);
       const answers = await Promise.all(
         entries.map(([, req]) =>
-          deps.hub.clientRequests.request(scope, channel, req.method, req.params, {
+          deps.clientRequests.request(scope, channel, req.method, req.params, {
             timeoutMs: deps.inputTimeoutMs,
             signal,
           }),

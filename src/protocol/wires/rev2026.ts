@@ -11,10 +11,9 @@ import type { ClientCapabilities, Implementation } from '../../base/spec-types.t
 import { isLogLevel, logLevelRank } from '../../base/types.ts';
 import { VERSION_2026 } from '../../base/versions.ts';
 import { isInputRequired } from '../../execution/results.ts';
-import { admitRound, wellFormedResponses } from '../input.ts';
-import type { RequestContext } from '../request-context.ts';
+import { wellFormedResponses } from '../input.ts';
 import { checkEnvelope, checkParamHeaders, checkRoutingHeaders } from './envelope-2026.ts';
-import type { TaskWire, WireProfile } from './profile.ts';
+import type { RoundContext, TaskWire, WireProfile } from './profile.ts';
 import { created2026, declaresTasks, detailed2026, missingTasksExtension } from './task-shapes.ts';
 import { META } from './wire.ts';
 
@@ -45,7 +44,7 @@ const CACHEABLE = new Set([
 const NO_CAPABILITIES: ClientCapabilities = Object.freeze({});
 
 /** What binds sealed state to one request: the method and its target. */
-function bindingOf(ctx: RequestContext, params: JsonObject | undefined): string {
+function bindingOf(ctx: RoundContext, params: JsonObject | undefined): string {
   const target = params?.name ?? params?.uri ?? '';
   return `${ctx.method}\u0000${safeText(target)}`;
 }
@@ -156,7 +155,7 @@ const profile: WireProfile = {
       ctx.inputResponses = wellFormedResponses(params?.inputResponses);
       return attempt().then((out) => {
         if (!isInputRequired(out)) return { value: out };
-        admitRound(ctx, out, deps);
+        deps.admit(ctx, out);
         return {
           inputRequired: {
             resultType: 'input_required',

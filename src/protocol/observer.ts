@@ -1,0 +1,31 @@
+/**
+ * The observer hook that sees every request (logs, spans, metrics; src/telemetry/ implements
+ * it): it starts with the request's record (request-record.ts) and is told how the request
+ * ended.
+ */
+import type { ProtocolError } from '../base/errors.ts';
+import type { JsonObject } from '../base/jsonrpc.ts';
+import type { RequestRecord } from './request-record.ts';
+import type { Session } from './session/store.ts';
+
+/** How an observed request ended. */
+export interface RequestOutcomeInfo {
+  /** Thrown by the handler (a protocol error answers with its code). */
+  error?: ProtocolError | Error;
+  /** The result sent (a tool result with `isError: true` is a tool error). */
+  result?: JsonObject;
+  /** The session `initialize` opened. */
+  session?: Session;
+}
+
+/** One request under observation (a span, a log line). */
+export interface ObservedRequest {
+  /** Runs the request's handling in the request's context (its span active), as `fn.apply(thisArg, args)`. */
+  run<A extends unknown[], R>(fn: (...args: A) => R, thisArg: unknown, ...args: A): R;
+  end(outcome: RequestOutcomeInfo): void;
+}
+
+export interface RequestObserver {
+  /** A request arrives: `record` is the one the request context reads too (request-record.ts). */
+  start(record: RequestRecord): ObservedRequest;
+}
