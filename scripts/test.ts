@@ -110,7 +110,16 @@ function main(): void {
   );
   const result = spawnSync(
     process.execPath,
-    ['--test', `--test-concurrency=${concurrency(lane)}`, '--test-timeout=120000', ...passed, ...chosen],
+    [
+      '--test',
+      `--test-concurrency=${concurrency(lane)}`,
+      // Each test is bounded, and a file whose tests have all ended exits even if a failed
+      // test left a socket or a child behind: a failure is reported, never a hung lane.
+      '--test-timeout=120000',
+      '--test-force-exit',
+      ...passed,
+      ...chosen,
+    ],
     { cwd: ROOT, stdio: 'inherit', env: testEnv(process.env) },
   );
   process.exit(result.status ?? 1);

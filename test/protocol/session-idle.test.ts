@@ -49,21 +49,26 @@ describe('the memory session store', () => {
   });
 });
 
+const IDLE_MS = 3000;
+const CALL_MS = IDLE_MS + 1500;
+
 describe('a session with a call in flight', () => {
   test('is not expired while the call runs past MCP_SESSION_IDLE_MS', { timeout: 60_000 }, async () => {
     const server = await createServer({
       plugins: [slowPlugin],
       transport: 'http',
-      settings: { MCP_LOG_LEVEL: 'silent', MCP_HTTP_PORT: 0, MCP_SESSION_IDLE_MS: 1000 },
+      // Idle time long enough that the client's turn between two calls fits in it on a loaded
+      // machine (1 s did not, at a load average of 25); each call runs past it.
+      settings: { MCP_LOG_LEVEL: 'silent', MCP_HTTP_PORT: 0, MCP_SESSION_IDLE_MS: IDLE_MS },
     });
     const client = new Client({ name: 'idle', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(server.url as string)));
     try {
-      const r = await client.callTool({ name: 'slow', arguments: { ms: 2500 } });
+      const r = await client.callTool({ name: 'slow', arguments: { ms: CALL_MS } });
       assert.notEqual(r.isError, true, JSON.stringify(r));
       assert.deepEqual(ended, [], 'the session did not end during the call');
       // The session is still there right after the call: the same client calls again.
-      assert.notEqual((await client.callTool({ name: 'slow', arguments: { ms: 2500 } })).isError, true);
+      assert.notEqual((await client.callTool({ name: 'slow', arguments: { ms: CALL_MS } })).isError, true);
       assert.deepEqual(ended, []);
     } finally {
       await client.close();

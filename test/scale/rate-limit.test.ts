@@ -16,10 +16,15 @@ before(async () => {
 after(() => cluster?.stop());
 
 test('one bucket per client across both replicas behind the proxy', async () => {
-  const statuses: number[] = [];
-  for (let id = 1; id <= 6; id++) {
-    const reply = await callTool2026(cluster.url, id, 'echo', { text: String(id) });
-    statuses.push(reply.status);
+  // Sent at once, so the bucket refills little while they run, however loaded the machine;
+  // what did refill is counted from the time they took.
+  const started = performance.now();
+  const replies = await Promise.all(
+    Array.from({ length: 12 }, (_, i) => callTool2026(cluster.url, i + 1, 'echo', { text: String(i + 1) })),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const statuses = replies.map((r) => r.status);
+  for (const reply of replies) {
     if (reply.status === 429) {
       assert.equal(rpcError(reply.body)?.code, ErrorCode.RateLimited);
       assert.ok(Number(reply.headers.get('retry-after')) >= 1);
@@ -29,8 +34,12 @@ test('one bucket per client across both replicas behind the proxy', async () => 
   }
   const calls = cluster.proxy.log.filter((e) => e.method === 'POST');
   assert.deepEqual(new Set(calls.map((e) => e.upstream)), new Set([0, 1]), 'calls reached both replicas');
-  // Two at once, plus at most one refilled while the six calls ran.
-  assert.ok(statuses.filter((s) => s === 200).length <= 3, `statuses: ${statuses.join(', ')}`);
+  // Two at once, plus one a second while they ran; a bucket per replica would allow four at once.
+  const allowed = 2 + Math.ceil(seconds);
+  assert.ok(
+    statuses.filter((s) => s === 200).length <= allowed,
+    `statuses: ${statuses.join(', ')}; at most ${allowed} in ${seconds.toFixed(1)} s`,
+  );
   const limited = calls.filter((e) => e.status === 429).map((e) => e.upstream);
   assert.deepEqual(
     new Set(limited),
