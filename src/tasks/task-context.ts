@@ -30,7 +30,7 @@ export class TaskContext extends RequestContext {
     onStatusMessage: (message: string) => void;
   }) {
     const { record, session } = init;
-    const profile = profileOf(record.wire);
+    const profile = profileOf(record.wire, record.protocolVersion);
     super(
       Object.freeze({
         method: 'tools/call',

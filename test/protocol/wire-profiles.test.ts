@@ -5,11 +5,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { buildMcpServer } from '../../src/assembly/server.ts';
+import { SUPPORTED_VERSIONS } from '../../src/base/versions.ts';
 import { parseSettings } from '../../src/config/settings.ts';
 import type { RequestObserver } from '../../src/protocol/observer.ts';
 import type { RequestRecord } from '../../src/protocol/request-record.ts';
 import { newSession } from '../../src/protocol/session/store.ts';
-import { classifyWire, REV2025, REV2026 } from '../../src/protocol/wires/classify.ts';
+import { classifyWire, PROFILES, profileOf, REV2025, REV2026 } from '../../src/protocol/wires/classify.ts';
 import { createLogger } from '../../src/telemetry/logger.ts';
 
 const ENVELOPE = {
@@ -231,5 +232,35 @@ describe('the rules that differ between revisions, asked of the profiles', () =>
     assert.equal(REV2025.headerVersion({}), '2025-03-26');
     assert.equal(REV2025.headerVersion({ 'mcp-protocol-version': '1999-01-01' }), '2025-11-25');
     assert.equal(REV2026.headerVersion(H2026), '2026-07-28');
+  });
+});
+
+describe('one profile per revision (docs/internals/architecture.md, "Adding a revision")', () => {
+  test('every revision we speak is spoken by exactly one profile of PROFILES, in the same order', () => {
+    assert.deepEqual(
+      PROFILES.flatMap((p) => p.versions),
+      [...SUPPORTED_VERSIONS],
+    );
+  });
+
+  test('the classifier and profileOf give each revision its own profile', () => {
+    for (const profile of PROFILES) {
+      for (const version of profile.versions) {
+        const request = profile.sessions
+          ? { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version } }
+          : {
+              jsonrpc: '2.0',
+              id: 1,
+              method: 'tools/list',
+              params: { _meta: { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': version } },
+            };
+        assert.equal(classifyWire(request, { 'mcp-protocol-version': version }), profile, version);
+        assert.equal(profileOf(profile.wire, version), profile, version);
+      }
+      assert.equal(
+        profileOf(profile.wire),
+        PROFILES.find((p) => p.wire === profile.wire),
+      );
+    }
   });
 });

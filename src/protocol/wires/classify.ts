@@ -6,23 +6,29 @@
  */
 import { isObject } from '../../base/jsonrpc.ts';
 import type { Headers, Wire } from '../../base/types.ts';
-import { VERSION_2026 } from '../../base/versions.ts';
 import type { WireProfile } from './profile.ts';
 import { REV2025 } from './rev2025.ts';
 import { REV2026 } from './rev2026.ts';
-import { header, META, metaOf } from './wire.ts';
+import { header, isStatelessVersion, META, metaOf } from './wire.ts';
 
 /**
- * The official SDK treats any version string that sorts at or after 2026-07-28 as the
- * stateless wire (a plain string comparison); the conformance suite relies on that when it
- * probes unsupported versions such as `v999.0.0`.
+ * Every wire profile, oldest first. A new revision is one more profile here
+ * (docs/internals/architecture.md, "Adding a revision").
  */
-function isStatelessVersion(version: string): boolean {
-  return version >= VERSION_2026;
+export const PROFILES: readonly WireProfile[] = Object.freeze([REV2025, REV2026]);
+
+/** The stateless profiles, newest first. */
+const STATELESS = PROFILES.filter((p) => !p.sessions).reverse();
+
+/** The stateless profile that speaks `version`; else the newest, whose checks refuse the version. */
+function statelessProfile(version: unknown): WireProfile {
+  for (const p of STATELESS) if (p.versions.includes(version as string)) return p;
+  return STATELESS[0] as WireProfile;
 }
 
 /**
- * A request or notification is on the 2026 wire when its envelope names a protocol version
+ * A request or notification is on the stateless wire (the profile that speaks the version it
+ * names) when its envelope names a protocol version
  * (except an `initialize` whose envelope is malformed or pre-2026: that stays on the stateful
  * path), or when the MCP-Protocol-Version header names 2026 or later; anything else (a
  * response, a batch) by the header alone. Everything else is the 2025 wire.
@@ -34,17 +40,26 @@ export function classifyWire(message: unknown, headers: Headers | undefined): Wi
   if (isObject(message) && typeof message.method === 'string') {
     const version = metaOf(isObject(message.params) ? message.params : undefined)?.[META.protocolVersion];
     if (version !== undefined) {
-      if (message.method !== 'initialize') return REV2026;
-      return typeof version === 'string' && isStatelessVersion(version) ? REV2026 : REV2025;
+      if (message.method !== 'initialize') return statelessProfile(version);
+      return typeof version === 'string' && isStatelessVersion(version) ? statelessProfile(version) : REV2025;
     }
   }
   const h = header(headers, 'mcp-protocol-version');
-  return h !== undefined && isStatelessVersion(h) ? REV2026 : REV2025;
+  return h !== undefined && isStatelessVersion(h) ? statelessProfile(h) : REV2025;
 }
 
-/** The profile of a stored wire name (a task record keeps the wire it was created on). */
-export function profileOf(wire: Wire): WireProfile {
-  return wire === '2026' ? REV2026 : REV2025;
+/**
+ * The profile of a stored request: a task record keeps the wire and the version it was created
+ * on. Without `version`, the wire's first profile (for what all its revisions share).
+ */
+export function profileOf(wire: Wire, version?: string): WireProfile {
+  let first: WireProfile | undefined;
+  for (const p of PROFILES) {
+    if (p.wire !== wire) continue;
+    if (version === undefined || p.versions.includes(version)) return p;
+    first ??= p;
+  }
+  return first ?? REV2025;
 }
 
 export { REV2025, REV2026 };

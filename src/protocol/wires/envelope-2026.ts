@@ -7,8 +7,7 @@
 import { ErrorCode, ProtocolError } from '../../base/errors.ts';
 import { isObject, type JsonObject, type JsonRpcRequest, safeText } from '../../base/jsonrpc.ts';
 import type { Headers } from '../../base/types.ts';
-import { VERSION_2026 } from '../../base/versions.ts';
-import { header, META, metaOf } from './wire.ts';
+import { header, META, metaOf, STATELESS_VERSIONS } from './wire.ts';
 
 /**
  * Steps 1-3 of the ladder: the envelope is complete, agrees with the header, names a version we
@@ -24,7 +23,7 @@ export function checkEnvelope(req: JsonRpcRequest, headers: Headers | undefined,
   if (missing.length > 0) {
     throw new ProtocolError(
       ErrorCode.InvalidParams,
-      `Missing request envelope: params._meta must carry ${missing.join(' and ')} on protocol ${VERSION_2026}`,
+      `Missing request envelope: params._meta must carry ${missing.join(' and ')} on protocol ${STATELESS_VERSIONS.join(', ')}`,
       { httpStatus: 400, data: { missing } },
     );
   }
@@ -38,13 +37,13 @@ export function checkEnvelope(req: JsonRpcRequest, headers: Headers | undefined,
       );
     }
   }
-  if (version !== VERSION_2026) {
+  if (!STATELESS_VERSIONS.includes(version as string)) {
     throw new ProtocolError(
       ErrorCode.UnsupportedProtocolVersion,
       `Unsupported protocol version: ${safeText(version)}`,
       {
         httpStatus: 400,
-        data: { supported: [VERSION_2026], requested: version },
+        data: { supported: STATELESS_VERSIONS, requested: version },
       },
     );
   }

@@ -118,8 +118,13 @@ export interface TaskWire {
 }
 
 export interface WireProfile {
-  /** The generation's name, as `ctx.wire`, spans and log lines show it. */
+  /** The generation's name, as `ctx.wire`, spans and log lines show it (a later revision of a generation keeps it). */
   readonly wire: Wire;
+  /**
+   * The revisions this profile speaks, oldest first: each revision of `SUPPORTED_VERSIONS` is
+   * spoken by exactly one profile (classify.ts `PROFILES`).
+   */
+  readonly versions: readonly string[];
   /** Whether requests belong to a session opened by `initialize` (Mcp-Session-Id over HTTP). */
   readonly sessions: boolean;
   /**

@@ -97,6 +97,7 @@ const tasks: TaskWire = {
 
 const profile: WireProfile = {
   wire: '2025',
+  versions: VERSIONS_2025,
   sessions: true,
   inputRoundsInRequest: true,
   tasks,

@@ -74,13 +74,19 @@ const tasks: TaskWire = {
 
 const profile: WireProfile = {
   wire: '2026',
+  versions: [VERSION_2026],
   sessions: false,
   inputRoundsInRequest: false,
   tasks,
 
-  // No handshake and no session: every request is on this one revision.
-  negotiate: () => VERSION_2026,
-  headerVersion: () => VERSION_2026,
+  // No handshake and no session: a request is on the revision its envelope names, checked in
+  // route(); what a session would be served at is this profile's newest revision.
+  negotiate() {
+    return this.versions[this.versions.length - 1] as string;
+  },
+  headerVersion() {
+    return this.versions[this.versions.length - 1] as string;
+  },
   // Batches were removed in 2025-06-18; the 2026 wire refuses them (-32600).
   allowsBatches: () => false,
   // SEP-1303 holds on every revision since 2025-11-25.
