@@ -47,6 +47,7 @@ export const SLOW: readonly string[] = [
   'test/scale/failover.test.ts',
   'test/scale/redis-tls.test.ts',
   'test/scale/topologies.test.ts',
+  'test/scale/cluster-failover.test.ts',
   'test/scale/soak.test.ts',
   'test/tasks/replicas.test.ts',
   'test/tasks/lease-outage.test.ts',

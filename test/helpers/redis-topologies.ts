@@ -1,7 +1,7 @@
 /**
  * Redis as a distributed engine, on loopback, for the scale-out tests: a Redis Cluster of
  * three masters (`redis-server --cluster-enabled yes`, joined with `redis-cli --cluster
- * create`), and a Sentinel set (a master, a replica and three sentinels, `redis-server
+ * create`), with a replica each when asked, whose masters a test can kill; and a Sentinel set (a master, a replica and three sentinels, `redis-server
  * --sentinel`) whose master a test can kill. Real processes on free ports, in a folder of
  * their own that is removed at the end; the same Debian package as the single server
  * (`apt-get install -y redis-server`) provides everything.
@@ -23,10 +23,43 @@ interface Node {
 }
 
 export interface RedisCluster {
-  /** `redis+cluster://127.0.0.1:<p1>,127.0.0.1:<p2>,127.0.0.1:<p3>` */
+  /** `redis+cluster://127.0.0.1:<p1>,127.0.0.1:<p2>,127.0.0.1:<p3>` (the masters at start) */
   readonly url: string;
+  /** The masters' ports at start. */
   readonly ports: readonly number[];
+  /** The port of the master that serves `key`'s slot now. */
+  masterOf(key: string): number;
+  /** Resolves once every master's replica has every write the master had when called. */
+  synced(): Promise<void>;
+  /**
+   * SIGKILLs the master on `port`; resolves once the cluster has promoted its replica and
+   * every slot is served again (`cluster_state:ok`).
+   */
+  killMaster(port: number): Promise<{ now: number }>;
   stop(): Promise<void>;
+}
+
+export interface RedisClusterOptions {
+  /** Replicas per master (`--cluster-replicas`); default 0. With 1, a killed master fails over. */
+  readonly replicas?: 0 | 1;
+}
+
+/** `CLUSTER NODES` of `port`, one entry per node: its port, whether it is a master, its id and master's id. */
+function clusterNodes(port: number) {
+  return cli(port, 'CLUSTER', 'NODES')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const [id, address, flags, master, , , , state, ...slots] = line.split(' ');
+      return {
+        id: id ?? '',
+        port: Number(/:(\d+)@/.exec(address ?? '')?.[1]),
+        master: (flags ?? '').includes('master'),
+        failed: (flags ?? '').includes('fail') || state !== 'connected',
+        masterId: master ?? '-',
+        slots,
+      };
+    });
 }
 
 export interface RedisSentinelSet {
@@ -111,19 +144,21 @@ function cleanupOnExit(nodes: readonly Node[], dir: string): void {
 }
 
 /**
- * Three masters, no replicas, every slot assigned.
+ * Three masters, every slot assigned, and a replica per master when asked (then a master that
+ * stops answering for 2 s is failed over to its replica).
  *
  * @example
- * const cluster = await startRedisCluster();
+ * const cluster = await startRedisCluster({ replicas: 1 });
  * after(() => cluster.stop());
  */
-export async function startRedisCluster(): Promise<RedisCluster> {
+export async function startRedisCluster(options: RedisClusterOptions = {}): Promise<RedisCluster> {
   requireRedis();
+  const replicas = options.replicas ?? 0;
   const dir = mkdtempSync(path.join(tmpdir(), 'redis-cluster-'));
   const nodes: Node[] = [];
   cleanupOnExit(nodes, dir);
   try {
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 3 * (1 + replicas); i++) {
       const port = await freePort();
       nodes.push(
         start(
@@ -157,7 +192,7 @@ export async function startRedisCluster(): Promise<RedisCluster> {
         'create',
         ...nodes.map((n) => `127.0.0.1:${n.port}`),
         '--cluster-replicas',
-        '0',
+        String(replicas),
         '--cluster-yes',
       ],
       { encoding: 'utf8', timeout: 30_000 },
@@ -171,14 +206,74 @@ export async function startRedisCluster(): Promise<RedisCluster> {
         n,
       );
     }
+    if (replicas > 0) {
+      // Each replica attached and in sync before anything is written.
+      for (const n of nodes) {
+        await waitFor(
+          () =>
+            !/role:slave/.test(cli(n.port, 'INFO', 'replication')) ||
+            /master_link_status:up/.test(cli(n.port, 'INFO', 'replication')),
+          `replica ${n.port} in sync`,
+          n,
+        );
+      }
+    }
   } catch (err) {
     await stopAll(nodes, dir);
     throw err;
   }
-  const ports = nodes.map((n) => n.port);
+  const alive = () => nodes.filter((n) => n.child.exitCode === null && n.child.signalCode === null);
+  const anyPort = () => (alive()[0] as Node).port;
+  const ports = clusterNodes(anyPort())
+    .filter((n) => n.master)
+    .map((n) => n.port);
+  const offset = (port: number, field: string) =>
+    Number(new RegExp(`${field}:(\\d+)`).exec(cli(port, 'INFO', 'replication'))?.[1] ?? Number.NaN);
   return {
     url: `redis+cluster://${ports.map((p) => `127.0.0.1:${p}`).join(',')}`,
     ports,
+    masterOf(key) {
+      const slot = Number(cli(anyPort(), 'CLUSTER', 'KEYSLOT', key));
+      const serving = clusterNodes(anyPort()).find(
+        (n) =>
+          n.master &&
+          !n.failed &&
+          n.slots.some((range) => {
+            const [from, to] = range.split('-').map(Number);
+            return (from as number) <= slot && slot <= (to ?? (from as number));
+          }),
+      );
+      if (!serving) throw new Error(`no master serves slot ${slot}`);
+      return serving.port;
+    },
+    async synced() {
+      const view = clusterNodes(anyPort()).filter((n) => !n.failed);
+      for (const master of view.filter((n) => n.master)) {
+        const target = offset(master.port, 'master_repl_offset');
+        for (const replica of view.filter((n) => n.masterId === master.id)) {
+          const node = nodes.find((n) => n.port === replica.port);
+          await waitFor(() => offset(replica.port, 'slave_repl_offset') >= target, 'a replica in sync', node);
+        }
+      }
+    },
+    async killMaster(port) {
+      const node = nodes.find((n) => n.port === port);
+      if (!node) throw new Error(`no cluster node on ${port}`);
+      const replica = clusterNodes(port).find(
+        (n) => n.masterId === clusterNodes(port).find((m) => m.port === port)?.id,
+      );
+      if (!replica) throw new Error(`the master on ${port} has no replica to fail over to`);
+      const exited = once(node.child, 'exit');
+      node.child.kill('SIGKILL');
+      await exited;
+      await waitFor(
+        () =>
+          clusterNodes(replica.port).find((n) => n.port === replica.port)?.master === true &&
+          cli(replica.port, 'CLUSTER', 'INFO').includes('cluster_state:ok'),
+        'the cluster promoting the replica',
+      );
+      return { now: replica.port };
+    },
     stop: () => stopAll(nodes, dir),
   };
 }

@@ -8,7 +8,9 @@
  * - a Sentinel set (`redis+sentinel://.../<master name>`) whose master is SIGKILLed while
  *   sessions are being opened: every session a client was given still answers, the GET stream
  *   resumed gets every notification, the call waiting at its gate finishes and its resume
- *   gets the rest of it; then the same replica-stop scenario passes on the promoted master.
+ *   gets the rest of it, a 2026-wire task held at its gate across the kill completes and
+ *   another replica reads its result, and a task created after the failover runs too; then
+ *   the same replica-stop scenario passes on the promoted master.
  *
  * Real redis-server processes on loopback (test/helpers/redis-topologies.ts); every wait is
  * for an event, bounded for a machine at load 20 and more.
@@ -19,6 +21,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import type { Message } from '../conformance/http-fixture.ts';
 import { openSession, post, textOf, V2025 } from '../e2e/batteries/helpers.ts';
 import {
   type RedisCluster,
@@ -44,6 +47,7 @@ import {
   waitFor,
   within,
 } from './streams.ts';
+import { createTask, isTerminal, pollTaskOn } from './tasks.ts';
 
 let dir: string;
 before(async () => {
@@ -114,6 +118,10 @@ describe('through a Sentinel failover', () => {
     await waitFor(() => updated(first.events).length === 3, 'three notifications on the first stream');
     const gate = path.join(dir, 'gate-sentinel');
     const call = await startGatedCall(url(1), session, gate);
+    // A 2026-wire task held at its gate on replica 0 (its handler runs there), across the failover.
+    const taskGate = path.join(dir, 'gate-sentinel-task');
+    const heldTask = await createTask(url(0), 'gated_task', { gate: taskGate });
+    assert.equal((await pollTaskOn(url(1), heldTask, () => true, EVENT_WAIT_MS)).status, 'working');
     // What was written so far has reached the replica; what the load below writes may not have.
     await sentinels.synced();
 
@@ -137,15 +145,31 @@ describe('through a Sentinel failover', () => {
         if (!id) await new Promise((r) => setTimeout(r, 50));
       }
     })();
-    await waitFor(() => given.length >= 3, 'sessions opened before the failover');
-    const { was, now } = await within(sentinels.killMaster(), 'the sentinels to promote the replica');
-    assert.notEqual(was, now);
-    for (const replica of set.replicas) {
-      await until(async () => (await readyz(replica)).body.status === 'ready', EVENT_WAIT_MS, 'ready again');
+    try {
+      await waitFor(() => given.length >= 3, 'sessions opened before the failover');
+      const { was, now } = await within(sentinels.killMaster(), 'the sentinels to promote the replica');
+      assert.notEqual(was, now);
+      for (const [i, replica] of set.replicas.entries()) {
+        let last = '';
+        await until(
+          async () => {
+            const r = await readyz(replica);
+            last = JSON.stringify(r.body);
+            return r.body.status === 'ready';
+          },
+          EVENT_WAIT_MS,
+          `replica ${i + 1} ready again`,
+        ).catch((err: Error) => {
+          const log = replica.stderr().split('\n').slice(-30).join('\n');
+          throw new Error(`${err.message}; its last /readyz: ${last}; its log:\n${log}`);
+        });
+      }
+      const before = given.length;
+      await waitFor(() => given.length >= before + 3, 'sessions opened after the failover');
+    } finally {
+      // A failure above must not leave the load running (the test process would never end).
+      loading = false;
     }
-    const before = given.length;
-    await waitFor(() => given.length >= before + 3, 'sessions opened after the failover');
-    loading = false;
     await within(load, 'the load to stop');
 
     // Every session a client was given is still there, on every replica.
@@ -178,6 +202,21 @@ describe('through a Sentinel failover', () => {
     // The session store and feed answer there too: the session is the same one.
     const ping = await post(url(0), { jsonrpc: '2.0', id: 2, method: 'ping' }, sessionHeaders(session));
     assert.equal(ping.status, 200);
+
+    // The task held across the failover finishes where it ran; another replica reads its result.
+    await writeFile(taskGate, '');
+    const held = await pollTaskOn(url(2), heldTask, isTerminal, EVENT_WAIT_MS);
+    assert.equal(held.status, 'completed', JSON.stringify(held));
+    assert.deepEqual((held.result as Message).content, [
+      { type: 'text', text: `gated task done on ${set.replicas[0]?.child.pid}` },
+    ]);
+    // A task created after the failover runs too, and is read on another replica.
+    const fresh = await createTask(url(1), 'slow_compute', { seconds: 1, label: 'after the failover' });
+    const freshDone = await pollTaskOn(url(0), fresh, isTerminal, EVENT_WAIT_MS);
+    assert.equal(freshDone.status, 'completed', JSON.stringify(freshDone));
+    assert.deepEqual((freshDone.result as Message).content, [
+      { type: 'text', text: 'Computed after the failover in 1 s' },
+    ]);
   });
 
   test('after the failover, the replica holding a GET stream and a call stops (SIGKILL): streams resumed, the call answered', async () => {
