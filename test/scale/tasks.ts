@@ -63,6 +63,6 @@ export async function pollTaskOn(
       Date.now() < deadline,
       `task ${taskId} not as expected within ${timeoutMs} ms: ${JSON.stringify(last)}`,
     );
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 50));
   }
 }
