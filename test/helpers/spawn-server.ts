@@ -13,8 +13,11 @@ import { fileURLToPath } from 'node:url';
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLI = path.join(REPO_ROOT, 'bin', 'mcp-toolkit.js');
 
-/** Start-up (Node importing the TypeScript sources) is slow on a loaded machine: be generous. */
-const READY_TIMEOUT_MS = 30_000;
+/**
+ * Start-up (Node importing the TypeScript sources) is slow on a loaded machine: be generous.
+ * 30 s ran out once with three quick lanes and four other suites on two cores (load average 28).
+ */
+const READY_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 5_000;
 
 export interface SpawnedProcess {
@@ -95,7 +98,7 @@ export function spawnNode(
 
 /**
  * Spawns the CLI as an HTTP server on 127.0.0.1, port 0, and waits for its listening line.
- * Rejects (and kills the process) when it exits or stays silent for 30 s.
+ * Rejects (and kills the process) when it exits or stays silent for 60 s.
  *
  * @example
  * const server = await spawnHttpServer({ MCP_PLUGINS: 'filesystem', MCP_FILESYSTEM_ROOT: dir });
@@ -120,7 +123,10 @@ export async function spawnHttpCli(
 ): Promise<SpawnedHttpServer> {
   const proc = spawnCli(args, env);
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => fail(new Error('no "listening" line within 30 s')), READY_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => fail(new Error(`no "listening" line within ${READY_TIMEOUT_MS / 1000} s`)),
+      READY_TIMEOUT_MS,
+    );
     const onData = () => {
       const m = /mcp-toolkit listening on (http:\/\/[^\s"]+)/.exec(proc.stderr());
       if (m) {
