@@ -68,18 +68,6 @@ export function admitRound(ctx: RequestContext, round: InputRequired, deps: Inpu
 }
 
 /**
- * The client's answers by key, keeping only result objects: an answer of another type (a
- * number, null) counts as no answer, so the handler asks again (SEP-2322: validate
- * inputResponses). Undefined when nothing usable came back.
- */
-export function wellFormedResponses(value: unknown): Record<string, JsonObject> | undefined {
-  if (!isObject(value)) return undefined;
-  const out: Record<string, JsonObject> = {};
-  for (const [key, answer] of Object.entries(value)) if (isObject(answer)) out[key] = answer;
-  return Object.keys(out).length > 0 ? out : undefined;
-}
-
-/**
  * The input rounds the call wrapper (src/execution/call.ts) runs handlers in.
  *
  * @example

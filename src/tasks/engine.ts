@@ -5,11 +5,11 @@ import type { Caller } from '../execution/call.ts';
 import type { OutboundChannel } from '../protocol/hub/channel.ts';
 import type { ListenStreams } from '../protocol/hub/listen-streams.ts';
 import type { SessionStreams } from '../protocol/hub/session-streams.ts';
-import { wellFormedResponses } from '../protocol/input.ts';
 import type { RequestContext } from '../protocol/request-context.ts';
 import type { SessionStore } from '../protocol/session/store.ts';
 import { profileOf } from '../protocol/wires/classify.ts';
 import { detailed2026, task2025, withRelatedTask } from '../protocol/wires/task-shapes.ts';
+import { wellFormedResponses } from '../protocol/wires/wire.ts';
 import type { ToolDefinition } from '../registry/define.ts';
 import type { Registry } from '../registry/registry.ts';
 import {

@@ -11,11 +11,10 @@ import type { ClientCapabilities, Implementation } from '../../base/spec-types.t
 import { isLogLevel, logLevelRank } from '../../base/types.ts';
 import { VERSION_2026 } from '../../base/versions.ts';
 import { isInputRequired } from '../../execution/results.ts';
-import { wellFormedResponses } from '../input.ts';
 import { checkEnvelope, checkParamHeaders, checkRoutingHeaders } from './envelope-2026.ts';
 import type { RoundContext, TaskWire, WireProfile } from './profile.ts';
 import { created2026, declaresTasks, detailed2026, missingTasksExtension } from './task-shapes.ts';
-import { META } from './wire.ts';
+import { META, wellFormedResponses } from './wire.ts';
 
 /** Methods of the 2025 wire that 2026 removed (the handshake, ping, setLevel, subscribe, core tasks). */
 const REMOVED = new Set([

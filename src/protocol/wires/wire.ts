@@ -1,6 +1,6 @@
 /**
- * The vocabulary both wires share: the 2026 envelope's `_meta` keys, and reading a header or
- * a request's `_meta`. Which wire a message is on, and each wire's rules, are the wire
+ * The vocabulary both wires share: the 2026 envelope's `_meta` keys, reading a header, a
+ * request's `_meta` or a client's input responses, and which revisions are stateless. Which wire a message is on, and each wire's rules, are the wire
  * profiles' (src/protocol/wires/).
  */
 
@@ -34,4 +34,16 @@ export function header(headers: Headers | undefined, name: string): string | und
 export function metaOf(params: JsonObject | undefined): JsonObject | undefined {
   const meta = params?._meta;
   return isObject(meta) ? meta : undefined;
+}
+
+/**
+ * The client's answers by key, keeping only result objects: an answer of another type (a
+ * number, null) counts as no answer, so the handler asks again (SEP-2322: validate
+ * inputResponses). Undefined when nothing usable came back.
+ */
+export function wellFormedResponses(value: unknown): Record<string, JsonObject> | undefined {
+  if (!isObject(value)) return undefined;
+  const out: Record<string, JsonObject> = {};
+  for (const [key, answer] of Object.entries(value)) if (isObject(answer)) out[key] = answer;
+  return Object.keys(out).length > 0 ? out : undefined;
 }
