@@ -2,8 +2,9 @@
  * One wire profile per protocol generation (docs/internals/architecture.md, "The wire profiles"): the
  * profile is chosen once, where a message is first classified, and every rule that differs
  * between the stateful 2025 wire and the stateless 2026 wire is asked of it. The test fails,
- * naming file:line, when code under src/ or plugins/ (the bundled plugins, which read
- * wire-neutral facts of the context such as `ctx.inputRoundsInRequest`) compares the wire or a
+ * naming file:line, when code under src/, plugins/ (the bundled plugins, which read
+ * wire-neutral facts of the context such as `ctx.inputRoundsInRequest`) or examples/ (what users
+ * copy from) compares the wire or a
  * protocol version to choose what to do. Exempt: the profiles themselves (src/protocol/wires/),
  * where every dated rule lives, and the test kit (src/testing/): it is a client, which speaks
  * to any server, ours or another, on whichever wire and revision it is asked to, and judges
@@ -18,7 +19,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SCANNED = [path.join(ROOT, 'src'), path.join(ROOT, 'plugins')];
+const SCANNED = [path.join(ROOT, 'src'), path.join(ROOT, 'plugins'), path.join(ROOT, 'examples')];
 const EXEMPT = ['src/protocol/wires/', 'src/testing/'];
 
 /** A comparison operator, spaced as the formatter writes one (`=>` and `<T>` are not one). */
@@ -56,7 +57,7 @@ function codeLines(file: string): string[] {
   return text.split('\n').map((line) => line.replace(/(^|[^:'"`\\])\/\/.*$/, '$1'));
 }
 
-/** Every place under src/ and plugins/ (exemptions aside) that matches one of PATTERNS, as `file:line: why: code`. */
+/** Every place under src/, plugins/ and examples/ (exemptions aside) that matches one of PATTERNS, as `file:line: why: code`. */
 function wireDecisions(): string[] {
   const found: string[] = [];
   for (const file of SCANNED.flatMap(sources)) {
@@ -75,7 +76,7 @@ test('outside the wire profiles no code compares the wire or a protocol version 
   assert.deepEqual(found, []);
 });
 
-test('the scan reaches the bundled plugins', () => {
+test('the scan reaches the bundled plugins, the examples and the files the version rules left', () => {
   const scanned = SCANNED.flatMap(sources).map((f) => path.relative(ROOT, f).split(path.sep).join('/'));
   for (const file of [
     'plugins/proxy/forward.ts',
@@ -84,6 +85,7 @@ test('the scan reaches the bundled plugins', () => {
     'src/base/versions.ts',
     'src/execution/results.ts',
     'src/transports/edge/post.ts',
+    'examples/stdio-client.ts',
   ]) {
     assert.ok(scanned.includes(file), `${file} is scanned`);
   }
