@@ -121,6 +121,18 @@ export const Refusal = Object.freeze({
       `Conflict: this session already has ${max} open GET streams (MCP_MAX_STREAMS_PER_SESSION); close one, or resume one with Last-Event-ID`,
     ),
 
+  /**
+   * A fresh GET while the session's standalone stream is open (here or on another replica):
+   * MCP 2025-11-25 "Multiple Connections" has each message sent on one stream only, so a
+   * session has one standalone stream; 409 as the official SDK's server answers it.
+   */
+  standaloneStreamOpen: () =>
+    refusal(
+      ErrorCode.TooManyStreams,
+      409,
+      'Conflict: a standalone GET stream is already open for this session; use that one, or resume it with Last-Event-ID (a resume takes it over)',
+    ),
+
   tooManyListenStreams: (max: number) =>
     refusal(
       ErrorCode.TooManyStreams,

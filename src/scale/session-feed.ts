@@ -8,14 +8,23 @@
  *
  * Keys (under the scale-out prefix, default `mcp-toolkit:`):
  * - `feed:{<session id>}`: a Redis stream, one entry per message (`m`: the message), trimmed
- *   to about `retention` entries; an entry `o` marks where it was opened. It expires `ttlMs`
- *   after the last time a GET stream opened or followed it (messages do not keep it alive).
+ *   to about `retention` entries; an entry `o` marks where it was opened, an entry `h` (the
+ *   holder's token) where a GET stream claimed it. It expires `ttlMs` after the last time a GET
+ *   stream opened or followed it (messages do not keep it alive).
+ * - `feed:{<session id>}:holder` (hash: `t` token, `m` the claim's entry id, `u` lease end in
+ *   Redis time): which GET stream delivers the feed. A session has one (MCP 2025-11-25
+ *   "Multiple Connections": a message goes out on one stream only). A fresh GET is refused
+ *   while the lease runs; a resume (an id at or after the claim) takes it over. The lease is
+ *   renewed every `leaseMs`/3 while the stream is open and dropped when it closes, so after its
+ *   replica died a fresh GET waits at most `leaseMs`. A holder learns it lost the feed from the
+ *   newer `h` entry, in order with the messages: it delivers nothing after it.
  * - `{feeds}:who` (hash: session id → who opened it, as JSON) and `{feeds}:until` (sorted set:
  *   session id → expiry): the open feeds a list change or resource update is written to.
  *
  * An event id is `<session id>.feed_<entry id>`. Every write publishes a wake-up on the feed's
  * channel (its key); a follower also reads every `pollMs`, for a wake-up lost to a hiccup.
  */
+import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { parseMessage } from '../base/json-ids.ts';
 import type { JsonRpcMessage } from '../base/jsonrpc.ts';
@@ -37,12 +46,29 @@ export interface RedisSessionFeedOptions {
   /** Default `mcp-toolkit:`. */
   keyPrefix?: string;
   health?: StoreHealth;
+  /**
+   * How long a GET stream's hold on its feed lasts unless renewed (every third of it while the
+   * stream is open): how long a fresh GET may be refused after the replica holding the
+   * session's stream died. Default 10000 (STREAM_LEASE_MS).
+   */
+  leaseMs?: number;
   /** Told of a message that could not be stored (Redis away); it is lost. */
   onPushError?: (err: unknown, sessionId: string) => void;
   now?: () => number;
 }
 
+/** How long a GET stream's hold on its session's feed lasts unless renewed; see leaseMs. */
+export const STREAM_LEASE_MS = 10_000;
+
 const ENTRY_ID = /^\d+-\d+$/;
+
+/** Whether stream entry id `a` comes after `b` ('<ms>-<seq>'). */
+function newer(a: string, b: string): boolean {
+  const [am = '0', as = '0'] = a.split('-');
+  const [bm = '0', bs = '0'] = b.split('-');
+  const ms = BigInt(am) - BigInt(bm);
+  return ms > 0n || (ms === 0n && BigInt(as) > BigInt(bs));
+}
 const SEPARATOR = '.feed_';
 
 // Creates the feed with an open marker when it does not exist, renews its life, and answers
@@ -54,6 +80,49 @@ end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 return last[1][1]
+`;
+
+// Stream ids ('<ms>-<seq>') in order; both parts fit a Lua number exactly.
+const OLDER = `
+local function older(a, b)
+  local am, as = string.match(a, '^(%d+)-(%d+)$')
+  local bm, bs = string.match(b, '^(%d+)-(%d+)$')
+  if not am or not bm then return false end
+  am, as, bm, bs = tonumber(am), tonumber(as), tonumber(bm), tonumber(bs)
+  return am < bm or (am == bm and as < bs)
+end
+`;
+
+// Redis's clock, for the leases: every replica reads the same one.
+const NOW = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+`;
+
+// Claims the feed for a GET stream: refused (nil) while another holder's lease runs, unless
+// this is a resume from the holder's claim or later (the same client stream, reconnected);
+// else appends the claim's entry, records the holder and answers the entry's id.
+// KEYS: the feed, its holder. ARGV: ttl ms, retention, token, lease ms, resumed entry id or ''.
+const CLAIM = `${OLDER}${NOW}
+local held = redis.call('HMGET', KEYS[2], 't', 'm', 'u')
+if held[1] and tonumber(held[3]) > now then
+  if ARGV[5] == '' or older(ARGV[5], held[2]) then return false end
+end
+local m = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'h', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+redis.call('HSET', KEYS[2], 't', ARGV[3], 'm', m, 'u', now + tonumber(ARGV[4]))
+redis.call('PEXPIRE', KEYS[2], ARGV[1])
+return m
+`;
+
+// Renews the holder's lease (1), or answers 0 when another stream claimed the feed since.
+// KEYS: the holder. ARGV: token, lease ms (0: let go), ttl ms.
+const LEASE = `${NOW}
+if redis.call('HGET', KEYS[1], 't') ~= ARGV[1] then return 0 end
+local lease = tonumber(ARGV[2])
+redis.call('HSET', KEYS[1], 'u', lease > 0 and now + lease or 0)
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
 `;
 
 // Appends a message to a feed that exists (is open); answers 1, or 0 when there is none.
@@ -70,8 +139,11 @@ return 1
  * const hub = new Hub({ relay, feed });
  */
 export function createRedisSessionFeed(options: RedisSessionFeedOptions): SessionFeed {
-  if (!(options.retention > 0) || !(options.ttlMs > 0)) {
-    throw new RangeError('createRedisSessionFeed: retention and ttlMs must be positive');
+  const leaseMs = options.leaseMs ?? STREAM_LEASE_MS;
+  if (!(options.retention > 0) || !(options.ttlMs > 0) || !(leaseMs >= 300)) {
+    throw new RangeError(
+      'createRedisSessionFeed: retention and ttlMs must be positive, leaseMs at least 300',
+    );
   }
   const { redis, pubsub, health, ttlMs } = options;
   const now = options.now ?? Date.now;
@@ -80,6 +152,7 @@ export function createRedisSessionFeed(options: RedisSessionFeedOptions): Sessio
   const renewMs = Math.max(1000, Math.floor(ttlMs / 3));
   const prefix = options.keyPrefix ?? 'mcp-toolkit:';
   const keyOf = (sessionId: string) => `${prefix}feed:{${sessionId}}`;
+  const holderOf = (sessionId: string) => `${prefix}feed:{${sessionId}}:holder`;
   const who = `${prefix}{feeds}:who`;
   const until = `${prefix}{feeds}:until`;
   const tracked = <T>(run: () => Promise<T>): Promise<T> => recorded(health, run);
@@ -105,17 +178,24 @@ export function createRedisSessionFeed(options: RedisSessionFeedOptions): Sessio
     return last;
   };
 
-  /** Entries after `entryId`: the messages (open markers skipped) and the last entry read. */
-  const read = async (sessionId: string, entryId: string) => {
+  /**
+   * Entries after `entryId`: the messages (markers skipped) and the last entry read. With
+   * `held` (a holder's token and claim entry), reading stops at a later claim by another
+   * stream (`lost`): what comes after it is that stream's to deliver.
+   */
+  const read = async (sessionId: string, entryId: string, held?: { token: string; entry: string }) => {
     const entries = await tracked(() => redis.xrange(keyOf(sessionId), `(${entryId}`, '+'));
     const events: FeedEvent[] = [];
     let last = entryId;
     for (const [id, fields] of entries) {
+      if (fields[0] === 'h' && held && fields[1] !== held.token && newer(id, held.entry)) {
+        return { events, last, lost: true };
+      }
       last = id;
       if (fields[0] !== 'm') continue;
       events.push({ id: eventId(sessionId, id), message: parseMessage(fields[1] ?? '') as JsonRpcMessage });
     }
-    return { events, last };
+    return { events, last, lost: false };
   };
 
   return {
@@ -163,15 +243,43 @@ export function createRedisSessionFeed(options: RedisSessionFeedOptions): Sessio
       return eventId(sessionId, await guarded(() => renew(sessionId, identity, true)));
     },
 
+    async claim(sessionId, identity, resumeFrom) {
+      const resumed = resumeFrom === undefined ? undefined : parse(resumeFrom);
+      const from = resumed?.sessionId === sessionId ? resumed.entryId : '';
+      const token = randomBytes(12).toString('base64url');
+      const key = keyOf(sessionId);
+      const entry = (await guarded(() =>
+        redis.eval(CLAIM, 2, key, holderOf(sessionId), ttlMs, options.retention, token, leaseMs, from),
+      )) as string | null;
+      if (entry === null) return undefined;
+      await guarded(() => renew(sessionId, identity, true));
+      // The previous holder, wherever it is, reads the claim now rather than at its next poll.
+      await pubsub.publish(key, '').catch(() => {});
+      return { token, mark: eventId(sessionId, entry) };
+    },
+
     sessionOf(id) {
       return parse(id)?.sessionId;
     },
 
-    async follow(id, onEvent, signal) {
+    async follow(id, onEvent, signal, claim) {
       const parsed = parse(id);
-      if (!parsed || signal.aborted) return;
+      if (!parsed) return;
       const { sessionId } = parsed;
       const key = keyOf(sessionId);
+      const claimed = claim && parse(claim.mark);
+      const held =
+        claim && claimed?.sessionId === sessionId
+          ? { token: claim.token, entry: claimed.entryId }
+          : undefined;
+      let lost = false;
+      let leased = now();
+      // A holder that closes lets go at once: a fresh GET is welcome from then on.
+      const letGo = () => {
+        if (!held || lost) return;
+        void tracked(() => redis.eval(LEASE, 1, holderOf(sessionId), held.token, 0, ttlMs)).catch(() => {});
+      };
+      if (signal.aborted) return letGo();
       let last = parsed.entryId;
       let dirty = true;
       let wake: (() => void) | undefined;
@@ -203,9 +311,24 @@ export function createRedisSessionFeed(options: RedisSessionFeedOptions): Sessio
             if (signal.aborted) return;
           }
           dirty = false;
-          const batch = await read(sessionId, last);
+          const batch = await read(sessionId, last, held);
           for (const e of batch.events) onEvent(e);
           last = batch.last;
+          if (batch.lost) {
+            lost = true;
+            return;
+          }
+          if (held && now() - leased >= leaseMs / 3) {
+            leased = now();
+            const kept = await tracked(() =>
+              redis.eval(LEASE, 1, holderOf(sessionId), held.token, leaseMs, ttlMs),
+            );
+            // Claimed by another stream since (its claim is read next): nothing more from here.
+            if (kept === 0) {
+              lost = true;
+              return;
+            }
+          }
           if (now() - renewed >= renewMs) {
             // Held open here: the feed lives on (a closed one is not brought back).
             renewed = now();
@@ -218,13 +341,14 @@ export function createRedisSessionFeed(options: RedisSessionFeedOptions): Sessio
       } finally {
         signal.removeEventListener('abort', poke);
         void subscribed.then((stop) => stop()).catch(() => {});
+        letGo();
       }
     },
 
     async close(sessionId) {
       const key = keyOf(sessionId);
       await guarded(async () => {
-        await redis.del(key);
+        await redis.del(key, holderOf(sessionId));
         await redis.zrem(until, sessionId);
         await redis.hdel(who, sessionId);
       });

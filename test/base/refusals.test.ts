@@ -41,6 +41,7 @@ const samples: { [K in keyof typeof Refusal]: () => ProtocolError } = {
   sessionNotFound: () => Refusal.sessionNotFound(),
   tooManySessions: () => Refusal.tooManySessions(),
   tooManyStreams: () => Refusal.tooManyStreams(8),
+  standaloneStreamOpen: () => Refusal.standaloneStreamOpen(),
   tooManyListenStreams: () => Refusal.tooManyListenStreams(16),
   rateLimited: () => Refusal.rateLimited('this client', 1500),
   rateLimitStoreUnavailable: () => Refusal.rateLimitStoreUnavailable(),

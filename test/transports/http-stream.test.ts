@@ -13,6 +13,7 @@ import {
   buildTestApp,
   openSession,
   parseSse,
+  post,
   type SseEvent,
   sseMessages,
   type TestApp,
@@ -52,15 +53,33 @@ interface OpenStream {
   readonly response: Response;
   /** Reads until `done(text so far)` holds; fails if the stream ends first. */
   readUntil(done: (text: string) => boolean): Promise<string>;
+  /** Reads until the server ends the stream; resolves with all of it. */
+  readToEnd(): Promise<string>;
+  /** What has been read so far. */
+  text(): string;
+  /** The client goes away. */
+  close(): void;
 }
 
-async function openGetStream(session: string): Promise<OpenStream> {
+async function openGetStream(session: string, lastEventId?: string): Promise<OpenStream> {
   const controller = new AbortController();
   controllers.push(controller);
-  const response = await fetch(url, {
-    headers: { accept: 'text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': V2025 },
-    signal: controller.signal,
-  });
+  const headers: Record<string, string> = {
+    accept: 'text/event-stream',
+    'mcp-session-id': session,
+    'mcp-protocol-version': V2025,
+  };
+  if (lastEventId) headers['last-event-id'] = lastEventId;
+  const response = await fetch(url, { headers, signal: controller.signal });
+  if (!response.ok) {
+    return {
+      response,
+      readUntil: () => Promise.reject(new Error(`${response.status}`)),
+      readToEnd: () => Promise.reject(new Error(`${response.status}`)),
+      text: () => '',
+      close: () => controller.abort(),
+    };
+  }
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
   let text = '';
   return {
@@ -73,8 +92,28 @@ async function openGetStream(session: string): Promise<OpenStream> {
       }
       return text;
     },
+    async readToEnd() {
+      for (;;) {
+        const chunk = await reader.read();
+        if (chunk.done) return text;
+        text += chunk.value;
+      }
+    },
+    text: () => text,
+    close: () => controller.abort(),
   };
 }
+
+/** The list_changed notifications in an SSE text. */
+const listChanges = (text: string) =>
+  sseMessages(parseSse(text), V2025).filter((m) => m.method === 'notifications/tools/list_changed').length;
+
+/** Adds a tool, so the server sends each session stream one `notifications/tools/list_changed`. */
+let added = 0;
+const changeTools = () =>
+  t.server.registry.add(
+    defineTool({ name: `added_${++added}`, description: 'Added at run time' }, async () => 'x'),
+  );
 
 /** The first complete event of a stream. */
 async function firstEvent(stream: OpenStream): Promise<SseEvent> {
@@ -160,6 +199,126 @@ describe('the standalone GET stream', () => {
   });
 });
 
+describe('one standalone stream per session (2025-11-25 "Multiple Connections")', () => {
+  test('a second GET while the first is open is 409 -32043, and the first gets each notification once', {
+    timeout: 15_000,
+  }, async () => {
+    const session = await openSession(t.app);
+    const first = await openGetStream(session);
+    assert.equal(first.response.status, 200);
+    await firstEvent(first);
+    const second = await openGetStream(session);
+    assert.equal(second.response.status, 409);
+    const body = (await second.response.json()) as { id: unknown; error: { code: number; message: string } };
+    assert.equal(body.id, null);
+    assert.equal(body.error.code, ErrorCode.TooManyStreams);
+    assert.match(body.error.message, /standalone GET stream is already open for this session/);
+    // Two changes, each sent once: the list_changed events come one for one.
+    changeTools();
+    await first.readUntil((x) => listChanges(x) === 1 && x.endsWith('\n\n'));
+    changeTools();
+    await first.readUntil((x) => listChanges(x) === 2 && x.endsWith('\n\n'));
+    // A keep-alive or two may come; a third list_changed may not. Another session's stream is
+    // opened and fed after, so anything the first had pending has been written by then.
+    const probe = await openGetStream(await openSession(t.app));
+    changeTools();
+    await probe.readUntil((x) => listChanges(x) === 1 && x.endsWith('\n\n'));
+    await first.readUntil((x) => listChanges(x) === 3 && x.endsWith('\n\n'));
+    assert.equal(listChanges(first.text()), 3);
+    first.close();
+    probe.close();
+  });
+
+  test('a stream whose connection closed frees the session at once: a fresh GET is accepted', {
+    timeout: 15_000,
+  }, async () => {
+    const session = await openSession(t.app);
+    const serverSide = watchServerSide(t, session);
+    const first = await openGetStream(session);
+    await firstEvent(first);
+    first.close();
+    await until(() => serverSide.closed(), { message: 'the server never saw the client go away' });
+    const fresh = await openGetStream(session);
+    assert.equal(fresh.response.status, 200);
+    assert.equal((await firstEvent(fresh)).data, '', 'a priming event');
+    changeTools();
+    await fresh.readUntil((x) => listChanges(x) === 1 && x.endsWith('\n\n'));
+    fresh.close();
+  });
+
+  test('a resume takes the stream over: the old connection ends, the new one gets what it missed once', {
+    timeout: 15_000,
+  }, async () => {
+    const session = await openSession(t.app);
+    const old = await openGetStream(session);
+    const priming = await firstEvent(old);
+    changeTools();
+    await old.readUntil((x) => listChanges(x) === 1 && x.endsWith('\n\n'));
+    // The client resumes from the priming event (it never saw the change, say) while the
+    // server still holds the old connection (half-open).
+    const resumed = await openGetStream(session, priming.id);
+    assert.equal(resumed.response.status, 200);
+    const oldText = await old.readToEnd();
+    assert.equal(listChanges(oldText), 1, 'the old connection ends after what it had');
+    await resumed.readUntil((x) => listChanges(x) === 1 && x.endsWith('\n\n'));
+    changeTools();
+    await resumed.readUntil((x) => listChanges(x) === 2 && x.endsWith('\n\n'));
+    // Many takeovers in a row: each ends the one before, and the last one carries on alone.
+    let holder = resumed;
+    for (let i = 0; i < 10; i++) {
+      const last = parseSse(holder.text()).at(-1)?.id;
+      assert.ok(last);
+      const next = await openGetStream(session, last);
+      assert.equal(next.response.status, 200);
+      // Nothing missed: the new connection opens with a priming event, the old one ends.
+      await next.readUntil((x) => parseSse(x).some((e) => e.data === '' && e.id));
+      await holder.readToEnd();
+      holder = next;
+    }
+    changeTools();
+    await holder.readUntil((x) => listChanges(x) === 1 && x.endsWith('\n\n'));
+    // A fresh GET is still refused: the stream is open, on its newest connection.
+    const fresh = await openGetStream(session);
+    assert.equal(fresh.response.status, 409);
+    await fresh.response.body?.cancel();
+    holder.close();
+  });
+
+  test('a resume from before the open connection began is refused (no war between two client streams)', {
+    timeout: 15_000,
+  }, async () => {
+    const session = await openSession(t.app);
+    const serverSide = watchServerSide(t, session);
+    const first = await openGetStream(session);
+    const firstPriming = await firstEvent(first);
+    first.close();
+    await until(() => serverSide.closed(), { message: 'the server never saw the client go away' });
+    // A fresh GET takes the dropped stream on; its connection now holds the session's stream.
+    const second = await openGetStream(session);
+    assert.equal(second.response.status, 200);
+    await firstEvent(second);
+    // The first connection's resume comes from before the second began: refused, and the
+    // second is not ended (two client streams would otherwise end each other in turn).
+    const stale = await openGetStream(session, firstPriming.id);
+    assert.equal(stale.response.status, 409);
+    await stale.response.body?.cancel();
+    changeTools();
+    await second.readUntil((x) => listChanges(x) === 1 && x.endsWith('\n\n'));
+    second.close();
+  });
+
+  test('two GETs at the same instant: exactly one wins', { timeout: 15_000 }, async () => {
+    const session = await openSession(t.app);
+    const streams = await Promise.all([0, 1, 2, 3].map(() => openGetStream(session)));
+    const statuses = streams.map((x) => x.response.status).sort();
+    assert.deepEqual(statuses, [200, 409, 409, 409]);
+    for (const x of streams) {
+      if (x.response.status !== 200) await x.response.body?.cancel();
+      x.close();
+    }
+  });
+});
+
 describe('GET streams per session (MCP_MAX_STREAMS_PER_SESSION)', () => {
   let capped: TestApp;
   let cappedUrl: string;
@@ -187,16 +346,43 @@ describe('GET streams per session (MCP_MAX_STREAMS_PER_SESSION)', () => {
     return parseSse(text)[0]!.id!;
   };
 
+  /** A POST of the `slow` tool whose SSE reply stays open; resolves with its first event's id. */
+  const slowCall = async (session: string) => {
+    const controller = new AbortController();
+    controllers.push(controller);
+    const response = await fetch(cappedUrl, {
+      method: 'POST',
+      headers: {
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+        'mcp-session-id': session,
+        'mcp-protocol-version': V2025,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'slow', arguments: { ms: 60_000 }, _meta: { progressToken: 't' } },
+      }),
+      signal: controller.signal,
+    });
+    assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
+    return primingId(response);
+  };
+
   test('beyond the limit a GET is 409 -32043; other sessions, a closed stream and a resume free a slot', {
     timeout: 30_000,
   }, async () => {
     const a = await openSession(capped.app);
-    const first = open(a);
-    const firstResponse = await first.response;
-    const second = await open(a).response;
-    assert.deepEqual([firstResponse.status, second.status], [200, 200]);
-    const firstId = await primingId(firstResponse);
-    const third = await open(a).response;
+    // The standalone stream and a resumed reply stream hold the session's two slots.
+    const standalone = open(a);
+    const standaloneResponse = await standalone.response;
+    assert.equal(standaloneResponse.status, 200);
+    const standaloneId = await primingId(standaloneResponse);
+    const callId = await slowCall(a);
+    const resumedCall = open(a, callId);
+    assert.equal((await resumedCall.response).status, 200);
+    const third = await open(a, callId).response;
     assert.equal(third.status, 409);
     const body = (await third.json()) as { id: unknown; error: { code: number; message: string } };
     assert.equal(body.id, null);
@@ -204,18 +390,22 @@ describe('GET streams per session (MCP_MAX_STREAMS_PER_SESSION)', () => {
     assert.match(body.error.message, /2 open GET streams \(MCP_MAX_STREAMS_PER_SESSION\)/);
     // The limit is per session.
     assert.equal((await open(await openSession(capped.app)).response).status, 200);
-    // Resuming the first stream by its event id replaces it, so it is not refused at the limit.
-    const resumed = open(a, firstId);
+    // Resuming the standalone stream by its event id replaces its connection, so it is not
+    // refused at the limit.
+    const resumed = open(a, standaloneId);
     assert.equal((await resumed.response).status, 200);
     // A stream whose client went away frees its slot once the server sees the socket close.
-    resumed.controller.abort();
+    resumedCall.controller.abort();
     await until(
       async () => {
-        const attempt = await open(a).response;
+        const attempt = await open(a, callId).response;
         if (attempt.status !== 200) await attempt.body?.cancel();
         return attempt.status === 200;
       },
       { intervalMs: 20, message: 'no slot was free again after a stream closed' },
     );
+    // The slow call ends now, so the server closes without waiting for it.
+    const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7 } };
+    assert.equal((await post(capped.app, cancel, { session: a, version: V2025 })).statusCode, 202);
   });
 });

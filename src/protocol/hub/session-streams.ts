@@ -1,6 +1,9 @@
 /**
  * The open streams of 2025-wire sessions (a standalone GET stream, the stdio connection), for
- * messages no request owns. On one replica they are channels held here. Across replicas (a
+ * messages no request owns. A session has one such stream at a time, so each message goes out
+ * once (MCP 2025-11-25 "Multiple Connections": never broadcast one message across streams); the
+ * HTTP transport refuses a second standalone GET (409) and hands a resumed one the same stream.
+ * On one replica they are channels held here. Across replicas (a
  * `SessionFeed`, src/scale/session-feed.ts) a session's messages go into its feed instead, a
  * log every replica reads: the replica holding the session's GET stream follows it, and so
  * does the replica a client resumes on after that one stopped, whatever happened to it.
@@ -29,6 +32,14 @@ export interface FeedSession {
   readonly identity: Identity | undefined;
 }
 
+/** A GET stream's hold on its session's feed: it, and no other stream, delivers the feed. */
+export interface FeedClaim {
+  /** This hold's secret; a later claim has another. */
+  readonly token: string;
+  /** The event id of the claim: a fresh stream starts from it (its priming event's id). */
+  readonly mark: string;
+}
+
 /**
  * Each 2025-wire session's standalone messages, kept where every replica reads them (Redis,
  * src/scale/session-feed.ts). The hub writes; the HTTP transport's GET streams read.
@@ -40,19 +51,39 @@ export interface SessionFeed {
   sessions(): Promise<readonly FeedSession[]>;
   /** Opens (or keeps open) the session's feed for `identity`; resolves with the id of its latest event. */
   open(sessionId: string, identity: Identity | undefined): Promise<string>;
+  /**
+   * Claims the session's feed for a GET stream of `identity`, opening it (MCP 2025-11-25
+   * "Multiple Connections": one stream delivers it). Undefined while another stream holds it,
+   * for a fresh GET (`resumeFrom` undefined) or a resume from before that stream's claim (a
+   * stream it displaced); a resume from its claim or later (the same client stream,
+   * reconnected) takes it over. Rejects (503) when the store cannot be reached.
+   */
+  claim(
+    sessionId: string,
+    identity: Identity | undefined,
+    resumeFrom?: string,
+  ): Promise<FeedClaim | undefined>;
   /** The session a feed event id belongs to; undefined for an id that is not a feed's. */
   sessionOf(eventId: string): string | undefined;
   /**
    * Passes the events after `eventId` to `onEvent`, then each later one as it is stored, until
-   * the feed is closed or gone, or `signal` aborts. Rejects when the store cannot be reached.
+   * the feed is closed or gone, or `signal` aborts. With the follower's `claim`: until another
+   * stream claims the feed (nothing after that claim is passed), and the claim is renewed while
+   * it runs and let go when it ends. Rejects when the store cannot be reached.
    */
-  follow(eventId: string, onEvent: (event: FeedEvent) => void, signal: AbortSignal): Promise<void>;
+  follow(
+    eventId: string,
+    onEvent: (event: FeedEvent) => void,
+    signal: AbortSignal,
+    claim?: FeedClaim,
+  ): Promise<void>;
   /** Closes the session's feed (the session ended): its followers end. */
   close(sessionId: string): Promise<void>;
 }
 
 export class SessionStreams {
-  readonly #channels = new Map<string, Set<OutboundChannel>>();
+  /** Each session's one stream; a later attach replaces an earlier one. */
+  readonly #channels = new Map<string, OutboundChannel>();
   /** Sessions owned by a connection (stdio, in-process) rather than by the session store. */
   readonly #localSessions = new Map<string, Session>();
   /** Who opened each session stream (the caller of its GET or of the stdio connection). */
@@ -67,9 +98,11 @@ export class SessionStreams {
   }
 
   /**
-   * Registers a stream of a session (GET stream, stdio connection); returns detach. A
-   * connection that owns its session object (stdio) passes it, so subscriptions are found;
-   * `identity` is the caller that opened the stream, for messages meant for some callers only.
+   * Registers the stream of a session (GET stream, stdio connection); returns detach. One per
+   * session: a channel attached while another is, replaces it (the earlier one's detach then
+   * does nothing). A connection that owns its session object (stdio) passes it, so
+   * subscriptions are found; `identity` is the caller that opened the stream, for messages
+   * meant for some callers only.
    */
   attach(
     sessionId: string,
@@ -79,20 +112,11 @@ export class SessionStreams {
     const { session, identity } = options;
     if (session) this.#localSessions.set(sessionId, session);
     if (identity) this.#identities.set(channel, identity);
-    let set = this.#channels.get(sessionId);
-    if (!set) {
-      set = new Set();
-      this.#channels.set(sessionId, set);
-    }
-    set.add(channel);
+    this.#channels.set(sessionId, channel);
     return () => {
-      const s = this.#channels.get(sessionId);
-      if (!s) return;
-      s.delete(channel);
-      if (s.size === 0) {
-        this.#channels.delete(sessionId);
-        this.#localSessions.delete(sessionId);
-      }
+      if (this.#channels.get(sessionId) !== channel) return;
+      this.#channels.delete(sessionId);
+      this.#localSessions.delete(sessionId);
     };
   }
 
@@ -107,13 +131,13 @@ export class SessionStreams {
   }
 
   /**
-   * Sends to one session's standalone streams: those attached here, else its feed, else the
+   * Sends to one session's standalone stream: the one attached here, else its feed, else the
    * other replicas through the relay (true: handed on); false when nobody can take it.
    */
   send(sessionId: string, message: JsonRpcMessage): boolean {
-    const set = this.#channels.get(sessionId);
-    if (set) {
-      for (const channel of set) channel.send(message);
+    const channel = this.#channels.get(sessionId);
+    if (channel) {
+      channel.send(message);
       return true;
     }
     if (this.feed) {
@@ -127,7 +151,7 @@ export class SessionStreams {
 
   /** A message another replica relayed: to this replica's streams of the session only. */
   sendLocal(sessionId: string, message: JsonRpcMessage): void {
-    for (const channel of this.#channels.get(sessionId) ?? []) channel.send(message);
+    this.#channels.get(sessionId)?.send(message);
   }
 
   /**
@@ -136,10 +160,9 @@ export class SessionStreams {
    * every open feed: the replica where a change is made tells every session once.
    */
   broadcast(message: JsonRpcMessage, to?: AudienceCheck, origin = true): Promise<void> {
-    for (const set of this.#channels.values())
-      for (const channel of set) {
-        if (!to || to(this.#identities.get(channel))) channel.send(message);
-      }
+    for (const channel of this.#channels.values()) {
+      if (!to || to(this.#identities.get(channel))) channel.send(message);
+    }
     const feed = this.feed;
     if (!feed || !origin) return Promise.resolve();
     return feed.sessions().then((open) => {

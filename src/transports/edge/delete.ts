@@ -11,7 +11,7 @@ export async function handleDelete(state: RouteState, req: EdgeRequest, reply: u
   const session = await sessionFor(state, req, reply);
   if (!session) return reply;
   try {
-    for (const entry of [...standalone.values()]) if (entry.sessionId === session.id) entry.retire();
+    standalone.get(session.id)?.retire();
     // Across replicas: the session's feed closes, and the streams following it end everywhere.
     await deps.hub.sessionStreams.feed?.close(session.id);
     await deps.sessions.delete(session.id);

@@ -14,6 +14,16 @@ function parseEventId(eventId: string): { streamId: string; seq: number } | unde
   return Number.isInteger(seq) && seq >= 0 ? { streamId: eventId.slice(0, cut), seq } : undefined;
 }
 
+/**
+ * Whether event id `a` of this store was written before `b` of the same stream; false when
+ * either is not one of its ids (then nothing is known of their order).
+ */
+export function writtenBefore(a: string, b: string): boolean {
+  const x = parseEventId(a);
+  const y = parseEventId(b);
+  return x !== undefined && y !== undefined && x.streamId === y.streamId && x.seq < y.seq;
+}
+
 export function createMemoryEventStore(options: { retention: number; graceMs?: number }): EventStore {
   if (!(options.retention > 0)) throw new RangeError('createMemoryEventStore: retention must be positive');
   const graceMs = options.graceMs ?? 60_000;

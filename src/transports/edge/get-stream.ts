@@ -11,12 +11,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Refusal } from '../../base/refusals.ts';
-import type { SessionFeed } from '../../protocol/hub/session-streams.ts';
+import type { FeedClaim, SessionFeed } from '../../protocol/hub/session-streams.ts';
 import type { Session } from '../../protocol/session/store.ts';
 import { REV2025 } from '../../protocol/wires/classify.ts';
 import { header } from '../../protocol/wires/wire.ts';
-import type { EventStore } from '../deps.ts';
-import type { EdgeRequest } from './host.ts';
+import { writtenBefore } from './event-store.ts';
+import type { EdgeRequest, StreamSink } from './host.ts';
 import { refuse } from './refuse.ts';
 import {
   accepts,
@@ -34,97 +34,163 @@ const STANDALONE_GRACE_MS = 60_000;
 /** Answers a GET (charged to the rate limit already): a session's stream, new or resumed. */
 export async function handleGet(state: RouteState, req: EdgeRequest, reply: unknown): Promise<unknown> {
   const { deps, options, store, live, standalone, host } = state;
-  {
-    if (!accepts(req, 'text/event-stream')) {
-      return refuse(state, req, reply, Refusal.streamNeedsEventStream());
-    }
-    const session = await sessionFor(state, req, reply);
-    if (!session) return reply;
-    const lastEventId = header(req.headers, 'last-event-id');
-    const feed = deps.hub.sessionStreams.feed;
-    // An event of this session's feed: resumed from there, on whichever replica.
-    if (lastEventId && feed?.sessionOf(lastEventId) === session.id) {
-      return feedStream(state, req, reply, session, feed, lastEventId);
-    }
-    let streamId: string | undefined;
-    try {
-      streamId = lastEventId ? await store.streamOf(lastEventId) : undefined;
-    } catch (err) {
-      refuseStoreError(state, req, reply, err);
-      return reply;
-    }
-    if (feed && !streamId) return feedStream(state, req, reply, session, feed, undefined);
-    // Resuming a standalone stream: what it missed, then a fresh standalone stream.
-    let replay: Awaited<ReturnType<EventStore['after']>> | undefined;
-    const previous = streamId ? standalone.get(streamId) : undefined;
-    if (lastEventId && previous?.sessionId === session.id) {
-      previous.retire();
-      try {
-        replay = await store.after(lastEventId);
-      } catch (err) {
-        refuseStoreError(state, req, reply, err);
-        return reply;
-      }
-    }
-    // Counted from here until the socket closes; resuming a standalone stream above has
-    // already let go of the connection it replaces.
+  if (!accepts(req, 'text/event-stream')) {
+    return refuse(state, req, reply, Refusal.streamNeedsEventStream());
+  }
+  const session = await sessionFor(state, req, reply);
+  if (!session) return reply;
+  const lastEventId = header(req.headers, 'last-event-id');
+  const feed = deps.hub.sessionStreams.feed;
+  // An event of this session's feed: resumed from there, on whichever replica.
+  if (lastEventId && feed?.sessionOf(lastEventId) === session.id) {
+    return feedStream(state, req, reply, session, feed, lastEventId);
+  }
+  let streamId: string | undefined;
+  try {
+    streamId = lastEventId ? await store.streamOf(lastEventId) : undefined;
+  } catch (err) {
+    refuseStoreError(state, req, reply, err);
+    return reply;
+  }
+  if (feed && !streamId) return feedStream(state, req, reply, session, feed, undefined);
+  const current = standalone.get(session.id);
+  // A resume of the session's standalone stream takes it over: what it missed, then the rest.
+  const resuming = lastEventId !== undefined && current !== undefined && current.streamId === streamId;
+  if (lastEventId && streamId && !resuming) {
+    // A POST's reply stream, live here, finished, or (a shared store) live on another replica.
     const release = holdStream(state, session.id);
     if (!release) {
       return refuse(state, req, reply, Refusal.tooManyStreams(options.limits.maxStreamsPerSession));
     }
     const sink = host.stream(reply, streamHeaders(session.id));
     sink.onClose(release);
-    if (lastEventId && streamId && replay === undefined) {
-      const entry = live.get(streamId);
-      const follow = store.follow?.bind(store);
-      if (entry && entry.sessionId === session.id) {
-        await entry.stream.resume(sink, lastEventId);
-      } else if (follow) {
-        // A shared store: the stream may still be live on another replica.
-        await followStored(sink, follow, lastEventId, { keepAliveMs: options.sse.keepAliveMs });
-      } else {
-        await replayFinished(sink, store, lastEventId);
-      }
-      return reply;
+    const entry = live.get(streamId);
+    const follow = store.follow?.bind(store);
+    if (entry && entry.sessionId === session.id) {
+      await entry.stream.resume(sink, lastEventId);
+    } else if (follow) {
+      await followStored(sink, follow, lastEventId, { keepAliveMs: options.sse.keepAliveMs });
+    } else {
+      await replayFinished(sink, store, lastEventId);
     }
-    // Standalone events are stored too, so the priming event's id lets a client resume
-    // (2025-11-25 SSE resumability) and get the notifications it missed.
-    const resumable = REV2025.resumable(session);
-    const stream = new SseStream(sink, {
-      streamId: randomUUID(),
-      store: resumable ? store : undefined,
-      keepAliveMs: options.sse.keepAliveMs,
-      primeRetryMs: resumable ? options.sse.retryMs : undefined,
-      replay,
-      logger: deps.logger,
-    });
-    const detach = deps.hub.sessionStreams.attach(session.id, stream, { identity: req.mcpIdentity });
-    if (!resumable) {
-      sink.onClose(detach);
-      return reply;
-    }
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const retire = () => {
-      release();
-      clearTimeout(timer);
-      detach();
-      standalone.delete(stream.streamId);
-      // Ends the connection if it is still open (DELETE) and lets the store forget the stream.
-      void stream.finish().catch(() => {});
-    };
-    standalone.set(stream.streamId, { sessionId: session.id, retire });
-    sink.onClose(() => {
-      timer = setTimeout(retire, STANDALONE_GRACE_MS);
-      (timer as { unref?: () => void }).unref?.();
-    });
     return reply;
   }
+  // One standalone stream per session (2025-11-25 "Multiple Connections": a message goes out
+  // on one stream only): a fresh GET while it has a connection is refused, and so is a resume
+  // from before that connection began (a connection it displaced: taking over in turn, the two
+  // would end each other's connections for ever).
+  if (current?.connected() && (!resuming || current.displaced(lastEventId))) {
+    return refuse(state, req, reply, Refusal.standaloneStreamOpen());
+  }
+  // Counted from here until the socket closes; a resume has let go of the connection it replaces.
+  if (resuming) current.uncount();
+  const release = holdStream(state, session.id);
+  if (!release) {
+    return refuse(state, req, reply, Refusal.tooManyStreams(options.limits.maxStreamsPerSession));
+  }
+  const sink = host.stream(reply, streamHeaders(session.id));
+  if (current) {
+    // The client's new connection of its stream (a resume, or a fresh GET after it dropped):
+    // the old connection, if the server still holds it (half-open), ends.
+    await current.handOver(sink, release, resuming ? lastEventId : undefined);
+    return reply;
+  }
+  openStandalone(state, req, session, sink, release);
+  return reply;
+}
+
+/** A session's standalone stream on one replica: one SseStream, its connections in turn. */
+export interface StandaloneStream {
+  readonly streamId: string;
+  /** Whether a connection holds it now. */
+  connected(): boolean;
+  /** Whether event `id` was written before its connection began (a resume from an older one). */
+  displaced(id: string): boolean;
+  /** Stops counting its connection against MCP_MAX_STREAMS_PER_SESSION (it is being replaced). */
+  uncount(): void;
+  /** Gives it to a new connection (ending the old one); `after`: the client's Last-Event-ID. */
+  handOver(sink: StreamSink, release: () => void, after: string | undefined): Promise<void>;
+  /** Ends it for good (the session ended, or it stayed unclaimed past its grace period). */
+  retire(): void;
 }
 
 /**
- * A standalone stream across replicas: the session's feed, opened (or kept open) for this
- * caller, followed from `resumeFrom` (a resume) or from its latest event (a fresh stream,
- * whose priming event carries that id) until the session ends or the client goes away.
+ * Opens the session's standalone stream on `sink`. A connection that drops leaves it attached
+ * for a grace period (its events go on into the store), so a reconnect with Last-Event-ID gets
+ * what it missed; a client that cannot resume (before 2025-11-25) has it end with its connection.
+ */
+function openStandalone(
+  state: RouteState,
+  req: EdgeRequest,
+  session: Session,
+  first: StreamSink,
+  firstRelease: () => void,
+): void {
+  const { deps, options, store, standalone } = state;
+  // Standalone events are stored too, so the priming event's id lets a client resume
+  // (2025-11-25 SSE resumability) and get the notifications it missed.
+  const resumable = REV2025.resumable(session);
+  const primeRetryMs = resumable ? options.sse.retryMs : undefined;
+  const stream = new SseStream(first, {
+    streamId: randomUUID(),
+    store: resumable ? store : undefined,
+    keepAliveMs: options.sse.keepAliveMs,
+    primeRetryMs,
+    logger: deps.logger,
+  });
+  const detach = deps.hub.sessionStreams.attach(session.id, stream, { identity: req.mcpIdentity });
+  let sink: StreamSink | undefined;
+  let counted: (() => void) | undefined;
+  /** Where the connection began: the resumed id, or its priming event. */
+  let start: string | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let retired = false;
+  const watch = (next: StreamSink, release: () => void) => {
+    sink = next;
+    counted = release;
+    clearTimeout(timer);
+    next.onClose(() => {
+      release();
+      // A connection the stream was handed on from: the stream is not dropped.
+      if (sink !== next) return;
+      sink = undefined;
+      if (!resumable) return entry.retire();
+      timer = setTimeout(() => entry.retire(), STANDALONE_GRACE_MS);
+      (timer as { unref?: () => void }).unref?.();
+    });
+  };
+  const entry: StandaloneStream = {
+    streamId: stream.streamId,
+    connected: () => sink !== undefined,
+    displaced: (id) => start !== undefined && writtenBefore(id, start),
+    uncount: () => counted?.(),
+    async handOver(next, release, after) {
+      watch(next, release);
+      start = after;
+      await stream.handOver(next, { after, primeRetryMs });
+      if (after === undefined && sink === next) start = stream.lastEventId;
+    },
+    retire() {
+      if (retired) return;
+      retired = true;
+      clearTimeout(timer);
+      detach();
+      if (standalone.get(session.id) === entry) standalone.delete(session.id);
+      // Ends the connection if it is still open (DELETE) and lets the store forget the stream.
+      void stream.finish().catch(() => {});
+    },
+  };
+  standalone.set(session.id, entry);
+  // The first connection displaced none: no event of the stream precedes it.
+  watch(first, firstRelease);
+}
+
+/**
+ * A standalone stream across replicas: the session's feed, claimed for this connection (one
+ * stream delivers it, on whichever replica: a fresh GET while another holds it is refused, a
+ * resume takes it over) and followed from `resumeFrom` (a resume) or from the claim (a fresh
+ * stream, whose priming event carries its id) until the session ends, the client goes away or
+ * a resume elsewhere takes the feed over.
  */
 async function feedStream(
   state: RouteState,
@@ -135,24 +201,36 @@ async function feedStream(
   resumeFrom: string | undefined,
 ): Promise<unknown> {
   const { options, host } = state;
-  let latest: string;
-  try {
-    latest = await feed.open(session.id, req.mcpIdentity);
-  } catch (err) {
-    refuseStoreError(state, req, reply, err);
-    return reply;
-  }
+  // Counted first: a claim is made only for a connection that is then served.
   const release = holdStream(state, session.id);
   if (!release) {
     return refuse(state, req, reply, Refusal.tooManyStreams(options.limits.maxStreamsPerSession));
   }
+  let claim: FeedClaim | undefined;
+  try {
+    claim = await feed.claim(session.id, req.mcpIdentity, resumeFrom);
+  } catch (err) {
+    release();
+    refuseStoreError(state, req, reply, err);
+    return reply;
+  }
+  if (!claim) {
+    release();
+    return refuse(state, req, reply, Refusal.standaloneStreamOpen());
+  }
+  const held = claim;
   const sink = host.stream(reply, streamHeaders(session.id));
   sink.onClose(release);
   const resumable = REV2025.resumable(session);
-  await followStored(sink, feed.follow.bind(feed), resumeFrom ?? latest, {
-    keepAliveMs: options.sse.keepAliveMs,
-    prime: resumeFrom === undefined && resumable ? { retryMs: options.sse.retryMs } : undefined,
-    ids: resumable,
-  });
+  await followStored(
+    sink,
+    (id, onEvent, signal) => feed.follow(id, onEvent, signal, held),
+    resumeFrom ?? held.mark,
+    {
+      keepAliveMs: options.sse.keepAliveMs,
+      prime: resumeFrom === undefined && resumable ? { retryMs: options.sse.retryMs } : undefined,
+      ids: resumable,
+    },
+  );
   return reply;
 }

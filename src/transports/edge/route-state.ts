@@ -10,6 +10,7 @@ import type { ClientPresence } from '../../protocol/exchange.ts';
 import { type Session, sessionOwner } from '../../protocol/session/store.ts';
 import { header } from '../../protocol/wires/wire.ts';
 import type { EdgeDeps, EventStore } from '../deps.ts';
+import type { StandaloneStream } from './get-stream.ts';
 import type { EdgeHost, EdgeRequest } from './host.ts';
 import type { EdgeOptions, SessionMode } from './options.ts';
 import { refuse } from './refuse.ts';
@@ -28,10 +29,11 @@ export interface RouteState {
   /** Live POST streams by id, so a GET with Last-Event-ID can re-attach. */
   readonly live: Map<string, { stream: SseStream; sessionId: string }>;
   /**
-   * Standalone GET streams by id. A dropped one stays attached (its events go on into the
-   * store) for a grace period, so a reconnect with Last-Event-ID gets what it missed.
+   * Each session's standalone GET stream (one replica, no session feed), by session id. A
+   * dropped one stays attached (its events go on into the store) for a grace period, so a
+   * reconnect with Last-Event-ID gets what it missed.
    */
-  readonly standalone: Map<string, { sessionId: string; retire: () => void }>;
+  readonly standalone: Map<string, StandaloneStream>;
   /** Open GET connections per session id, held to `limits.maxStreamsPerSession`. */
   readonly openStreams: Map<string, number>;
   /** The POSTs being dispatched now, by their client's presence: a drain's cut-off interrupts them. */

@@ -76,6 +76,8 @@ export class SseStream implements OutboundChannel {
   #closed = false;
   /** Events written so far (each one's place, for a store to keep a retried append once). */
   #seq = 0;
+  /** The id the store gave the latest event written. */
+  #lastId: string | undefined;
 
   /** `res`: a sink the host opened (its headers sent). */
   constructor(res: StreamSink, options: SseStreamOptions) {
@@ -89,6 +91,11 @@ export class SseStream implements OutboundChannel {
 
   get ended(): boolean {
     return this.#ended;
+  }
+
+  /** The stored id of the latest event written (undefined: none yet, or not resumable). */
+  get lastEventId(): string | undefined {
+    return this.#lastId;
   }
 
   #attach(res: StreamSink): void {
@@ -122,6 +129,7 @@ export class SseStream implements OutboundChannel {
         const store = this.#o.store;
         const meta = { answers: this.#o.answers, seq: ++this.#seq };
         const id = store ? await this.#retrying(() => store.append(this.streamId, message, meta)) : undefined;
+        if (id !== undefined) this.#lastId = id;
         this.#res?.write(frame(data, id, retryMs));
       })
       .catch((err: unknown) => this.#o.logger?.error({ err }, 'an SSE event could not be written'));
@@ -197,6 +205,38 @@ export class SseStream implements OutboundChannel {
       else this.#attach(res);
     });
     await this.#chain;
+  }
+
+  /**
+   * Hands the stream to a new connection `res` of the same client, ending the one it had (a
+   * standalone stream: one connection at a time, so no message goes out twice). With `after`
+   * (the client's Last-Event-ID) the events stored after it go first; `primeRetryMs` writes a
+   * priming event, whose id the client resumes from next time.
+   */
+  async handOver(res: StreamSink, options: { after?: string; primeRetryMs?: number } = {}): Promise<void> {
+    const { after, primeRetryMs } = options;
+    // One step of the write chain, as resume(): nothing lands between the replay and the attach.
+    this.#chain = this.#chain.then(async () => {
+      let missed: StoredEvent[] = [];
+      if (after !== undefined && this.#o.store) {
+        try {
+          missed = await this.#o.store.after(after);
+        } catch {
+          res.end();
+          return;
+        }
+      }
+      const previous = this.#res;
+      if (previous && previous !== res) {
+        this.#detachWriter();
+        previous.end();
+      }
+      for (const e of missed) res.write(storedFrame(e));
+      if (this.#closed) res.end();
+      else this.#attach(res);
+    });
+    await this.#chain;
+    if (primeRetryMs !== undefined && !this.#ended) await this.#write(undefined, primeRetryMs);
   }
 }
 
