@@ -49,6 +49,7 @@ export const SLOW: readonly string[] = [
   'test/scale/topologies.test.ts',
   'test/scale/cluster-failover.test.ts',
   'test/scale/soak.test.ts',
+  'test/scale/standalone-stream.test.ts',
   'test/tasks/replicas.test.ts',
   'test/tasks/lease-outage.test.ts',
   'test/tasks/drain.test.ts',

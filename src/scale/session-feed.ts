@@ -99,20 +99,34 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `;
 
-// Claims the feed for a GET stream: refused (nil) while another holder's lease runs, unless
-// this is a resume from the holder's claim or later (the same client stream, reconnected);
-// else appends the claim's entry, records the holder and answers the entry's id.
+// Claims the feed for a GET stream; answers {claim entry id, skip-from entry id or ''}, or nil
+// (refused). A fresh claim ('f') is refused while another holder's lease runs. A resume ('r')
+// from the holder's claim or later (the same client stream, reconnected) takes over; one from
+// before it is refused while the lease runs (a stream that holder displaced: taking over in
+// turn, two client streams would end each other for ever), except the resume of the stream a
+// fresh holder followed (its client reconnected it after opening the fresh one): it takes over,
+// skipping what the fresh holder delivered (from its claim on). Records the holder's token,
+// claim entry, lease end, kind, and (fresh) the claim of the holder it followed.
 // KEYS: the feed, its holder. ARGV: ttl ms, retention, token, lease ms, resumed entry id or ''.
 const CLAIM = `${OLDER}${NOW}
-local held = redis.call('HMGET', KEYS[2], 't', 'm', 'u')
-if held[1] and tonumber(held[3]) > now then
-  if ARGV[5] == '' or older(ARGV[5], held[2]) then return false end
+local held = redis.call('HMGET', KEYS[2], 't', 'm', 'u', 'k', 'p')
+local live = held[1] and tonumber(held[3]) > now
+local skip = ''
+if ARGV[5] == '' then
+  if live then return false end
+elseif held[2] and older(ARGV[5], held[2]) then
+  if held[4] == 'f' and held[5] and held[5] ~= '' and not older(ARGV[5], held[5]) then
+    skip = held[2]
+  elseif live then
+    return false
+  end
 end
 local m = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'h', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
-redis.call('HSET', KEYS[2], 't', ARGV[3], 'm', m, 'u', now + tonumber(ARGV[4]))
+local kind = ARGV[5] == '' and 'f' or 'r'
+redis.call('HSET', KEYS[2], 't', ARGV[3], 'm', m, 'u', now + tonumber(ARGV[4]), 'k', kind, 'p', held[2] or '')
 redis.call('PEXPIRE', KEYS[2], ARGV[1])
-return m
+return {m, skip}
 `;
 
 // Renews the holder's lease (1), or answers 0 when another stream claimed the feed since.
@@ -183,7 +197,11 @@ export function createRedisSessionFeed(options: RedisSessionFeedOptions): Sessio
    * `held` (a holder's token and claim entry), reading stops at a later claim by another
    * stream (`lost`): what comes after it is that stream's to deliver.
    */
-  const read = async (sessionId: string, entryId: string, held?: { token: string; entry: string }) => {
+  const read = async (
+    sessionId: string,
+    entryId: string,
+    held?: { token: string; entry: string; skipFrom?: string },
+  ) => {
     const entries = await tracked(() => redis.xrange(keyOf(sessionId), `(${entryId}`, '+'));
     const events: FeedEvent[] = [];
     let last = entryId;
@@ -192,7 +210,15 @@ export function createRedisSessionFeed(options: RedisSessionFeedOptions): Sessio
         return { events, last, lost: true };
       }
       last = id;
+      // The follower's own claim, read by a resume after its replay: a position event (no
+      // message), so the client's next resume comes from the claim or later.
+      if (fields[0] === 'h' && held && fields[1] === held.token) {
+        events.push({ id: eventId(sessionId, id), message: undefined });
+        continue;
+      }
       if (fields[0] !== 'm') continue;
+      // Delivered by the fresh stream this one took over from (its claim to ours).
+      if (held?.skipFrom !== undefined && !newer(held.skipFrom, id) && newer(held.entry, id)) continue;
       events.push({ id: eventId(sessionId, id), message: parseMessage(fields[1] ?? '') as JsonRpcMessage });
     }
     return { events, last, lost: false };
@@ -248,14 +274,16 @@ export function createRedisSessionFeed(options: RedisSessionFeedOptions): Sessio
       const from = resumed?.sessionId === sessionId ? resumed.entryId : '';
       const token = randomBytes(12).toString('base64url');
       const key = keyOf(sessionId);
-      const entry = (await guarded(() =>
+      const answer = (await guarded(() =>
         redis.eval(CLAIM, 2, key, holderOf(sessionId), ttlMs, options.retention, token, leaseMs, from),
-      )) as string | null;
-      if (entry === null) return undefined;
+      )) as [string, string] | null;
+      if (answer === null) return undefined;
+      const [entry, skip] = answer;
       await guarded(() => renew(sessionId, identity, true));
       // The previous holder, wherever it is, reads the claim now rather than at its next poll.
       await pubsub.publish(key, '').catch(() => {});
-      return { token, mark: eventId(sessionId, entry) };
+      const mark = eventId(sessionId, entry);
+      return skip === '' ? { token, mark } : { token, mark, skipFrom: eventId(sessionId, skip) };
     },
 
     sessionOf(id) {
@@ -270,7 +298,7 @@ export function createRedisSessionFeed(options: RedisSessionFeedOptions): Sessio
       const claimed = claim && parse(claim.mark);
       const held =
         claim && claimed?.sessionId === sessionId
-          ? { token: claim.token, entry: claimed.entryId }
+          ? { token: claim.token, entry: claimed.entryId, skipFrom: parse(claim.skipFrom ?? '')?.entryId }
           : undefined;
       let lost = false;
       let leased = now();

@@ -54,12 +54,22 @@ function makeFeed(options: { leaseMs?: number; client?: Redis; bus?: PubSub } = 
   });
 }
 
-/** A GET stream's follower: from `from` with `claim`, into an array; `done` settles when it ends. */
+/**
+ * A GET stream's follower: from `from` with `claim`; `events` are its messages, `positions` the
+ * ids of its own claim's position events (a resume passes its claim after the replay). `done`
+ * settles when it ends.
+ */
 function holder(feed: SessionFeed, from: string, claim: FeedClaim) {
   const events: FeedEvent[] = [];
+  const positions: string[] = [];
   const stop = new AbortController();
-  const done = feed.follow(from, (e) => events.push(e), stop.signal, claim);
-  return { events, stop: () => stop.abort(), done };
+  const done = feed.follow(
+    from,
+    (e) => (e.message === undefined ? positions.push(e.id) : events.push(e)),
+    stop.signal,
+    claim,
+  );
+  return { events, positions, stop: () => stop.abort(), done };
 }
 
 const uris = (events: readonly FeedEvent[]) =>
@@ -97,10 +107,14 @@ describe('claims on a session feed', () => {
     });
     assert.deepEqual(uris(old.events), ['test://1']);
     assert.deepEqual(uris(next.events), ['test://2', 'test://3']);
+    // After its replay the resume passed its own claim, a position its client resumes from.
+    assert.deepEqual(next.positions, [second.mark]);
     // A resume from before the new claim (the stream it displaced) takes nothing.
     assert.equal(await feed.claim('s1', undefined, first.mark), undefined);
     assert.equal(await settledWithin(next.done, 500), 'running');
-    next.stop();
+    // One from that position (its connection dropped half-open) takes over while it runs.
+    const third = await feed.claim('s1', undefined, second.mark);
+    assert.ok(third);
     await next.done;
   });
 
@@ -148,7 +162,7 @@ describe('claims on a session feed', () => {
   });
 
   test('a holder that stops lets go at once; one that died holds no longer than its lease', async () => {
-    const feed = makeFeed({ leaseMs: 1500 });
+    const feed = makeFeed({ leaseMs: 900 });
     const first = await feed.claim('s3', undefined);
     assert.ok(first);
     const h = holder(feed, first.mark, first);
@@ -168,18 +182,61 @@ describe('claims on a session feed', () => {
       timeoutMs: 15_000,
       intervalMs: 100,
     });
-    assert.ok(Date.now() - since >= 1000, 'not before the lease ran out');
+    assert.ok(Date.now() - since >= 600, 'not before the lease ran out');
     // A follower renews its lease: held well past one lease's life.
     const live = await feed.claim('s5', undefined);
     assert.ok(live);
     const renewing = holder(feed, live.mark, live);
     const watched = Date.now();
-    while (Date.now() - watched < 3500) {
+    while (Date.now() - watched < 2500) {
       assert.equal(await feed.claim('s5', undefined), undefined, 'renewed while it runs');
       await new Promise((r) => setTimeout(r, 250));
     }
     renewing.stop();
     await renewing.done;
+  });
+
+  test('the stream a fresh one followed, resumed after it, takes over without a loss or a repeat', async () => {
+    const feed = makeFeed();
+    const p = await feed.claim('s6', undefined);
+    assert.ok(p);
+    const first = holder(feed, p.mark, p);
+    feed.push('s6', note(1));
+    await until(() => first.events.length === 1, { message: 'the first message', timeoutMs: 10_000 });
+    // Its connection closes (a replica's drain, say): it lets go.
+    first.stop();
+    await first.done;
+    feed.push('s6', note(2));
+    // The client opens a fresh stream before it resumes the one it had.
+    const f = await until(() => feed.claim('s6', undefined), {
+      message: 'the fresh claim',
+      timeoutMs: 10_000,
+    });
+    const fresh = holder(feed, f.mark, f);
+    feed.push('s6', note(3));
+    await until(() => fresh.events.length === 1, {
+      message: 'the fresh stream’s message',
+      timeoutMs: 10_000,
+    });
+    // Then it resumes the first stream from its last event: it takes over, replays what nobody
+    // delivered (2), not what the fresh one did (3), and goes on (4).
+    const r = await feed.claim('s6', undefined, first.events[0]?.id);
+    assert.ok(r, 'the resume of the stream the fresh one followed takes over');
+    await fresh.done;
+    const resumed = holder(feed, first.events[0]?.id as string, r);
+    feed.push('s6', note(4));
+    await until(() => resumed.events.length === 2, { message: 'the missed and the new', timeoutMs: 10_000 });
+    assert.deepEqual(uris(resumed.events), ['test://2', 'test://4']);
+    assert.deepEqual(uris([...first.events, ...fresh.events, ...resumed.events]).sort(), [
+      'test://1',
+      'test://2',
+      'test://3',
+      'test://4',
+    ]);
+    // The fresh stream's client reconnects it: it comes from before the takeover, refused.
+    assert.equal(await feed.claim('s6', undefined, fresh.events[0]?.id), undefined);
+    resumed.stop();
+    await resumed.done;
   });
 
   test('claims racing at one instant: exactly one is granted', async () => {

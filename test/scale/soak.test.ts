@@ -10,9 +10,9 @@
  * lease). Each fault waits for events only: the replica's /readyz, Redis's PING, fresh answers
  * after it and every notification caught up.
  *
- * It fails on a notification never received, a request never answered (or answered wrongly), a
- * run done twice for one request, a -32044 outside a SIGKILL, a task failed outside a replica
- * stop. A call answered -32044 (SIGKILL) or a task failed as "replica stopped" is sent again
+ * It fails on a notification never received or received twice (a session has one GET stream),
+ * a request never answered (or answered wrongly), a run done twice for one request, a -32044
+ * outside a SIGKILL, a task failed outside a replica stop. A call answered -32044 (SIGKILL) or a task failed as "replica stopped" is sent again
  * under a new key, as an idempotent tool's client does; refused attempts (502 from the
  * balancer, 503 while Redis is away) are sent again too. The figures go to the test output.
  *
@@ -315,13 +315,17 @@ test('three replicas on one Redis through SIGKILL, SIGTERM, SIGSTOP, a Redis res
       if (n > 1) trace(`duplicate ${u} x${n} on session ${s.sessionId}`);
     }
   }
+  // A second GET of a session while its stream is open is refused (409): the SDK v1 client
+  // opens one after resuming a call answered -32044, and tries it again up to its maxRetries.
+  const refusedGets = set.proxy.log.filter((e) => e.method === 'GET' && e.status === 409).length;
   t.diagnostic(
     `soak: ${((Date.now() - started) / 1000).toFixed(0)} s, ${measured.length} faults; ` +
       `${tally.answered} operations answered (${tally.done.size} tool runs, ${tally.progress} progress notifications), ` +
       `${sessions.length} GET streams x ${announced.length} notifications; ` +
       `refused and sent again: ${tally.refused}; answered -32044 and sent again: ${tally.lost.length}; ` +
       `tasks failed by a replica stop and run again: ${tally.tasksStopped.length}; ` +
-      `lost notifications: ${lostNotes}, duplicates: ${duplicateNotes}; doubled effects: ${doubled.length}; ` +
+      `lost notifications: ${lostNotes}, duplicates: ${duplicateNotes}; second GET streams refused (409): ${refusedGets}; ` +
+      `doubled effects: ${doubled.length}; ` +
       `failures: ${tally.failures.length}`,
   );
   for (const m of measured) {
@@ -330,6 +334,7 @@ test('three replicas on one Redis through SIGKILL, SIGTERM, SIGSTOP, a Redis res
 
   assert.deepEqual(tally.failures, [], 'every request answered, rightly');
   assert.equal(lostNotes, 0, 'every notification reached every stream');
+  assert.equal(duplicateNotes, 0, 'no notification reached a session twice (one stream per session)');
   assert.deepEqual(doubled, [], 'no request ran twice');
   assert.deepEqual(unrun, [], 'every answered call ran once');
   // Cut by a fault: a replica was stopping (from its signal to its exit) while the attempt

@@ -284,27 +284,45 @@ describe('one standalone stream per session (2025-11-25 "Multiple Connections")'
     holder.close();
   });
 
-  test('a resume from before the open connection began is refused (no war between two client streams)', {
+  test('a fresh GET beside a dropped connection, then its resume: nothing lost, nothing twice, no war', {
     timeout: 15_000,
   }, async () => {
     const session = await openSession(t.app);
     const serverSide = watchServerSide(t, session);
     const first = await openGetStream(session);
-    const firstPriming = await firstEvent(first);
+    await firstEvent(first);
+    changeTools(); // A
+    await first.readUntil((x) => listChanges(x) === 1 && x.endsWith('\n\n'));
+    const firstLast = parseSse(first.text()).at(-1)?.id;
+    assert.ok(firstLast);
     first.close();
     await until(() => serverSide.closed(), { message: 'the server never saw the client go away' });
-    // A fresh GET takes the dropped stream on; its connection now holds the session's stream.
+    changeTools(); // B: nobody connected, stored
+    // The client opens a fresh GET (the session's stream has no connection: accepted)...
     const second = await openGetStream(session);
     assert.equal(second.response.status, 200);
     await firstEvent(second);
-    // The first connection's resume comes from before the second began: refused, and the
-    // second is not ended (two client streams would otherwise end each other in turn).
-    const stale = await openGetStream(session, firstPriming.id);
+    changeTools(); // C
+    await second.readUntil((x) => listChanges(x) === 1 && x.endsWith('\n\n'));
+    // ...then resumes the connection it had: it takes over, gets B (nobody delivered it) and
+    // not C (the fresh connection did), and the fresh connection ends.
+    const resumed = await openGetStream(session, firstLast);
+    assert.equal(resumed.response.status, 200);
+    await resumed.readUntil((x) => listChanges(x) === 1 && x.endsWith('\n\n'));
+    assert.equal(listChanges(await second.readToEnd()), 1);
+    changeTools(); // D
+    await resumed.readUntil((x) => listChanges(x) === 2 && x.endsWith('\n\n'));
+    // The fresh connection's own resume comes from a connection that was displaced: refused,
+    // so the two never take the stream from each other in turn.
+    const secondLast = parseSse(second.text()).at(-1)?.id;
+    assert.ok(secondLast);
+    const stale = await openGetStream(session, secondLast);
     assert.equal(stale.response.status, 409);
     await stale.response.body?.cancel();
-    changeTools();
-    await second.readUntil((x) => listChanges(x) === 1 && x.endsWith('\n\n'));
-    second.close();
+    changeTools(); // E
+    await resumed.readUntil((x) => listChanges(x) === 3 && x.endsWith('\n\n'));
+    assert.equal(listChanges(first.text()) + listChanges(second.text()) + listChanges(resumed.text()), 5);
+    resumed.close();
   });
 
   test('two GETs at the same instant: exactly one wins', { timeout: 15_000 }, async () => {

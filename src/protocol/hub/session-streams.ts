@@ -38,6 +38,12 @@ export interface FeedClaim {
   readonly token: string;
   /** The event id of the claim: a fresh stream starts from it (its priming event's id). */
   readonly mark: string;
+  /**
+   * A resume that took over from a fresh stream opened beside it (the client reconnected the
+   * stream it had, after opening a new one): what that stream delivered, from this event to the
+   * claim, is not delivered again.
+   */
+  readonly skipFrom?: string;
 }
 
 /**

@@ -77,9 +77,10 @@ export async function handleGet(state: RouteState, req: EdgeRequest, reply: unkn
   }
   // One standalone stream per session (2025-11-25 "Multiple Connections": a message goes out
   // on one stream only): a fresh GET while it has a connection is refused, and so is a resume
-  // from before that connection began (a connection it displaced: taking over in turn, the two
-  // would end each other's connections for ever).
-  if (current?.connected() && (!resuming || current.displaced(lastEventId))) {
+  // from a connection the open one displaced (taking over in turn, the two would end each
+  // other's connections for ever).
+  const takeover = resuming ? current.takeover(lastEventId) : undefined;
+  if (current?.connected() && (!resuming || !takeover)) {
     return refuse(state, req, reply, Refusal.standaloneStreamOpen());
   }
   // Counted from here until the socket closes; a resume has let go of the connection it replaces.
@@ -92,7 +93,7 @@ export async function handleGet(state: RouteState, req: EdgeRequest, reply: unkn
   if (current) {
     // The client's new connection of its stream (a resume, or a fresh GET after it dropped):
     // the old connection, if the server still holds it (half-open), ends.
-    await current.handOver(sink, release, resuming ? lastEventId : undefined);
+    await current.handOver(sink, release, resuming ? { after: lastEventId, ...takeover } : undefined);
     return reply;
   }
   openStandalone(state, req, session, sink, release);
@@ -104,12 +105,17 @@ export interface StandaloneStream {
   readonly streamId: string;
   /** Whether a connection holds it now. */
   connected(): boolean;
-  /** Whether event `id` was written before its connection began (a resume from an older one). */
-  displaced(id: string): boolean;
+  /**
+   * How a resume from event `id` takes the stream over: replaying every event after it (`{}`),
+   * or only those before `until` (the client opened a fresh connection, which delivered the
+   * rest, before resuming the connection that one followed); undefined while a connection holds
+   * it, for a resume from a connection that one displaced.
+   */
+  takeover(id: string): { until?: string } | undefined;
   /** Stops counting its connection against MCP_MAX_STREAMS_PER_SESSION (it is being replaced). */
   uncount(): void;
-  /** Gives it to a new connection (ending the old one); `after`: the client's Last-Event-ID. */
-  handOver(sink: StreamSink, release: () => void, after: string | undefined): Promise<void>;
+  /** Gives it to a new connection (ending the old one); `resume`: from the client's Last-Event-ID. */
+  handOver(sink: StreamSink, release: () => void, resume?: { after: string; until?: string }): Promise<void>;
   /** Ends it for good (the session ended, or it stayed unclaimed past its grace period). */
   retire(): void;
 }
@@ -141,8 +147,10 @@ function openStandalone(
   const detach = deps.hub.sessionStreams.attach(session.id, stream, { identity: req.mcpIdentity });
   let sink: StreamSink | undefined;
   let counted: (() => void) | undefined;
-  /** Where the connection began: the resumed id, or its priming event. */
+  /** Where the connection began: its priming event, written after any replay (undefined: the first). */
   let start: string | undefined;
+  /** A fresh connection (no Last-Event-ID) that followed another: where that one began. */
+  let followed: { start: string | undefined } | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let retired = false;
   const watch = (next: StreamSink, release: () => void) => {
@@ -162,13 +170,27 @@ function openStandalone(
   const entry: StandaloneStream = {
     streamId: stream.streamId,
     connected: () => sink !== undefined,
-    displaced: (id) => start !== undefined && writtenBefore(id, start),
+    takeover(id) {
+      // From the open connection's start or later: the same client stream, reconnected.
+      if (start === undefined || !writtenBefore(id, start)) return {};
+      // The connection a fresh one followed: it gets what nobody delivered, up to that one.
+      if (followed && (followed.start === undefined || !writtenBefore(id, followed.start)))
+        return { until: start };
+      return sink === undefined ? {} : undefined;
+    },
     uncount: () => counted?.(),
-    async handOver(next, release, after) {
+    async handOver(next, release, resume) {
       watch(next, release);
-      start = after;
-      await stream.handOver(next, { after, primeRetryMs });
-      if (after === undefined && sink === next) start = stream.lastEventId;
+      followed = resume ? undefined : { start };
+      start = resume?.after;
+      const until = resume?.until;
+      await stream.handOver(next, {
+        after: resume?.after,
+        primeRetryMs,
+        replays: until === undefined ? undefined : (id) => writtenBefore(id, until),
+      });
+      // The priming event written after the replay: the client resumes from it or later.
+      if (sink === next) start = stream.lastEventId;
     },
     retire() {
       if (retired) return;

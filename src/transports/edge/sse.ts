@@ -210,17 +210,21 @@ export class SseStream implements OutboundChannel {
   /**
    * Hands the stream to a new connection `res` of the same client, ending the one it had (a
    * standalone stream: one connection at a time, so no message goes out twice). With `after`
-   * (the client's Last-Event-ID) the events stored after it go first; `primeRetryMs` writes a
-   * priming event, whose id the client resumes from next time.
+   * (the client's Last-Event-ID) the events stored after it go first (those `replays` accepts,
+   * when given); `primeRetryMs` writes a priming event, whose id the client resumes from next time.
    */
-  async handOver(res: StreamSink, options: { after?: string; primeRetryMs?: number } = {}): Promise<void> {
-    const { after, primeRetryMs } = options;
+  async handOver(
+    res: StreamSink,
+    options: { after?: string; replays?: (id: string) => boolean; primeRetryMs?: number } = {},
+  ): Promise<void> {
+    const { after, replays, primeRetryMs } = options;
     // One step of the write chain, as resume(): nothing lands between the replay and the attach.
     this.#chain = this.#chain.then(async () => {
       let missed: StoredEvent[] = [];
       if (after !== undefined && this.#o.store) {
         try {
           missed = await this.#o.store.after(after);
+          if (replays) missed = missed.filter((e) => replays(e.id));
         } catch {
           res.end();
           return;
