@@ -139,17 +139,13 @@ describe('/metrics', { concurrency: false }, () => {
     const transport = new StreamableHTTPClientTransport(new URL(running.url!));
     await client.connect(transport);
     assert.ok(transport.sessionId, 'a 2025-wire session');
-    // The session's standalone stream, held open as a client listening for notifications does.
-    const listening = new AbortController();
-    const stream = await fetch(running.url!, {
-      headers: {
-        accept: 'text/event-stream',
-        'mcp-session-id': transport.sessionId,
-        'mcp-protocol-version': '2025-11-25',
-      },
-      signal: listening.signal,
+    // The session's standalone stream: the client opens it once initialised (one per session:
+    // a second GET would be refused), and holds it open, listening for notifications.
+    await until(async () => gauge(await scrape(), 'mcp_server_open_streams') >= 1, {
+      timeoutMs: 30_000,
+      intervalMs: 50,
+      message: 'the client’s GET stream never opened',
     });
-    assert.equal(stream.status, 200);
     const arrived = new Promise<void>((resolve) => {
       entered = resolve;
     });
@@ -162,8 +158,6 @@ describe('/metrics', { concurrency: false }, () => {
 
     release();
     await held;
-    listening.abort();
-    await stream.body?.cancel().catch(() => {});
     await transport.terminateSession();
     await client.close();
     const rest = await until(
