@@ -48,6 +48,7 @@ export const SLOW: readonly string[] = [
   'test/scale/redis-tls.test.ts',
   'test/scale/topologies.test.ts',
   'test/scale/cluster-failover.test.ts',
+  'test/scale/sentinel-reconnect.test.ts',
   'test/scale/soak.test.ts',
   'test/scale/standalone-stream.test.ts',
   'test/tasks/replicas.test.ts',

@@ -51,7 +51,7 @@ export function clientFor(
 ): Redis {
   if (target.kind === 'server') return new Redis(target.url, options);
   if (target.kind === 'sentinel') {
-    return new Redis({
+    const client = new Redis({
       ...nodeOptions(target, options),
       sentinels: target.sentinels.map((n) => ({ host: n.host, port: n.port })),
       name: target.masterName,
@@ -64,6 +64,7 @@ export function clientFor(
       failoverDetector: true,
       sentinelRetryStrategy: (attempt) => Math.min(100 * attempt, cluster.maxReconnectDelayMs),
     });
+    return reconnectWhenAbandoned(client, cluster.maxReconnectDelayMs);
   }
   const { lazyConnect, enableOfflineQueue, ...perNode } = options;
   return new Cluster(
@@ -112,4 +113,35 @@ export function createRedisClient(url: string, options: RedisClientOptions = {})
 /** Which kind of Redis a `MCP_REDIS_URL` names. */
 export function redisKind(url: string): RedisTarget['kind'] {
   return parseRedisUrl(url).kind;
+}
+
+/**
+ * Connects `client` again when ioredis ends it without being asked to. Through Sentinel, the
+ * failover detector of the client's previous connection disconnects the connector when the
+ * sentinels announce the new master (`+switch-master`); a reconnect attempt that is asking a
+ * sentinel for the master at that moment then fails with "Connection is closed." and ioredis
+ * (5.x) sets the client's status to `end`, for good: no retry follows, and the replica would
+ * answer 503 and report Redis unreachable until it was restarted. Only `quit()` and
+ * `disconnect()` end a client of ours on purpose (the retry strategy never gives up), so any
+ * other `end` is this one.
+ */
+export function reconnectWhenAbandoned(client: Redis, delayMs: number): Redis {
+  let closing = false;
+  const quit = client.quit.bind(client);
+  const disconnect = client.disconnect.bind(client);
+  client.quit = ((callback?: Parameters<Redis['quit']>[0]) => {
+    closing = true;
+    return quit(callback);
+  }) as Redis['quit'];
+  client.disconnect = (reconnect = false) => {
+    if (!reconnect) closing = true;
+    disconnect(reconnect);
+  };
+  client.on('end', () => {
+    if (closing) return;
+    setTimeout(() => {
+      if (!closing && client.status === 'end') client.connect().catch(() => {});
+    }, delayMs).unref();
+  });
+  return client;
 }

@@ -72,6 +72,15 @@ export interface RedisSentinelSet {
   synced(): Promise<void>;
   /** SIGKILLs the master now; resolves once the sentinels have promoted the replica. */
   killMaster(): Promise<{ was: number; now: number }>;
+  /** The sentinels' ports, in the order the URL lists them. */
+  readonly sentinelPorts: readonly number[];
+  /** Freezes (SIGSTOP) or thaws (SIGCONT) the sentinel on `port`: it accepts connections and answers nothing. */
+  pauseSentinel(port: number, paused: boolean): void;
+  /**
+   * `SENTINEL FAILOVER` through the sentinel on `via` (the master stays up and becomes a
+   * replica); resolves once the promoted replica acts as master.
+   */
+  failover(via: number): Promise<{ was: number; now: number }>;
   stop(): Promise<void>;
 }
 
@@ -378,6 +387,23 @@ export async function startRedisSentinelSet(): Promise<RedisSentinelSet> {
       }, 'the sentinels promoting the replica');
       const now = askMaster();
       await waitFor(() => cli(now, 'ROLE').startsWith('master'), 'the promoted replica acting as master');
+      return { was, now };
+    },
+    sentinelPorts,
+    pauseSentinel(port, paused) {
+      const node = nodes.find((n) => n.port === port && sentinelPorts.includes(port));
+      if (!node) throw new Error(`no sentinel on ${port}`);
+      node.child.kill(paused ? 'SIGSTOP' : 'SIGCONT');
+    },
+    async failover(via) {
+      const was = Number(cli(via, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', masterName).split('\n')[1]);
+      const answer = cli(via, 'SENTINEL', 'FAILOVER', masterName);
+      if (answer !== 'OK') throw new Error(`SENTINEL FAILOVER: ${answer}`);
+      await waitFor(() => {
+        const now = Number(cli(via, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', masterName).split('\n')[1]);
+        return Number.isInteger(now) && now !== was && cli(now, 'ROLE').startsWith('master');
+      }, 'the sentinels promoting the replica');
+      const now = Number(cli(via, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', masterName).split('\n')[1]);
       return { was, now };
     },
     stop: () => stopAll(nodes, dir),
