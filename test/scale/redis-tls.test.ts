@@ -245,7 +245,11 @@ test('a password Redis stops accepting while the replicas run: /readyz names the
       async () => {
         const r = await readyz(cluster.replicas[i]!);
         detail = JSON.stringify(r.body.checks);
-        return /WRONGPASS/.test(r.body.checks.sharedState?.detail ?? '');
+        // Both parts learn it from their own connection's error: wait for the two.
+        return (
+          /WRONGPASS/.test(r.body.checks.sharedState?.detail ?? '') &&
+          /WRONGPASS/.test(r.body.checks.rateLimit?.detail ?? '')
+        );
       },
       20_000,
       `replica ${i} to report the refused password on /readyz`,
