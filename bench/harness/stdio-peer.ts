@@ -15,6 +15,8 @@ export class StdioPeer {
   readonly stderr: () => string;
   /** Lines on stdout that did not answer the awaited request. */
   strayLines = 0;
+  /** How long a reply may take (a server under valgrind starts in minutes on a busy machine). */
+  replyTimeoutMs = REPLY_TIMEOUT_MS;
   private buffered = '';
   private waiting:
     | {
@@ -28,8 +30,14 @@ export class StdioPeer {
   private watchdog: NodeJS.Timeout | undefined;
   private exited: Error | undefined;
 
-  constructor(pinning: Pinning, spec: ServerSpec, nodeFlags: readonly string[] = []) {
-    this.child = spawnPinned(pinning, SERVER_CORE, spec.args, spec.env, nodeFlags);
+  /** `launch` starts the server some other way (under valgrind: bench/harness/stdio-instructions.ts). */
+  constructor(
+    pinning: Pinning,
+    spec: ServerSpec,
+    nodeFlags: readonly string[] = [],
+    launch?: (spec: ServerSpec) => ChildProcess,
+  ) {
+    this.child = launch ? launch(spec) : spawnPinned(pinning, SERVER_CORE, spec.args, spec.env, nodeFlags);
     this.stderr = tail(this.child.stderr);
     this.child.stdout?.setEncoding('utf8');
     this.child.stdout?.on('data', (chunk: string) => this.onData(chunk));
@@ -90,11 +98,11 @@ export class StdioPeer {
 
   private checkStall(): void {
     const w = this.waiting;
-    if (w && Date.now() - w.since > REPLY_TIMEOUT_MS) {
+    if (w && Date.now() - w.since > this.replyTimeoutMs) {
       this.waiting = undefined;
       w.reject(
         new Error(
-          `no reply to request ${JSON.stringify(w.id)} within ${REPLY_TIMEOUT_MS} ms: ${this.stderr()}`,
+          `no reply to request ${JSON.stringify(w.id)} within ${this.replyTimeoutMs} ms: ${this.stderr()}`,
         ),
       );
     }
