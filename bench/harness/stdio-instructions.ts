@@ -14,9 +14,14 @@ import { ECHO_STDIO, OURS_STDIO, type ServerSpec } from './servers.ts';
 import { StdioPeer } from './stdio-peer.ts';
 import { bodyHasSum, call2025, call2026, checkCallResult, INITIALIZED, initialize2025 } from './wire.ts';
 
-/** The stdio servers counted: `ours-stdio` (our CLI with the bench plugin) and `echo` (bench/servers/echo-stdio.ts). */
+/**
+ * The stdio servers counted: `ours-stdio` (our CLI with the bench plugin, `MCP_LOG_LEVEL=warn`
+ * as in the benchmark), `ours-stdio-info` (the same at the default level, `info`: a request
+ * line per request on stderr) and `echo` (bench/servers/echo-stdio.ts).
+ */
 export const STDIO_COUNTED: Readonly<Record<string, ServerSpec>> = {
   'ours-stdio': OURS_STDIO,
+  'ours-stdio-info': { ...OURS_STDIO, id: 'ours-info', env: { ...OURS_STDIO.env, MCP_LOG_LEVEL: 'info' } },
   echo: ECHO_STDIO,
 };
 
