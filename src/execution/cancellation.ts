@@ -29,40 +29,42 @@ export interface Cancellable {
 }
 
 export class Cancellation implements Cancellable, DeadlineOwner {
-  #aborted = false;
-  #reason: unknown = undefined;
-  #controller: AbortController | undefined = undefined;
+  // Made per request: fields `private`, not `#private` (V8 defines each `#` field through a
+  // keyed store call on every construction: docs/performance.md).
+  private _aborted = false;
+  private _reason: unknown = undefined;
+  private _controller: AbortController | undefined = undefined;
   // The running deadline: its place in its lane, and how to fail it when the request is
   // aborted. A request's deadlines run one after the other (a handler's input rounds, a task's
   // rounds); one started while another runs takes these over, and the earlier one settles with
   // its run.
-  #deadline: Deadline | undefined = undefined;
-  #fail: ((error: unknown) => void) | undefined = undefined;
+  private _deadline: Deadline | undefined = undefined;
+  private _fail: ((error: unknown) => void) | undefined = undefined;
 
   get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      this.#controller = new AbortController();
-      if (this.#aborted) this.#controller.abort(this.#reason);
+    if (this._controller === undefined) {
+      this._controller = new AbortController();
+      if (this._aborted) this._controller.abort(this._reason);
     }
-    return this.#controller.signal;
+    return this._controller.signal;
   }
 
   get aborted(): boolean {
-    return this.#aborted;
+    return this._aborted;
   }
 
   get abortReason(): unknown {
-    return this.#reason;
+    return this._reason;
   }
 
   /** Aborts the request: the handler's signal fires and a waiting deadline rejects. The first reason wins. */
   abort(reason: unknown): void {
-    if (this.#aborted) return;
-    this.#aborted = true;
-    this.#reason = reason;
-    const fail = this.#fail;
-    this.#endDeadline();
-    this.#controller?.abort(reason);
+    if (this._aborted) return;
+    this._aborted = true;
+    this._reason = reason;
+    const fail = this._fail;
+    this._endDeadline();
+    this._controller?.abort(reason);
     fail?.(abortError(reason));
   }
 
@@ -73,11 +75,11 @@ export class Cancellation implements Cancellable, DeadlineOwner {
    * a promise, and a synchronous throw rejects like a rejection.
    */
   withDeadline<T>(timeoutMs: number, run: () => T | Promise<T>): Promise<T> {
-    if (this.#aborted) return Promise.reject(abortError(this.#reason));
+    if (this._aborted) return Promise.reject(abortError(this._reason));
     const { promise, resolve, reject } = Promise.withResolvers<T>();
     const deadline = startDeadline(timeoutMs, this);
-    this.#deadline = deadline;
-    this.#fail = reject;
+    this._deadline = deadline;
+    this._fail = reject;
     let running: Promise<T>;
     try {
       // Promise.resolve hands a native promise back as it is (no extra turn).
@@ -89,11 +91,11 @@ export class Cancellation implements Cancellable, DeadlineOwner {
     // its lane, even if another deadline started on this request meanwhile.
     running.then(
       (value) => {
-        this.#settled(deadline, reject);
+        this._settled(deadline, reject);
         resolve(value);
       },
       (error: unknown) => {
-        this.#settled(deadline, reject);
+        this._settled(deadline, reject);
         reject(error);
       },
     );
@@ -105,15 +107,15 @@ export class Cancellation implements Cancellable, DeadlineOwner {
     this.abort(new ToolkitError(InternalCode.Timeout, `timed out after ${timeoutMs} ms`));
   }
 
-  #settled(deadline: Deadline, fail: (error: unknown) => void): void {
+  private _settled(deadline: Deadline, fail: (error: unknown) => void): void {
     clearDeadline(deadline);
-    if (this.#fail === fail) this.#endDeadline();
+    if (this._fail === fail) this._endDeadline();
   }
 
-  #endDeadline(): void {
-    if (this.#deadline !== undefined) clearDeadline(this.#deadline);
-    this.#deadline = undefined;
-    this.#fail = undefined;
+  private _endDeadline(): void {
+    if (this._deadline !== undefined) clearDeadline(this._deadline);
+    this._deadline = undefined;
+    this._fail = undefined;
   }
 }
 

@@ -23,7 +23,7 @@ import { ServerCapabilities } from './capabilities.ts';
 import type { Exchange, Reply } from './exchange.ts';
 import type { CancelRelay } from './hub/cancel-relay.ts';
 import { initialize } from './initialize.ts';
-import { scanJson, tooDeep } from './json-limits.ts';
+import { tooDeep, withinDepth } from './json-limits.ts';
 import {
   CORE_METHODS,
   type MethodDeps,
@@ -160,6 +160,11 @@ export class Dispatcher {
     return result;
   }
 
+  /** Deepest nesting a message may have (MCP_MAX_JSON_DEPTH), for a transport that measures as it parses. */
+  get maxJsonDepth(): number {
+    return this.#o.maxJsonDepth;
+  }
+
   /** How many requests are being handled right now (graceful shutdown waits for 0). */
   get inflightCount(): number {
     return this.#running.count;
@@ -202,8 +207,9 @@ export class Dispatcher {
   #handleOne(value: unknown, ex: Exchange, batch?: WireProfile): Promise<Reply> {
     // At the door, before anything reads, echoes or validates client data (all of which may
     // recurse): a message nested past the limit is refused as a whole. A batch's members are
-    // measured one by one, each from its own top.
-    if (scanJson(value, this.#o.maxJsonDepth, false))
+    // measured one by one, each from its own top. A body the HTTP edge walked as it parsed it
+    // is not walked again (json-limits.ts).
+    if (!withinDepth(value, this.#o.maxJsonDepth))
       return Promise.resolve(tooDeep(value, this.#o.maxJsonDepth, this.#o.logger));
     const c = classify(value);
     if (c.kind === 'request') return this.#request(c.message, ex, batch);
@@ -252,7 +258,7 @@ export class Dispatcher {
     const release = ex.session === undefined ? undefined : this.#o.sessions.hold(ex.session);
     try {
       const reply = await (observed
-        ? observed.run(this.#handleRequest, this, req, ex, record)
+        ? observed.run(() => this.#handleRequest(req, ex, record))
         : this.#handleRequest(req, ex, record));
       const body = reply.body as { result?: JsonObject } | undefined;
       observed?.end({ result: body?.result, session: reply.session });

@@ -43,30 +43,32 @@ export interface Exchange {
  * AbortSignal with a listener per request: this runs on every call.
  */
 export class ClientPresence {
+  // Made per request: fields `private`, not `#private` (V8 defines each `#` field through a
+  // keyed store call on every construction: docs/performance.md).
   // One request per exchange is the common case (an HTTP POST, a stdio client waiting for
   // each answer): a plain slot for it, a Set only when more run at once.
-  #one: Abortable | undefined = undefined;
-  #more: Set<Abortable> | undefined = undefined;
-  #gone = false;
+  private _one: Abortable | undefined = undefined;
+  private _more: Set<Abortable> | undefined = undefined;
+  private _gone = false;
 
   /** True once the client has left. */
   get gone(): boolean {
-    return this.#gone;
+    return this._gone;
   }
 
   /** Aborts `request` if the client leaves before `untrack`; at once if it has already left. */
   track(request: Abortable): void {
-    if (this.#gone) request.abort(clientGone());
-    else if (this.#one === undefined) this.#one = request;
+    if (this._gone) request.abort(clientGone());
+    else if (this._one === undefined) this._one = request;
     else {
-      this.#more ??= new Set();
-      this.#more.add(request);
+      this._more ??= new Set();
+      this._more.add(request);
     }
   }
 
   untrack(request: Abortable): void {
-    if (this.#one === request) this.#one = undefined;
-    else this.#more?.delete(request);
+    if (this._one === request) this._one = undefined;
+    else this._more?.delete(request);
   }
 
   /**
@@ -74,18 +76,18 @@ export class ClientPresence {
    * each is aborted with `reason`, which becomes its answer, while the client is still there.
    */
   interrupt(reason: unknown): void {
-    this.#one?.abort(reason);
-    if (this.#more) for (const request of this.#more) request.abort(reason);
+    this._one?.abort(reason);
+    if (this._more) for (const request of this._more) request.abort(reason);
   }
 
   /** The client went away: aborts what is running. Idempotent. */
   leave(): void {
-    if (this.#gone) return;
-    this.#gone = true;
-    const one = this.#one;
-    const more = this.#more;
-    this.#one = undefined;
-    this.#more = undefined;
+    if (this._gone) return;
+    this._gone = true;
+    const one = this._one;
+    const more = this._more;
+    this._one = undefined;
+    this._more = undefined;
     one?.abort(clientGone());
     if (more) for (const request of more) request.abort(clientGone());
   }

@@ -15,6 +15,32 @@ export type JsonProblem = { readonly kind: 'depth' } | { readonly kind: 'poison'
 const TOO_DEEP: JsonProblem = Object.freeze({ kind: 'depth' });
 
 /**
+ * Values measured where they were parsed (the HTTP edge's body walk, which looks for refused
+ * keys in the same pass), with the depth they were found within: the dispatcher does not walk
+ * them again. Weak: a value is forgotten with its request.
+ */
+const MEASURED_AT = new WeakMap<object, number>();
+
+/**
+ * Records that `value`, a parsed message or batch just walked by `scanJson` with `maxDepth`,
+ * nests no deeper than that, so `withinDepth(value, maxDepth)` holds without a second walk.
+ */
+export function markWithinDepth(value: unknown, maxDepth: number): void {
+  if (typeof value === 'object' && value !== null) MEASURED_AT.set(value, maxDepth);
+}
+
+/**
+ * Whether `value` nests no deeper than `maxDepth`: from the mark its parser left, else by
+ * walking it (a batch's members, measured each from its own top, are walked).
+ */
+export function withinDepth(value: unknown, maxDepth: number): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  const measured = MEASURED_AT.get(value);
+  if (measured !== undefined && measured <= maxDepth) return true;
+  return scanJson(value, maxDepth, false) === undefined;
+}
+
+/**
  * Walks a parsed JSON value with an explicit stack. The top-level object or array is depth 1.
  * With `poison`, a `__proto__` key, or a `constructor` key holding an object with `prototype`
  * (Fastify's secure-json-parse rules), is reported too.

@@ -20,8 +20,12 @@ export interface RequestOutcomeInfo {
 
 /** One request under observation (a span, a log line). */
 export interface ObservedRequest {
-  /** Runs the request's handling in the request's context (its span active), as `fn.apply(thisArg, args)`. */
-  run<A extends unknown[], R>(fn: (...args: A) => R, thisArg: unknown, ...args: A): R;
+  /**
+   * Runs the request's handling in the request's context (its span active). No `this` and no
+   * arguments to pass on: each would cost a bound function or an array per request on the way
+   * through the OpenTelemetry API and AsyncLocalStorage.
+   */
+  run<R>(fn: () => R): R;
   end(outcome: RequestOutcomeInfo): void;
 }
 

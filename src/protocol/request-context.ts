@@ -34,6 +34,8 @@ export type UpstreamTokenSource = (
 ) => Promise<string>;
 
 export class RequestContext implements CallContext {
+  // Made per request: fields `private`, not `#private` (V8 defines each `#` field through a
+  // keyed store call on every construction: docs/performance.md).
   /**
    * The request's one cancellation: its deadlines (run by the call wrapper), the client's
    * notifications/cancelled, the client going away, a task cancelled and the server stopping
@@ -54,9 +56,9 @@ export class RequestContext implements CallContext {
    */
   readonly span: Span;
   readonly channel: OutboundChannel | undefined;
-  readonly #logger: Logger;
-  readonly #upstreamTokens: UpstreamTokenSource | undefined;
-  #childLogger: Logger | undefined;
+  private readonly _logger: Logger;
+  private readonly _upstreamTokens: UpstreamTokenSource | undefined;
+  private _childLogger: Logger | undefined;
   inputResponses: Readonly<Record<string, unknown>> | undefined = undefined;
   requestState: unknown = undefined;
 
@@ -73,13 +75,13 @@ export class RequestContext implements CallContext {
     this.session = init.session;
     this.span = trace.getActiveSpan() ?? NOOP_SPAN;
     this.channel = init.channel;
-    this.#logger = init.logger;
-    this.#upstreamTokens = init.upstreamTokens;
+    this._logger = init.logger;
+    this._upstreamTokens = init.upstreamTokens;
   }
 
   /** The caller's upstream access token (MCP_AUTH=oauth-proxy); see HandlerContext.upstreamToken. */
   upstreamToken(options: { forceRefresh?: boolean } = {}): Promise<string> {
-    if (this.#upstreamTokens === undefined) {
+    if (this._upstreamTokens === undefined) {
       return Promise.reject(
         new ToolkitError(
           InternalCode.UpstreamAuth,
@@ -87,7 +89,7 @@ export class RequestContext implements CallContext {
         ),
       );
     }
-    return this.#upstreamTokens(this.record.identity, options);
+    return this._upstreamTokens(this.record.identity, options);
   }
 
   // The request's abort state, as the handler and the dispatcher see it: its cancellation's.
@@ -171,15 +173,15 @@ export class RequestContext implements CallContext {
 
   get logger(): Logger {
     // The span's ids join each line to the trace (the field names of OpenTelemetry's pino instrumentation).
-    this.#childLogger ??= this.#logger.child({
+    this._childLogger ??= this._logger.child({
       requestId: this.record.requestId,
       method: this.record.method,
       ...logFieldsOf(this.span),
     });
-    return this.#childLogger;
+    return this._childLogger;
   }
 
-  #send(message: JsonRpcMessage): void {
+  private _send(message: JsonRpcMessage): void {
     this.channel?.send(message);
   }
 
@@ -188,7 +190,7 @@ export class RequestContext implements CallContext {
   }
 
   async notify(method: string, params?: JsonObject): Promise<void> {
-    this.#send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
+    this._send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
   }
 
   async progress(progress: number, total?: number, message?: string): Promise<void> {
@@ -199,17 +201,17 @@ export class RequestContext implements CallContext {
     const params: JsonObject = { progressToken: token, progress };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
-    this.#send({ jsonrpc: '2.0', method: 'notifications/progress', params });
+    this._send({ jsonrpc: '2.0', method: 'notifications/progress', params });
   }
 
   async log(level: LogLevel, data: unknown, loggerName?: string): Promise<void> {
-    if (!this.#shouldLog(level)) return;
+    if (!this._shouldLog(level)) return;
     const params: JsonObject = { level, data };
     if (loggerName !== undefined) params.logger = loggerName;
-    this.#send({ jsonrpc: '2.0', method: 'notifications/message', params });
+    this._send({ jsonrpc: '2.0', method: 'notifications/message', params });
   }
 
-  #shouldLog(level: LogLevel): boolean {
+  private _shouldLog(level: LogLevel): boolean {
     // The wire's rule: the envelope's level (2026, SEP-2577) or the session's (2025).
     return this.record.profile.logs(level, this.record.logLevel, this.session?.logLevel);
   }

@@ -53,33 +53,35 @@ function spanOutcomeOf(outcome: RequestOutcomeInfo): SpanOutcome {
 
 /** One request under observation: its span, and the work run inside the span's context. */
 class Observed implements ObservedRequest {
-  readonly #span: RequestSpan;
-  readonly #traced: boolean;
-  readonly #telemetry: Telemetry;
-  readonly #logger: Logger;
-  readonly #record: RequestRecord;
-  readonly #started = performance.now();
+  // Made per request: fields `private`, not `#private` (V8 defines each `#` field through a
+  // keyed store call on every construction: docs/performance.md).
+  private readonly _span: RequestSpan;
+  private readonly _traced: boolean;
+  private readonly _telemetry: Telemetry;
+  private readonly _logger: Logger;
+  private readonly _record: RequestRecord;
+  private readonly _started = performance.now();
 
   constructor(telemetry: Telemetry, logger: Logger, record: RequestRecord) {
-    this.#telemetry = telemetry;
-    this.#logger = logger;
-    this.#record = record;
-    this.#traced = telemetry.enabled;
+    this._telemetry = telemetry;
+    this._logger = logger;
+    this._record = record;
+    this._traced = telemetry.enabled;
     // The span reads the record itself: its attributes, and at the end its metrics'.
-    this.#span = telemetry.enabled ? telemetry.startRequestSpan(record) : NOOP_REQUEST_SPAN;
+    this._span = telemetry.enabled ? telemetry.startRequestSpan(record) : NOOP_REQUEST_SPAN;
   }
 
-  run<A extends unknown[], R>(fn: (...args: A) => R, thisArg: unknown, ...args: A): R {
+  run<R>(fn: () => R): R {
     // `context.with`: spans a handler starts are children of ours, and instrumented clients
     // (fetch, http, database drivers) propagate it.
-    if (!this.#traced) return fn.apply(thisArg, args);
-    return context.with(this.#span.context, fn, thisArg, ...args);
+    if (!this._traced) return fn();
+    return context.with(this._span.context, fn);
   }
 
   end(outcome: RequestOutcomeInfo): void {
-    const record = this.#record;
-    const span = this.#span;
-    if (this.#traced) {
+    const record = this._record;
+    const span = this._span;
+    if (this._traced) {
       // `initialize`: the negotiated version and the new session are known only now.
       const session = outcome.session;
       if (session !== undefined) {
@@ -87,7 +89,7 @@ class Observed implements ObservedRequest {
         if (session.protocolVersion !== '')
           span.setAttribute(Attr.McpProtocolVersion, session.protocolVersion);
         if (record.transport !== undefined)
-          this.#telemetry.sessionStarted({
+          this._telemetry.sessionStarted({
             id: session.id,
             protocolVersion: session.protocolVersion,
             transport: record.transport,
@@ -97,10 +99,10 @@ class Observed implements ObservedRequest {
       span.end(spanOutcomeOf(outcome));
     }
     // Request lines are info: below the level, build nothing (the common production case).
-    if (!this.#logger.isLevelEnabled('info')) return;
-    requestLogLine(this.#logger, record, {
+    if (!this._logger.isLevelEnabled('info')) return;
+    requestLogLine(this._logger, record, {
       outcome: outcome.error !== undefined ? 'error' : outcome.result?.isError === true ? 'tool_error' : 'ok',
-      durationMs: performance.now() - this.#started,
+      durationMs: performance.now() - this._started,
       trace: span.logFields,
       sessionId: record.sessionId ?? outcome.session?.id,
     });

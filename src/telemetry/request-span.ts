@@ -83,24 +83,26 @@ export interface SpanShared {
 }
 
 export class OtelRequestSpan implements RequestSpan {
+  // Made per request: fields `private`, not `#private` (V8 defines each `#` field through a
+  // keyed store call on every construction: docs/performance.md).
   readonly span: Span;
   readonly context: Context;
-  readonly #shared: SpanShared;
-  readonly #info: RequestSpanInfo;
-  readonly #started = performance.now();
-  #series: Series;
-  #protocolVersion: string | undefined;
-  #ended = false;
-  #logFields: TraceLogFields | undefined | null = null;
+  private readonly _shared: SpanShared;
+  private readonly _info: RequestSpanInfo;
+  private readonly _started = performance.now();
+  private _series: Series;
+  private _protocolVersion: string | undefined;
+  private _ended = false;
+  private _logFields: TraceLogFields | undefined | null = null;
 
   constructor(shared: SpanShared, info: RequestSpanInfo) {
-    this.#shared = shared;
-    this.#info = info;
+    this._shared = shared;
+    this._info = info;
     const { cache, tracer, extractKeys, samplerSeesAttributes } = shared;
     const target = boundTarget(info.targetName);
     const protocolVersion =
       info.protocolVersion !== undefined && info.protocolVersion !== '' ? info.protocolVersion : undefined;
-    this.#protocolVersion = protocolVersion;
+    this._protocolVersion = protocolVersion;
     const series = cache.get({
       method: info.method,
       target,
@@ -109,7 +111,7 @@ export class OtelRequestSpan implements RequestSpan {
       httpVersion: info.httpVersion,
       protocolVersion,
     });
-    this.#series = series;
+    this._series = series;
     // What a sampler may key on, and nothing built per request for it: the series' frozen
     // set, plus the target when it is the client's own (a tool or prompt that matched
     // nothing, a resource URI).
@@ -142,7 +144,7 @@ export class OtelRequestSpan implements RequestSpan {
     );
     if (span.isRecording()) {
       if (start === undefined) span.setAttributes(attributes);
-      span.setAttributes(this.#perRequestAttributes());
+      span.setAttributes(this._perRequestAttributes());
     }
     this.span = span;
     this.context = withSpan(parent, span);
@@ -155,8 +157,8 @@ export class OtelRequestSpan implements RequestSpan {
    * has them built, checked or copied (the SDK checks each attribute given to `startSpan`
    * before and after sampling, allocating a `WeakSet` per value).
    */
-  #perRequestAttributes(): Attributes {
-    const info = this.#info;
+  private _perRequestAttributes(): Attributes {
+    const info = this._info;
     const attributes: Attributes = {};
     if (info.sessionId !== undefined) attributes[Attr.McpSessionId] = info.sessionId;
     const clientId = info.identity?.clientId;
@@ -166,7 +168,7 @@ export class OtelRequestSpan implements RequestSpan {
     // Conventions: no jsonrpc.request.id for a null id.
     if (info.requestId !== undefined && info.requestId !== null)
       attributes[Attr.JsonRpcRequestId] = idText(info.requestId);
-    if (this.#protocolVersion !== undefined) attributes[Attr.McpProtocolVersion] = this.#protocolVersion;
+    if (this._protocolVersion !== undefined) attributes[Attr.McpProtocolVersion] = this._protocolVersion;
     // Conventions: `pipe` for stdio, `tcp` for HTTP; nothing for a task's round.
     if (info.transport === undefined) return attributes;
     attributes[Attr.NetworkTransport] = info.transport === 'stdio' ? 'pipe' : 'tcp';
@@ -178,20 +180,20 @@ export class OtelRequestSpan implements RequestSpan {
   }
 
   get logFields(): TraceLogFields | undefined {
-    if (this.#logFields === null) this.#logFields = logFieldsOf(this.span);
-    return this.#logFields;
+    if (this._logFields === null) this._logFields = logFieldsOf(this.span);
+    return this._logFields;
   }
 
   setAttribute(key: string, value: string | number | boolean): void {
-    if (this.#ended) return;
-    if (key === Attr.McpProtocolVersion && typeof value === 'string') this.#protocolVersion = value;
+    if (this._ended) return;
+    if (key === Attr.McpProtocolVersion && typeof value === 'string') this._protocolVersion = value;
     this.span.setAttribute(key, value);
   }
 
   end(outcome: SpanOutcome): void {
-    if (this.#ended) return;
-    this.#ended = true;
-    const seconds = (performance.now() - this.#started) / 1000;
+    if (this._ended) return;
+    this._ended = true;
+    const seconds = (performance.now() - this._started) / 1000;
     const errorType = errorTypeOf(outcome);
     const code = outcome.code === undefined ? undefined : String(outcome.code);
     const span = this.span;
@@ -208,22 +210,22 @@ export class OtelRequestSpan implements RequestSpan {
     }
     span.end();
 
-    let series = this.#series;
-    if (this.#protocolVersion !== series.protocolVersion) {
+    let series = this._series;
+    if (this._protocolVersion !== series.protocolVersion) {
       // `initialize`: the version was negotiated while the request ran.
-      const info = this.#info;
-      series = this.#shared.cache.get({
+      const info = this._info;
+      series = this._shared.cache.get({
         method: info.method,
         target: boundTarget(info.targetName),
         known: info.targetKnown === true,
         transport: info.transport,
         httpVersion: info.httpVersion,
-        protocolVersion: this.#protocolVersion,
+        protocolVersion: this._protocolVersion,
       });
     }
     const duration =
       errorType === undefined && code === undefined ? series.ok : series.failure(errorType, code);
-    const { durations, instruments } = this.#shared;
+    const { durations, instruments } = this._shared;
     if (durations !== undefined) durations.record(duration, seconds);
     else instruments.duration.record(seconds, duration.attributes);
     if (outcome.isError === true && outcome.code === undefined && outcome.error === undefined)

@@ -11,18 +11,20 @@ import { type Context, type Span, trace } from '@opentelemetry/api';
 
 /** A context with one more value than its parent. */
 class ContextWith implements Context {
-  readonly #parent: Context;
-  readonly #key: symbol;
-  readonly #value: unknown;
+  // Made per request: fields `private`, not `#private` (V8 defines each `#` field through a
+  // keyed store call on every construction: docs/performance.md).
+  private readonly _parent: Context;
+  private readonly _key: symbol;
+  private readonly _value: unknown;
 
   constructor(parent: Context, key: symbol, value: unknown) {
-    this.#parent = parent;
-    this.#key = key;
-    this.#value = value;
+    this._parent = parent;
+    this._key = key;
+    this._value = value;
   }
 
   getValue(key: symbol): unknown {
-    return key === this.#key ? this.#value : this.#parent.getValue(key);
+    return key === this._key ? this._value : this._parent.getValue(key);
   }
 
   setValue(key: symbol, value: unknown): Context {

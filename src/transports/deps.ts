@@ -22,6 +22,11 @@ import type { Telemetry } from '../telemetry/tracing.ts';
 /** The dispatcher as a transport sees it: one parsed message or batch in, the reply out. */
 export interface MessageHandler {
   handle(value: unknown, exchange: Exchange): Promise<Reply>;
+  /**
+   * Deepest nesting a message may have (MCP_MAX_JSON_DEPTH): a transport that walks a body as
+   * it parses it measures it too, so the dispatcher does not walk it again. Undefined: not said.
+   */
+  readonly maxJsonDepth?: number;
 }
 
 /** What a message-stream connection (stdio, the test kit in-process) uses. */

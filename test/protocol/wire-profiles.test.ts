@@ -100,7 +100,7 @@ async function recordingServer() {
   const observe: RequestObserver = {
     start(record) {
       records.push(record);
-      return { run: (fn, thisArg, ...args) => fn.apply(thisArg, args), end: () => {} };
+      return { run: (fn) => fn(), end: () => {} };
     },
   };
   const server = await buildMcpServer({

@@ -104,6 +104,7 @@ export function createEdge<Req extends EdgeRequest, Res>(setup: EdgeSetup<Req, R
   const { deps, options } = setup;
   const guard = hostGuard(options.hosts);
   const maxBody = options.limits.maxBodyBytes;
+  const maxJsonDepth = deps.dispatcher.maxJsonDepth;
   const store =
     setup.eventStore ?? deps.eventStore ?? createMemoryEventStore({ retention: setup.eventRetention });
   const state: RouteState = {
@@ -206,7 +207,7 @@ export function createEdge<Req extends EdgeRequest, Res>(setup: EdgeSetup<Req, R
     readJson(contentType, text) {
       if (!isJsonContentType(contentType)) throw Refusal.unsupportedMediaType();
       try {
-        return parseBody(text);
+        return parseBody(text, maxJsonDepth);
       } catch (err) {
         throw parseRefusal(err as Error & { code?: unknown });
       }

@@ -37,23 +37,25 @@ function requestSession(req: EdgeRequest, profile: WireProfile, initialize: bool
 
 /** A POST's channel: stays JSON until the first related message, then becomes an SSE stream. */
 class PostChannel implements OutboundChannel {
+  // Made per request: fields `private`, not `#private` (V8 defines each `#` field through a
+  // keyed store call on every construction: docs/performance.md).
   stream: SseStream | undefined;
-  readonly #open: (() => SseStream) | undefined;
-  readonly #resumable: boolean;
+  private readonly _open: (() => SseStream) | undefined;
+  private readonly _resumable: boolean;
   constructor(open: (() => SseStream) | undefined, resumable: boolean) {
-    this.#open = open;
-    this.#resumable = resumable;
+    this._open = open;
+    this._resumable = resumable;
   }
   send(message: JsonRpcMessage): void {
-    if (!this.#open) return; // the client accepts JSON only: related messages cannot be delivered
-    this.stream ??= this.#open();
+    if (!this._open) return; // the client accepts JSON only: related messages cannot be delivered
+    this.stream ??= this._open();
     this.stream.send(message);
   }
   async disconnect(): Promise<void> {
     // Only a resumable stream (2025 wire, 2025-11-25+) may be closed early: elsewhere the
     // client could not reconnect and the result would be lost.
-    if (!this.#open || !this.#resumable) return;
-    this.stream ??= this.#open();
+    if (!this._open || !this._resumable) return;
+    this.stream ??= this._open();
     await this.stream.disconnect();
   }
 }

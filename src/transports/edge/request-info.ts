@@ -20,30 +20,32 @@ function hiddenHeader(name: string, trustProxy: boolean): boolean {
 }
 
 class RequestInfo implements HttpRequestInfo {
+  // Made per request: fields `private`, not `#private` (V8 defines each `#` field through a
+  // keyed store call on every construction: docs/performance.md).
   readonly method: string;
   readonly path: string;
-  readonly #raw: IncomingHttpHeaders;
-  readonly #trustProxy: boolean;
-  #headers: Readonly<Record<string, string>> | undefined;
+  private readonly _raw: IncomingHttpHeaders;
+  private readonly _trustProxy: boolean;
+  private _headers: Readonly<Record<string, string>> | undefined;
 
   constructor(method: string, url: string, raw: IncomingHttpHeaders, trustProxy: boolean) {
     this.method = method;
     const q = url.indexOf('?');
     this.path = q === -1 ? url : url.slice(0, q);
-    this.#raw = raw;
-    this.#trustProxy = trustProxy;
+    this._raw = raw;
+    this._trustProxy = trustProxy;
   }
 
   get headers(): Readonly<Record<string, string>> {
-    if (this.#headers === undefined) {
+    if (this._headers === undefined) {
       const out: Record<string, string> = {};
-      for (const [name, value] of Object.entries(this.#raw)) {
-        if (value === undefined || hiddenHeader(name, this.#trustProxy)) continue;
+      for (const [name, value] of Object.entries(this._raw)) {
+        if (value === undefined || hiddenHeader(name, this._trustProxy)) continue;
         out[name] = Array.isArray(value) ? value.join(', ') : value;
       }
-      this.#headers = Object.freeze(out);
+      this._headers = Object.freeze(out);
     }
-    return this.#headers;
+    return this._headers;
   }
 
   toJSON(): HttpRequestInfo {

@@ -10,7 +10,7 @@ import { parseMessage } from '../../base/json-ids.ts';
 import { isObject } from '../../base/jsonrpc.ts';
 import { Refusal } from '../../base/refusals.ts';
 import type { Headers, Identity } from '../../base/types.ts';
-import { scanJson } from '../../protocol/json-limits.ts';
+import { markWithinDepth, scanJson } from '../../protocol/json-limits.ts';
 import { requestLogLine } from '../../telemetry/logger.ts';
 import type { HttpDeps } from '../deps.ts';
 
@@ -41,23 +41,36 @@ export function requestCost(body: unknown): number {
 
 /**
  * JSON.parse (`parseMessage`: an integer id past Number.MAX_SAFE_INTEGER kept as sent) with
- * Fastify's prototype-poisoning protection kept: a `__proto__` key, or a
- * `constructor` key holding `prototype`, is refused. A reviver would slow every parse, so the
- * keys are looked for only when the text mentions them, with a walk that does not recurse
- * (a body nested 10,000 deep must not overflow the stack). Nesting itself is the
- * dispatcher's limit (MCP_MAX_JSON_DEPTH), so the walk here has none. Throws a SyntaxError
- * for text that is not JSON, an error with code `MCP_POISON` for a refused key.
+ * Fastify's prototype-poisoning protection kept: a `__proto__` key, or a `constructor` key
+ * holding `prototype`, is refused, however it was written (`"\u005f_proto__"` too: the walk
+ * reads the keys as parsed). A reviver would slow every parse, so the keys are looked for by a
+ * walk that does not recurse (a body nested 10,000 deep must not overflow the stack). Given
+ * the dispatcher's nesting limit (MCP_MAX_JSON_DEPTH), the same walk measures the body against
+ * it, and a body within it is marked so that the dispatcher does not walk it again; one
+ * nested past it is left to the dispatcher to answer, after a walk of the whole body for the
+ * refused keys. Throws a SyntaxError for text that is not JSON, an error with code
+ * `MCP_POISON` for a refused key.
  */
-export function parseBody(text: string): unknown {
+export function parseBody(text: string, maxDepth?: number): unknown {
   const value: unknown = parseMessage(text);
-  if (text.includes('__proto__') || text.includes('constructor')) {
-    const problem = scanJson(value, Number.POSITIVE_INFINITY, true);
-    if (problem?.kind === 'poison') {
-      throw Object.assign(new Error(`the key "${problem.key}" is not allowed`), { code: 'MCP_POISON' });
-    }
+  if (maxDepth === undefined) {
+    if (text.includes('__proto__') || text.includes('constructor')) refusePoison(value);
+    return value;
   }
+  const problem = scanJson(value, maxDepth, true);
+  if (problem === undefined) markWithinDepth(value, maxDepth);
+  else if (problem.kind === 'poison') throw poisoned(problem.key);
+  else refusePoison(value);
   return value;
 }
+
+function refusePoison(value: unknown): void {
+  const problem = scanJson(value, Number.POSITIVE_INFINITY, true);
+  if (problem?.kind === 'poison') throw poisoned(problem.key);
+}
+
+const poisoned = (key: string) =>
+  Object.assign(new Error(`the key "${key}" is not allowed`), { code: 'MCP_POISON' });
 
 /** The -32700 refusal of a body `parseBody` (or an empty body) failed on. */
 export function parseRefusal(err: { code?: unknown; message: string }): ProtocolError {
