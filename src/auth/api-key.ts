@@ -85,8 +85,7 @@ export function createApiKeyAuthenticator(keys: readonly ApiKey[]): Authenticato
   return {
     kind: 'api_key',
     async authenticate(req: AuthRequest): Promise<Identity> {
-      const headerKey = singleHeader(req.headers['x-api-key']);
-      const presented = headerKey ? headerKey : readBearerToken(req.headers.authorization);
+      const presented = presentedKey(req);
       if (presented === undefined || presented === '') {
         // RFC 6750 §3.1: a request without credentials gets a challenge without an error code.
         throw new AuthError(
@@ -113,10 +112,20 @@ export function createApiKeyAuthenticator(keys: readonly ApiKey[]): Authenticato
       accepted.set(presented, matched);
       return matched;
     },
+    known(req: AuthRequest): Identity | undefined {
+      const presented = presentedKey(req);
+      return presented ? accepted.get(presented) : undefined;
+    },
     checkScopes(identity: Identity, needed: readonly string[]): void {
       if (!hasScopes(identity, needed)) checkToolScopes(identity, needed);
     },
     hasScopes,
     async ready(): Promise<void> {},
   };
+}
+
+/** The key a request presents: `X-API-Key`, else a bearer token. */
+function presentedKey(req: AuthRequest): string | undefined {
+  const headerKey = singleHeader(req.headers['x-api-key']);
+  return headerKey ? headerKey : readBearerToken(req.headers.authorization);
 }

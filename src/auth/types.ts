@@ -21,6 +21,12 @@ export interface Authenticator {
    */
   authenticate(req: AuthRequest): Promise<Identity>;
   /**
+   * The caller at once, without a promise, when these credentials were accepted before (an API
+   * key already matched): what `authenticate` would resolve to. Undefined: ask `authenticate`.
+   * Optional; the HTTP edge asks it first on every request.
+   */
+  known?(req: AuthRequest): Identity | undefined;
+  /**
    * Throws AuthError 403 `insufficient_scope` when `identity` lacks any of `needed`
    * (a tool's `scopes`). A key from `MCP_API_KEYS` carries no scopes and is allowed all.
    */

@@ -70,6 +70,12 @@ export interface RateLimiter {
    */
   consume(key: string, cost?: number): Promise<RateDecision>;
   /**
+   * `consume`'s decision at once, without a promise, when no store has to be asked (the
+   * buckets are in this process, or the per-client limit is off); undefined: ask `consume`
+   * (Redis). The HTTP edge asks this first on every request.
+   */
+  consumeNow(key: string, cost?: number): RateDecision | undefined;
+  /**
    * Failed authentications, in a bucket per client address (`clientKey(undefined, address)`)
    * of its own, sized as the per-client limit: `count` takes one token for a failure,
    * `check` tells whether one more would pass without taking it (the edge asks before it
@@ -78,6 +84,8 @@ export interface RateLimiter {
    */
   readonly authFailures: {
     check(key: string): Promise<RateDecision>;
+    /** True when `check(key)` would allow without asking any store: no failure of `key` counted here lately. */
+    quiet(key: string): boolean;
     count(key: string): Promise<RateDecision>;
   };
   /** Same, for a tool's own `rateLimit`, in a bucket per tool and client. */
@@ -87,9 +95,8 @@ export interface RateLimiter {
   close(): Promise<void>;
 }
 
-const ALLOWED_UNLIMITED: Promise<RateDecision> = Promise.resolve(
-  Object.freeze({ allowed: true, remaining: Number.MAX_SAFE_INTEGER } as const),
-);
+const UNLIMITED: RateDecision = Object.freeze({ allowed: true, remaining: Number.MAX_SAFE_INTEGER } as const);
+const ALLOWED_UNLIMITED: Promise<RateDecision> = Promise.resolve(UNLIMITED);
 const FREE: RateDecision = Object.freeze({ allowed: true, remaining: 0 } as const);
 const LET_THROUGH: RateDecision = Object.freeze({ allowed: true, remaining: 0, degraded: true } as const);
 const UNAVAILABLE: RateDecision = Object.freeze({ allowed: false, reason: 'unavailable' } as const);
@@ -180,7 +187,8 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   redis?.on('error', onError);
   redis?.on('close', onClose);
 
-  async function decide(scope: Scope, key: string, cost: number, peek = false): Promise<RateDecision> {
+  /** The decision when no store has to be asked (buckets in memory, a cost that decides alone); else undefined. */
+  function decideNow(scope: Scope, key: string, cost: number, peek: boolean): RateDecision | undefined {
     // A caller bug (a batch has a whole number of requests), not a client's fault.
     if (!Number.isInteger(cost) || cost < 0)
       throw new RangeError(`rate limit cost must be a whole number, got ${cost}`);
@@ -188,15 +196,19 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     const { bucket } = scope;
     // Never fits however long the client waits; a full refill is the best advice there is.
     if (cost > bucket.burst) return { allowed: false, reason: 'limited', retryAfterMs: bucket.fullMs };
-    if (shared === undefined) {
-      scope.memory ??= createMemoryBuckets();
-      // Date.now(), not performance.now(): the clock tests freeze with node:test's mock timers.
-      return (peek ? scope.memory.peek : scope.memory.take)(bucket, key, cost, Date.now());
-    }
+    if (shared !== undefined) return undefined;
+    scope.memory ??= createMemoryBuckets();
+    // Date.now(), not performance.now(): the clock tests freeze with node:test's mock timers.
+    return (peek ? scope.memory.peek : scope.memory.take)(bucket, key, cost, Date.now());
+  }
+
+  async function decide(scope: Scope, key: string, cost: number, peek = false): Promise<RateDecision> {
+    const now = decideNow(scope, key, cost, peek);
+    if (now !== undefined || shared === undefined) return now as RateDecision;
     let decision: RateDecision;
     try {
       decision = await withTimeout(
-        (peek ? shared.peek : shared.take)(bucket, scope.name, key, cost),
+        (peek ? shared.peek : shared.take)(scope.bucket, scope.name, key, cost),
         timeoutMs,
       );
     } catch (error) {
@@ -213,12 +225,18 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     consume(key, cost = 1) {
       return clientScope === undefined ? ALLOWED_UNLIMITED : decide(clientScope, key, cost);
     },
+    consumeNow(key, cost = 1) {
+      return clientScope === undefined ? UNLIMITED : decideNow(clientScope, key, cost, false);
+    },
     authFailures: {
       check(key) {
         // An address this process has counted no failure of within a full refill: nothing to
         // ask the store (no Redis round trip on the way of every authenticated request).
         if (authFailureScope === undefined || !recentFailures.has(key, Date.now())) return ALLOWED_UNLIMITED;
         return decide(authFailureScope, key, 1, true);
+      },
+      quiet(key) {
+        return authFailureScope === undefined || !recentFailures.has(key, Date.now());
       },
       count(key) {
         if (authFailureScope === undefined) return ALLOWED_UNLIMITED;

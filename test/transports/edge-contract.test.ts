@@ -349,6 +349,19 @@ const CASES: readonly Case[] = [
     },
   },
   {
+    name: 'a __proto__ key written with a JSON escape (\\u005f): 400 / -32700 naming it',
+    spec: {
+      headers: { 'content-type': 'application/json' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"\\u005f_proto__":{"x":1}}}',
+    },
+    expect: {
+      status: 400,
+      code: ErrorCode.ParseError,
+      id: null,
+      check: (seen) => assert.match(seen.body, /__proto__/),
+    },
+  },
+  {
     name: 'a body nested 10,000 deep holding __proto__: -32700, not a 500',
     spec: {
       headers: { 'content-type': 'application/json' },

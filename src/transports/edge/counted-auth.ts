@@ -27,6 +27,24 @@ function tooMany(decision: Exclude<RateDecision, { allowed: true }>): ProtocolEr
 }
 
 /**
+ * The caller at once, without a promise, when `authenticateCounted` could only answer with it:
+ * the authenticator knows these credentials already (`Authenticator.known`: an API key matched
+ * before) and no failure of this address is counted (`authFailures.quiet`). Undefined: ask
+ * `authenticateCounted`.
+ */
+export function knownCaller(
+  deps: Pick<EdgeDeps, 'auth' | 'limiter'>,
+  headers: Headers,
+  address: string | undefined,
+): Identity | undefined {
+  const identity = deps.auth?.known?.({ headers });
+  if (identity === undefined) return undefined;
+  const limiter = deps.limiter;
+  if (limiter === undefined || limiter.burst === 0) return identity;
+  return limiter.authFailures.quiet(clientKey(undefined, address)) ? identity : undefined;
+}
+
+/**
  * @example
  * const outcome = await authenticateCounted(deps, req.headers, req.ip);
  * if (outcome.refusal) return refuse(outcome.refusal);

@@ -32,7 +32,7 @@ import type { Identity } from '../../base/types.ts';
 import { rateLimitError } from '../../ratelimit/errors.ts';
 import { clientKey } from '../../ratelimit/limiter.ts';
 import type { EdgeDeps, EventStore } from '../deps.ts';
-import { authenticateCounted } from './counted-auth.ts';
+import { authenticateCounted, knownCaller } from './counted-auth.ts';
 import { handleDelete } from './delete.ts';
 import { createMemoryEventStore } from './event-store.ts';
 import { handleGet } from './get-stream.ts';
@@ -148,14 +148,20 @@ export function createEdge<Req extends EdgeRequest, Res>(setup: EdgeSetup<Req, R
     );
   };
 
-  const authenticated = (req: Req): Promise<ProtocolError | undefined> | undefined =>
-    auth === undefined
-      ? undefined
-      : authenticateCounted(deps, req.headers, req.ip).then((outcome) => {
-          if (outcome.refusal) return outcome.refusal;
-          req.mcpIdentity = outcome.identity;
-          return undefined;
-        });
+  const authenticated = (req: Req): Promise<ProtocolError | undefined> | undefined => {
+    if (auth === undefined) return undefined;
+    // Credentials accepted before: no promise, nor the turns it costs (counted-auth.ts).
+    const known = knownCaller(deps, req.headers, req.ip);
+    if (known !== undefined) {
+      req.mcpIdentity = known;
+      return undefined;
+    }
+    return authenticateCounted(deps, req.headers, req.ip).then((outcome) => {
+      if (outcome.refusal) return outcome.refusal;
+      req.mcpIdentity = outcome.identity;
+      return undefined;
+    });
+  };
 
   /** Stages 1 and 2: a body is read for any method but GET and HEAD, so it is measured for them. */
   function screen(req: Req): ProtocolError | undefined {
@@ -173,11 +179,8 @@ export function createEdge<Req extends EdgeRequest, Res>(setup: EdgeSetup<Req, R
     return undefined;
   }
 
-  async function limitedRespond(req: Req, res: Res, cost: number): Promise<unknown> {
-    const decision = await (limiter as NonNullable<typeof limiter>).consume(
-      clientKey(req.mcpIdentity, req.ip),
-      cost,
-    );
+  async function limitedRespond(req: Req, res: Res, key: string, cost: number): Promise<unknown> {
+    const decision = await (limiter as NonNullable<typeof limiter>).consume(key, cost);
     if (!decision.allowed) return refuse(state, req, res, rateLimitError(decision));
     return route(req, res);
   }
@@ -215,7 +218,13 @@ export function createEdge<Req extends EdgeRequest, Res>(setup: EdgeSetup<Req, R
     respond(req, res) {
       if (limited) {
         const cost = requestCost(req.body);
-        if (cost > 0) return limitedRespond(req, res, cost);
+        if (cost > 0) {
+          const key = clientKey(req.mcpIdentity, req.ip);
+          // Buckets in this process answer at once: no promise, nor the turns it costs.
+          const decision = (limiter as NonNullable<typeof limiter>).consumeNow(key, cost);
+          if (decision === undefined) return limitedRespond(req, res, key, cost);
+          if (!decision.allowed) return Promise.resolve(refuse(state, req, res, rateLimitError(decision)));
+        }
       }
       return route(req, res);
     },
