@@ -59,6 +59,17 @@ describe('createApiKeyAuthenticator', () => {
     assert.equal((await fresh.authenticate({ headers: { 'x-api-key': KEYS[1]!.key } })).clientId, 'alice');
   });
 
+  it('knows a key at once only once authenticate accepted it, and never a wrong one', async () => {
+    const fresh = createApiKeyAuthenticator(KEYS);
+    const headers = { 'x-api-key': KEYS[1]!.key };
+    assert.equal(fresh.known?.({ headers }), undefined, 'not yet accepted');
+    const identity = await fresh.authenticate({ headers });
+    assert.equal(fresh.known?.({ headers }), identity);
+    assert.equal(fresh.known?.({ headers: { authorization: `Bearer ${KEYS[1]!.key}` } }), identity);
+    assert.equal(fresh.known?.({ headers: { 'x-api-key': `${KEYS[1]!.key}X` } }), undefined);
+    assert.equal(fresh.known?.({ headers: {} }), undefined);
+  });
+
   it('accepts the key as Authorization: Bearer (scheme case-insensitive), for every configured id', async () => {
     const identity = await auth.authenticate({ headers: { authorization: `bearer ${KEYS[1]!.key}` } });
     assert.equal(identity.clientId, 'alice');

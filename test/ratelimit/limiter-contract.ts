@@ -51,6 +51,32 @@ export function runLimiterContract(name: string, factory: StoreFactory): void {
       await limiter.close();
     });
 
+    it('consumeNow decides at once from buckets in this process, and draws on the same bucket as consume', async () => {
+      const limiter = await factory.make({ rps: 0.2, burst: 3 }, prefix());
+      const now = limiter.consumeNow('id:carol');
+      if (factory.shared) {
+        // A store to ask (Redis): only consume can tell, and nothing was taken.
+        assert.equal(now, undefined);
+        await drain(limiter, 'id:carol', 3);
+      } else {
+        assert.ok(now !== undefined, 'buckets in memory answer at once');
+        expectAllowed(now, 'consumeNow, call 1');
+        await drain(limiter, 'id:carol', 2);
+        expectLimited(limiter.consumeNow('id:carol') as RateDecision, 'consumeNow, call 4');
+      }
+      expectLimited(await limiter.consume('id:carol'), 'consume after the burst');
+      await limiter.close();
+    });
+
+    it('authFailures.quiet holds until a failure of the key is counted', async () => {
+      const limiter = await factory.make({ rps: 0.2, burst: 3 }, prefix());
+      assert.equal(limiter.authFailures.quiet('ip:192.0.2.7'), true);
+      expectAllowed(await limiter.authFailures.count('ip:192.0.2.7'), 'one failure');
+      assert.equal(limiter.authFailures.quiet('ip:192.0.2.7'), false);
+      assert.equal(limiter.authFailures.quiet('ip:192.0.2.8'), true, 'another address is untouched');
+      await limiter.close();
+    });
+
     it('exposes the bucket size: as set, else twice rps and at least 1', async () => {
       for (const [options, burst] of [
         [{ rps: 0.2, burst: 6 }, 6],

@@ -23,6 +23,8 @@ export function acceptAllows(accept: string | undefined, type: string): boolean 
 /** Whether a Content-Type names JSON (`application/json`, parameters such as charset allowed). */
 export function isJsonContentType(contentType: string | undefined): boolean {
   if (contentType === undefined) return false;
+  // What clients send, compared whole before anything is cut, trimmed or lower-cased.
+  if (contentType === 'application/json') return true;
   const semi = contentType.indexOf(';');
   return (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase() === 'application/json';
 }
