@@ -125,34 +125,73 @@ export class Caller<C extends CallContext> {
    * `isError` result from 2025-11-25, SEP-1303), the guard, then the handler in input rounds
    * under its deadline; or, with `startTask`, the task created in its place.
    */
-  async tool(
+  tool(
     def: ToolDefinition,
     params: JsonObject | undefined,
     ctx: C,
     startTask?: TaskStart,
   ): Promise<JsonObject> {
-    const args = params?.arguments;
-    if (args !== undefined && !isObject(args)) {
-      throw new ProtocolError(ErrorCode.InvalidParams, 'params.arguments must be an object');
+    // Not `async`: the call of every tool goes through here, and an async layer costs its
+    // promise and turns on each (docs/performance.md). Whatever throws still rejects.
+    let checked: ReturnType<typeof checkArguments>;
+    let guarded: void | Promise<void>;
+    try {
+      const args = params?.arguments;
+      if (args !== undefined && !isObject(args)) {
+        throw new ProtocolError(ErrorCode.InvalidParams, 'params.arguments must be an object');
+      }
+      checked = checkArguments(def, args, ctx.invalidArgumentsAsResult);
+      if (!checked.ok) return Promise.resolve(checked.result);
+      guarded = this.#guard?.tool(def, ctx);
+    } catch (err) {
+      return Promise.reject(err);
     }
-    const checked = checkArguments(def, args, ctx.invalidArgumentsAsResult);
-    if (!checked.ok) return checked.result;
-    const guarded = this.#guard?.tool(def, ctx);
-    if (guarded !== undefined) await guarded;
+    const value = checked.value;
+    if (guarded !== undefined) return guarded.then(() => this.#runTool(def, value, params, ctx, startTask));
+    return this.#runTool(def, value, params, ctx, startTask);
+  }
+
+  /** A tool call past its checks: the task created, or the handler run in input rounds under its deadline. */
+  #runTool(
+    def: ToolDefinition,
+    args: unknown,
+    params: JsonObject | undefined,
+    ctx: C,
+    startTask: TaskStart | undefined,
+  ): Promise<JsonObject> {
     // A task answers at once with its handle: nothing to keep alive.
-    if (startTask) return startTask(checked.value).catch((err) => toolCallFailure(def, ctx, err));
+    if (startTask) {
+      try {
+        return startTask(args).catch((err) => toolCallFailure(def, ctx, err));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
     const timeoutMs = def.spec.timeoutMs ?? this.#timeoutMs;
     const stopHeartbeat = startHeartbeat(ctx, def.spec.heartbeatMs ?? this.#heartbeatMs);
+    let rounds: Promise<RoundsOutcome<unknown>>;
     try {
-      const out = await this.#input.run(ctx, params, () =>
-        ctx.cancellation.withDeadline(timeoutMs, () => def.handler(checked.value, ctx)),
+      rounds = this.#input.run(ctx, params, () =>
+        ctx.cancellation.withDeadline(timeoutMs, () => def.handler(args, ctx)),
       );
-      return 'inputRequired' in out ? out.inputRequired : shapeToolResult(def, out.value);
     } catch (err) {
-      return toolCallFailure(def, ctx, err);
-    } finally {
-      stopHeartbeat?.();
+      rounds = Promise.reject(err);
     }
+    // One reaction for both outcomes; a result that fails its output schema is a failure too.
+    return rounds.then(
+      (out) => {
+        stopHeartbeat?.();
+        try {
+          return 'inputRequired' in out ? out.inputRequired : shapeToolResult(def, out.value);
+        } catch (err) {
+          return toolCallFailure(def, ctx, err);
+        }
+      },
+      (err: unknown) => {
+        stopHeartbeat?.();
+        return toolCallFailure(def, ctx, err);
+      },
+    );
   }
 
   /** A `resources/read` of a visible resource or template match: the guard, the reader, the contents. */

@@ -1,7 +1,8 @@
 /**
- * Limits on the shape of client JSON, checked without recursion: a message nested deeper
- * than `MCP_MAX_JSON_DEPTH` is refused at the door (before any handler reads or echoes it),
- * and the scan itself cannot overflow the stack, however deep the value is.
+ * Limits on the shape of client JSON: a message nested deeper than `MCP_MAX_JSON_DEPTH` is
+ * refused at the door (before any handler reads or echoes it), and the scan itself cannot
+ * overflow the stack, however deep the value is (it recurses only so deep, then goes on with
+ * a stack of its own).
  */
 
 import type { Logger } from 'pino';
@@ -15,18 +16,22 @@ export type JsonProblem = { readonly kind: 'depth' } | { readonly kind: 'poison'
 const TOO_DEEP: JsonProblem = Object.freeze({ kind: 'depth' });
 
 /**
- * Values measured where they were parsed (the HTTP edge's body walk, which looks for refused
- * keys in the same pass), with the depth they were found within: the dispatcher does not walk
- * them again. Weak: a value is forgotten with its request.
+ * The value last measured where it was parsed (the HTTP edge's body walk, which looks for
+ * refused keys in the same pass) and the depth it was found within. One slot, not a map: a
+ * body is handed to the dispatcher in the same turn as it was parsed, so the slot still holds
+ * it then; a value that is not in it is walked, as a value from anywhere else is.
  */
-const MEASURED_AT = new WeakMap<object, number>();
+let measured: object | undefined;
+let measuredWithin = 0;
 
 /**
  * Records that `value`, a parsed message or batch just walked by `scanJson` with `maxDepth`,
  * nests no deeper than that, so `withinDepth(value, maxDepth)` holds without a second walk.
  */
 export function markWithinDepth(value: unknown, maxDepth: number): void {
-  if (typeof value === 'object' && value !== null) MEASURED_AT.set(value, maxDepth);
+  if (typeof value !== 'object' || value === null) return;
+  measured = value;
+  measuredWithin = maxDepth;
 }
 
 /**
@@ -35,32 +40,73 @@ export function markWithinDepth(value: unknown, maxDepth: number): void {
  */
 export function withinDepth(value: unknown, maxDepth: number): boolean {
   if (typeof value !== 'object' || value === null) return true;
-  const measured = MEASURED_AT.get(value);
-  if (measured !== undefined && measured <= maxDepth) return true;
+  if (value === measured) {
+    measured = undefined;
+    if (measuredWithin <= maxDepth) return true;
+  }
   return scanJson(value, maxDepth, false) === undefined;
 }
 
+/** How deep the walk recurses before it goes on with a stack of its own. */
+const RECURSION = 64;
+
 /**
- * Walks a parsed JSON value with an explicit stack. The top-level object or array is depth 1.
- * With `poison`, a `__proto__` key, or a `constructor` key holding an object with `prototype`
- * (Fastify's secure-json-parse rules), is reported too.
+ * Walks a parsed JSON value. The top-level object or array is depth 1. With `poison`, a
+ * `__proto__` key, or a `constructor` key holding an object with `prototype` (Fastify's
+ * secure-json-parse rules), is reported too.
  *
  * @example
  * scanJson(JSON.parse('{"a":{"b":[1]}}'), 64, false); // undefined: depth 3
  */
 export function scanJson(value: unknown, maxDepth: number, poison: boolean): JsonProblem | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  const values: object[] = [value];
-  const depths: number[] = [1];
+  return walk(value, 1, maxDepth, poison);
+}
+
+/** The walk from `node` at `depth`, recursive while shallow (no arrays to grow per call). */
+function walk(node: object, depth: number, maxDepth: number, poison: boolean): JsonProblem | undefined {
+  if (depth > maxDepth) return TOO_DEEP;
+  if (depth > RECURSION) return walkWithStack(node, depth, maxDepth, poison);
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const item: unknown = node[i];
+      if (typeof item === 'object' && item !== null) {
+        const problem = walk(item, depth + 1, maxDepth, poison);
+        if (problem !== undefined) return problem;
+      }
+    }
+    return undefined;
+  }
+  const record = node as Record<string, unknown>;
+  for (const key in record) {
+    const child = record[key];
+    if (poison && isPoisonKey(key, child)) return { kind: 'poison', key };
+    if (typeof child === 'object' && child !== null) {
+      const problem = walk(child, depth + 1, maxDepth, poison);
+      if (problem !== undefined) return problem;
+    }
+  }
+  return undefined;
+}
+
+/** The walk from `node` at `depth` with an explicit stack: however deep, no recursion. */
+function walkWithStack(
+  node: object,
+  depth: number,
+  maxDepth: number,
+  poison: boolean,
+): JsonProblem | undefined {
+  const values: object[] = [node];
+  const depths: number[] = [depth];
   while (values.length > 0) {
     const current = values.pop() as object;
-    const depth = depths.pop() as number;
-    if (depth > maxDepth) return TOO_DEEP;
+    const at = depths.pop() as number;
+    if (at > maxDepth) return TOO_DEEP;
     if (Array.isArray(current)) {
       for (const item of current) {
         if (typeof item === 'object' && item !== null) {
           values.push(item);
-          depths.push(depth + 1);
+          depths.push(at + 1);
         }
       }
       continue;
@@ -71,7 +117,7 @@ export function scanJson(value: unknown, maxDepth: number, poison: boolean): Jso
       if (poison && isPoisonKey(key, child)) return { kind: 'poison', key };
       if (typeof child === 'object' && child !== null) {
         values.push(child);
-        depths.push(depth + 1);
+        depths.push(at + 1);
       }
     }
   }
