@@ -180,10 +180,21 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     logger.info({ store: 'redis' }, 'rate-limit store reachable again');
   };
   // A refused password or certificate is said with the setting to fix (redis-connection.ts).
-  const onError = (error: Error) => markDown(explainRedisError(error).message);
+  // An error on a connection that is still ready is no outage by itself: a broken connection
+  // closes next, and a command that fails is counted where it fails (decide). Marking it down
+  // here would latch: with no command to succeed (no client limit), only a new 'ready' clears it.
+  let lastError: string | undefined;
+  const onError = (error: Error) => {
+    lastError = explainRedisError(error).message;
+    if (redis?.status !== 'ready') markDown(lastError);
+  };
   // A close follows the error that caused it: keep that error's reason (a refused password).
-  const onClose = () => markDown(outage ?? 'connection closed');
-  redis?.on('ready', markUp);
+  const onClose = () => markDown(outage ?? lastError ?? 'connection closed');
+  const onReady = () => {
+    lastError = undefined;
+    markUp();
+  };
+  redis?.on('ready', onReady);
   redis?.on('error', onError);
   redis?.on('close', onClose);
 
@@ -267,7 +278,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
         : { ok: false, degraded: `rate-limit store (Redis) unreachable, refusing calls: ${problem}` };
     },
     async close() {
-      redis?.off('ready', markUp);
+      redis?.off('ready', onReady);
       redis?.off('error', onError);
       redis?.off('close', onClose);
     },

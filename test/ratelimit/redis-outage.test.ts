@@ -120,6 +120,24 @@ describe('rate limiter over Redis during an outage', () => {
     await waitForRecovery(limiter);
   });
 
+  it('an error on a connection that stays ready is no outage: health stays clean without a call', async () => {
+    const { limiter, lines } = await setUp('closed');
+    const redis = open.at(-1)!.redis;
+    assert.equal(redis.status, 'ready');
+    // What ioredis emits for a failure beside the connection (a sentinel's, a reconnect
+    // attempt's) while the connection itself stays ready.
+    redis.emit('error', new Error('read ECONNRESET'));
+    assert.equal(redis.status, 'ready');
+    assert.deepEqual(limiter.health(), { ok: true });
+    assert.equal(lines.filter((l) => /unreachable/.test(l.msg)).length, 0, 'no outage logged');
+    // A real loss is still one: the connection closes, health fails, and it comes back.
+    redis.disconnect(true);
+    await new Promise<void>((resolve) => redis.once('close', () => resolve()));
+    assert.equal(limiter.health().ok, false);
+    await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
+    assert.deepEqual(limiter.health(), { ok: true });
+  });
+
   it('reports a client that has not connected yet as degraded', async () => {
     const redis = createRedisClient(server.url);
     const limiter = createRateLimiter({
