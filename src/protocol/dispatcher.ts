@@ -4,6 +4,7 @@
  * the 2025 session, the caller's identity, a channel for messages tied to the request), and
  * HTTP status codes leave as data on the reply.
  */
+import type { Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { ErrorCode, ProtocolError } from '../base/errors.ts';
 import {
@@ -258,7 +259,7 @@ export class Dispatcher {
     const release = ex.session === undefined ? undefined : this.#o.sessions.hold(ex.session);
     try {
       const reply = await (observed
-        ? observed.run(() => this.#handleRequest(req, ex, record))
+        ? observed.run(() => this.#handleRequest(req, ex, record, observed.span))
         : this.#handleRequest(req, ex, record));
       const body = reply.body as { result?: JsonObject } | undefined;
       observed?.end({ result: body?.result, session: reply.session });
@@ -291,29 +292,30 @@ export class Dispatcher {
    * One request on its wire: the profile's checks choose the handler (or a builtin), the
    * handler runs, and the profile completes the result with what its wire's results carry.
    */
-  async #handleRequest(req: JsonRpcRequest, ex: Exchange, record: RequestRecord): Promise<Reply> {
-    const profile = record.profile;
-    const route = profile.route(req, ex, record, this.#methods);
-    let result: JsonObject;
-    if (route === 'initialize') {
-      const { sessions, serverInfo, instructions } = this.#o;
-      return initialize(req, ex, profile, {
-        sessions,
-        capabilities: this.#capabilities,
-        serverInfo,
-        instructions,
-      });
-    } else if (route === 'ping') {
-      result = {};
-    } else if (route === 'discover') {
-      result = this.discovery();
-    } else {
+  #handleRequest(req: JsonRpcRequest, ex: Exchange, record: RequestRecord, span?: Span): Promise<Reply> {
+    // Not `async`: every request passes here, and an async layer costs its promise and the
+    // turns to settle it; the method's promise gets one reaction instead. What throws rejects.
+    try {
+      const profile = record.profile;
+      const route = profile.route(req, ex, record, this.#methods);
+      if (route === 'initialize') {
+        const { sessions, serverInfo, instructions } = this.#o;
+        return initialize(req, ex, profile, {
+          sessions,
+          capabilities: this.#capabilities,
+          serverInfo,
+          instructions,
+        });
+      }
+      if (route === 'ping') return Promise.resolve(this.#answer(req, profile, {}));
+      if (route === 'discover') return Promise.resolve(this.#answer(req, profile, this.discovery()));
       const session = profile.sessions ? ex.session : undefined;
       const ctx = new RequestContext(record, {
         session,
         channel: ex.channel,
         logger: this.#o.logger,
         upstreamTokens: this.#o.upstreamTokens,
+        span,
       });
       // Entered once, here rather than in an async function of its own (a promise and an await
       // less per call): the client going away (HTTP connection closed, stdio connection
@@ -321,19 +323,34 @@ export class Dispatcher {
       const presence = ex.presence;
       const scope = session?.id;
       this.#running.enter(ctx, req.id, presence, scope);
+      let running: Promise<JsonObject>;
       try {
         const hooks = this.#hooks.get(req.method);
-        result = await (hooks === undefined
-          ? route(req.params, ctx, this.#deps)
-          : withMiddleware(hooks, req, ctx, this.#o.registry, (params) => route(params, ctx, this.#deps)));
+        running =
+          hooks === undefined
+            ? route(req.params, ctx, this.#deps)
+            : withMiddleware(hooks, req, ctx, this.#o.registry, (params) => route(params, ctx, this.#deps));
       } catch (err) {
-        if (silenced(ctx, ex)) return {};
-        throw err;
-      } finally {
-        this.#running.leave(ctx, req.id, presence, scope);
+        running = Promise.reject(err);
       }
-      if (silenced(ctx, ex)) return {};
+      return running.then(
+        (result) => {
+          this.#running.leave(ctx, req.id, presence, scope);
+          return silenced(ctx, ex) ? {} : this.#answer(req, profile, result);
+        },
+        (err: unknown) => {
+          this.#running.leave(ctx, req.id, presence, scope);
+          if (silenced(ctx, ex)) return {};
+          throw err;
+        },
+      );
+    } catch (err) {
+      return Promise.reject(err);
     }
+  }
+
+  /** The reply to a request that succeeded, its result completed with what its wire's results carry. */
+  #answer(req: JsonRpcRequest, profile: WireProfile, result: JsonObject): Reply {
     profile.completeResult(req.method, result, this.#o.serverInfo);
     return { body: success(req.id, result) };
   }

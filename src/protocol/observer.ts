@@ -3,6 +3,7 @@
  * it): it starts with the request's record (request-record.ts) and is told how the request
  * ended.
  */
+import type { Span } from '@opentelemetry/api';
 import type { ProtocolError } from '../base/errors.ts';
 import type { JsonObject } from '../base/jsonrpc.ts';
 import type { RequestRecord } from './request-record.ts';
@@ -26,6 +27,8 @@ export interface ObservedRequest {
    * through the OpenTelemetry API and AsyncLocalStorage.
    */
   run<R>(fn: () => R): R;
+  /** The span `run` makes active, when it makes one (the request context reads it without asking the API). */
+  readonly span?: Span | undefined;
   end(outcome: RequestOutcomeInfo): void;
 }
 

@@ -69,11 +69,13 @@ export class RequestContext implements CallContext {
       channel: OutboundChannel | undefined;
       logger: Logger;
       upstreamTokens?: UpstreamTokenSource | undefined;
+      /** The span the request runs under, when its observer made one; else the active span is asked for. */
+      span?: Span | undefined;
     },
   ) {
     this.record = record;
     this.session = init.session;
-    this.span = trace.getActiveSpan() ?? NOOP_SPAN;
+    this.span = init.span ?? trace.getActiveSpan() ?? NOOP_SPAN;
     this.channel = init.channel;
     this._logger = init.logger;
     this._upstreamTokens = init.upstreamTokens;

@@ -121,9 +121,23 @@ interface Scope {
  * clientKey(undefined, '10.0.0.7');             // 'ip:10.0.0.7'
  */
 export function clientKey(identity?: { readonly clientId: string } | null, address?: string): string {
-  if (identity?.clientId) return `id:${identity.clientId}`;
+  const clientId = identity?.clientId;
+  if (clientId) {
+    // The same string for the same client on every request: no concatenation, and a bucket
+    // lookup that finds its hash computed already.
+    let key = CLIENT_KEYS.get(clientId);
+    if (key === undefined) {
+      key = `id:${clientId}`;
+      if (CLIENT_KEYS.size < MAX_CLIENT_KEYS) CLIENT_KEYS.set(clientId, key);
+    }
+    return key;
+  }
   return `ip:${address || 'unknown'}`;
 }
+
+/** Client keys kept by client id; past the bound (many OAuth clients) a key is built per request. */
+const CLIENT_KEYS = new Map<string, string>();
+const MAX_CLIENT_KEYS = 10_000;
 
 /**
  * Creates the limiter; bad options throw here (ToolkitError InvalidSetting), not on the
@@ -302,6 +316,7 @@ function createRecentKeys(): {
       until.set(key, at);
     },
     has(key, now) {
+      if (until.size === 0) return false;
       const end = until.get(key);
       return end !== undefined && end > now;
     },

@@ -4,7 +4,7 @@
  * request (logger.ts), both closed with the request's outcome. Both read the request's record
  * (src/protocol/request-record.ts), the one the request context reads, as it is.
  */
-import { context } from '@opentelemetry/api';
+import { context, type Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { ProtocolError, ToolkitError } from '../base/errors.ts';
 import type { JsonObject } from '../base/jsonrpc.ts';
@@ -69,6 +69,10 @@ class Observed implements ObservedRequest {
     this._traced = telemetry.enabled;
     // The span reads the record itself: its attributes, and at the end its metrics'.
     this._span = telemetry.enabled ? telemetry.startRequestSpan(record) : NOOP_REQUEST_SPAN;
+  }
+
+  get span(): Span | undefined {
+    return this._traced ? this._span.span : undefined;
   }
 
   run<R>(fn: () => R): R {

@@ -34,6 +34,12 @@ export interface MountOptions {
   cors: boolean;
   /** True once shutdown has begun: requests to these routes then get a JSON-RPC 503. */
   closing?: () => boolean;
+  /**
+   * Whether something other than our own code may answer on the MCP routes (an application's
+   * hooks, @fastify/cors refusing a preflight): their error answers are then recorded as
+   * refusals by an onSend hook (routes.ts). Default true.
+   */
+  foreignAnswers?: boolean;
   /** The application's own word on who the caller is (the Fastify plugin's `identify`). */
   identify?: McpRoutesOptions['identify'];
   /** Serve the catalogs at `/.well-known/mcp/catalog.json` and `/.well-known/ai-catalog.json` (default true). */
@@ -145,6 +151,7 @@ export async function mountMcp(app: FastifyInstance, options: MountOptions): Pro
     identify: options.identify,
     preflight: options.cors,
     landing: landingOnPath(server, http),
+    foreignAnswers: options.foreignAnswers ?? true,
   });
   await app.register(discoveryRoutes, { server, http, catalogs: options.catalogs ?? true });
   if (server.authorizationServer) {

@@ -32,6 +32,13 @@ export interface McpRoutesOptions {
   preflight?: boolean | undefined;
   /** The application's own word on who the caller is (the Fastify plugin's `identify`). */
   identify?: ((request: FastifyRequest) => Identity | undefined | Promise<Identity | undefined>) | undefined;
+  /**
+   * Whether anything but our own code may answer on these routes (an application's hooks,
+   * @fastify/cors): their error answers are recorded by an onSend hook. Our own answers are
+   * recorded as they are sent (refuse.ts), so without foreign answers the hook, which Fastify
+   * would run on every reply, is left out. Default true.
+   */
+  foreignAnswers?: boolean | undefined;
   /** Answers a browser's GET of the path (`landingOnPath`, discovery-routes.ts); undefined: no landing page. */
   landing?: ((req: FastifyRequest, reply: FastifyReply) => void) | undefined;
 }
@@ -51,7 +58,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
   options.interrupts?.add((reason) => edge.interrupt(reason));
   app.decorateRequest('mcpIdentity', undefined);
   app.decorateRequest('mcpDispatched', false);
-  installRefusalRecording(app, deps);
+  if (options.foreignAnswers !== false) installRefusalRecording(app, deps);
   // Callback-style, as every per-request hook of these routes: an async hook costs Fastify a
   // promise and its settling on every request. A refusal is answered here and `done` is not
   // called, so the request goes no further. Whatever throws after the check is logged, never

@@ -70,7 +70,9 @@ export async function buildHttpApp(server: HttpDeps, http: HttpOptions): Promise
   openInterrupts.set(app, interrupts);
   const finishing = new Set<Promise<void>>();
   openFinishing.set(app, finishing);
-  await app.register(mountMcp, { server, http, streams, interrupts, finishing, cors: false });
+  // Our own app: only @fastify/cors (above, when on) answers on the MCP routes besides our code.
+  const foreignAnswers = http.corsOrigins.length > 0;
+  await app.register(mountMcp, { server, http, streams, interrupts, finishing, cors: false, foreignAnswers });
   return app;
 }
 
