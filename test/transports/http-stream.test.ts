@@ -199,6 +199,41 @@ describe('the standalone GET stream', () => {
   });
 });
 
+describe("another session's event id", () => {
+  test('resumes nothing of that session: the GET opens a stream of its own, with none of its events', {
+    timeout: 15_000,
+  }, async () => {
+    const owner = await openSession(t.app);
+    const other = await openSession(t.app);
+    // The owner's call answered on a resumable SSE stream, finished: its events are stored.
+    const res = await post(
+      t.app,
+      {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'progress', arguments: {}, _meta: { progressToken: 'p' } },
+      },
+      { session: owner, version: V2025 },
+    );
+    const ownerEvents = parseSse(res.body);
+    const [prime] = ownerEvents;
+    assert.ok(prime?.id, 'the owner stream is resumable');
+    // The owner itself gets the rest of its stream from that id.
+    const own = await openGetStream(owner, prime.id);
+    assert.equal(own.response.status, 200);
+    const replayed = sseMessages(parseSse(await own.readToEnd()), V2025);
+    assert.equal(replayed.at(-1)?.id, 7, "the owner's resume replays its answer");
+    // Another session with the same id: its own standalone stream, nothing of the owner's.
+    const stream = await openGetStream(other, prime.id);
+    assert.equal(stream.response.status, 200);
+    const first = await firstEvent(stream);
+    assert.ok(!ownerEvents.some((e) => e.id === first.id), `event ${first.id} is not the owner's`);
+    assert.equal(first.data, '', "a priming event of the other session's own stream");
+    stream.close();
+  });
+});
+
 describe('one standalone stream per session (2025-11-25 "Multiple Connections")', () => {
   test('a second GET while the first is open is 409 -32043, and the first gets each notification once', {
     timeout: 15_000,

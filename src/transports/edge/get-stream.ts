@@ -9,7 +9,6 @@
  * replica writes the session's messages: resumed on any replica, it replays what was stored
  * after the client's last id and carries on, as long as a fresh stream would.
  */
-import { randomUUID } from 'node:crypto';
 import { Refusal } from '../../base/refusals.ts';
 import type { FeedClaim, SessionFeed } from '../../protocol/hub/session-streams.ts';
 import type { Session } from '../../protocol/session/store.ts';
@@ -27,6 +26,7 @@ import {
   streamHeaders,
 } from './route-state.ts';
 import { followStored, replayFinished, SseStream } from './sse.ts';
+import { isStreamOf, newStreamId } from './stream-ids.ts';
 
 /** How long a dropped standalone stream stays attached, for a reconnect to resume it. */
 const STANDALONE_GRACE_MS = 60_000;
@@ -52,6 +52,8 @@ export async function handleGet(state: RouteState, req: EdgeRequest, reply: unkn
     refuseStoreError(state, req, reply, err);
     return reply;
   }
+  // Another session's stream is no stream of this one: nothing of it is replayed.
+  if (streamId !== undefined && !isStreamOf(streamId, session.id)) streamId = undefined;
   if (feed && !streamId) return feedStream(state, req, reply, session, feed, undefined);
   const current = standalone.get(session.id);
   // A resume of the session's standalone stream takes it over: what it missed, then the rest.
@@ -138,7 +140,7 @@ function openStandalone(
   const resumable = REV2025.resumable(session);
   const primeRetryMs = resumable ? options.sse.retryMs : undefined;
   const stream = new SseStream(first, {
-    streamId: randomUUID(),
+    streamId: newStreamId(session.id),
     store: resumable ? store : undefined,
     keepAliveMs: options.sse.keepAliveMs,
     primeRetryMs,

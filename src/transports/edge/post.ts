@@ -4,7 +4,7 @@
  * to the dispatcher, and the reply comes back as JSON, or as an SSE stream once a message tied
  * to the request (progress, a server-to-client request) must go out before the result.
  */
-import { randomUUID } from 'node:crypto';
+
 import { encodeMessage, isObject, type JsonRpcMessage, type RequestId } from '../../base/jsonrpc.ts';
 import { Refusal } from '../../base/refusals.ts';
 import { ClientPresence, type Exchange, type Reply } from '../../protocol/exchange.ts';
@@ -18,6 +18,7 @@ import { requestInfo } from './request-info.ts';
 import { accepts, type RouteState, sessionFor, streamHeaders } from './route-state.ts';
 import { isDispatchedRefusal, statusReason } from './rules.ts';
 import { SseStream } from './sse.ts';
+import { newStreamId } from './stream-ids.ts';
 
 /**
  * The session of one request where none is kept (`sessions: 'stateless'`): initialised at the
@@ -104,7 +105,7 @@ export async function handlePost(state: RouteState, req: EdgeRequest, res: unkno
   const channel = new PostChannel(
     sseOk
       ? () => {
-          const streamId = randomUUID();
+          const streamId = newStreamId(session?.id);
           const stream = new SseStream(host.stream(res, streamHeaders(sessionHeader)), {
             streamId,
             store: resumable ? store : undefined,
