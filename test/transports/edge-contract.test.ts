@@ -144,11 +144,12 @@ function send(host: Host, spec: Spec): Promise<Seen> {
             if (value !== undefined) seen[name] = String(value);
           }
           // Keep-alive comments come as time passes, a rate limit's wait in ms as the clock
-          // moves, and an event's stream id is random: none is the request's to decide.
+          // moves, and an event's stream id is random (after its session's tag): none is the
+          // request's to decide.
           body = body
             .replace(/^: keep-alive\n\n/gm, '')
             .replace(/"retryAfterMs":\d+/g, '"retryAfterMs":0')
-            .replace(/^id: [0-9a-f-]{36}_/gm, 'id: <stream>_');
+            .replace(/^id: (?:[0-9a-f]{16}-)?[0-9a-f-]{36}_/gm, 'id: <stream>_');
           resolve({ status: res.statusCode ?? 0, headers: seen, body });
         });
       },
