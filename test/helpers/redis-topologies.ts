@@ -207,11 +207,13 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       const exited = once(node.child, 'exit');
       node.child.kill('SIGKILL');
       await exited;
+      // Promoted in every surviving node's view, not only its own: the others learn of it by
+      // gossip, and `masterOf` asks any of them.
       await waitFor(
         () =>
-          clusterNodes(replica.port).find((n) => n.port === replica.port)?.master === true &&
+          alive().every((a) => clusterNodes(a.port).find((n) => n.port === replica.port)?.master === true) &&
           cli(replica.port, 'CLUSTER', 'INFO').includes('cluster_state:ok'),
-        'the cluster promoting the replica',
+        'the cluster promoting the replica, in every node view',
       );
       return { now: replica.port };
     },
