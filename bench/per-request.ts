@@ -34,6 +34,7 @@ import {
   pinSelf,
   SERVER_CORE,
   stop,
+  tracked,
   waitForUrl,
 } from './harness/processes.ts';
 import { headers2026 } from './harness/wire.ts';
@@ -85,7 +86,9 @@ function start(name: string, run: number): ChildProcess {
         ];
   const node = [process.execPath, ...flags, ...server.args];
   const [cmd, ...rest] = pinning.pinned ? ['taskset', '-c', String(SERVER_CORE), ...node] : node;
-  return spawn(cmd!, rest, { env: { ...process.env, ...server.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  return tracked(
+    spawn(cmd!, rest, { env: { ...process.env, ...server.env }, stdio: ['pipe', 'pipe', 'pipe'] }),
+  );
 }
 
 interface Figure {

@@ -16,7 +16,7 @@ import { copyFileSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stop, tail, waitForUrl } from './processes.ts';
+import { stop, tail, tracked, waitForUrl } from './processes.ts';
 import { OURS_ENV } from './servers.ts';
 import { bodyHasSum, call2026, headers2026 } from './wire.ts';
 
@@ -211,10 +211,9 @@ export interface CountOptions {
 async function countOne(server: CountedServer, options: CountOptions): Promise<InstructionFigure> {
   const out = join(tmpdir(), `instructions-${process.pid}-${server.name}.out`);
   const argv = [...callgrindArgs(out), process.execPath, ...server.args];
-  const child: ChildProcess = spawn('valgrind', argv, {
-    env: { ...process.env, ...server.env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = tracked(
+    spawn('valgrind', argv, { env: { ...process.env, ...server.env }, stdio: ['pipe', 'pipe', 'pipe'] }),
+  );
   const stderr = tail(child.stderr);
   try {
     const url = await waitForUrl(child, server.name, stderr, options.startTimeoutMs ?? 1_800_000);

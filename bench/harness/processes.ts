@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, constants } from 'node:os';
 
 export const SERVER_CORE = 0;
 export const LOAD_CORE = 1;
@@ -48,6 +48,31 @@ export function pinSelf(pinning: Pinning, core: number): void {
   }
 }
 
+const live = new Set<ChildProcess>();
+let stopsChildren = false;
+
+/**
+ * Remembers a child so that the bench stops it when it is stopped itself. A terminal's Ctrl-C
+ * reaches the whole process group, but `kill <pid>` (a CI timeout, a script) reaches only the
+ * harness: without this its servers, pinned to the server core, would run on. On SIGTERM, SIGINT
+ * or SIGHUP every child still running is killed (SIGKILL: a server's drain is not worth waiting
+ * for here) and the harness exits as the signal would have ended it (128 + its number).
+ */
+export function tracked<T extends ChildProcess>(child: T): T {
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  if (!stopsChildren) {
+    stopsChildren = true;
+    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+      process.once(signal, () => {
+        for (const c of live) c.kill('SIGKILL');
+        process.exit(128 + constants.signals[signal]);
+      });
+    }
+  }
+  return child;
+}
+
 /** Spawns `node <args>` on `core` (taskset execs node in place, so the pid is node's). */
 export function spawnPinned(
   pinning: Pinning,
@@ -58,7 +83,7 @@ export function spawnPinned(
 ): ChildProcess {
   const node = [process.execPath, ...nodeFlags, ...args];
   const [cmd, ...rest] = pinning.pinned ? ['taskset', '-c', String(core), ...node] : node;
-  return spawn(cmd!, rest, { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  return tracked(spawn(cmd!, rest, { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] }));
 }
 
 /** Keeps the last few KB of a stream, to explain a failure: its first lines, stack frames dropped. */

@@ -10,6 +10,7 @@ import { copyFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { callgrindArgs, dumpedByThread, type InstructionFigure } from './instructions.ts';
+import { tracked } from './processes.ts';
 import { ECHO_STDIO, OURS_STDIO, type ServerSpec } from './servers.ts';
 import { StdioPeer } from './stdio-peer.ts';
 import { bodyHasSum, call2025, call2026, checkCallResult, INITIALIZED, initialize2025 } from './wire.ts';
@@ -56,10 +57,12 @@ export async function countStdio(name: string, options: StdioCountOptions): Prom
   if (spec === undefined) throw new Error(`unknown stdio server ${name}`);
   const out = join(tmpdir(), `instructions-${process.pid}-${name}.out`);
   const peer = new StdioPeer({ pinned: false }, spec, [], (s) =>
-    spawn('valgrind', [...callgrindArgs(out), process.execPath, ...s.args], {
-      env: { ...process.env, ...s.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    }),
+    tracked(
+      spawn('valgrind', [...callgrindArgs(out), process.execPath, ...s.args], {
+        env: { ...process.env, ...s.env },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      }),
+    ),
   );
   peer.replyTimeoutMs = 1_800_000;
   const pid = String(peer.pid);
