@@ -3,29 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
 import { createRateLimiter, type RateLimiter } from '../../src/ratelimit/limiter.ts';
-import { createRedisClient } from '../../src/redis/client.ts';
-import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
+import { redisClientsForFile } from '../helpers/redis-bus.ts';
 import { runLimiterContract } from './limiter-contract.ts';
 
-let server: RedisServer | undefined;
-const clients: Redis[] = [];
-
-before(async () => {
-  server = await startRedisServer();
-});
-
-after(async () => {
-  for (const client of clients) client.disconnect();
-  await server?.stop();
-});
-
-async function connect(): Promise<Redis> {
-  if (server === undefined) throw new Error('redis-server did not start');
-  const redis = createRedisClient(server.url);
-  clients.push(redis);
-  await redis.connect();
-  return redis;
-}
+const connect = redisClientsForFile();
 
 runLimiterContract('redis', {
   shared: true,

@@ -21,9 +21,9 @@ import { after, before, test } from 'node:test';
 import type { Message } from '../conformance/http-fixture.ts';
 import { openSession, post, V2025 } from '../e2e/batteries/helpers.ts';
 import { type RedisCluster, startRedisCluster } from '../helpers/redis-topologies.ts';
+import { createTask, isTerminal, pollTaskOn } from '../tasks/http-2026.ts';
 import { type ReplicaSet, readyz, startReplicas, until } from './cluster.ts';
 import { EVENT_WAIT_MS, REPLICA_ENV, within } from './streams.ts';
-import { createTask, isTerminal, pollTaskOn } from './tasks.ts';
 
 let dir: string;
 let redis: RedisCluster;

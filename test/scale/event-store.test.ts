@@ -4,33 +4,16 @@
  * rest and then each later event exactly once, until the stream is released.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Redis } from 'ioredis';
+import { describe, test } from 'node:test';
 import type { JsonRpcMessage } from '../../src/base/jsonrpc.ts';
-import { createRedisClient } from '../../src/redis/client.ts';
-import { createPubSub, createSubscriberClient, type PubSub } from '../../src/redis/pubsub.ts';
 import type { EventStore, StoredEvent } from '../../src/transports/deps.ts';
 import { createMemoryEventStore } from '../../src/transports/edge/event-store.ts';
 import { createRedisEventStore } from '../../src/transports/edge/redis-event-store.ts';
-import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
+import { redisBusForFile } from '../helpers/redis-bus.ts';
 import { until } from '../helpers/until.ts';
 
-let redis: RedisServer;
-let command: Redis;
-let pubsub: PubSub;
+const bus = redisBusForFile();
 let prefixes = 0;
-
-before(async () => {
-  redis = await startRedisServer();
-  command = createRedisClient(redis.url);
-  await command.connect();
-  pubsub = createPubSub(command, createSubscriberClient(redis.url));
-});
-after(async () => {
-  await pubsub?.close();
-  command?.disconnect();
-  await redis?.stop();
-});
 
 const note = (n: number): JsonRpcMessage => ({
   jsonrpc: '2.0',
@@ -44,8 +27,8 @@ const makers: { name: string; make(graceMs: number): EventStore }[] = [
     name: 'redis',
     make: (graceMs) =>
       createRedisEventStore({
-        redis: command,
-        pubsub,
+        redis: bus.command,
+        pubsub: bus.pubsub,
         retention: 100,
         ttlMs: 60_000,
         graceMs,
@@ -106,8 +89,8 @@ describe('EventStore in Redis: following a stream another replica writes', () =>
   test('the stored rest, then live events exactly once, until the release', async () => {
     const writer = makers[1]!.make(60_000);
     const reader = createRedisEventStore({
-      redis: command,
-      pubsub,
+      redis: bus.command,
+      pubsub: bus.pubsub,
       retention: 100,
       ttlMs: 60_000,
       pollMs: 5000, // a long poll: the live events must come from the wake-ups
@@ -156,8 +139,8 @@ describe('EventStore in Redis: following a stream another replica writes', () =>
 
   test('a stream whose replica died (never released) ends the follow when it expires', async () => {
     const store = createRedisEventStore({
-      redis: command,
-      pubsub,
+      redis: bus.command,
+      pubsub: bus.pubsub,
       retention: 100,
       ttlMs: 300,
       pollMs: 100,
@@ -177,8 +160,8 @@ describe('EventStore in Redis: a reply stream whose replica stopped', () => {
     const keyPrefix = `ev${++prefixes}:`;
     const make = (replicaId: string) =>
       createRedisEventStore({
-        redis: command,
-        pubsub,
+        redis: bus.command,
+        pubsub: bus.pubsub,
         retention: 100,
         ttlMs: 60_000,
         pollMs: 100,

@@ -8,7 +8,7 @@
  * one instant have one winner; Redis away during a claim is a 503 that leaves nothing held.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Redis } from 'ioredis';
 import { ProtocolError } from '../../src/base/errors.ts';
 import type { JsonRpcMessage } from '../../src/base/jsonrpc.ts';
@@ -16,25 +16,12 @@ import type { FeedClaim, FeedEvent, SessionFeed } from '../../src/protocol/hub/s
 import { createRedisClient } from '../../src/redis/client.ts';
 import { createPubSub, createSubscriberClient, type PubSub } from '../../src/redis/pubsub.ts';
 import { createRedisSessionFeed } from '../../src/scale/session-feed.ts';
-import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
+import { redisBusForFile } from '../helpers/redis-bus.ts';
+import { startRedisServer } from '../helpers/redis-server.ts';
 import { until } from '../helpers/until.ts';
 
-let redis: RedisServer;
-let command: Redis;
-let pubsub: PubSub;
+const bus = redisBusForFile();
 let prefixes = 0;
-
-before(async () => {
-  redis = await startRedisServer();
-  command = createRedisClient(redis.url);
-  await command.connect();
-  pubsub = createPubSub(command, createSubscriberClient(redis.url));
-});
-after(async () => {
-  await pubsub?.close();
-  command?.disconnect();
-  await redis?.stop();
-});
 
 const note = (n: number): JsonRpcMessage => ({
   jsonrpc: '2.0',
@@ -44,8 +31,8 @@ const note = (n: number): JsonRpcMessage => ({
 
 function makeFeed(options: { leaseMs?: number; client?: Redis; bus?: PubSub } = {}): SessionFeed {
   return createRedisSessionFeed({
-    redis: options.client ?? command,
-    pubsub: options.bus ?? pubsub,
+    redis: options.client ?? bus.command,
+    pubsub: options.bus ?? bus.pubsub,
     retention: 100,
     ttlMs: 60_000,
     pollMs: 200,
@@ -124,14 +111,14 @@ describe('claims on a session feed', () => {
     assert.ok(first);
     // Messages, a takeover and more messages are all stored before the old holder reads.
     feed.push('s2', note(1));
-    await until(async () => (await command.xlen(`claims${prefixes}:feed:{s2}`)) === 2, {
+    await until(async () => (await bus.command.xlen(`claims${prefixes}:feed:{s2}`)) === 2, {
       message: 'stored',
       timeoutMs: 10_000,
     });
     const second = await feed.claim('s2', undefined, first.mark);
     assert.ok(second);
     feed.push('s2', note(2));
-    await until(async () => (await command.xlen(`claims${prefixes}:feed:{s2}`)) === 4, {
+    await until(async () => (await bus.command.xlen(`claims${prefixes}:feed:{s2}`)) === 4, {
       message: 'stored',
       timeoutMs: 10_000,
     });
@@ -193,7 +180,7 @@ describe('claims on a session feed', () => {
     await until(
       async () => {
         assert.equal(await feed.claim('s5', undefined), undefined, 'renewed while it runs');
-        leaseEnds.add((await command.hget(holderKey, 'u')) ?? '');
+        leaseEnds.add((await bus.command.hget(holderKey, 'u')) ?? '');
         return leaseEnds.size > 3;
       },
       { message: 'three renewals', timeoutMs: 30_000, intervalMs: 50 },
@@ -289,9 +276,9 @@ describe('claims on a session feed', () => {
     const own = await startRedisServer();
     const client = createRedisClient(own.url);
     await client.connect();
-    const bus = createPubSub(client, createSubscriberClient(own.url));
+    const ownBus = createPubSub(client, createSubscriberClient(own.url));
     try {
-      const feed = makeFeed({ client, bus });
+      const feed = makeFeed({ client, bus: ownBus });
       await own.stop('SIGKILL');
       await assert.rejects(feed.claim('down', undefined), (err: unknown) => {
         assert.ok(err instanceof ProtocolError);
@@ -308,7 +295,7 @@ describe('claims on a session feed', () => {
         },
       );
     } finally {
-      await bus.close();
+      await ownBus.close();
       client.disconnect();
       await own.stop();
     }

@@ -5,32 +5,15 @@
  * are listed with who opened them, and the expired ones are swept.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Redis } from 'ioredis';
+import { describe, test } from 'node:test';
 import type { JsonRpcMessage } from '../../src/base/jsonrpc.ts';
 import type { FeedEvent, SessionFeed } from '../../src/protocol/hub/session-streams.ts';
-import { createRedisClient } from '../../src/redis/client.ts';
-import { createPubSub, createSubscriberClient, type PubSub } from '../../src/redis/pubsub.ts';
 import { createRedisSessionFeed } from '../../src/scale/session-feed.ts';
-import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
+import { redisBusForFile } from '../helpers/redis-bus.ts';
 import { until } from '../helpers/until.ts';
 
-let redis: RedisServer;
-let command: Redis;
-let pubsub: PubSub;
+const bus = redisBusForFile();
 let prefixes = 0;
-
-before(async () => {
-  redis = await startRedisServer();
-  command = createRedisClient(redis.url);
-  await command.connect();
-  pubsub = createPubSub(command, createSubscriberClient(redis.url));
-});
-after(async () => {
-  await pubsub?.close();
-  command?.disconnect();
-  await redis?.stop();
-});
 
 const note = (n: number): JsonRpcMessage => ({
   jsonrpc: '2.0',
@@ -40,8 +23,8 @@ const note = (n: number): JsonRpcMessage => ({
 
 function makeFeed(options: { ttlMs?: number; now?: () => number } = {}): SessionFeed {
   return createRedisSessionFeed({
-    redis: command,
-    pubsub,
+    redis: bus.command,
+    pubsub: bus.pubsub,
     retention: 100,
     ttlMs: options.ttlMs ?? 60_000,
     pollMs: 200,

@@ -29,6 +29,7 @@ import {
   startRedisCluster,
   startRedisSentinelSet,
 } from '../helpers/redis-topologies.ts';
+import { createTask, isTerminal, pollTaskOn } from '../tasks/http-2026.ts';
 import { type ReplicaSet, readyz, startReplicas, until } from './cluster.ts';
 import {
   announcerOn,
@@ -47,7 +48,6 @@ import {
   waitFor,
   within,
 } from './streams.ts';
-import { createTask, isTerminal, pollTaskOn } from './tasks.ts';
 
 let dir: string;
 before(async () => {

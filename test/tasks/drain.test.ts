@@ -9,11 +9,11 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { type Message, post, request, V2026 } from '../conformance/http-fixture.ts';
+import type { Message } from '../conformance/http-fixture.ts';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
 import { type SpawnedHttpServer, spawnHttpServer } from '../helpers/spawn-server.ts';
 import { readyz, until } from '../scale/cluster.ts';
-import { WITH_TASKS } from './helpers.ts';
+import { createTask, taskRpc } from './http-2026.ts';
 
 /** The drain budget of the replicas stopped here: long enough for a 1 s task at load 20. */
 const BUDGET_MS = 8000;
@@ -40,33 +40,12 @@ after(async () => {
   await redis?.stop();
 });
 
-let nextId = 1;
-async function rpc(url: string, method: string, params: Message): Promise<{ status: number; body: Message }> {
-  const headers: Record<string, string> = { 'mcp-protocol-version': V2026, 'mcp-method': method };
-  const name = params.taskId ?? params.name;
-  if (typeof name === 'string') headers['mcp-name'] = name;
-  const meta = {
-    'io.modelcontextprotocol/protocolVersion': V2026,
-    'io.modelcontextprotocol/clientCapabilities': WITH_TASKS,
-  };
-  const res = await post(url, request(nextId++, method, { ...params, _meta: meta }), headers);
-  return { status: res.status, body: (await res.json()) as Message };
-}
-
-async function create(url: string, name: string, args: Message): Promise<string> {
-  const { status, body } = await rpc(url, 'tools/call', { name, arguments: args });
-  assert.equal(status, 200, JSON.stringify(body));
-  const result = body.result as Message;
-  assert.equal(result.resultType, 'task', JSON.stringify(body));
-  return String(result.taskId);
-}
-
 /** The task as the surviving replica reads it from Redis, once `done` holds. */
 async function taskOnSurvivor(taskId: string, done: (task: Message) => boolean, timeoutMs: number) {
   let last: Message = {};
   await until(
     async () => {
-      const { status, body } = await rpc(survivor.url, 'tasks/get', { taskId });
+      const { status, body } = await taskRpc(survivor.url, 'tasks/get', { taskId });
       if (status !== 200) return false;
       last = body.result as Message;
       return done(last);
@@ -88,7 +67,7 @@ async function exitOf(victim: SpawnedHttpServer, boundMs = BUDGET_MS + EXIT_SLAC
 test('a 1 s task started just before SIGTERM completes, and its result is read on another replica', async () => {
   const victim = await spawnHttpServer(env);
   try {
-    const taskId = await create(victim.url, 'slow_compute', { seconds: 1, label: 'across the drain' });
+    const taskId = await createTask(victim.url, 'slow_compute', { seconds: 1, label: 'across the drain' });
     victim.child.kill('SIGTERM');
     assert.equal(await exitOf(victim), 0, victim.stderr());
     const task = await taskOnSurvivor(taskId, terminal, 10_000);
@@ -104,7 +83,7 @@ test('a 1 s task started just before SIGTERM completes, and its result is read o
 test('a task longer than the budget runs through the drain, then is failed as stopped, and the process exits', async () => {
   const victim = await spawnHttpServer(env);
   try {
-    const taskId = await create(victim.url, 'slow_compute', { seconds: 60 });
+    const taskId = await createTask(victim.url, 'slow_compute', { seconds: 60 });
     const running = await taskOnSurvivor(
       taskId,
       (t) => /^step \d+ of 60$/.test(String(t.statusMessage)),
@@ -131,7 +110,7 @@ test('a task longer than the budget runs through the drain, then is failed as st
 test('a task that ignores its abort signal does not hold the exit: failed as stopped, exit 0', async () => {
   const victim = await spawnHttpServer(env);
   try {
-    const taskId = await create(victim.url, 'ignore_abort', { seconds: 120 });
+    const taskId = await createTask(victim.url, 'ignore_abort', { seconds: 120 });
     victim.child.kill('SIGTERM');
     assert.equal(await exitOf(victim), 0, victim.stderr());
     const failed = await taskOnSurvivor(taskId, terminal, 10_000);
@@ -145,7 +124,7 @@ test('a task that ignores its abort signal does not hold the exit: failed as sto
 test('a second SIGTERM during the drain stops now: the running task is failed as stopped, exit 1', async () => {
   const victim = await spawnHttpServer({ ...env, MCP_SHUTDOWN_TIMEOUT_MS: '120000', MCP_LOG_LEVEL: 'info' });
   try {
-    const taskId = await create(victim.url, 'slow_compute', { seconds: 60 });
+    const taskId = await createTask(victim.url, 'slow_compute', { seconds: 60 });
     victim.child.kill('SIGTERM');
     await until(
       () => /waiting for running tasks/.test(victim.stderr()),
@@ -172,7 +151,7 @@ test('tasks created while /readyz is 503, up to the last one before the listener
     const created: string[] = [];
     let refusal = '';
     while (refusal === '') {
-      const attempt = await rpc(victim.url, 'tools/call', {
+      const attempt = await taskRpc(victim.url, 'tools/call', {
         name: 'slow_compute',
         arguments: { seconds: 1, label: `task ${created.length + 1}` },
       }).catch((err: unknown) => ({ status: 0, body: { error: String(err) } as Message }));

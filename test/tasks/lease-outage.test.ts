@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Redis } from 'ioredis';
 import { createRedisClient } from '../../src/redis/client.ts';
-import { type Message, post, request, V2026 } from '../conformance/http-fixture.ts';
+import type { Message } from '../conformance/http-fixture.ts';
 import { type Cluster, startCluster, until } from '../scale/cluster.ts';
-import { WITH_TASKS } from './helpers.ts';
+import { taskRpc } from './http-2026.ts';
 
 /** The default MCP_TASK_LEASE_MS, and the renewal period (a third of it). */
 const LEASE_MS = 15_000;
@@ -35,22 +35,9 @@ after(async () => {
 });
 
 const replica = (i: number) => (cluster.replicas[i] as { url: string }).url;
-let nextId = 1;
-
-async function rpc(url: string, method: string, params: Message): Promise<{ status: number; body: Message }> {
-  const headers: Record<string, string> = { 'mcp-protocol-version': V2026, 'mcp-method': method };
-  const name = params.taskId ?? params.name;
-  if (typeof name === 'string') headers['mcp-name'] = name;
-  const meta = {
-    'io.modelcontextprotocol/protocolVersion': V2026,
-    'io.modelcontextprotocol/clientCapabilities': WITH_TASKS,
-  };
-  const res = await post(url, request(nextId++, method, { ...params, _meta: meta }), headers);
-  return { status: res.status, body: (await res.json()) as Message };
-}
 
 test('a task runs through a 10 s Redis outage with the default lease, never failed', async () => {
-  const created = await rpc(replica(0), 'tools/call', {
+  const created = await taskRpc(replica(0), 'tools/call', {
     name: 'slow_compute',
     arguments: { seconds: 20, label: 'through the outage' },
   });
@@ -85,7 +72,7 @@ test('a task runs through a 10 s Redis outage with the default lease, never fail
   let polling = true;
   const poller = (async () => {
     while (polling) {
-      const { status, body } = await rpc(replica(1), 'tasks/get', { taskId }).catch(() => ({
+      const { status, body } = await taskRpc(replica(1), 'tasks/get', { taskId }).catch(() => ({
         status: 0,
         body: {} as Message,
       }));
@@ -103,7 +90,7 @@ test('a task runs through a 10 s Redis outage with the default lease, never fail
     await poller;
   }
   assert.ok(!seen.has('failed'), `never failed: ${[...seen].join(', ')}`);
-  const done = await rpc(replica(1), 'tasks/get', { taskId });
+  const done = await taskRpc(replica(1), 'tasks/get', { taskId });
   assert.equal((done.body.result as Message).status, 'completed');
   assert.match(JSON.stringify(done.body.result), /Computed through the outage in 20 s/);
 });

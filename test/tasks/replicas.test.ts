@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { type Message, post, request, SseReader, V2026 } from '../conformance/http-fixture.ts';
 import { type Cluster, startCluster, until } from '../scale/cluster.ts';
 import { WITH_TASKS } from './helpers.ts';
+import { taskRpc } from './http-2026.ts';
 
 let cluster: Cluster;
 before(async () => {
@@ -23,23 +24,9 @@ after(async () => {
 });
 
 const replica = (i: number) => (cluster.replicas[i] as { url: string }).url;
-let nextId = 1;
-
-/** One 2026 request declaring the tasks extension; resolves with the HTTP status and the JSON body. */
-async function rpc(url: string, method: string, params: Message): Promise<{ status: number; body: Message }> {
-  const headers: Record<string, string> = { 'mcp-protocol-version': V2026, 'mcp-method': method };
-  const name = params.taskId ?? params.name;
-  if (typeof name === 'string') headers['mcp-name'] = name;
-  const meta = {
-    'io.modelcontextprotocol/protocolVersion': V2026,
-    'io.modelcontextprotocol/clientCapabilities': WITH_TASKS,
-  };
-  const res = await post(url, request(nextId++, method, { ...params, _meta: meta }), headers);
-  return { status: res.status, body: (await res.json()) as Message };
-}
 
 async function result(url: string, method: string, params: Message): Promise<Message> {
-  const { status, body } = await rpc(url, method, params);
+  const { status, body } = await taskRpc(url, method, params);
   assert.equal(status, 200, `${method}: ${JSON.stringify(body)}`);
   return body.result as Message;
 }
@@ -55,7 +42,7 @@ async function pollUntil(url: string, taskId: string, done: (task: Message) => b
   let last: Message | undefined;
   await until(
     async () => {
-      const { status, body } = await rpc(url, 'tasks/get', { taskId }).catch(() => ({
+      const { status, body } = await taskRpc(url, 'tasks/get', { taskId }).catch(() => ({
         status: 0,
         body: {} as Message,
       }));
@@ -135,7 +122,7 @@ describe('tasks across two replicas', () => {
     // Running: its first progress step is stored as the status message.
     await pollUntil(replica(1), taskId, (t) => t.statusMessage === 'step 1 of 2', 10_000);
     await cluster.redis.stop();
-    const away = await rpc(replica(1), 'tasks/get', { taskId });
+    const away = await taskRpc(replica(1), 'tasks/get', { taskId });
     assert.equal(away.status, 503);
     assert.equal((away.body.error as Message).code, -32039);
     await cluster.redis.restart();

@@ -1,11 +1,11 @@
 /**
- * 2026-wire tasks over raw HTTP, for the scale-out tests (topologies.test.ts): a request that
+ * 2026-wire tasks over raw HTTP, for the tests of tasks across replicas and Redis topologies: a request that
  * declares the tasks extension and names the task in `Mcp-Name` (SEP-2663: what lets a
  * balancer route it), a task created, and `tasks/get` polled on any replica until a state.
  */
 import assert from 'node:assert/strict';
 import { type Message, post, request, V2026 } from '../conformance/http-fixture.ts';
-import { WITH_TASKS } from '../tasks/helpers.ts';
+import { WITH_TASKS } from './helpers.ts';
 
 const TERMINAL = ['completed', 'failed', 'cancelled'];
 export const isTerminal = (task: Message) => TERMINAL.includes(String(task.status));
