@@ -15,6 +15,7 @@ import { ErrorCode } from '../../src/base/errors.ts';
 import { post2026, type SseEvent, SseReader } from '../conformance/http-fixture.ts';
 import { callTool2026, openSession, post, rpcError, V2025, V2026 } from '../e2e/batteries/helpers.ts';
 import { type Cluster, readyz, startCluster, until } from './cluster.ts';
+import { postGatedCall, sessionHeaders } from './streams.ts';
 
 let cluster: Cluster;
 let dir: string;
@@ -27,7 +28,6 @@ after(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-const sessionHeaders = (session: string) => ({ 'mcp-session-id': session, 'mcp-protocol-version': V2025 });
 const url = (i: number) => (cluster.replicas[i] as { url: string }).url;
 const INIT = {
   jsonrpc: '2.0',
@@ -51,20 +51,7 @@ describe('Redis outage under two replicas', () => {
     session = await openSession(url(0));
     // A call that is running on A when Redis goes away.
     const gate = path.join(dir, 'gate');
-    const res = await fetch(url(0), {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        ...sessionHeaders(session),
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 9,
-        method: 'tools/call',
-        params: { name: 'gated_steps', arguments: { gate }, _meta: { progressToken: 'p' } },
-      }),
-    });
+    const res = await postGatedCall(url(0), session, gate, undefined, 9);
     const reader = new SseReader(res, V2025, 'tools/call');
     const seen = [(await reader.next()) as SseEvent, (await reader.next()) as SseEvent];
     assert.equal(seen[1]?.message?.method, 'notifications/progress');

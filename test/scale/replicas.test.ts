@@ -16,6 +16,7 @@ import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextpr
 import { post2026, type SseEvent, SseReader } from '../conformance/http-fixture.ts';
 import { openSession, post, textOf, V2025, V2026 } from '../e2e/batteries/helpers.ts';
 import { type Cluster, readyz, startCluster } from './cluster.ts';
+import { postGatedCall, sessionHeaders } from './streams.ts';
 
 let cluster: Cluster;
 let dir: string;
@@ -29,7 +30,6 @@ after(async () => {
 });
 
 const INFO = { name: 'scale-test', version: '1.0.0' };
-const sessionHeaders = (session: string) => ({ 'mcp-session-id': session, 'mcp-protocol-version': V2025 });
 
 function replicaUrl(i: number): string {
   return (cluster.replicas[i] as { url: string }).url;
@@ -399,22 +399,3 @@ describe('two replicas behind a round-robin proxy', () => {
     assert.equal(textOf(done), 'Hello, Ada (state {"round":1})');
   });
 });
-
-/** POSTs a gated_steps call with a progress token on the 2025 wire. */
-function postGatedCall(url: string, session: string, gate: string, signal: AbortSignal): Promise<Response> {
-  return fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...sessionHeaders(session),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 7,
-      method: 'tools/call',
-      params: { name: 'gated_steps', arguments: { gate }, _meta: { progressToken: 'p' } },
-    }),
-    signal,
-  });
-}

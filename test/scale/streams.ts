@@ -97,10 +97,15 @@ export async function announcerOn(u: string, session: string, count: number) {
 
 export const expected = (count: number) => Array.from({ length: count }, (_, i) => uriOf(i + 1));
 
-/** POSTs a gated_steps call (id 7, with a progress token) and reads its priming event and first progress, then drops it. */
-export async function startGatedCall(u: string, session: string, gate: string) {
-  const dropped = new AbortController();
-  const res = await fetch(u, {
+/** POSTs a gated_steps call (id 7 unless given, with a progress token) on the 2025 wire; its response, unread. */
+export function postGatedCall(
+  u: string,
+  session: string,
+  gate: string,
+  signal?: AbortSignal,
+  id = 7,
+): Promise<Response> {
+  return fetch(u, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -109,12 +114,18 @@ export async function startGatedCall(u: string, session: string, gate: string) {
     },
     body: JSON.stringify({
       jsonrpc: '2.0',
-      id: 7,
+      id,
       method: 'tools/call',
       params: { name: 'gated_steps', arguments: { gate }, _meta: { progressToken: 'p' } },
     }),
-    signal: dropped.signal,
+    ...(signal ? { signal } : {}),
   });
+}
+
+/** POSTs a gated_steps call (id 7, with a progress token) and reads its priming event and first progress, then drops it. */
+export async function startGatedCall(u: string, session: string, gate: string) {
+  const dropped = new AbortController();
+  const res = await postGatedCall(u, session, gate, dropped.signal);
   const reader = new SseReader(res, V2025, 'tools/call');
   const priming = await reader.next();
   const progress1 = await reader.next();
