@@ -8,8 +8,13 @@
  * The servers are scenario 1's and scenario 4's (`countedServers` in
  * bench/harness/instructions.ts), tracing to an OTLP sink in this process.
  *
+ * Besides the whole process's CPU, each kind of thread's (`MainThread`, V8's `V8Worker` helpers
+ * for compilation and collection), and with `--gc` what the requests cost the garbage collector:
+ * bytes allocated and promoted to old space per request, the main thread's pause, how many
+ * requests fill the young generation (bench/harness/gc-trace.ts). Reported, never asserted.
+ *
  * Usage: `node bench/per-request.ts [--servers plain,ratio0] [--requests N] [--warmup N]
- * [--repeat R] [--connections C] [--callgrind] [--profile DIR]`. With `--callgrind` the servers
+ * [--repeat R] [--connections C] [--callgrind] [--profile DIR] [--gc]`. With `--callgrind` the servers
  * are counted side by side, main thread only, GC excluded (bench/harness/instructions.ts), and
  * the ratios of issue 51 are printed; `--profile DIR` writes a V8 CPU profile of
  * each server (`DIR/<server>.cpuprofile`, or `DIR/<server>-<run>.cpuprofile` with `--repeat` above 1:
@@ -18,6 +23,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { commandLine } from './harness/command-line.ts';
+import { GC_TRACE_FLAG, type GcPerRequest, gcPerRequest, gcTrace } from './harness/gc-trace.ts';
 import {
   COUNTABLE,
   countedServers,
@@ -34,13 +40,14 @@ import {
   pinSelf,
   SERVER_CORE,
   stop,
+  threadCpuMicros,
   tracked,
   waitForUrl,
 } from './harness/processes.ts';
 import { headers2026 } from './harness/wire.ts';
 
 const USAGE = `node bench/per-request.ts [--servers plain,ratio0] [--requests N] [--warmup N]
-  [--repeat R] [--connections C] [--callgrind] [--profile DIR]
+  [--repeat R] [--connections C] [--callgrind] [--profile DIR] [--gc]
   servers: plain, edge, ratio1, ratio0.1, ratio0, ratio0-nometrics, raw`;
 const values = commandLine(USAGE, {
   servers: { type: 'string', default: 'plain,ratio0' },
@@ -51,6 +58,7 @@ const values = commandLine(USAGE, {
   callgrind: { type: 'boolean', default: false },
   'callgrind-out': { type: 'string' },
   profile: { type: 'string' },
+  gc: { type: 'boolean', default: false },
 });
 const requests = Number(values.requests);
 const warmup = Number(values.warmup);
@@ -84,6 +92,7 @@ function start(name: string, run: number): ChildProcess {
           `--cpu-prof-dir=${values.profile}`,
           `--cpu-prof-name=${repeat > 1 ? `${name}-${run}` : name}.cpuprofile`,
         ];
+  if (values.gc) flags.push(GC_TRACE_FLAG);
   const node = [process.execPath, ...flags, ...server.args];
   const [cmd, ...rest] = pinning.pinned ? ['taskset', '-c', String(SERVER_CORE), ...node] : node;
   return tracked(
@@ -95,6 +104,10 @@ interface Figure {
   server: string;
   run: number;
   cpuUsPerRequest?: number;
+  /** CPU µs per request of each kind of thread (`MainThread`, `V8Worker`, ...). */
+  threadsUsPerRequest?: Record<string, number>;
+  /** With `--gc`: what the requests cost the garbage collector (bench/harness/gc-trace.ts). */
+  gc?: GcPerRequest;
   instructionsPerRequest?: number | null;
 }
 
@@ -129,14 +142,38 @@ if (values.callgrind) {
     for (const name of names) {
       const child = start(name, run);
       try {
+        const gc = values.gc ? gcTrace(child.stdout) : undefined;
         const url = await waitForUrl(child, name);
         const headers = headers2026(SERVERS[name]!.headers);
         await sendCalls(url, headers, warmup, connections);
+        const gcBefore = gc?.read();
+        const threadsBefore = threadCpuMicros(child.pid!);
         const before = cpuMicros(child.pid!);
         await sendCalls(url, headers, requests, connections);
         const cpu = cpuMicros(child.pid!) - before;
-        figures.push({ server: name, run, cpuUsPerRequest: cpu / requests });
-        console.log(`${name} run ${run}: ${(cpu / requests).toFixed(1)} CPU µs/req`);
+        const threads: Record<string, number> = {};
+        for (const [thread, us] of threadCpuMicros(child.pid!))
+          threads[thread] = (us - (threadsBefore.get(thread) ?? 0)) / requests;
+        const figure: Figure = {
+          server: name,
+          run,
+          cpuUsPerRequest: cpu / requests,
+          threadsUsPerRequest: threads,
+        };
+        if (gc !== undefined && gcBefore !== undefined)
+          figure.gc = gcPerRequest(gcBefore, gc.read(), requests);
+        figures.push(figure);
+        const byThread = Object.entries(threads)
+          .map(([thread, us]) => `${thread} ${us.toFixed(1)}`)
+          .join(', ');
+        console.log(`${name} run ${run}: ${(cpu / requests).toFixed(1)} CPU µs/req (${byThread})`);
+        if (figure.gc !== undefined)
+          console.log(
+            `${name} run ${run}: GC per request: ${Math.round(figure.gc.allocatedBytes)} B allocated, ` +
+              `${figure.gc.promotedBytes.toFixed(1)} B promoted, ${figure.gc.pauseUs.toFixed(2)} µs paused; ` +
+              `a scavenge every ${figure.gc.requestsPerScavenge?.toFixed(0) ?? '–'} requests, ` +
+              `${figure.gc.fullCollections} full collections`,
+          );
       } finally {
         await stop(child, 20_000);
       }

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-test('per-request.ts: a figure per server and run, every answer checked', () => {
+test("per-request.ts: a figure per server and run, every answer checked, with --gc the collector's", () => {
   const run = spawnSync(
     process.execPath,
     [
@@ -26,6 +26,7 @@ test('per-request.ts: a figure per server and run, every answer checked', () => 
       '10',
       '--repeat',
       '1',
+      '--gc',
     ],
     { cwd: ROOT, encoding: 'utf8', timeout: 120_000 },
   );
@@ -34,13 +35,20 @@ test('per-request.ts: a figure per server and run, every answer checked', () => 
     server: string;
     run: number;
     cpuUsPerRequest: number;
+    threadsUsPerRequest: Record<string, number>;
+    gc: { allocatedBytes: number; promotedBytes: number; pauseUs: number };
   }[];
   assert.deepEqual(
     figures.map((f) => f.server),
     ['plain', 'ratio0'],
   );
-  for (const f of figures)
+  for (const f of figures) {
     assert.ok(Number.isFinite(f.cpuUsPerRequest) && f.cpuUsPerRequest >= 0, JSON.stringify(f));
+    assert.ok(Number.isFinite(f.threadsUsPerRequest.MainThread), JSON.stringify(f));
+    // 50 requests may fit between two collections: only that the figures are there.
+    for (const key of ['allocatedBytes', 'promotedBytes', 'pauseUs'] as const)
+      assert.ok(Number.isFinite(f.gc[key]) && f.gc[key] >= 0, JSON.stringify(f));
+  }
 });
 
 test('per-request.ts refuses an unknown server', () => {
