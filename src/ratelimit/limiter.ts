@@ -10,21 +10,14 @@ import type { Redis } from 'ioredis';
 import { InternalCode, ToolkitError } from '../base/errors.ts';
 import { explainRedisError } from '../redis/connection.ts';
 import { type Bucket, bucketOf, type RateLimit } from './bucket.ts';
+import type { RateDecision } from './decision.ts';
 import { createMemoryBuckets, type MemoryBuckets } from './memory-store.ts';
 import { createRedisBuckets, DEFAULT_KEY_PREFIX } from './redis-store.ts';
 
+export type { RateDecision } from './decision.ts';
+
 /** Where buckets live: this process, or a Redis every replica talks to. */
 export type RateLimitStore = 'memory' | { readonly redis: Redis };
-
-/**
- * The answer to one consume. `limited` maps to HTTP 429 with `Retry-After`
- * (ceil(retryAfterMs / 1000) seconds); `unavailable` (fail mode `closed`, store down) to 503.
- * `degraded` marks a call let through while the store was down (fail mode `open`).
- */
-export type RateDecision =
-  | { readonly allowed: true; readonly remaining: number; readonly degraded?: true }
-  | { readonly allowed: false; readonly reason: 'limited'; readonly retryAfterMs: number }
-  | { readonly allowed: false; readonly reason: 'unavailable' };
 
 export interface RateLimitHealth {
   /** False only when calls are being refused because the store is down (fail mode `closed`). */

@@ -10,7 +10,7 @@
  * sweep is paid for by the inserts before it, and nothing keeps the process alive.
  */
 import { type Bucket, fits, refilled, waitMs, whole } from './bucket.ts';
-import type { RateDecision } from './limiter.ts';
+import type { RateDecision } from './decision.ts';
 
 const SWEEP_INTERVAL_MS = 10_000;
 const SWEEP_MIN_INSERTS = 1000;

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { type Bucket, SLACK } from './bucket.ts';
-import type { RateDecision } from './limiter.ts';
+import type { RateDecision } from './decision.ts';
 
 /** Keys look like `mcp-toolkit:rl:client:id:alice`. */
 export const DEFAULT_KEY_PREFIX = 'mcp-toolkit:rl';
