@@ -13,63 +13,12 @@ import {
 } from '@opentelemetry/api';
 import { idText } from '../base/json-ids.ts';
 import { logFieldsOf, type TraceLogFields } from '../base/trace-context.ts';
-import type { RequestRecord } from '../protocol/request-record.ts';
+import type { RequestSpan, RequestSpanInfo, SpanOutcome } from './contract.ts';
 import type { DurationAggregator } from './duration-aggregator.ts';
 import type { Instruments, Series, SeriesCache } from './request-series.ts';
 import { Attr, boundTarget, errorTypeOf } from './semconv.ts';
 import { withSpan } from './span-context.ts';
-import { type Carrier, parentOf } from './span-parent.ts';
-import type { RequestSpan, SpanOutcome } from './tracing.ts';
-
-/**
- * What a request's span reads of the request: its record (src/protocol/request-record.ts), as
- * the dispatcher built it, read as it is. Only the method and the transport are required, so a
- * span can be started for a request described by hand.
- */
-export type RequestSpanInfo = Pick<RequestRecord, 'method' | 'transport'> &
-  Partial<
-    Pick<
-      RequestRecord,
-      | 'targetName'
-      | 'targetKnown'
-      | 'requestId'
-      | 'sessionId'
-      | 'protocolVersion'
-      | 'identity'
-      | 'meta'
-      | 'headers'
-      | 'address'
-      | 'port'
-      | 'httpVersion'
-    >
-  >;
-
-/** A request the HTTP edge refused (401, 403, 413, 415, 429, 503, a foreign Host or Origin). */
-export interface RefusalInfo {
-  readonly httpMethod: string;
-  readonly status: number;
-  /** `error.type`, a fixed string such as `unauthorized` or `host_not_allowed`. */
-  readonly reason: string;
-  /** The error message sent to the client (the span status description). */
-  readonly message: string;
-  /** The JSON-RPC method of the body, when it was read. */
-  readonly method?: string | undefined;
-  readonly headers?: Carrier | undefined;
-  readonly address?: string | undefined;
-  readonly port?: number | undefined;
-  readonly httpVersion?: string | undefined;
-  readonly clientId?: string | undefined;
-  /** When the request arrived (ms since the epoch); default now. */
-  readonly startTime?: number | undefined;
-}
-
-/** A 2025-wire session, as `initialize` opened it. */
-export interface SessionInfo {
-  readonly id: string;
-  readonly protocolVersion: string;
-  readonly transport: 'stdio' | 'http';
-  readonly httpVersion?: string | undefined;
-}
+import { parentOf } from './span-parent.ts';
 
 /** What every request span of one server shares. */
 export interface SpanShared {

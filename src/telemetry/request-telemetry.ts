@@ -15,16 +15,18 @@ import {
   ValueType,
 } from '@opentelemetry/api';
 import { logFieldsOf, type TraceLogFields } from '../base/trace-context.ts';
+import type {
+  LiveCounts,
+  RefusalInfo,
+  RequestSpan,
+  RequestSpanInfo,
+  SessionInfo,
+  Telemetry,
+} from './contract.ts';
 import type { DurationAggregator } from './duration-aggregator.ts';
 import type { MetricAttributeSet } from './otel-settings.ts';
 import { type Instruments, metricAttributes, networkAttributes, SeriesCache } from './request-series.ts';
-import {
-  OtelRequestSpan,
-  type RefusalInfo,
-  type RequestSpanInfo,
-  type SessionInfo,
-  type SpanShared,
-} from './request-span.ts';
+import { OtelRequestSpan, type SpanShared } from './request-span.ts';
 import { type RouteSpan, type RouteSpanInfo, startRouteSpan } from './route-span.ts';
 import type { OwnedSdk } from './sdk-pipeline.ts';
 import {
@@ -37,7 +39,6 @@ import {
   SCOPE_NAME,
 } from './semconv.ts';
 import { parentOf } from './span-parent.ts';
-import type { LiveCounts, RequestSpan, Telemetry } from './tracing.ts';
 
 export interface RequestTelemetryOptions {
   /**

@@ -10,72 +10,27 @@
  * and instrumentations create go out with ours. With neither, nothing is loaded and every
  * call is a no-op.
  */
-import { type Context, ROOT_CONTEXT, type Span, trace } from '@opentelemetry/api';
-import { NOOP_SPAN, type TraceLogFields } from '../base/trace-context.ts';
+import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { NOOP_SPAN } from '../base/trace-context.ts';
+import type { RequestSpan, Telemetry } from './contract.ts';
 import type { TracingConfig } from './otel-settings.ts';
 import type { PrometheusTarget } from './prometheus.ts';
-import type { RefusalInfo, RequestSpanInfo, SessionInfo } from './request-span.ts';
-import { NOOP_ROUTE_SPAN, type RouteSpan, type RouteSpanInfo } from './route-span.ts';
+import { NOOP_ROUTE_SPAN, type RouteSpan } from './route-span.ts';
 import type { ExportErrorHandler } from './sdk-pipeline.ts';
 import { SCOPE_NAME } from './semconv.ts';
 
 export { NOOP_SPAN, type TraceLogFields } from '../base/trace-context.ts';
+export type {
+  LiveCounts,
+  RefusalInfo,
+  RequestSpan,
+  RequestSpanInfo,
+  SessionInfo,
+  SpanOutcome,
+  Telemetry,
+} from './contract.ts';
 export type { PrometheusTarget } from './prometheus.ts';
-export type { RefusalInfo, RequestSpanInfo, SessionInfo } from './request-span.ts';
 export type { RouteSpan, RouteSpanInfo } from './route-span.ts';
-
-/** How a request ended. */
-export interface SpanOutcome {
-  /** An explicit `error.type` (an internal error code, an error class); wins over `code`. */
-  readonly error?: string;
-  /** The tool result had `isError: true`: `error.type=tool_error`. */
-  readonly isError?: boolean;
-  /** The JSON-RPC error code of a protocol error: `error.type` and `rpc.response.status_code`. */
-  readonly code?: number;
-  /** The span status description (the JSON-RPC error message, the tool's error text). */
-  readonly message?: string;
-}
-
-/** The span of one request. `end` is idempotent. */
-export interface RequestSpan {
-  /** The OpenTelemetry span (non-recording when tracing is off). */
-  readonly span: Span;
-  /** The context the handler runs in: the parent's, with this span set. */
-  readonly context: Context;
-  /** The span's ids for log lines; undefined when tracing is off. */
-  readonly logFields: TraceLogFields | undefined;
-  /** Attributes known only once the request has run (the negotiated version of `initialize`). */
-  setAttribute(key: string, value: string | number | boolean): void;
-  end(outcome: SpanOutcome): void;
-}
-
-export interface Telemetry {
-  /** `false` when there is no provider to report to: nothing is recorded. */
-  readonly enabled: boolean;
-  /** Call at request entry, before dispatching; end the span with the outcome. */
-  startRequestSpan(info: RequestSpanInfo): RequestSpan;
-  /** A request to a plugin's HTTP route: a SERVER span `<METHOD> <route>`, the handler run in its context. */
-  startRouteSpan(info: RouteSpanInfo): RouteSpan;
-  /** A request refused at the HTTP edge: a span in the caller's trace and a count. */
-  recordRefusal(info: RefusalInfo): TraceLogFields | undefined;
-  /** Counts a refusal that already has its span (a tool's scope or rate limit, in the dispatcher). */
-  countRefusal(status: number, reason: string): void;
-  /** A 2025-wire session began (`initialize` answered). */
-  sessionStarted(info: SessionInfo): void;
-  /** A 2025-wire session ended (DELETE, expiry, connection closed): `mcp.server.session.duration`. */
-  sessionEnded(id: string): void;
-  /**
-   * Reports `counts` as gauges (`mcp.server.active_requests`, `mcp.server.active_sessions`,
-   * `mcp.server.open_streams`), read when a reader collects; a later call replaces the source.
-   */
-  watch(counts: LiveCounts): void;
-  /** Where `/metrics` answers (MCP_METRICS_PORT), once listening; else undefined. */
-  readonly metricsUrl: string | undefined;
-  /** Exports what is buffered, within `timeoutMs` (a second signal during the drain). */
-  flush(timeoutMs: number): Promise<void>;
-  /** Flushes spans and metrics within `timeoutMs`, then stops what is ours. Idempotent. */
-  shutdown(timeoutMs?: number): Promise<void>;
-}
 
 export interface TelemetryOptions {
   readonly config: TracingConfig;
@@ -83,16 +38,6 @@ export interface TelemetryOptions {
   readonly onExportError?: ExportErrorHandler;
   /** Serve the metrics at `/metrics` there (MCP_METRICS_PORT), with our own pipeline only. */
   readonly prometheus?: PrometheusTarget | undefined;
-}
-
-/** What the live gauges read at each collection (never on a request's path). */
-export interface LiveCounts {
-  /** MCP requests and plugin route handlers running now. */
-  inflight(): number;
-  /** 2025-wire sessions this replica holds. */
-  sessions(): number;
-  /** Event streams (SSE) open on this replica; absent without an HTTP transport. */
-  streams?: (() => number) | undefined;
 }
 
 /** The request span of disabled telemetry: one shared object. */
