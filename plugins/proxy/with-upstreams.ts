@@ -7,7 +7,7 @@
  */
 import { definePlugin, InternalCode, type PluginDefinition, ToolkitError } from '@mcp-toolkit/server';
 import { checkUpstreams } from './doctor.ts';
-import { registerProxy } from './index.ts';
+import { registerProxy } from './register.ts';
 import { type ProxySettings, proxySettings } from './settings.ts';
 import {
   parseSecrets,
