@@ -5,9 +5,9 @@
  */
 import { InternalCode, ToolkitError } from '../base/errors.ts';
 import type { JsonObject } from '../base/jsonrpc.ts';
-import { toolUiMeta } from './apps.ts';
 import { type CompiledSchema, compileEmptyObject, compileSchema } from './schema.ts';
 import { checkDeclaredErrors, ERRORS_META_KEY, errorsMeta, errorsSentence } from './tool-errors.ts';
+import { toolUiMeta } from './tool-ui.ts';
 import type {
   HandlerContext,
   JsonSchema,

@@ -9,8 +9,21 @@
  */
 import type { Identity } from '../base/types.ts';
 import type { Definition } from './define.ts';
-import type { ListKind, Registry } from './registry.ts';
 import type { Restrictable, Visibility } from './visibility.ts';
+
+/** The lists a change can alter: `notifications/<kind>/list_changed`. */
+export type ListKind = 'tools' | 'resources' | 'prompts';
+
+/**
+ * What a change reads of the registry (registry.ts, which announces changes through this
+ * file): a definition by its key, to run its `visible` rule.
+ */
+export interface DefinitionLookup {
+  tool(name: string): { readonly spec: Restrictable } | undefined;
+  prompt(name: string): { readonly spec: Restrictable } | undefined;
+  resource(uri: string): { readonly spec: Restrictable } | undefined;
+  templateByName(source: string): { readonly spec: Restrictable } | undefined;
+}
 
 /** One version of one item that a change added or removed. */
 export interface TouchedItem {
@@ -75,7 +88,7 @@ export function readRelayedItems(value: unknown): TouchedItem[] | undefined {
   return items;
 }
 
-function localRule(registry: Registry, item: TouchedItem): Restrictable['visible'] {
+function localRule(registry: DefinitionLookup, item: TouchedItem): Restrictable['visible'] {
   const def =
     item.of === 'tool'
       ? registry.tool(item.key)
@@ -87,7 +100,12 @@ function localRule(registry: Registry, item: TouchedItem): Restrictable['visible
   return def?.spec.visible;
 }
 
-function couldSee(item: TouchedItem, identity: Identity, visible: Visibility, registry: Registry): boolean {
+function couldSee(
+  item: TouchedItem,
+  identity: Identity,
+  visible: Visibility,
+  registry: DefinitionLookup,
+): boolean {
   let spec = item.spec;
   if (!spec) {
     if (item.rule) {
@@ -116,7 +134,7 @@ export function concerns(
   change: ListChange,
   identity: Identity | undefined,
   visible: Visibility,
-  registry: Registry,
+  registry: DefinitionLookup,
 ): boolean {
   if (identity === undefined || change.items === undefined) return true;
   return change.items.some((item) => couldSee(item, identity, visible, registry));

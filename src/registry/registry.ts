@@ -5,7 +5,6 @@
  */
 import { ErrorCode, InternalCode, ProtocolError, ToolkitError } from '../base/errors.ts';
 import type { JsonObject } from '../base/jsonrpc.ts';
-import { isAppOnly } from './apps.ts';
 import type {
   Definition,
   PromptDefinition,
@@ -13,10 +12,11 @@ import type {
   ResourceTemplateDefinition,
   ToolDefinition,
 } from './define.ts';
-import { type ListChange, touchedItem } from './list-change.ts';
+import { type ListChange, type ListKind, touchedItem } from './list-change.ts';
+import { isAppOnly } from './tool-ui.ts';
 import { isRestricted, type Restrictable } from './visibility.ts';
 
-export type ListKind = 'tools' | 'resources' | 'prompts';
+export type { ListKind } from './list-change.ts';
 /** Told of every change, with the item versions it touched (list-change.ts). */
 export type ChangeListener = (change: ListChange) => void;
 

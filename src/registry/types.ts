@@ -18,7 +18,7 @@ import type {
   ToolAnnotations,
 } from '../base/spec-types.ts';
 import type { HttpRequestInfo, Identity, LogLevel, Wire } from '../base/types.ts';
-import type { ToolUi } from './apps.ts';
+import type { ToolUi } from './tool-ui.ts';
 
 export type {
   CallToolResult,
