@@ -1,11 +1,18 @@
 /** A tool call through the kit's client, with the input rounds of the 2026 wire (SEP-2322). */
 import { isObject, type JsonObject } from '../../base/jsonrpc.ts';
 import type { Answer } from './answer.ts';
-import { answerFor } from './client-answers.ts';
-import type { ProbeClient } from './probe-client.ts';
+import { answerFor, type ClientAnswers, type ClientCapability } from './client-answers.ts';
 
 /** Input rounds a 2026 call may take before the kit stops answering. */
 const MAX_INPUT_ROUNDS = 8;
+
+/** What a call reads of the kit's client (probe-client.ts, which calls it through `callTool`). */
+export interface CallingClient {
+  readonly callTimeoutMs: number;
+  readonly clientCapabilities: readonly ClientCapability[];
+  readonly clientAnswers: ClientAnswers;
+  request(method: string, params: JsonObject, options: { timeoutMs: number }): Promise<Answer>;
+}
 
 /**
  * Calls a tool on the client's wire with the per-call timeout (`extra` params on every round).
@@ -13,7 +20,7 @@ const MAX_INPUT_ROUNDS = 8;
  * the answers, up to a few rounds; what it cannot answer is returned as it came.
  */
 export async function callWithInput(
-  client: ProbeClient,
+  client: CallingClient,
   name: string,
   args: unknown,
   options: { timeoutMs?: number; extra?: JsonObject } = {},

@@ -1,7 +1,6 @@
 /** Following a list method's cursors to its end, for the kit's client (Pagination). */
 import type { JsonObject } from '../../base/jsonrpc.ts';
 import { type Answer, describeAnswer } from './answer.ts';
-import type { ProbeClient } from './probe-client.ts';
 import { headerParamsOf } from './probe-wire.ts';
 
 /** Every item of every page, how many pages, and what stopped the walk early. */
@@ -12,8 +11,19 @@ export interface ListedPages {
   answer?: Answer;
 }
 
+/** What the walk reads of the kit's client (probe-client.ts, which walks through `listAll`). */
+export interface PagingClient {
+  /** Tools whose arguments are mirrored into `Mcp-Param-*` headers on 2026, filled from tools/list. */
+  readonly headerParams: Map<string, { property: string; header: string }[]>;
+  request(method: string, params: JsonObject): Promise<Answer>;
+}
+
 /** Every page of a list method; stops at a repeated cursor, an error, or 100 pages. */
-export async function listAllPages(client: ProbeClient, method: string, field: string): Promise<ListedPages> {
+export async function listAllPages(
+  client: PagingClient,
+  method: string,
+  field: string,
+): Promise<ListedPages> {
   const items: JsonObject[] = [];
   const seen = new Set<string>();
   let cursor: unknown;

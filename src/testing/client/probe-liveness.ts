@@ -6,8 +6,31 @@
 import type { JsonObject } from '../../base/jsonrpc.ts';
 import { type Answer, describeAnswer } from './answer.ts';
 import type { Link } from './link.ts';
-import type { ProbeClient } from './probe-client.ts';
 import type { Wire } from './probe-wire.ts';
+
+/** What the watch reads of the kit's client (probe-client.ts, which watches every answer). */
+export interface WatchedClient {
+  readonly stopped: string | undefined;
+  /** Whether a handshake completed on this connection. */
+  readonly connected: boolean;
+  readonly link: Link;
+  markStopped(reason: string): void;
+  nextId(): number;
+  envelope(params: JsonObject | undefined): JsonObject;
+  raw(message: JsonObject, options: { wire: Wire; liveness: true }): Promise<Answer>;
+}
+
+/** What a new handshake reads and resets of the kit's client (its `restart()`). */
+export interface RestartedClient {
+  readonly link: Link;
+  readonly wire: Wire | undefined;
+  readonly protocolVersion: string | undefined;
+  initializeResult: JsonObject | undefined;
+  discoverResult: JsonObject | undefined;
+  initialize(protocolVersion: string | undefined): Promise<Answer>;
+  discover(): Promise<Answer>;
+  notify(method: string, params: undefined, options: { wire: Wire }): Promise<unknown>;
+}
 
 /**
  * After an answer that may mean the server is gone. A broken link (a process that exited) is the
@@ -15,7 +38,7 @@ import type { Wire } from './probe-wire.ts';
  * that answers it, even with an error or a bare HTTP status, is alive, and only that request went
  * unanswered. Nothing is judged before a handshake completed (that is the connection's failure).
  */
-export async function watchAnswer(client: ProbeClient, answer: Answer, wire: Wire): Promise<void> {
+export async function watchAnswer(client: WatchedClient, answer: Answer, wire: Wire): Promise<void> {
   if (client.stopped !== undefined || !client.connected) return;
   if (answer.kind !== 'timeout' && answer.kind !== 'closed') return;
   if (client.link.failure !== undefined) return client.markStopped(client.link.failure);
@@ -36,7 +59,7 @@ export async function watchAnswer(client: ProbeClient, answer: Answer, wire: Wir
  * the whole run), and completes the handshake of the wire in use on the new one. False when the
  * new process does not answer it.
  */
-export async function rehandshake(client: ProbeClient, old: Link): Promise<boolean> {
+export async function rehandshake(client: RestartedClient, old: Link): Promise<boolean> {
   await old.close();
   (client.link.junk as string[]).push(...old.junk);
   const wire = client.wire ?? '2025';

@@ -6,38 +6,21 @@
  * on them. The generated tests of `mcp-toolkit test` have their own families in live/catalog.ts.
  */
 
-import { JSONRPC, LIFECYCLE, PORTABILITY, TASKS, TOOLS, TRANSPORTS } from './check-sources.ts';
+import {
+  type CheckInfo,
+  JSONRPC,
+  LIFECYCLE,
+  PORTABILITY,
+  type Source,
+  TASKS,
+  TOOLS,
+  TRANSPORTS,
+} from './check-sources.ts';
 import { DISCOVERY_CHECKS } from './discovery-catalog.ts';
 import { TASK_CHECKS } from './task-catalog.ts';
 import { TRANSPORT_CHECKS } from './transport-catalog.ts';
 
-/** MUST fails the run; SHOULD and HOUSE (our own rules, e.g. descriptions) warn unless `--strict`. */
-export type Level = 'MUST' | 'SHOULD' | 'HOUSE';
-
-/** Where a rule is written: a page of the MCP specification (per revision) or another document. */
-export type Source =
-  /**
-   * `revision`: the rule exists in that revision only (the 2026 wire), whatever was negotiated.
-   * `elsewhere`: revisions where the rule lives outside the specification (the 2026 tasks are
-   * an extension with its own site), by revision.
-   */
-  | {
-      spec: string;
-      anchor?: string;
-      label: string;
-      revision?: string;
-      elsewhere?: Readonly<Record<string, string>>;
-    }
-  | { url: string; label: string };
-
-export interface CheckInfo {
-  /** The line printed in the checklist. */
-  title: string;
-  level: Level;
-  source: Source;
-  /** What to change in the server, in one line. */
-  fix: string;
-}
+export type { CheckInfo, Level, Source } from './check-sources.ts';
 
 export const CHECKS = {
   connection: {

@@ -1,5 +1,35 @@
-/** Where the rules of `mcp-toolkit check` are written: the sections the catalogues cite. */
-import type { Source } from './check-catalog.ts';
+/**
+ * Where the rules of `mcp-toolkit check` are written (the sections the catalogues cite) and what
+ * a catalogue entry holds; below every catalogue, which check-catalog.ts merges into CHECKS.
+ */
+
+/** MUST fails the run; SHOULD and HOUSE (our own rules, e.g. descriptions) warn unless `--strict`. */
+export type Level = 'MUST' | 'SHOULD' | 'HOUSE';
+
+/** Where a rule is written: a page of the MCP specification (per revision) or another document. */
+export type Source =
+  /**
+   * `revision`: the rule exists in that revision only (the 2026 wire), whatever was negotiated.
+   * `elsewhere`: revisions where the rule lives outside the specification (the 2026 tasks are
+   * an extension with its own site), by revision.
+   */
+  | {
+      spec: string;
+      anchor?: string;
+      label: string;
+      revision?: string;
+      elsewhere?: Readonly<Record<string, string>>;
+    }
+  | { url: string; label: string };
+
+export interface CheckInfo {
+  /** The line printed in the checklist. */
+  title: string;
+  level: Level;
+  source: Source;
+  /** What to change in the server, in one line. */
+  fix: string;
+}
 
 export const LIFECYCLE = (anchor: string, label: string): Source => ({
   spec: 'basic/lifecycle',

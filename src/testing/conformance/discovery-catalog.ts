@@ -2,7 +2,7 @@
  * The catalogue entries of the checks in discovery-checks.ts (MCP Apps views, the server card
  * and the catalogs), merged into CHECKS (check-catalog.ts) like every other group.
  */
-import type { CheckInfo, Source } from './check-catalog.ts';
+import type { CheckInfo, Source } from './check-sources.ts';
 
 const APPS: Source = {
   url: 'https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx',

@@ -4,7 +4,7 @@
  * `tasks/get` for it, and the result it ends with. `check` records them under these ids;
  * the generated tests of `test` fail under the families that reuse them (live/catalog.ts).
  */
-import type { CheckInfo } from './check-catalog.ts';
+import type { CheckInfo } from './check-sources.ts';
 import { TASKS } from './check-sources.ts';
 
 export const TASK_CHECKS = {

@@ -2,7 +2,7 @@
  * The catalogue entries of the transport checks (stdio, the 2026 wire, streamable HTTP) and
  * of the authorization checks, merged into CHECKS (check-catalog.ts) like every other group.
  */
-import type { CheckInfo } from './check-catalog.ts';
+import type { CheckInfo } from './check-sources.ts';
 import { AUTHZ, JSONRPC, TRANSPORTS, WIRE_2026 } from './check-sources.ts';
 
 /** Base Protocol §_meta (2026-07-28): the per-request fields and what a request missing one gets. */

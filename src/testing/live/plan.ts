@@ -8,13 +8,7 @@ import { isObject, type JsonObject } from '../../base/jsonrpc.ts';
 import { ConnectError, connect, endpointUrl, openLink } from '../client/connect.ts';
 import { probeEndpoint } from '../client/http-link.ts';
 import type { ProbeClient } from '../client/probe-client.ts';
-import {
-  type ConnectOptions,
-  isLocalTarget,
-  type ResolvedTarget,
-  resolveTarget,
-  type Target,
-} from '../client/targets.ts';
+import { isLocalTarget, type ResolvedTarget, resolveTarget, type Target } from '../client/targets.ts';
 import { CursorProbes } from '../conformance/cursors.ts';
 import {
   judgeInvalidRequest,
@@ -30,10 +24,12 @@ import {
   undescribedTools,
   unnamedTools,
 } from '../conformance/tool-list-rules.ts';
-import { type CaseOutcome, fail, type InvalidInputMode, judged, LiveTestFailure } from './calls.ts';
-import type { LiveCheckId } from './catalog.ts';
+import { fail, judged, LiveTestFailure } from './calls.ts';
+import type { LiveCase, LiveTestOptions } from './live-case.ts';
 import { guardStops } from './stops.ts';
 import { toolCases, writeSkip } from './tool-cases.ts';
+
+export type { LiveCase, LiveTestOptions } from './live-case.ts';
 
 /** How to include the tools that could write: only a local target gets the plain suggestion. */
 export function allowWritesHint(target: ResolvedTarget): string {
@@ -41,45 +37,6 @@ export function allowWritesHint(target: ResolvedTarget): string {
     return 'the target is local: rerun with --allow-writes to include them';
   const host = new URL(target.url).host;
   return `--allow-writes would call them on ${host}: use it only against a disposable deployment`;
-}
-
-export interface LiveTestOptions extends ConnectOptions {
-  /** `--strict`: every tool must have examples and an outputSchema. */
-  strict?: boolean;
-  /**
-   * Call tools that are not annotated `readOnlyHint: true` too (`--allow-writes`). Off by
-   * default: generated inputs (injection strings, odd names) sent to a tool that writes leave
-   * files, rows or messages behind, so only a disposable target should get them.
-   */
-  allowWrites?: boolean;
-  /** Never call a tool that could write, whatever `allowWrites` says (`--read-only`, `--production`). */
-  readOnly?: boolean;
-  /** How to include the skipped tools, said in each skip reason (the CLI names its flag and the target). */
-  allowWritesHint?: string;
-  /** What invalid input must get (default `either`). */
-  invalidInput?: InvalidInputMode;
-  /** Also send huge and extreme values (1e15, 10 000-character strings): `--fuzz`. */
-  fuzz?: boolean;
-  /**
-   * Send the generated values (injection strings, odd names, extremes with `fuzz`) to tools
-   * that may reach the outside world too (`openWorldHint` true or not annotated false): their
-   * calls go on to a real API. Off by default: such a tool gets its basic schema-valid call only
-   * (`--fuzz-open-world`).
-   */
-  fuzzOpenWorld?: boolean;
-  /** At most this many schema-generated calls per tool (default 50). */
-  maxCallsPerTool?: number;
-  /** How many generated tests run at once (default 1). */
-  concurrency?: number;
-}
-
-export interface LiveCase {
-  name: string;
-  /** The family it belongs to: level, rule and fix (live/catalog.ts). */
-  check: LiveCheckId;
-  /** Registered but not run, with this reason (read-only mode, nothing to generate). */
-  skip?: string;
-  run(): Promise<CaseOutcome>;
 }
 
 export interface LivePlan {

@@ -19,7 +19,7 @@ import {
 import { outOfRange } from '../schema/probes.ts';
 import { generateInputs, isTyped, wrongValue } from '../schema/values.ts';
 import { type CaseOutcome, expectRefusal, expectToolResult, fail, LiveTestFailure } from './calls.ts';
-import type { LiveCase, LiveTestOptions } from './plan.ts';
+import type { LiveCase, LiveTestOptions } from './live-case.ts';
 import { liveCall } from './task.ts';
 
 const DEFAULT_MAX_CALLS = 50;
