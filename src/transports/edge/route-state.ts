@@ -10,12 +10,12 @@ import type { ClientPresence } from '../../protocol/exchange.ts';
 import { type Session, sessionOwner } from '../../protocol/session/store.ts';
 import { header } from '../../protocol/wires/wire.ts';
 import type { EdgeDeps, EventStore } from '../deps.ts';
-import type { StandaloneStream } from './get-stream.ts';
 import type { EdgeHost, EdgeRequest } from './host.ts';
 import type { EdgeOptions, SessionMode } from './options.ts';
 import { refuse } from './refuse.ts';
 import { acceptAllows } from './rules.ts';
 import type { SseStream } from './sse.ts';
+import type { StandaloneStream } from './standalone-stream.ts';
 
 export interface RouteState {
   readonly deps: EdgeDeps;
