@@ -73,7 +73,8 @@ const OPTION_CHECKS: Readonly<Record<keyof FetchHandlerOptions, (v: unknown) => 
   maxStreamsPerSession: positiveInteger,
   eventRetention: positiveInteger,
   sseKeepAliveMs: positiveInteger,
-  sseRetryMs: (v) => (Number.isInteger(v) && (v as number) >= 0 ? undefined : 'an integer of 0 or more'),
+  sseRetryMs: nonNegativeInteger,
+  sseStandaloneGraceMs: nonNegativeInteger,
   trustProxy: boolean,
   checkHost: boolean,
   anyOrigin: boolean,
@@ -84,6 +85,9 @@ const OPTION_CHECKS: Readonly<Record<keyof FetchHandlerOptions, (v: unknown) => 
 
 function positiveInteger(v: unknown): string | undefined {
   return Number.isInteger(v) && (v as number) > 0 ? undefined : 'a positive integer';
+}
+function nonNegativeInteger(v: unknown): string | undefined {
+  return Number.isInteger(v) && (v as number) >= 0 ? undefined : 'an integer of 0 or more';
 }
 function boolean(v: unknown): string | undefined {
   return typeof v === 'boolean' ? undefined : 'true or false';

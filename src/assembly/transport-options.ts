@@ -63,7 +63,11 @@ export function httpOptions(settings: Settings): HttpOptions {
       maxStreamsPerSession: settings.MCP_MAX_STREAMS_PER_SESSION,
       eventRetention: settings.MCP_EVENT_RETENTION,
     },
-    sse: { keepAliveMs: settings.MCP_SSE_KEEPALIVE_MS, retryMs: settings.MCP_SSE_RETRY_MS },
+    sse: {
+      keepAliveMs: settings.MCP_SSE_KEEPALIVE_MS,
+      retryMs: settings.MCP_SSE_RETRY_MS,
+      standaloneGraceMs: settings.MCP_SSE_STANDALONE_GRACE_MS,
+    },
     landingPage: settings.MCP_LANDING_PAGE,
     resourceMetadata: oauth
       ? {

@@ -100,6 +100,9 @@ export const settingsSchema = z.object({
   MCP_SSE_RETRY_MS: envInt(5000, 0, 3_600_000).describe(
     '`retry:` hint sent in the priming event of SSE streams.',
   ),
+  MCP_SSE_STANDALONE_GRACE_MS: envInt(60_000, 0, 3_600_000).describe(
+    'How long a 2025-wire session’s standalone GET stream whose connection dropped keeps collecting its messages for a resume (Last-Event-ID); a resume after that replays what it kept and carries on as a new stream.',
+  ),
   MCP_EVENT_RETENTION: envInt(1000, 1, 1_000_000).describe('Events kept per SSE stream for resumption.'),
   MCP_INPUT_TIMEOUT_MS: envInt(300_000, 100, 86_400_000).describe(
     'How long a 2025-wire server-to-client request (elicitation, sampling, roots) may wait for the answer.',

@@ -24,9 +24,12 @@ export function writtenBefore(a: string, b: string): boolean {
   return x !== undefined && y !== undefined && x.streamId === y.streamId && x.seq < y.seq;
 }
 
+/** How long a released (finished) stream's events stay readable by default, for a late resume. */
+export const RELEASED_STREAM_KEPT_MS = 60_000;
+
 export function createMemoryEventStore(options: { retention: number; graceMs?: number }): EventStore {
   if (!(options.retention > 0)) throw new RangeError('createMemoryEventStore: retention must be positive');
-  const graceMs = options.graceMs ?? 60_000;
+  const graceMs = options.graceMs ?? RELEASED_STREAM_KEPT_MS;
   const streams = new Map<string, { seq: number; events: StoredEvent[] }>();
   return {
     async append(streamId, message) {

@@ -5,16 +5,20 @@
  * replica through a shared store) or a standalone one (MCP 2025-11-25 "Resumability").
  *
  * On one replica a standalone stream is held here and kept a while after its connection
- * drops. Across replicas it reads the session's feed (the hub's `SessionFeed`), where every
- * replica writes the session's messages: resumed on any replica, it replays what was stored
- * after the client's last id and carries on, as long as a fresh stream would.
+ * drops (MCP_SSE_STANDALONE_GRACE_MS); a resume after it was retired replays what it kept and
+ * goes on as the session's live standalone stream. Across replicas it reads the session's
+ * feed (the hub's `SessionFeed`), where every replica writes the session's messages: resumed
+ * on any replica, it replays what was stored after the client's last id and carries on, as
+ * long as a fresh stream would (the feed is never retired while its session lives).
  */
 import { Refusal } from '../../base/refusals.ts';
 import type { FeedClaim, SessionFeed } from '../../protocol/hub/session-streams.ts';
 import type { Session } from '../../protocol/session/store.ts';
-import { REV2025 } from '../../protocol/wires/classify.ts';
+import { profileOf } from '../../protocol/wires/classify.ts';
+import type { WireProfile } from '../../protocol/wires/profile.ts';
 import { header } from '../../protocol/wires/wire.ts';
-import { writtenBefore } from './event-store.ts';
+import type { StoredEvent } from '../deps.ts';
+import { RELEASED_STREAM_KEPT_MS, writtenBefore } from './event-store.ts';
 import type { EdgeRequest, StreamSink } from './host.ts';
 import { refuse } from './refuse.ts';
 import {
@@ -28,9 +32,6 @@ import {
 import { followStored, replayFinished, SseStream } from './sse.ts';
 import type { StandaloneStream } from './standalone-stream.ts';
 import { isStreamOf, newStreamId } from './stream-ids.ts';
-
-/** How long a dropped standalone stream stays attached, for a reconnect to resume it. */
-const STANDALONE_GRACE_MS = 60_000;
 
 /** Answers a GET (charged to the rate limit already): a session's stream, new or resumed. */
 export async function handleGet(state: RouteState, req: EdgeRequest, reply: unknown): Promise<unknown> {
@@ -59,7 +60,18 @@ export async function handleGet(state: RouteState, req: EdgeRequest, reply: unkn
   const current = standalone.get(session.id);
   // A resume of the session's standalone stream takes it over: what it missed, then the rest.
   const resuming = lastEventId !== undefined && current !== undefined && current.streamId === streamId;
-  if (lastEventId && streamId && !resuming) {
+  // A resume of its standalone stream retired since (the connection stayed away past the grace)
+  // replays what was stored of it and goes on as the session's live standalone stream (MCP
+  // 2025-11-25 "Resumability and Redelivery"): ended as a finished stream, it would send the
+  // client back to resume it, and what came meanwhile would go to no stream.
+  const revived =
+    lastEventId !== undefined &&
+    streamId !== undefined &&
+    !resuming &&
+    state.retiredStandalone.get(streamId) === session.id
+      ? lastEventId
+      : undefined;
+  if (lastEventId && streamId && !resuming && revived === undefined) {
     // A POST's reply stream, live here, finished, or (a shared store) live on another replica.
     const release = holdStream(state, session.id);
     if (!release) {
@@ -86,6 +98,16 @@ export async function handleGet(state: RouteState, req: EdgeRequest, reply: unkn
   if (current?.connected() && (!resuming || !takeover)) {
     return refuse(state, req, reply, Refusal.standaloneStreamOpen());
   }
+  // What the retired stream kept after the client's last event, read before anything is opened.
+  let missed: readonly StoredEvent[] | undefined;
+  if (revived !== undefined && !current) {
+    try {
+      missed = await store.after(revived);
+    } catch (err) {
+      refuseStoreError(state, req, reply, err);
+      return reply;
+    }
+  }
   // Counted from here until the socket closes; a resume has let go of the connection it replaces.
   if (resuming) current.uncount();
   const release = holdStream(state, session.id);
@@ -95,11 +117,17 @@ export async function handleGet(state: RouteState, req: EdgeRequest, reply: unkn
   const sink = host.stream(reply, streamHeaders(session.id));
   if (current) {
     // The client's new connection of its stream (a resume, or a fresh GET after it dropped):
-    // the old connection, if the server still holds it (half-open), ends.
-    await current.handOver(sink, release, resuming ? { after: lastEventId, ...takeover } : undefined);
+    // the old connection, if the server still holds it (half-open), ends. A resume of the
+    // retired stream gets what that one kept (the store reads it by the event id) first.
+    const resume = resuming
+      ? { after: lastEventId, ...takeover }
+      : revived !== undefined
+        ? { after: revived }
+        : undefined;
+    await current.handOver(sink, release, resume);
     return reply;
   }
-  openStandalone(state, req, session, sink, release);
+  openStandalone(state, req, session, sink, release, missed);
   return reply;
 }
 
@@ -107,6 +135,7 @@ export async function handleGet(state: RouteState, req: EdgeRequest, reply: unkn
  * Opens the session's standalone stream on `sink`. A connection that drops leaves it attached
  * for a grace period (its events go on into the store), so a reconnect with Last-Event-ID gets
  * what it missed; a client that cannot resume (before 2025-11-25) has it end with its connection.
+ * `replay`: what a retired stream of the session kept for this client, written first.
  */
 function openStandalone(
   state: RouteState,
@@ -114,17 +143,19 @@ function openStandalone(
   session: Session,
   first: StreamSink,
   firstRelease: () => void,
+  replay?: readonly StoredEvent[],
 ): void {
   const { deps, options, store, standalone } = state;
   // Standalone events are stored too, so the priming event's id lets a client resume
   // (2025-11-25 SSE resumability) and get the notifications it missed.
-  const resumable = REV2025.resumable(session);
+  const resumable = sessionProfile(session).resumable(session);
   const primeRetryMs = resumable ? options.sse.retryMs : undefined;
   const stream = new SseStream(first, {
     streamId: newStreamId(session.id),
     store: resumable ? store : undefined,
     keepAliveMs: options.sse.keepAliveMs,
     primeRetryMs,
+    replay,
     logger: deps.logger,
   });
   const detach = deps.hub.sessionStreams.attach(session.id, stream, { identity: req.mcpIdentity });
@@ -146,7 +177,7 @@ function openStandalone(
       if (sink !== next) return;
       sink = undefined;
       if (!resumable) return entry.retire();
-      timer = setTimeout(() => entry.retire(), STANDALONE_GRACE_MS);
+      timer = setTimeout(() => entry.retire(), options.sse.standaloneGraceMs);
       (timer as { unref?: () => void }).unref?.();
     });
   };
@@ -181,6 +212,8 @@ function openStandalone(
       clearTimeout(timer);
       detach();
       if (standalone.get(session.id) === entry) standalone.delete(session.id);
+      // A resume of it, while the store keeps it, goes on as the session's live stream.
+      if (resumable) rememberRetired(state, stream.streamId, session.id);
       // Ends the connection if it is still open (DELETE) and lets the store forget the stream.
       void stream.finish().catch(() => {});
     },
@@ -188,6 +221,23 @@ function openStandalone(
   standalone.set(session.id, entry);
   // The first connection displaced none: no event of the stream precedes it.
   watch(first, firstRelease);
+}
+
+/**
+ * Records a retired standalone stream of `sessionId` for as long as the in-memory event store
+ * keeps a finished stream's events (`RELEASED_STREAM_KEPT_MS`): a resume of it meanwhile is
+ * served as the session's live standalone stream (handleGet).
+ */
+function rememberRetired(state: RouteState, streamId: string, sessionId: string): void {
+  const { retiredStandalone } = state;
+  retiredStandalone.set(streamId, sessionId);
+  const timer = setTimeout(() => retiredStandalone.delete(streamId), RELEASED_STREAM_KEPT_MS);
+  (timer as { unref?: () => void }).unref?.();
+}
+
+/** The wire profile of a 2025-wire session: the one that speaks its negotiated version. */
+function sessionProfile(session: Session): WireProfile {
+  return profileOf('2025', session.protocolVersion);
 }
 
 /**
@@ -226,7 +276,7 @@ async function feedStream(
   const held = claim;
   const sink = host.stream(reply, streamHeaders(session.id));
   sink.onClose(release);
-  const resumable = REV2025.resumable(session);
+  const resumable = sessionProfile(session).resumable(session);
   await followStored(
     sink,
     (id, onEvent, signal) => feed.follow(id, onEvent, signal, held),

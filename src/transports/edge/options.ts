@@ -31,8 +31,15 @@ export interface EdgeOptions {
     /** Open GET (SSE) streams one 2025-wire session may hold here. */
     readonly maxStreamsPerSession: number;
   };
-  /** SSE keep-alive comment interval, and the `retry:` sent on resumable streams, in ms. */
-  readonly sse: { readonly keepAliveMs: number; readonly retryMs: number };
+  /**
+   * SSE keep-alive comment interval, the `retry:` sent on resumable streams, and how long a
+   * standalone stream whose connection dropped stays attached for a resume, in ms.
+   */
+  readonly sse: {
+    readonly keepAliveMs: number;
+    readonly retryMs: number;
+    readonly standaloneGraceMs: number;
+  };
 }
 
 /** The edge as the HTTP transport's options say. */

@@ -116,6 +116,7 @@ export function createEdge<Req extends EdgeRequest, Res>(setup: EdgeSetup<Req, R
     encodeFailed: logEncodeFailure(deps.logger),
     live: new Map(),
     standalone: new Map(),
+    retiredStandalone: new Map(),
     openStreams: new Map(),
     dispatching: new Set(),
     finishing: setup.finishing ?? new Set(),

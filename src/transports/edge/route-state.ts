@@ -34,6 +34,11 @@ export interface RouteState {
    * reconnect with Last-Event-ID gets what it missed.
    */
   readonly standalone: Map<string, StandaloneStream>;
+  /**
+   * Standalone streams retired after their grace, by stream id, with their session's id, while
+   * the store keeps their events: a resume of one goes on as the session's live stream.
+   */
+  readonly retiredStandalone: Map<string, string>;
   /** Open GET connections per session id, held to `limits.maxStreamsPerSession`. */
   readonly openStreams: Map<string, number>;
   /** The POSTs being dispatched now, by their client's presence: a drain's cut-off interrupts them. */

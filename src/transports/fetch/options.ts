@@ -28,6 +28,8 @@ export interface FetchHandlerOptions extends HostGuardOptions {
   readonly sseKeepAliveMs: number;
   /** The `retry:` hint of a resumable SSE stream, in ms. */
   readonly sseRetryMs: number;
+  /** How long a standalone GET stream whose connection dropped stays attached for a resume, in ms. */
+  readonly sseStandaloneGraceMs: number;
   /**
    * Whether the request comes through a trusted proxy: when false, `ctx.http.headers` leaves
    * out the headers a proxy sets (Forwarded, X-Forwarded-*, X-Real-IP).
@@ -57,6 +59,7 @@ export function fetchHandlerOptions(http: HttpOptions): FetchHandlerOptions {
     eventRetention: http.limits.eventRetention,
     sseKeepAliveMs: http.sse.keepAliveMs,
     sseRetryMs: http.sse.retryMs,
+    sseStandaloneGraceMs: http.sse.standaloneGraceMs,
     trustProxy: http.trustProxy !== false,
   };
 }
@@ -68,6 +71,6 @@ export function edgeOptionsOf(o: FetchHandlerOptions): EdgeOptions {
     hosts: o,
     trustProxy: o.trustProxy,
     limits: { maxBodyBytes: o.maxBodyBytes, maxStreamsPerSession: o.maxStreamsPerSession },
-    sse: { keepAliveMs: o.sseKeepAliveMs, retryMs: o.sseRetryMs },
+    sse: { keepAliveMs: o.sseKeepAliveMs, retryMs: o.sseRetryMs, standaloneGraceMs: o.sseStandaloneGraceMs },
   };
 }

@@ -41,8 +41,15 @@ export interface HttpOptions {
   /** Proxies trusted for X-Forwarded-*: Fastify's `trustProxy` (false: none). */
   readonly trustProxy: boolean | number | readonly string[];
   readonly limits: HttpLimits;
-  /** SSE keep-alive comment interval, and the `retry:` sent on resumable streams. */
-  readonly sse: { readonly keepAliveMs: number; readonly retryMs: number };
+  /**
+   * SSE keep-alive comment interval, the `retry:` sent on resumable streams, and how long a
+   * dropped standalone stream waits for its client's resume.
+   */
+  readonly sse: {
+    readonly keepAliveMs: number;
+    readonly retryMs: number;
+    readonly standaloneGraceMs: number;
+  };
   /** Serve the HTML landing page to browsers. */
   readonly landingPage: boolean;
   /** Served when OAuth protects the endpoint; undefined: none. */
