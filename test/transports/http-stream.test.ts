@@ -9,12 +9,12 @@ import { after, before, describe, test } from 'node:test';
 import { ErrorCode } from '../../src/base/errors.ts';
 import { defineTool } from '../../src/registry/define.ts';
 import { until } from '../helpers/until.ts';
+import { firstEvent, openGetStreamAt } from './get-stream-client.ts';
 import {
   buildTestApp,
   openSession,
   parseSse,
   post,
-  type SseEvent,
   sseMessages,
   type TestApp,
   V2025,
@@ -49,60 +49,9 @@ after(async () => {
   await t.close();
 });
 
-interface OpenStream {
-  readonly response: Response;
-  /** Reads until `done(text so far)` holds; fails if the stream ends first. */
-  readUntil(done: (text: string) => boolean): Promise<string>;
-  /** Reads until the server ends the stream; resolves with all of it. */
-  readToEnd(): Promise<string>;
-  /** What has been read so far. */
-  text(): string;
-  /** The client goes away. */
-  close(): void;
-}
-
-async function openGetStream(session: string, lastEventId?: string): Promise<OpenStream> {
-  const controller = new AbortController();
-  controllers.push(controller);
-  const headers: Record<string, string> = {
-    accept: 'text/event-stream',
-    'mcp-session-id': session,
-    'mcp-protocol-version': V2025,
-  };
-  if (lastEventId) headers['last-event-id'] = lastEventId;
-  const response = await fetch(url, { headers, signal: controller.signal });
-  if (!response.ok) {
-    return {
-      response,
-      readUntil: () => Promise.reject(new Error(`${response.status}`)),
-      readToEnd: () => Promise.reject(new Error(`${response.status}`)),
-      text: () => '',
-      close: () => controller.abort(),
-    };
-  }
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let text = '';
-  return {
-    response,
-    async readUntil(done) {
-      while (!done(text)) {
-        const chunk = await reader.read();
-        assert.ok(!chunk.done, 'the stream stays open');
-        text += chunk.value;
-      }
-      return text;
-    },
-    async readToEnd() {
-      for (;;) {
-        const chunk = await reader.read();
-        if (chunk.done) return text;
-        text += chunk.value;
-      }
-    },
-    text: () => text,
-    close: () => controller.abort(),
-  };
-}
+/** A GET stream of `session` on the app under test; aborted after the file's tests. */
+const openGetStream = (session: string, lastEventId?: string) =>
+  openGetStreamAt(url, session, lastEventId, controllers);
 
 /** The list_changed notifications in an SSE text. */
 const listChanges = (text: string) =>
@@ -114,12 +63,6 @@ const changeTools = () =>
   t.server.registry.add(
     defineTool({ name: `added_${++added}`, description: 'Added at run time' }, async () => 'x'),
   );
-
-/** The first complete event of a stream. */
-async function firstEvent(stream: OpenStream): Promise<SseEvent> {
-  const text = await stream.readUntil((x) => x.includes('\n\n'));
-  return parseSse(text)[0]!;
-}
 
 describe('the standalone GET stream', () => {
   test('opens with 200 text/event-stream and the session id, and carries list_changed', {
