@@ -97,13 +97,28 @@ function compileZod<T>(schema: z.ZodType<T>, io: 'input' | 'output'): CompiledSc
     io,
     unrepresentable: 'any',
   }) as JsonSchema;
+  // The parse runs zod's compiled form (`z.compile`), made on the first call: one generated
+  // function where the runtime parser walks the schema's nodes, which is most of a valid
+  // call's check (docs/performance.md). A value it rejects is parsed again by the runtime, so
+  // issues read as before; a schema with callbacks of the author's (refine, transform) keeps
+  // the runtime alone, where each callback runs once, as does one zod cannot compile.
+  let parser: z.ZodType<T> | undefined;
   return {
     json,
     validate(value) {
-      const r = schema.safeParse(value);
+      parser ??= compiledZod(schema);
+      const r = parser.safeParse(value);
       return r.success ? { ok: true, value: r.data } : { ok: false, issues: zodIssues(r.error) };
     },
   };
+}
+
+/** `schema` compiled by zod when its compiled form runs no callback of the author's; else `schema`. */
+function compiledZod<T>(schema: z.ZodType<T>): z.ZodType<T> {
+  const compiled = z.compile(schema);
+  // `definite`: the generated code calls no user callback (zod/v4/core/compile.js).
+  const validator = (compiled._zod.bag as { validator?: { definite?: boolean } }).validator;
+  return compiled !== schema && validator?.definite === true ? compiled : schema;
 }
 
 export function compileSchema<T>(
