@@ -33,7 +33,7 @@ import {
   type TaskLane,
 } from './methods.ts';
 import { hooksFor, type Middleware, type MiddlewareHook, withMiddleware } from './middleware.ts';
-import type { RequestObserver } from './observer.ts';
+import type { ObservedRequest, RequestObserver } from './observer.ts';
 import { RequestContext, type UpstreamTokenSource } from './request-context.ts';
 import { type RequestRecord, requestRecord } from './request-record.ts';
 import { RunningRequests } from './running.ts';
@@ -246,30 +246,55 @@ export class Dispatcher {
     // Other notifications (roots/list_changed, progress, ...) need no action here.
   }
 
-  async #request(req: JsonRpcRequest, ex: Exchange, batch: WireProfile | undefined): Promise<Reply> {
-    // The wire profile, chosen once: as the transport classified the message, else here (a
-    // stream of messages, stdio). A batch's members are on the wire that admitted the batch.
-    const profile = batch ?? ex.profile ?? classifyWire(req, ex.headers);
-    // The request's one record: the observer and the request context both read it.
-    const record = requestRecord(req, ex, profile, this.#o.registry);
-    // Every request is observed (span, log line, metrics), refused ones included, and handled
-    // inside its span's context (handlers' own spans and instrumented clients are its children).
-    const observed = this.#o.observe?.start(record);
-    // A session with a request in flight is not idle, however long the request runs.
-    const release = ex.session === undefined ? undefined : this.#o.sessions.hold(ex.session);
+  /**
+   * Not `async`, as `handle`: the handler's promise gets one reaction for both outcomes, with
+   * no promise of this method's own awaiting it. Whatever throws still rejects.
+   */
+  #request(req: JsonRpcRequest, ex: Exchange, batch: WireProfile | undefined): Promise<Reply> {
+    let record: RequestRecord;
+    let observed: ObservedRequest | undefined;
+    let release: (() => void) | undefined;
+    let handled: Promise<Reply>;
     try {
-      const reply = await (observed
-        ? observed.run(() => this.#handleRequest(req, ex, record, observed.span))
-        : this.#handleRequest(req, ex, record));
-      const body = reply.body as { result?: JsonObject } | undefined;
-      observed?.end({ result: body?.result, session: reply.session });
-      return reply;
+      // The wire profile, chosen once: as the transport classified the message, else here (a
+      // stream of messages, stdio). A batch's members are on the wire that admitted the batch.
+      const profile = batch ?? ex.profile ?? classifyWire(req, ex.headers);
+      // The request's one record: the observer and the request context both read it.
+      record = requestRecord(req, ex, profile, this.#o.registry);
+      // Every request is observed (span, log line, metrics), refused ones included, and handled
+      // inside its span's context (handlers' own spans and instrumented clients are its children).
+      observed = this.#o.observe?.start(record);
+      // A session with a request in flight is not idle, however long the request runs.
+      release = ex.session === undefined ? undefined : this.#o.sessions.hold(ex.session);
     } catch (err) {
-      observed?.end({ error: err instanceof Error ? err : new Error(String(err)) });
-      return this.#failure(req, err, record);
-    } finally {
-      release?.();
+      return Promise.reject(err);
     }
+    const failed = (err: unknown): Reply => {
+      try {
+        observed?.end({ error: err instanceof Error ? err : new Error(String(err)) });
+      } finally {
+        release?.();
+      }
+      return this.#failure(req, err, record);
+    };
+    try {
+      const span = observed?.span;
+      handled = observed
+        ? observed.run(() => this.#handleRequest(req, ex, record, span))
+        : this.#handleRequest(req, ex, record);
+    } catch (err) {
+      handled = Promise.reject(err);
+    }
+    return handled.then((reply) => {
+      try {
+        const body = reply.body as { result?: JsonObject } | undefined;
+        observed?.end({ result: body?.result, session: reply.session });
+      } catch (err) {
+        return failed(err);
+      }
+      release?.();
+      return reply;
+    }, failed);
   }
 
   #failure(req: JsonRpcRequest, err: unknown, record: RequestRecord): Reply {

@@ -5,6 +5,7 @@
  * to the request (progress, a server-to-client request) must go out before the result.
  */
 
+import type { ProtocolError } from '../../base/errors.ts';
 import { encodeMessage, isObject, type JsonRpcMessage, type RequestId } from '../../base/jsonrpc.ts';
 import { Refusal } from '../../base/refusals.ts';
 import { ClientPresence, type Exchange, type Reply } from '../../protocol/exchange.ts';
@@ -15,7 +16,7 @@ import type { WireProfile } from '../../protocol/wires/profile.ts';
 import type { EdgeRequest } from './host.ts';
 import { JSON_HEADERS, refuse } from './refuse.ts';
 import { requestInfo } from './request-info.ts';
-import { accepts, type RouteState, sessionFor, streamHeaders } from './route-state.ts';
+import { acceptsType, type RouteState, sessionFor, streamHeaders } from './route-state.ts';
 import { isDispatchedRefusal, statusReason } from './rules.ts';
 import { SseStream } from './sse.ts';
 import { newStreamId } from './stream-ids.ts';
@@ -36,90 +37,145 @@ function requestSession(req: EdgeRequest, profile: WireProfile, initialize: bool
   return session;
 }
 
-/** A POST's channel: stays JSON until the first related message, then becomes an SSE stream. */
+/**
+ * A POST's channel: stays JSON until the first related message, then becomes an SSE stream
+ * (opened with what it was made with; no closure per request).
+ */
 class PostChannel implements OutboundChannel {
   // Made per request: fields `private`, not `#private` (V8 defines each `#` field through a
   // keyed store call on every construction: docs/performance.md).
-  stream: SseStream | undefined;
-  private readonly _open: (() => SseStream) | undefined;
+  stream: SseStream | undefined = undefined;
+  /** Undefined: the client accepts JSON only, related messages cannot be delivered. */
+  private readonly _state: RouteState | undefined;
+  private readonly _res: unknown;
+  private readonly _session: Session | undefined;
+  /** The session id the stream's headers name (none for a session made for the request alone). */
+  private readonly _sessionHeader: string | undefined;
+  /** The id of the request the stream answers (a request's POST). */
+  private readonly _answers: RequestId | undefined;
   private readonly _resumable: boolean;
-  constructor(open: (() => SseStream) | undefined, resumable: boolean) {
-    this._open = open;
+  constructor(
+    state: RouteState | undefined,
+    res: unknown,
+    session: Session | undefined,
+    sessionHeader: string | undefined,
+    answers: RequestId | undefined,
+    resumable: boolean,
+  ) {
+    this._state = state;
+    this._res = res;
+    this._session = session;
+    this._sessionHeader = sessionHeader;
+    this._answers = answers;
     this._resumable = resumable;
   }
   send(message: JsonRpcMessage): void {
-    if (!this._open) return; // the client accepts JSON only: related messages cannot be delivered
-    this.stream ??= this._open();
+    if (!this._state) return;
+    this.stream ??= this._open(this._state);
     this.stream.send(message);
   }
   async disconnect(): Promise<void> {
     // Only a resumable stream (2025 wire, 2025-11-25+) may be closed early: elsewhere the
     // client could not reconnect and the result would be lost.
-    if (!this._open || !this._resumable) return;
-    this.stream ??= this._open();
+    if (!this._state || !this._resumable) return;
+    this.stream ??= this._open(this._state);
     await this.stream.disconnect();
   }
+  private _open(state: RouteState): SseStream {
+    const { options, deps, host } = state;
+    const session = this._session;
+    const resumable = this._resumable;
+    const streamId = newStreamId(session?.id);
+    const stream = new SseStream(host.stream(this._res, streamHeaders(this._sessionHeader)), {
+      streamId,
+      store: resumable ? state.store : undefined,
+      keepAliveMs: options.sse.keepAliveMs,
+      primeRetryMs: resumable ? options.sse.retryMs : undefined,
+      logger: deps.logger,
+      answers: resumable ? this._answers : undefined,
+    });
+    if (resumable && session) state.live.set(streamId, { stream, sessionId: session.id });
+    return stream;
+  }
 }
+
+/** Settled at once: what a POST answered without waiting resolves to. */
+const ANSWERED: Promise<void> = Promise.resolve();
 
 /**
  * Answers a POST whose body has been parsed (`req.body`) and charged to the rate limit;
  * resolves to nothing once answered (not to `res`: Fastify's reply is a thenable, which a
- * promise resolved with it would call for one more turn).
+ * promise resolved with it would call for one more turn). Not `async`: every POST passes here,
+ * and the dispatcher's promise gets one reaction instead of an async layer's promise and
+ * turns (docs/performance.md). Whatever throws still rejects.
  */
-export async function handlePost(state: RouteState, req: EdgeRequest, res: unknown): Promise<void> {
-  const { deps, options, store, live, host } = state;
-  const body = req.body;
-  if (body === undefined) return void refuse(state, req, res, Refusal.unsupportedMediaType(), null);
-  const single = !Array.isArray(body) && isObject(body) ? body : undefined;
-  const isRequest = single !== undefined && typeof single.method === 'string' && 'id' in single;
-  // Only a request's id is echoed: an error about a posted response or notification has
-  // none (2025-11-25 transports, "Sending Messages to the Server").
-  const firstId = isRequest ? single?.id : null;
-  const sseOk = accepts(req, 'text/event-stream');
-  if (!sseOk && !accepts(req, 'application/json')) {
-    return void refuse(state, req, res, Refusal.notAcceptable(), firstId);
+export function handlePost(state: RouteState, req: EdgeRequest, res: unknown): Promise<void> {
+  try {
+    const body = req.body;
+    if (body === undefined) return refused(state, req, res, Refusal.unsupportedMediaType(), null);
+    const single = !Array.isArray(body) && isObject(body) ? body : undefined;
+    const isRequest = single !== undefined && typeof single.method === 'string' && 'id' in single;
+    // Only a request's id is echoed: an error about a posted response or notification has
+    // none (2025-11-25 transports, "Sending Messages to the Server").
+    const firstId = isRequest ? single?.id : null;
+    const headers = req.headers;
+    const sseOk = acceptsType(headers, 'text/event-stream');
+    if (!sseOk && !acceptsType(headers, 'application/json')) {
+      return refused(state, req, res, Refusal.notAcceptable(), firstId);
+    }
+    // The message's wire profile, chosen here once and handed to the dispatcher: a message, a
+    // batch or a posted response under a 2026 MCP-Protocol-Version header is on the 2026 wire
+    // (a batch there is -32600, a notification 202: fixture contract §1 and §3).
+    const profile = classifyWire(body, headers);
+    // A listen stream is nothing but SSE: held open on a JSON-only client it could never
+    // deliver anything, so it is refused at once.
+    if (!profile.sessions && single?.method === 'subscriptions/listen' && !sseOk) {
+      return refused(state, req, res, Refusal.listenNeedsEventStream(), firstId);
+    }
+    // The id a stream opened for the reply answers: a request's.
+    const answers = isRequest ? (single?.id as RequestId) : undefined;
+    const initialize = isRequest && single?.method === 'initialize';
+    const stateless = state.sessions === 'stateless';
+    if (profile.sessions && !initialize) {
+      const refusal = profile.versionHeaderRefusal(headers);
+      if (refusal) return refused(state, req, res, refusal, firstId);
+      if (stateless) {
+        const session = requestSession(req, profile, false);
+        return dispatch(state, req, res, body, profile, sseOk, answers, session);
+      }
+      return sessionFor(state, req, res, firstId).then((session) =>
+        session ? dispatch(state, req, res, body, profile, sseOk, answers, session) : undefined,
+      );
+    }
+    const session = profile.sessions && stateless ? requestSession(req, profile, true) : undefined;
+    return dispatch(state, req, res, body, profile, sseOk, answers, session);
+  } catch (err) {
+    return Promise.reject(err);
   }
-  // The message's wire profile, chosen here once and handed to the dispatcher: a message, a
-  // batch or a posted response under a 2026 MCP-Protocol-Version header is on the 2026 wire
-  // (a batch there is -32600, a notification 202: fixture contract §1 and §3).
-  const profile = classifyWire(body, req.headers);
-  // A listen stream is nothing but SSE: held open on a JSON-only client it could never
-  // deliver anything, so it is refused at once.
-  if (!profile.sessions && single?.method === 'subscriptions/listen' && !sseOk) {
-    return void refuse(state, req, res, Refusal.listenNeedsEventStream(), firstId);
-  }
+}
 
-  let session: Session | undefined;
-  const initialize = isRequest && single?.method === 'initialize';
+function refused(state: RouteState, req: EdgeRequest, res: unknown, err: ProtocolError, id: unknown) {
+  refuse(state, req, res, err, id);
+  return ANSWERED;
+}
+
+/** The POST handed to the dispatcher under `session`, and its reply rendered. */
+function dispatch(
+  state: RouteState,
+  req: EdgeRequest,
+  res: unknown,
+  body: unknown,
+  profile: WireProfile,
+  sseOk: boolean,
+  answers: RequestId | undefined,
+  session: Session | undefined,
+): Promise<void> {
+  const { deps, options, host } = state;
   const stateless = state.sessions === 'stateless';
-  if (profile.sessions && !initialize) {
-    const refusal = profile.versionHeaderRefusal(req.headers);
-    if (refusal) return void refuse(state, req, res, refusal, firstId);
-    session = stateless ? requestSession(req, profile, false) : await sessionFor(state, req, res, firstId);
-    if (!session) return;
-  } else if (profile.sessions && stateless) session = requestSession(req, profile, true);
-
   // A session made for this request alone is never resumed, nor named to the client.
   const resumable = !stateless && session !== undefined && profile.resumable(session);
-  let sessionHeader = stateless ? undefined : session?.id;
-  const channel = new PostChannel(
-    sseOk
-      ? () => {
-          const streamId = newStreamId(session?.id);
-          const stream = new SseStream(host.stream(res, streamHeaders(sessionHeader)), {
-            streamId,
-            store: resumable ? store : undefined,
-            keepAliveMs: options.sse.keepAliveMs,
-            primeRetryMs: resumable ? options.sse.retryMs : undefined,
-            logger: deps.logger,
-            answers: resumable && isRequest ? (single?.id as RequestId) : undefined,
-          });
-          if (resumable && session) live.set(streamId, { stream, sessionId: session.id });
-          return stream;
-        }
-      : undefined,
-    resumable,
-  );
+  const sessionHeader = stateless ? undefined : session?.id;
+  const channel = new PostChannel(sseOk ? state : undefined, res, session, sessionHeader, answers, resumable);
   const presence = new ClientPresence();
   host.onGone(res, () => {
     // A resumable stream outlives its connection; anything else is abandoned with it.
@@ -140,39 +196,45 @@ export async function handlePost(state: RouteState, req: EdgeRequest, res: unkno
   };
   req.mcpDispatched = true;
   state.dispatching.add(presence);
-  let result: Reply;
+  let replied: Promise<Reply>;
   try {
-    result = await deps.dispatcher.handle(body, exchange);
-  } finally {
-    state.dispatching.delete(presence);
+    replied = deps.dispatcher.handle(body, exchange);
+  } catch (err) {
+    replied = Promise.reject(err);
   }
-  if (result.session && !stateless) sessionHeader = result.session.id;
+  return replied.then(
+    (result) => {
+      state.dispatching.delete(presence);
+      return render(state, res, channel, result, stateless, sessionHeader);
+    },
+    (err: unknown) => {
+      state.dispatching.delete(presence);
+      throw err;
+    },
+  );
+}
 
-  if (channel.stream) {
-    const stream = channel.stream;
-    // A batch's replies go out one event each (2025-03-26 transports: the stream carries one
-    // response per request in the POST), then the stream ends.
-    if (Array.isArray(result.body)) for (const response of result.body) stream.send(response);
-    // The handler is done, but the answer is not kept until its event is stored: a drain waits
-    // for this too, or a replica stopping now would lose the result a resume elsewhere asks for.
-    const finished = stream.finish(Array.isArray(result.body) ? undefined : result.body);
-    state.finishing.add(finished);
-    try {
-      await finished;
-    } finally {
-      state.finishing.delete(finished);
-    }
-    live.delete(stream.streamId);
-    return;
-  }
+/** Sends the dispatcher's reply: as the end of the stream the request opened, else as JSON (or 202). */
+function render(
+  state: RouteState,
+  res: unknown,
+  channel: PostChannel,
+  result: Reply,
+  stateless: boolean,
+  sessionId: string | undefined,
+): Promise<void> | undefined {
+  const { deps, host } = state;
+  // An initialize names the session it made (never where none are kept).
+  const sessionHeader = result.session && !stateless ? result.session.id : sessionId;
+  if (channel.stream) return finishStream(state, channel.stream, result);
   if (result.body === undefined) {
     host.send(res, 202, undefined, undefined);
-    return;
+    return undefined;
   }
   const text = encodeMessage(result.body, state.encodeFailed);
   if (text === undefined) {
     host.send(res, 202, undefined, undefined);
-    return;
+    return undefined;
   }
   const status = result.status ?? 200;
   if (isDispatchedRefusal(status)) deps.telemetry.countRefusal(status, statusReason(status) ?? 'refused');
@@ -184,4 +246,22 @@ export async function handlePost(state: RouteState, req: EdgeRequest, res: unkno
     headers = extra;
   }
   host.send(res, status, headers, text);
+  return undefined;
+}
+
+/** Ends the stream a POST's related messages opened with its reply(s), once stored. */
+async function finishStream(state: RouteState, stream: SseStream, result: Reply): Promise<void> {
+  // A batch's replies go out one event each (2025-03-26 transports: the stream carries one
+  // response per request in the POST), then the stream ends.
+  if (Array.isArray(result.body)) for (const response of result.body) stream.send(response);
+  // The handler is done, but the answer is not kept until its event is stored: a drain waits
+  // for this too, or a replica stopping now would lose the result a resume elsewhere asks for.
+  const finished = stream.finish(Array.isArray(result.body) ? undefined : result.body);
+  state.finishing.add(finished);
+  try {
+    await finished;
+  } finally {
+    state.finishing.delete(finished);
+  }
+  state.live.delete(stream.streamId);
 }

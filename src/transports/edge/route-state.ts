@@ -6,6 +6,7 @@
 import { ProtocolError } from '../../base/errors.ts';
 import type { EncodeFailure } from '../../base/jsonrpc.ts';
 import { Refusal } from '../../base/refusals.ts';
+import type { Headers } from '../../base/types.ts';
 import type { ClientPresence } from '../../protocol/exchange.ts';
 import { type Session, sessionOwner } from '../../protocol/session/store.ts';
 import { header } from '../../protocol/wires/wire.ts';
@@ -67,7 +68,12 @@ export function holdStream(state: RouteState, sessionId: string): (() => void) |
 
 /** Whether the Accept header allows `type` (no header, or an empty one, allows anything). */
 export function accepts(req: EdgeRequest, type: string): boolean {
-  const accept = req.headers.accept;
+  return acceptsType(req.headers, type);
+}
+
+/** `accepts` of a request's headers, read once already. */
+export function acceptsType(headers: Headers, type: string): boolean {
+  const accept = headers.accept;
   return acceptAllows(Array.isArray(accept) ? accept.join(', ') : accept, type);
 }
 
