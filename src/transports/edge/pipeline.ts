@@ -38,6 +38,7 @@ import { createMemoryEventStore } from './event-store.ts';
 import { handleGet } from './get-stream.ts';
 import { hostGuard } from './guards.ts';
 import type { EdgeHost, EdgeRequest } from './host.ts';
+import { InFlight } from './in-flight.ts';
 import type { EdgeOptions, SessionMode } from './options.ts';
 import { handlePost } from './post.ts';
 import { refuse } from './refuse.ts';
@@ -118,7 +119,7 @@ export function createEdge<Req extends EdgeRequest, Res>(setup: EdgeSetup<Req, R
     standalone: new Map(),
     retiredStandalone: new Map(),
     openStreams: new Map(),
-    dispatching: new Set(),
+    dispatching: new InFlight(),
     finishing: setup.finishing ?? new Set(),
   };
   const { auth, limiter, logger } = deps;
@@ -231,7 +232,7 @@ export function createEdge<Req extends EdgeRequest, Res>(setup: EdgeSetup<Req, R
     },
     refuse: (req, res, err, id) => refuse(state, req, res, err, id),
     interrupt(reason) {
-      for (const presence of state.dispatching) presence.interrupt(reason);
+      state.dispatching.interrupt(reason);
     },
   };
 }

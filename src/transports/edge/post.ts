@@ -181,21 +181,22 @@ function dispatch(
     // A resumable stream outlives its connection; anything else is abandoned with it.
     if (!(resumable && channel.stream)) presence.leave();
   });
+  const headers = req.headers;
   const exchange: Exchange = {
     transport: 'http',
     profile,
-    headers: req.headers,
+    headers,
     session,
     channel,
     presence,
     identity: req.mcpIdentity,
     address: req.ip,
-    http: requestInfo(req.method, req.url, req.headers, options.trustProxy),
+    http: requestInfo(req.method, req.url, headers, options.trustProxy),
     port: host.port(req),
     httpVersion: host.httpVersion(req),
   };
   req.mcpDispatched = true;
-  state.dispatching.add(presence);
+  const inFlight = state.dispatching.add(presence);
   let replied: Promise<Reply>;
   try {
     replied = deps.dispatcher.handle(body, exchange);
@@ -204,11 +205,11 @@ function dispatch(
   }
   return replied.then(
     (result) => {
-      state.dispatching.delete(presence);
+      state.dispatching.remove(inFlight);
       return render(state, res, channel, result, stateless, sessionHeader);
     },
     (err: unknown) => {
-      state.dispatching.delete(presence);
+      state.dispatching.remove(inFlight);
       throw err;
     },
   );

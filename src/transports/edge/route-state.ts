@@ -7,11 +7,11 @@ import { ProtocolError } from '../../base/errors.ts';
 import type { EncodeFailure } from '../../base/jsonrpc.ts';
 import { Refusal } from '../../base/refusals.ts';
 import type { Headers } from '../../base/types.ts';
-import type { ClientPresence } from '../../protocol/exchange.ts';
 import { type Session, sessionOwner } from '../../protocol/session/store.ts';
 import { header } from '../../protocol/wires/wire.ts';
 import type { EdgeDeps, EventStore } from '../deps.ts';
 import type { EdgeHost, EdgeRequest } from './host.ts';
+import type { InFlight } from './in-flight.ts';
 import type { EdgeOptions, SessionMode } from './options.ts';
 import { refuse } from './refuse.ts';
 import { acceptAllows } from './rules.ts';
@@ -43,7 +43,7 @@ export interface RouteState {
   /** Open GET connections per session id, held to `limits.maxStreamsPerSession`. */
   readonly openStreams: Map<string, number>;
   /** The POSTs being dispatched now, by their client's presence: a drain's cut-off interrupts them. */
-  readonly dispatching: Set<ClientPresence>;
+  readonly dispatching: InFlight;
   /** The ends of call streams still being written (EdgeSetup.finishing). */
   readonly finishing: Set<Promise<void>>;
 }

@@ -5,6 +5,7 @@
  * a drain to end.
  */
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EdgeHost, StreamSink } from '../edge/host.ts';
 import { SSE_HEADERS } from '../edge/sse.ts';
@@ -26,6 +27,24 @@ class NodeSink implements StreamSink {
   }
 }
 
+/**
+ * Each connection's client port, read from the socket once: Node's `remotePort` getter costs
+ * several hundred instructions on every read (docs/performance.md), and a kept-alive
+ * connection carries many requests.
+ */
+const ports = new WeakMap<Socket, number | undefined>();
+
+function peerPort(socket: Socket | null | undefined): number | undefined {
+  if (!socket) return undefined;
+  let port = ports.get(socket);
+  if (port === undefined) {
+    port = socket.remotePort;
+    // Not known yet (or any more): asked again next time.
+    if (port !== undefined) ports.set(socket, port);
+  }
+  return port;
+}
+
 /** `connection: keep-alive` is Node's to send (a fetch Response leaves hop-by-hop headers to its runtime). */
 const NODE_SSE_HEADERS = { ...SSE_HEADERS, connection: 'keep-alive' };
 
@@ -35,7 +54,7 @@ const NODE_SSE_HEADERS = { ...SSE_HEADERS, connection: 'keep-alive' };
  */
 export function fastifyHost(streams: Set<ServerResponse>): EdgeHost<FastifyRequest, FastifyReply> {
   return {
-    port: (req) => req.socket.remotePort,
+    port: (req) => peerPort(req.raw.socket),
     httpVersion: (req) => req.raw.httpVersion,
     elapsedMs: (_req, reply) => reply.elapsedTime,
     send(reply, status, headers, body) {
