@@ -72,6 +72,7 @@ export function hostGuard(options: HostGuardOptions): HostGuard {
   // Host values already allowed, as sent: most requests' check is one lookup. Bounded, so that
   // a client trying port after port cannot grow it.
   const allowedSeen = new Set<string>();
+  let lastAllowed: string | undefined;
   const anyOrigin = options.anyOrigin;
   const origins = new Set(options.allowedOrigins.map((o) => o.toLowerCase().replace(/\/$/, '')));
   return {
@@ -79,7 +80,12 @@ export function hostGuard(options: HostGuardOptions): HostGuard {
     hostAllowed(host) {
       if (!enabled) return true;
       if (!host) return false;
-      if (allowedSeen.has(host)) return true;
+      // The same Host as the last allowed one: compared, not hashed (each request's is a new string).
+      if (host === lastAllowed) return true;
+      if (allowedSeen.has(host)) {
+        lastAllowed = host;
+        return true;
+      }
       const h = host.trim().toLowerCase();
       const allowed = exact.has(h) || hostnames.has(hostnameOf(h));
       if (allowed && allowedSeen.size < MAX_SEEN_HOSTS) allowedSeen.add(host);

@@ -39,6 +39,8 @@ export interface StreamSink {
 
 /** The host's side of the edge: how it answers, for its own request and response objects. */
 export interface EdgeHost<Req extends EdgeRequest = EdgeRequest, Res = unknown> {
+  /** The client's address, as `req.ip` gives it (behind trusted proxies, X-Forwarded-For's). */
+  address(req: Req): string | undefined;
   /** The client's port (spans' `client.port`); undefined: not known. */
   port(req: Req): number | undefined;
   /** The request's HTTP version (`1.1`, `2`); undefined: not known. */

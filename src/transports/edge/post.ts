@@ -190,7 +190,7 @@ function dispatch(
     channel,
     presence,
     identity: req.mcpIdentity,
-    address: req.ip,
+    address: host.address(req),
     http: requestInfo(req.method, req.url, headers, options.trustProxy),
     port: host.port(req),
     httpVersion: host.httpVersion(req),

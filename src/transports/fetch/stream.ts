@@ -131,6 +131,7 @@ function streamHeaders(headers: Readonly<Record<string, string>>): Record<string
 }
 
 export const FETCH_HOST: EdgeHost<FetchRequest, FetchAnswer> = {
+  address: (req) => req.ip,
   port: (req) => req.port,
   httpVersion: () => undefined,
   elapsedMs: (req) => performance.now() - req.started,

@@ -27,34 +27,54 @@ class NodeSink implements StreamSink {
   }
 }
 
-/**
- * Each connection's client port, read from the socket once: Node's `remotePort` getter costs
- * several hundred instructions on every read (docs/performance.md), and a kept-alive
- * connection carries many requests.
- */
-const ports = new WeakMap<Socket, number | undefined>();
+/** A connection's client address and port, as its socket gives them. */
+interface Peer {
+  readonly address: string | undefined;
+  readonly port: number | undefined;
+}
 
-function peerPort(socket: Socket | null | undefined): number | undefined {
+/**
+ * Each connection's peer, read from its socket once: Node's `remoteAddress` and `remotePort`
+ * getters cost several hundred instructions on every read (docs/performance.md), and a
+ * kept-alive connection carries many requests.
+ */
+const peers = new WeakMap<Socket, Peer>();
+
+function peerOf(socket: Socket | null | undefined): Peer | undefined {
   if (!socket) return undefined;
-  let port = ports.get(socket);
-  if (port === undefined) {
-    port = socket.remotePort;
+  let peer = peers.get(socket);
+  if (peer === undefined) {
+    peer = { address: socket.remoteAddress, port: socket.remotePort };
     // Not known yet (or any more): asked again next time.
-    if (port !== undefined) ports.set(socket, port);
+    if (peer.port !== undefined) peers.set(socket, peer);
   }
-  return port;
+  return peer;
 }
 
 /** `connection: keep-alive` is Node's to send (a fetch Response leaves hop-by-hop headers to its runtime). */
 const NODE_SSE_HEADERS = { ...SSE_HEADERS, connection: 'keep-alive' };
 
+export interface FastifyHostOptions {
+  /**
+   * The app trusts no proxy (Fastify's `trustProxy` off), so a request's `ip` is its socket's
+   * address, which is then read once per connection. Default false: `req.ip` on every request.
+   */
+  socketAddress?: boolean | undefined;
+}
+
 /**
  * @example
  * const host = fastifyHost(streams); // one per mounted endpoint
  */
-export function fastifyHost(streams: Set<ServerResponse>): EdgeHost<FastifyRequest, FastifyReply> {
+export function fastifyHost(
+  streams: Set<ServerResponse>,
+  options: FastifyHostOptions = {},
+): EdgeHost<FastifyRequest, FastifyReply> {
+  const socketAddress = options.socketAddress === true;
   return {
-    port: (req) => peerPort(req.raw.socket),
+    // `req.ip` is the socket's address unless the app trusts proxies (Fastify's `trustProxy`).
+    address: socketAddress ? (req) => peerOf(req.raw.socket)?.address : (req) => req.ip,
+    port: (req) => peerOf(req.raw.socket)?.port,
     httpVersion: (req) => req.raw.httpVersion,
     elapsedMs: (_req, reply) => reply.elapsedTime,
     send(reply, status, headers, body) {

@@ -42,6 +42,8 @@ export interface MountOptions {
   foreignAnswers?: boolean;
   /** The application's own word on who the caller is (the Fastify plugin's `identify`). */
   identify?: McpRoutesOptions['identify'];
+  /** The app trusts no proxy (our own app with `trustProxy` off): see McpRoutesOptions. */
+  socketAddress?: boolean;
   /** Serve the catalogs at `/.well-known/mcp/catalog.json` and `/.well-known/ai-catalog.json` (default true). */
   catalogs?: boolean;
   /**
@@ -152,6 +154,7 @@ export async function mountMcp(app: FastifyInstance, options: MountOptions): Pro
     preflight: options.cors,
     landing: landingOnPath(server, http),
     foreignAnswers: options.foreignAnswers ?? true,
+    socketAddress: options.socketAddress ?? false,
   });
   await app.register(discoveryRoutes, { server, http, catalogs: options.catalogs ?? true });
   if (server.authorizationServer) {

@@ -39,6 +39,8 @@ export interface McpRoutesOptions {
    * would run on every reply, is left out. Default true.
    */
   foreignAnswers?: boolean | undefined;
+  /** The app trusts no proxy: a request's address is its socket's (fastify-host.ts). Default false. */
+  socketAddress?: boolean | undefined;
   /** Answers a browser's GET of the path (`landingOnPath`, discovery-routes.ts); undefined: no landing page. */
   landing?: ((req: FastifyRequest, reply: FastifyReply) => void) | undefined;
 }
@@ -48,7 +50,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
   const edge = createEdge<FastifyRequest, FastifyReply>({
     deps,
     options: edgeOptions(http),
-    host: fastifyHost(options.streams ?? new Set()),
+    host: fastifyHost(options.streams ?? new Set(), { socketAddress: options.socketAddress }),
     sessions: 'stateful',
     eventStore: options.eventStore,
     eventRetention: http.limits.eventRetention,

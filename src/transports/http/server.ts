@@ -72,7 +72,17 @@ export async function buildHttpApp(server: HttpDeps, http: HttpOptions): Promise
   openFinishing.set(app, finishing);
   // Our own app: only @fastify/cors (above, when on) answers on the MCP routes besides our code.
   const foreignAnswers = http.corsOrigins.length > 0;
-  await app.register(mountMcp, { server, http, streams, interrupts, finishing, cors: false, foreignAnswers });
+  await app.register(mountMcp, {
+    server,
+    http,
+    streams,
+    interrupts,
+    finishing,
+    cors: false,
+    foreignAnswers,
+    // Fastify was given `http.trustProxy` above: without proxies, `req.ip` is the socket's address.
+    socketAddress: http.trustProxy === false,
+  });
   return app;
 }
 
