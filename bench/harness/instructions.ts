@@ -6,7 +6,10 @@
  * where the JavaScript runs: V8's compiler and GC helper threads, whose share of a window
  * depends on when background compilation falls, are left out, and so is the main thread's
  * own garbage collection (`--toggle-collect` on `Heap::CollectGarbage`), which lands in the
- * window or not. What remains is the code that runs for the requests.
+ * window or not. V8's memory reducer is off (`--no-memory-reducer`): it starts a full marking
+ * on wall-clock timers when the heap looks idle, and under valgrind on a loaded machine whether
+ * one fell in the window moved the main thread's count by up to 4% (its incremental steps run
+ * outside `CollectGarbage`). What remains is the code that runs for the requests.
  *
  * A count does not depend on the core or on other work, so the servers are counted side by
  * side, each under its own valgrind.
@@ -157,6 +160,9 @@ export function valgrindMissing(): string | undefined {
 const GC_ENTRY =
   'v8::internal::Heap::CollectGarbage(v8::internal::AllocationSpace, v8::internal::GarbageCollectionReason, v8::GCCallbackFlags)';
 
+/** The counted node's own flags (see above). */
+const NODE_FLAGS = ['--no-memory-reducer'];
+
 /** valgrind's arguments: one dump per thread, collection off inside V8's garbage collection. */
 export function callgrindArgs(outFile: string): string[] {
   return [
@@ -210,7 +216,7 @@ export interface CountOptions {
 
 async function countOne(server: CountedServer, options: CountOptions): Promise<InstructionFigure> {
   const out = join(tmpdir(), `instructions-${process.pid}-${server.name}.out`);
-  const argv = [...callgrindArgs(out), process.execPath, ...server.args];
+  const argv = [...callgrindArgs(out), process.execPath, ...NODE_FLAGS, ...server.args];
   const child: ChildProcess = tracked(
     spawn('valgrind', argv, { env: { ...process.env, ...server.env }, stdio: ['pipe', 'pipe', 'pipe'] }),
   );
