@@ -141,6 +141,8 @@ const MAX_VARIANTS = 16;
 export class SeriesCache {
   readonly #byMethod = new Map<string, Map<string, Series[]>>();
   readonly #recommended: boolean;
+  /** The request kind served last, as it was asked for, and its series. */
+  #last: { method: string; target: string | undefined; known: boolean; series: Series } | undefined;
   #size = 0;
 
   /** `recommended`: the metrics carry the conventions' recommended attributes too. */
@@ -149,6 +151,25 @@ export class SeriesCache {
   }
 
   get(key: SeriesKey): Series {
+    // A server mostly sees one kind of request after another: the last one served is compared
+    // in place first (a few string compares, no hashing of method and target for the maps).
+    const last = this.#last;
+    if (
+      last !== undefined &&
+      last.method === key.method &&
+      last.target === key.target &&
+      last.known === key.known &&
+      last.series.transport === key.transport &&
+      last.series.httpVersion === key.httpVersion &&
+      last.series.protocolVersion === key.protocolVersion
+    )
+      return last.series;
+    const series = this.#lookup(key);
+    this.#last = { method: key.method, target: key.target, known: key.known, series };
+    return series;
+  }
+
+  #lookup(key: SeriesKey): Series {
     // A target that names nothing registered is the client's, unbounded: no part of a series.
     const bounded = key.known || key.target === undefined ? key : { ...key, target: undefined };
     // Only known methods are kept (a client may send any name).
