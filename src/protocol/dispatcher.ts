@@ -92,6 +92,66 @@ function silenced(ctx: RequestContext, ex: Exchange): boolean {
   return ex.transport === 'stdio' && ctx.abortReason instanceof ClientCancelled;
 }
 
+/**
+ * How a request ends, whichever way it goes: its observation ended with the outcome, its
+ * session released, and a failure turned into its error reply. Made once per request, so the
+ * handler's one reaction ends the request (no second promise and reaction for it).
+ */
+class Finish {
+  // Made per request: fields `private`, not `#private` (V8 defines each `#` field through a
+  // keyed store call on every construction: docs/performance.md).
+  readonly record: RequestRecord;
+  readonly observed: ObservedRequest | undefined;
+  private readonly _failure: (req: JsonRpcRequest, err: unknown, record: RequestRecord) => Reply;
+  private readonly _req: JsonRpcRequest;
+  private readonly _release: (() => void) | undefined;
+
+  constructor(
+    failure: (req: JsonRpcRequest, err: unknown, record: RequestRecord) => Reply,
+    req: JsonRpcRequest,
+    record: RequestRecord,
+    observed: ObservedRequest | undefined,
+    release: (() => void) | undefined,
+  ) {
+    this._failure = failure;
+    this._req = req;
+    this.record = record;
+    this.observed = observed;
+    this._release = release;
+  }
+
+  /** The request answered `reply`. Throws only what the observer or the release throws. */
+  replied(reply: Reply): Reply {
+    try {
+      const body = reply.body as { result?: JsonObject } | undefined;
+      this.observed?.end({ result: body?.result, session: reply.session });
+    } catch (err) {
+      return this.failed(err);
+    }
+    this._release?.();
+    return reply;
+  }
+
+  /** The request failed with `err`: its error reply. */
+  failed(err: unknown): Reply {
+    try {
+      this.observed?.end({ error: err instanceof Error ? err : new Error(String(err)) });
+    } finally {
+      this._release?.();
+    }
+    return this._failure(this._req, err, this.record);
+  }
+
+  /** A promise of the reply: `reply` when given, else the failure `err` answers; rejects only if ending throws. */
+  settle(err: unknown, reply?: Reply): Promise<Reply> {
+    try {
+      return Promise.resolve(reply === undefined ? this.failed(err) : this.replied(reply));
+    } catch (thrown) {
+      return Promise.reject(thrown);
+    }
+  }
+}
+
 export class Dispatcher {
   readonly #o: DispatcherOptions;
   readonly #deps: MethodDeps;
@@ -247,55 +307,40 @@ export class Dispatcher {
   }
 
   /**
-   * Not `async`, as `handle`: the handler's promise gets one reaction for both outcomes, with
-   * no promise of this method's own awaiting it. Whatever throws still rejects.
+   * Not `async`, as `handle`: the handler's promise gets one reaction for both outcomes (in
+   * `#handleRequest`), which ends the request too (`Finish`), with no promise of this method's
+   * own awaiting it. Whatever throws still rejects.
    */
   #request(req: JsonRpcRequest, ex: Exchange, batch: WireProfile | undefined): Promise<Reply> {
-    let record: RequestRecord;
-    let observed: ObservedRequest | undefined;
-    let release: (() => void) | undefined;
-    let handled: Promise<Reply>;
+    let finish: Finish;
     try {
       // The wire profile, chosen once: as the transport classified the message, else here (a
       // stream of messages, stdio). A batch's members are on the wire that admitted the batch.
       const profile = batch ?? ex.profile ?? classifyWire(req, ex.headers);
       // The request's one record: the observer and the request context both read it.
-      record = requestRecord(req, ex, profile, this.#o.registry);
+      const record = requestRecord(req, ex, profile, this.#o.registry);
       // Every request is observed (span, log line, metrics), refused ones included, and handled
       // inside its span's context (handlers' own spans and instrumented clients are its children).
-      observed = this.#o.observe?.start(record);
+      const observed = this.#o.observe?.start(record);
       // A session with a request in flight is not idle, however long the request runs.
-      release = ex.session === undefined ? undefined : this.#o.sessions.hold(ex.session);
+      const release = ex.session === undefined ? undefined : this.#o.sessions.hold(ex.session);
+      finish = new Finish(this.#failureOf, req, record, observed, release);
     } catch (err) {
       return Promise.reject(err);
     }
-    const failed = (err: unknown): Reply => {
-      try {
-        observed?.end({ error: err instanceof Error ? err : new Error(String(err)) });
-      } finally {
-        release?.();
-      }
-      return this.#failure(req, err, record);
-    };
     try {
-      const span = observed?.span;
-      handled = observed
-        ? observed.run(() => this.#handleRequest(req, ex, record, span))
-        : this.#handleRequest(req, ex, record);
+      const observed = finish.observed;
+      return observed
+        ? observed.run(() => this.#handleRequest(req, ex, finish, observed.span))
+        : this.#handleRequest(req, ex, finish);
     } catch (err) {
-      handled = Promise.reject(err);
+      return finish.settle(err);
     }
-    return handled.then((reply) => {
-      try {
-        const body = reply.body as { result?: JsonObject } | undefined;
-        observed?.end({ result: body?.result, session: reply.session });
-      } catch (err) {
-        return failed(err);
-      }
-      release?.();
-      return reply;
-    }, failed);
   }
+
+  /** `#failure` for a `Finish` (one function, made once). */
+  readonly #failureOf = (req: JsonRpcRequest, err: unknown, record: RequestRecord): Reply =>
+    this.#failure(req, err, record);
 
   #failure(req: JsonRpcRequest, err: unknown, record: RequestRecord): Reply {
     if (err instanceof ProtocolError) {
@@ -317,9 +362,11 @@ export class Dispatcher {
    * One request on its wire: the profile's checks choose the handler (or a builtin), the
    * handler runs, and the profile completes the result with what its wire's results carry.
    */
-  #handleRequest(req: JsonRpcRequest, ex: Exchange, record: RequestRecord, span?: Span): Promise<Reply> {
+  #handleRequest(req: JsonRpcRequest, ex: Exchange, finish: Finish, span?: Span): Promise<Reply> {
     // Not `async`: every request passes here, and an async layer costs its promise and the
-    // turns to settle it; the method's promise gets one reaction instead. What throws rejects.
+    // turns to settle it; the method's promise gets one reaction instead, which ends the
+    // request too (`finish`). What throws is answered as a failure.
+    const record = finish.record;
     try {
       const profile = record.profile;
       const route = profile.route(req, ex, record, this.#methods);
@@ -330,10 +377,13 @@ export class Dispatcher {
           capabilities: this.#capabilities,
           serverInfo,
           instructions,
-        });
+        }).then(
+          (reply) => finish.replied(reply),
+          (err: unknown) => finish.failed(err),
+        );
       }
-      if (route === 'ping') return Promise.resolve(this.#answer(req, profile, {}));
-      if (route === 'discover') return Promise.resolve(this.#answer(req, profile, this.discovery()));
+      if (route === 'ping') return finish.settle(undefined, this.#answer(req, profile, {}));
+      if (route === 'discover') return finish.settle(undefined, this.#answer(req, profile, this.discovery()));
       const session = profile.sessions ? ex.session : undefined;
       const ctx = new RequestContext(record, {
         session,
@@ -361,16 +411,15 @@ export class Dispatcher {
       return running.then(
         (result) => {
           this.#running.leave(ctx, req.id, presence, scope);
-          return silenced(ctx, ex) ? {} : this.#answer(req, profile, result);
+          return finish.replied(silenced(ctx, ex) ? {} : this.#answer(req, profile, result));
         },
         (err: unknown) => {
           this.#running.leave(ctx, req.id, presence, scope);
-          if (silenced(ctx, ex)) return {};
-          throw err;
+          return silenced(ctx, ex) ? finish.replied({}) : finish.failed(err);
         },
       );
     } catch (err) {
-      return Promise.reject(err);
+      return finish.settle(err);
     }
   }
 
