@@ -73,11 +73,28 @@ export type RoundsOutcome<T> = { value: T } | { inputRequired: JsonObject };
  * input-required result. Provided by the protocol layer (src/protocol/input.ts).
  */
 export interface InputRounds<C extends CallContext> {
+  /**
+   * With `finish`, the promise settles with what it returns for the outcome (or the failure),
+   * run in the rounds' own reaction: a tool call's result is shaped there, with no promise and
+   * turn of the wrapper's own (every tool call passes here).
+   */
   run<T>(
     ctx: C,
     params: JsonObject | undefined,
     attempt: () => Promise<T | InputRequired>,
   ): Promise<RoundsOutcome<T>>;
+  run<T, R>(
+    ctx: C,
+    params: JsonObject | undefined,
+    attempt: () => Promise<T | InputRequired>,
+    finish: RoundsFinish<T, R>,
+  ): Promise<R>;
+}
+
+/** What `InputRounds.run` hands the outcome (or the failure) to, in the rounds' own reaction. */
+export interface RoundsFinish<T, R> {
+  done(outcome: RoundsOutcome<T>): R;
+  failed(err: unknown): R;
 }
 
 /** What a `resources/read` reads: a resource, or the template that matched the URI with its variables. */
@@ -168,30 +185,18 @@ export class Caller<C extends CallContext> {
       }
     }
     const timeoutMs = def.spec.timeoutMs ?? this.#timeoutMs;
-    const stopHeartbeat = startHeartbeat(ctx, def.spec.heartbeatMs ?? this.#heartbeatMs);
-    let rounds: Promise<RoundsOutcome<unknown>>;
+    const finish = new ToolFinish(def, ctx, startHeartbeat(ctx, def.spec.heartbeatMs ?? this.#heartbeatMs));
     try {
-      rounds = this.#input.run(ctx, params, () =>
-        ctx.cancellation.withDeadline(timeoutMs, () => def.handler(args, ctx)),
+      // The result is shaped in the rounds' own reaction (`finish`): no promise of ours between.
+      return this.#input.run(
+        ctx,
+        params,
+        () => ctx.cancellation.withDeadline(timeoutMs, () => def.handler(args, ctx)),
+        finish,
       );
     } catch (err) {
-      rounds = Promise.reject(err);
+      return Promise.reject(err).then(undefined, (thrown: unknown) => finish.failed(thrown));
     }
-    // One reaction for both outcomes; a result that fails its output schema is a failure too.
-    return rounds.then(
-      (out) => {
-        stopHeartbeat?.();
-        try {
-          return 'inputRequired' in out ? out.inputRequired : shapeToolResult(def, out.value);
-        } catch (err) {
-          return toolCallFailure(def, ctx, err);
-        }
-      },
-      (err: unknown) => {
-        stopHeartbeat?.();
-        return toolCallFailure(def, ctx, err);
-      },
-    );
   }
 
   /** A `resources/read` of a visible resource or template match: the guard, the reader, the contents. */
@@ -292,6 +297,36 @@ export class Caller<C extends CallContext> {
   async taskRound(def: ToolDefinition, args: unknown, ctx: C, timeoutMs: number): Promise<TaskRound> {
     const value = await ctx.cancellation.withDeadline(timeoutMs, () => def.handler(args, ctx));
     return isInputRequired(value) ? { input: value } : { result: shapeToolResult(def, value) };
+  }
+}
+
+/**
+ * How a tool call's rounds end: the heartbeat stopped, the result shaped (a result that fails
+ * its output schema is a failure too), or the failure mapped. One object per call, its methods
+ * on the prototype (no closures).
+ */
+class ToolFinish implements RoundsFinish<unknown, JsonObject> {
+  // Made per request: fields `private`, not `#private` (V8 defines each `#` field through a
+  // keyed store call on every construction: docs/performance.md).
+  private readonly _def: ToolDefinition;
+  private readonly _ctx: HandlerContext;
+  private readonly _stop: (() => void) | undefined;
+  constructor(def: ToolDefinition, ctx: HandlerContext, stop: (() => void) | undefined) {
+    this._def = def;
+    this._ctx = ctx;
+    this._stop = stop;
+  }
+  done(out: RoundsOutcome<unknown>): JsonObject {
+    this._stop?.();
+    try {
+      return 'inputRequired' in out ? out.inputRequired : shapeToolResult(this._def, out.value);
+    } catch (err) {
+      return toolCallFailure(this._def, this._ctx, err);
+    }
+  }
+  failed(err: unknown): JsonObject {
+    this._stop?.();
+    return toolCallFailure(this._def, this._ctx, err);
   }
 }
 

@@ -11,7 +11,7 @@
 
 import { ErrorCode, ProtocolError } from '../base/errors.ts';
 import { isObject, type JsonObject, safeText } from '../base/jsonrpc.ts';
-import type { InputRounds } from '../execution/call.ts';
+import type { InputRounds, RoundsFinish, RoundsOutcome } from '../execution/call.ts';
 import type { InputRequest, InputRequired } from '../registry/types.ts';
 import type { DeprecatedInputNotices } from './deprecated-input.ts';
 import type { ClientRequests } from './hub/client-requests.ts';
@@ -67,6 +67,14 @@ export function admitRound(ctx: RequestContext, round: InputRequired, deps: Inpu
     deps.notices.onRound(ctx.record.targetName, round);
 }
 
+/** The outcome as it is: a caller without a `finish` of its own gets the outcome, or the rejection. */
+const AS_IS: RoundsFinish<unknown, RoundsOutcome<unknown>> = {
+  done: (outcome) => outcome,
+  failed: (err) => {
+    throw err;
+  },
+};
+
 /**
  * The input rounds the call wrapper (src/execution/call.ts) runs handlers in.
  *
@@ -81,5 +89,20 @@ export function createInputRounds(deps: InputDeps): InputRounds<RequestContext> 
     admit: (ctx, round) => admitRound(ctx, round, deps),
   };
   // How a round reaches the client is the request's wire profile's (src/protocol/wires/).
-  return { run: (ctx, params, attempt) => ctx.record.profile.runInput(ctx, params, rounds, attempt) };
+  function run<T, R>(
+    ctx: RequestContext,
+    params: JsonObject | undefined,
+    attempt: () => Promise<T | InputRequired>,
+    finish?: RoundsFinish<T, R>,
+  ): Promise<R | RoundsOutcome<T>> {
+    const then = finish ?? (AS_IS as RoundsFinish<T, RoundsOutcome<T>>);
+    return ctx.record.profile.runInput<RequestContext, T, R | RoundsOutcome<T>>(
+      ctx,
+      params,
+      rounds,
+      attempt,
+      then,
+    );
+  }
+  return { run } as InputRounds<RequestContext>;
 }

@@ -77,6 +77,16 @@ export type Builtin = 'initialize' | 'ping' | 'discover';
 /** The outcome of an input round (src/protocol/input.ts). */
 export type InputOutcome<T> = { value: T } | { inputRequired: JsonObject };
 
+/**
+ * What a caller of `runInput` does with the outcome, run in the rounds' own reaction: the
+ * promise `runInput` returns then settles with what `done` or `failed` returns, without a
+ * promise and a turn of the caller's own between (every tool call passes here).
+ */
+export interface InputFinish<T, R> {
+  done(outcome: InputOutcome<T>): R;
+  failed(err: unknown): R;
+}
+
 /** The fields of a task that its wire shapes show (src/tasks/types.ts `TaskRecord` has them). */
 export interface TaskView {
   readonly taskId: string;
@@ -175,12 +185,13 @@ export interface WireProfile {
    * round: as server-to-client requests on the call's stream (2025), or as an input-required
    * result the client answers with a retry (2026).
    */
-  runInput<C extends RoundContext, T>(
+  runInput<C extends RoundContext, T, R>(
     ctx: C,
     params: JsonObject | undefined,
     deps: RoundDeps<C>,
     attempt: () => Promise<T | InputRequired>,
-  ): Promise<InputOutcome<T>>;
+    finish: InputFinish<T, R>,
+  ): Promise<R>;
   /** Whether a reply stream of `session` may be resumed (2025-11-25 and later). */
   resumable(session: Session): boolean;
   /** The refusal of an `MCP-Protocol-Version` header naming a version this wire does not speak. */

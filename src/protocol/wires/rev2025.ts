@@ -11,7 +11,8 @@ import type { ClientCapabilities } from '../../base/spec-types.ts';
 import { logLevelRank } from '../../base/types.ts';
 import { LATEST_2025, SUPPORTED_VERSIONS, VERSION_2026, VERSIONS_2025 } from '../../base/versions.ts';
 import { isInputRequired } from '../../execution/results.ts';
-import type { TaskWire, WireProfile } from './profile.ts';
+import type { InputRequired } from '../../registry/types.ts';
+import type { InputOutcome, RoundContext, RoundDeps, TaskWire, WireProfile } from './profile.ts';
 import { created2025, task2025 } from './task-shapes.ts';
 import { header } from './wire.ts';
 
@@ -147,47 +148,11 @@ const profile: WireProfile = {
 
   // The framework sends every request of the round concurrently on the call's stream, awaits
   // the answers (timeout, cancellation) and runs the handler again itself.
-  async runInput(ctx, _params, deps, attempt) {
-    for (let round = 0; ; round++) {
-      const out = await attempt();
-      if (!isInputRequired(out)) return { value: out };
-      if (round >= MAX_ROUNDS) {
-        throw new ProtocolError(
-          ErrorCode.InternalError,
-          `Handler asked for input more than ${MAX_ROUNDS} times`,
-        );
-      }
-      deps.admit(ctx, out);
-      const channel = ctx.channel;
-      const scope = ctx.sessionId;
-      if (!channel || scope === undefined) {
-        throw new ProtocolError(
-          ErrorCode.InternalError,
-          'This transport cannot carry server-to-client requests',
-        );
-      }
-      const entries = Object.entries(out.requests);
-      // One failed request ends the round: its siblings are cancelled rather than left waiting.
-      const sibling = new AbortController();
-      const signal = AbortSignal.any([ctx.signal, sibling.signal]);
-      const answers = await Promise.all(
-        entries.map(([, req]) =>
-          deps.clientRequests.request(scope, channel, req.method, req.params, {
-            timeoutMs: deps.inputTimeoutMs,
-            signal,
-          }),
-        ),
-      ).catch((err: unknown) => {
-        sibling.abort();
-        throw err;
-      });
-      const byKey: Record<string, unknown> = {};
-      entries.forEach(([key], i) => {
-        byKey[key] = answers[i];
-      });
-      ctx.inputResponses = byKey;
-      ctx.requestState = out.state;
-    }
+  runInput(ctx, _params, deps, attempt, finish) {
+    return rounds2025(ctx, deps, attempt).then(
+      (outcome) => finish.done(outcome),
+      (err: unknown) => finish.failed(err),
+    );
   },
 
   resumable: (session) => session.protocolVersion >= RESUMABLE_SINCE,
@@ -201,3 +166,51 @@ const profile: WireProfile = {
 };
 
 export const REV2025: WireProfile = Object.freeze(profile);
+
+/** The 2025 wire's input rounds: each one asked of the client on the call's stream, then the handler again. */
+async function rounds2025<C extends RoundContext, T>(
+  ctx: C,
+  deps: RoundDeps<C>,
+  attempt: () => Promise<T | InputRequired>,
+): Promise<InputOutcome<T>> {
+  for (let round = 0; ; round++) {
+    const out = await attempt();
+    if (!isInputRequired(out)) return { value: out };
+    if (round >= MAX_ROUNDS) {
+      throw new ProtocolError(
+        ErrorCode.InternalError,
+        `Handler asked for input more than ${MAX_ROUNDS} times`,
+      );
+    }
+    deps.admit(ctx, out);
+    const channel = ctx.channel;
+    const scope = ctx.sessionId;
+    if (!channel || scope === undefined) {
+      throw new ProtocolError(
+        ErrorCode.InternalError,
+        'This transport cannot carry server-to-client requests',
+      );
+    }
+    const entries = Object.entries(out.requests);
+    // One failed request ends the round: its siblings are cancelled rather than left waiting.
+    const sibling = new AbortController();
+    const signal = AbortSignal.any([ctx.signal, sibling.signal]);
+    const answers = await Promise.all(
+      entries.map(([, req]) =>
+        deps.clientRequests.request(scope, channel, req.method, req.params, {
+          timeoutMs: deps.inputTimeoutMs,
+          signal,
+        }),
+      ),
+    ).catch((err: unknown) => {
+      sibling.abort();
+      throw err;
+    });
+    const byKey: Record<string, unknown> = {};
+    entries.forEach(([key], i) => {
+      byKey[key] = answers[i];
+    });
+    ctx.inputResponses = byKey;
+    ctx.requestState = out.state;
+  }
+}

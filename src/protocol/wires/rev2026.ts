@@ -153,25 +153,37 @@ const profile: WireProfile = {
   // client's retry (with inputResponses) runs the handler again.
   // Not an async function: the attempt's promise gets one reaction, with no promise of this
   // function's own awaiting it (a turn less on every call).
-  runInput(ctx, params, deps, attempt) {
+  runInput(ctx, params, deps, attempt, finish) {
+    let attempted: Promise<unknown>;
     try {
       if (params?.requestState !== undefined)
         ctx.requestState = deps.codec.open(params.requestState, bindingOf(ctx, params));
       ctx.inputResponses = wellFormedResponses(params?.inputResponses);
-      return attempt().then((out) => {
-        if (!isInputRequired(out)) return { value: out };
-        deps.admit(ctx, out);
-        return {
+      attempted = attempt();
+    } catch (err) {
+      attempted = Promise.reject(err);
+    }
+    // One reaction, the caller's `finish` in it.
+    return attempted.then(
+      (out) => {
+        if (!isInputRequired(out)) return finish.done({ value: out as never });
+        let sealed: string;
+        try {
+          deps.admit(ctx, out);
+          sealed = deps.codec.seal(out.state, bindingOf(ctx, params));
+        } catch (err) {
+          return finish.failed(err);
+        }
+        return finish.done({
           inputRequired: {
             resultType: 'input_required',
             inputRequests: out.requests as unknown as JsonObject,
-            requestState: deps.codec.seal(out.state, bindingOf(ctx, params)),
+            requestState: sealed,
           },
-        };
-      });
-    } catch (err) {
-      return Promise.reject(err);
-    }
+        });
+      },
+      (err: unknown) => finish.failed(err),
+    );
   },
 
   resumable: () => false,
