@@ -400,7 +400,8 @@ export class Dispatcher {
       this.#running.enter(ctx, req.id, presence, scope);
       let running: Promise<JsonObject>;
       try {
-        const hooks = this.#hooks.get(req.method);
+        // No middleware (the common case): no lookup.
+        const hooks = this.#hooks.size === 0 ? undefined : this.#hooks.get(req.method);
         running =
           hooks === undefined
             ? route(req.params, ctx, this.#deps)

@@ -17,10 +17,11 @@ export function checkEnvelope(req: JsonRpcRequest, headers: Headers | undefined,
   const meta = metaOf(req.params);
   const version = meta?.[META.protocolVersion];
   const caps = meta?.[META.clientCapabilities];
-  const missing: string[] = [];
-  if (typeof version !== 'string') missing.push(META.protocolVersion);
-  if (!isObject(caps)) missing.push(META.clientCapabilities);
-  if (missing.length > 0) {
+  // What is missing is listed only when something is (no array on every request).
+  if (typeof version !== 'string' || !isObject(caps)) {
+    const missing: string[] = [];
+    if (typeof version !== 'string') missing.push(META.protocolVersion);
+    if (!isObject(caps)) missing.push(META.clientCapabilities);
     throw new ProtocolError(
       ErrorCode.InvalidParams,
       `Missing request envelope: params._meta must carry ${missing.join(' and ')} on protocol ${STATELESS_VERSIONS.join(', ')}`,
@@ -28,7 +29,7 @@ export function checkEnvelope(req: JsonRpcRequest, headers: Headers | undefined,
     );
   }
   if (http) {
-    const h = header(headers, 'mcp-protocol-version');
+    const h = headerEqual(headers, 'mcp-protocol-version', version);
     if (h !== version) {
       throw new ProtocolError(
         ErrorCode.HeaderMismatch,
@@ -49,6 +50,15 @@ export function checkEnvelope(req: JsonRpcRequest, headers: Headers | undefined,
   }
 }
 
+/**
+ * `header(headers, name)`, read without trimming when it is `expected` as sent (what clients
+ * send): a trim per header and request is left for the values that differ.
+ */
+function headerEqual(headers: Headers | undefined, name: string, expected: unknown): string | undefined {
+  const raw = headers?.[name];
+  return typeof raw === 'string' && raw === expected ? raw : header(headers, name);
+}
+
 /** What `Mcp-Name` must carry for the methods that route by name (SEP-2243). */
 function routingName(method: string, params: JsonObject | undefined): string | undefined {
   if (method === 'tools/call' || method === 'prompts/get')
@@ -62,7 +72,7 @@ function routingName(method: string, params: JsonObject | undefined): string | u
 
 /** Step 5: `Mcp-Method` and `Mcp-Name` agree with the body (names case-insensitive, values trimmed). */
 export function checkRoutingHeaders(req: JsonRpcRequest, headers: Headers | undefined): void {
-  const method = header(headers, 'mcp-method');
+  const method = headerEqual(headers, 'mcp-method', req.method);
   if (method !== req.method) {
     throw new ProtocolError(
       ErrorCode.HeaderMismatch,
@@ -72,7 +82,7 @@ export function checkRoutingHeaders(req: JsonRpcRequest, headers: Headers | unde
   }
   const expected = routingName(req.method, req.params);
   if (expected === undefined) return;
-  const name = header(headers, 'mcp-name');
+  const name = headerEqual(headers, 'mcp-name', expected);
   if (name !== expected) {
     throw new ProtocolError(
       ErrorCode.HeaderMismatch,
