@@ -40,10 +40,13 @@ import { hostGuard } from './guards.ts';
 import type { EdgeHost, EdgeRequest } from './host.ts';
 import { InFlight } from './in-flight.ts';
 import type { EdgeOptions, SessionMode } from './options.ts';
-import { handlePost } from './post.ts';
+import { type Failed, handlePost } from './post.ts';
 import { refuse } from './refuse.ts';
 import type { RouteState } from './route-state.ts';
 import { authRefusal, isJsonContentType, parseBody, parseRefusal, requestCost } from './rules.ts';
+
+/** What `respond` gives back for a POST that answers its own failures (nothing to watch). */
+const HANDLED: Promise<unknown> = Promise.resolve();
 
 /** The pipeline for one endpoint, served by one host. */
 export interface Edge<Req extends EdgeRequest = EdgeRequest, Res = unknown> {
@@ -59,6 +62,11 @@ export interface Edge<Req extends EdgeRequest = EdgeRequest, Res = unknown> {
   readJson(contentType: string | undefined, text: string): unknown;
   /** Stages 5 to 9 once the body is in `req.body`; resolves once answered. */
   respond(req: Req, res: Res): Promise<unknown>;
+  /**
+   * `respond` for a host that waits for nothing: a failure goes to `failed` instead of a
+   * rejection (a POST then costs no reaction of the host's own).
+   */
+  answer(req: Req, res: Res, failed: (res: Res, err: unknown) => void): void;
   /** Sends a refusal and records it; `id` to echo (default: the body's). Returns `res`. */
   refuse(req: Req, res: Res, err: ProtocolError, id?: unknown): unknown;
   /** The SSE event store behind resumption. */
@@ -187,10 +195,10 @@ export function createEdge<Req extends EdgeRequest, Res>(setup: EdgeSetup<Req, R
     return route(req, res);
   }
 
-  function route(req: Req, res: Res): Promise<unknown> {
+  function route(req: Req, res: Res, failed?: Failed): Promise<unknown> {
     switch (req.method) {
       case 'POST':
-        return handlePost(state, req, res);
+        return handlePost(state, req, res, failed);
       case 'GET':
         if (stateful) return handleGet(state, req, res);
         break;
@@ -200,6 +208,28 @@ export function createEdge<Req extends EdgeRequest, Res>(setup: EdgeSetup<Req, R
     }
     const refusal = stateful ? Refusal.methodNotAllowed() : Refusal.statelessMethodNotAllowed(req.method);
     return Promise.resolve(refuse(state, req, res, refusal, null));
+  }
+
+  /**
+   * Stages 5 to 9. With `failed`, a POST that reaches its handler answers its own failures and
+   * HANDLED comes back; anything else is the promise to watch.
+   */
+  function respond(req: Req, res: Res, failed?: Failed): Promise<unknown> {
+    if (limited) {
+      const cost = requestCost(req.body);
+      if (cost > 0) {
+        const key = clientKey(req.mcpIdentity, req.ip);
+        // Buckets in this process answer at once: no promise, nor the turns it costs.
+        const decision = (limiter as NonNullable<typeof limiter>).consumeNow(key, cost);
+        if (decision === undefined) return limitedRespond(req, res, key, cost);
+        if (!decision.allowed) return Promise.resolve(refuse(state, req, res, rateLimitError(decision)));
+      }
+    }
+    if (failed !== undefined && req.method === 'POST') {
+      handlePost(state, req, res, failed);
+      return HANDLED;
+    }
+    return route(req, res);
   }
 
   return {
@@ -217,18 +247,11 @@ export function createEdge<Req extends EdgeRequest, Res>(setup: EdgeSetup<Req, R
         throw parseRefusal(err as Error & { code?: unknown });
       }
     },
-    respond(req, res) {
-      if (limited) {
-        const cost = requestCost(req.body);
-        if (cost > 0) {
-          const key = clientKey(req.mcpIdentity, req.ip);
-          // Buckets in this process answer at once: no promise, nor the turns it costs.
-          const decision = (limiter as NonNullable<typeof limiter>).consumeNow(key, cost);
-          if (decision === undefined) return limitedRespond(req, res, key, cost);
-          if (!decision.allowed) return Promise.resolve(refuse(state, req, res, rateLimitError(decision)));
-        }
-      }
-      return route(req, res);
+    respond: (req, res) => respond(req, res),
+    answer(req, res, failed) {
+      const settled = respond(req, res, failed as Failed);
+      // A POST past the rate limit takes `failed` itself; anything else is caught here.
+      if (settled !== HANDLED) settled.then(undefined, (err: unknown) => failed(res, err));
     },
     refuse: (req, res, err, id) => refuse(state, req, res, err, id),
     interrupt(reason) {

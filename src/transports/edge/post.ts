@@ -109,7 +109,12 @@ const ANSWERED: Promise<void> = Promise.resolve();
  * and the dispatcher's promise gets one reaction instead of an async layer's promise and
  * turns (docs/performance.md). Whatever throws still rejects.
  */
-export function handlePost(state: RouteState, req: EdgeRequest, res: unknown): Promise<void> {
+export function handlePost(
+  state: RouteState,
+  req: EdgeRequest,
+  res: unknown,
+  failed?: Failed,
+): Promise<void> {
   try {
     const body = req.body;
     if (body === undefined) return refused(state, req, res, Refusal.unsupportedMediaType(), null);
@@ -141,18 +146,27 @@ export function handlePost(state: RouteState, req: EdgeRequest, res: unknown): P
       if (refusal) return refused(state, req, res, refusal, firstId);
       if (stateless) {
         const session = requestSession(req, profile, false);
-        return dispatch(state, req, res, body, profile, sseOk, answers, session);
+        return dispatch(state, req, res, body, profile, sseOk, answers, session, failed);
       }
-      return sessionFor(state, req, res, firstId).then((session) =>
-        session ? dispatch(state, req, res, body, profile, sseOk, answers, session) : undefined,
+      const dispatched = sessionFor(state, req, res, firstId).then((session) =>
+        session ? dispatch(state, req, res, body, profile, sseOk, answers, session, failed) : undefined,
       );
+      return failed ? dispatched.then(undefined, (err: unknown) => failed(res, err)) : dispatched;
     }
     const session = profile.sessions && stateless ? requestSession(req, profile, true) : undefined;
-    return dispatch(state, req, res, body, profile, sseOk, answers, session);
+    return dispatch(state, req, res, body, profile, sseOk, answers, session, failed);
   } catch (err) {
-    return Promise.reject(err);
+    if (!failed) return Promise.reject(err);
+    failed(res, err);
+    return ANSWERED;
   }
 }
+
+/**
+ * Where a POST's failure goes when the host takes it so (`Edge.answer`): the POST's promise then
+ * never rejects, and the host chains no reaction of its own on it.
+ */
+export type Failed = (res: unknown, err: unknown) => void;
 
 function refused(state: RouteState, req: EdgeRequest, res: unknown, err: ProtocolError, id: unknown) {
   refuse(state, req, res, err, id);
@@ -169,6 +183,7 @@ function dispatch(
   sseOk: boolean,
   answers: RequestId | undefined,
   session: Session | undefined,
+  failed: Failed | undefined,
 ): Promise<void> {
   const { deps, options, host } = state;
   const stateless = state.sessions === 'stateless';
@@ -206,11 +221,19 @@ function dispatch(
   return replied.then(
     (result) => {
       state.dispatching.remove(inFlight);
-      return render(state, res, channel, result, stateless, sessionHeader);
+      if (!failed) return render(state, res, channel, result, stateless, sessionHeader);
+      try {
+        const streamed = render(state, res, channel, result, stateless, sessionHeader);
+        return streamed?.then(undefined, (err: unknown) => failed(res, err));
+      } catch (err) {
+        failed(res, err);
+        return undefined;
+      }
     },
     (err: unknown) => {
       state.dispatching.remove(inFlight);
-      throw err;
+      if (!failed) throw err;
+      failed(res, err);
     },
   );
 }

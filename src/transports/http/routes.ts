@@ -87,6 +87,10 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
       .catch(hookFailed);
   });
   installBodyHandling(app, deps, edge);
+  const answerFailure = (reply: FastifyReply, err: unknown) => {
+    if (!reply.sent) reply.send(err);
+    else deps.logger.error({ err }, 'MCP request failed after its answer was sent');
+  };
   app.route({
     // With CORS on, OPTIONS is the preflight (answered by @fastify/cors), not a wrong method.
     method:
@@ -96,11 +100,6 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions)
     url: http.path,
     // The promise is not handed to Fastify, which would chain a reaction of its own on every
     // request: the edge answers through the reply itself, and a failure is answered here.
-    handler: (req, reply) => {
-      edge.respond(req, reply).then(undefined, (err: unknown) => {
-        if (!reply.sent) reply.send(err);
-        else deps.logger.error({ err }, 'MCP request failed after its answer was sent');
-      });
-    },
+    handler: (req, reply) => edge.answer(req, reply, answerFailure),
   });
 }
