@@ -56,6 +56,15 @@ export interface EdgeHost<Req extends EdgeRequest = EdgeRequest, Res = unknown> 
   ): void;
   /** Answers 200 with an event stream: `headers` now, then what is written to the sink. */
   stream(res: Res, headers: Readonly<Record<string, string>>): StreamSink;
-  /** Runs `listener` once the client's connection closes before the answer was finished. */
-  onGone(res: Res, listener: () => void): void;
+  /**
+   * Tells `gone` once the client's connection closes before the answer was finished, until
+   * `offGone` (once the answer is made: what follows only sends it).
+   */
+  onGone(res: Res, gone: Gone): void;
+  offGone(res: Res, gone: Gone): void;
+}
+
+/** What `EdgeHost.onGone` tells (an object, so that a request makes no closure for it). */
+export interface Gone {
+  clientGone(): void;
 }

@@ -13,7 +13,7 @@ import type { OutboundChannel } from '../../protocol/hub/channel.ts';
 import { type Session, sessionOwner, transientSession } from '../../protocol/session/store.ts';
 import { classifyWire } from '../../protocol/wires/classify.ts';
 import type { WireProfile } from '../../protocol/wires/profile.ts';
-import type { EdgeRequest } from './host.ts';
+import type { EdgeRequest, Gone } from './host.ts';
 import { JSON_HEADERS, refuse } from './refuse.ts';
 import { requestInfo } from './request-info.ts';
 import { acceptsType, type RouteState, sessionFor, streamHeaders } from './route-state.ts';
@@ -41,10 +41,12 @@ function requestSession(req: EdgeRequest, profile: WireProfile, initialize: bool
  * A POST's channel: stays JSON until the first related message, then becomes an SSE stream
  * (opened with what it was made with; no closure per request).
  */
-class PostChannel implements OutboundChannel {
+class PostChannel implements OutboundChannel, Gone {
   // Made per request: fields `private`, not `#private` (V8 defines each `#` field through a
   // keyed store call on every construction: docs/performance.md).
   stream: SseStream | undefined = undefined;
+  /** Whether the POST's client is still there (its requests are aborted when it leaves). */
+  readonly presence = new ClientPresence();
   /** Undefined: the client accepts JSON only, related messages cannot be delivered. */
   private readonly _state: RouteState | undefined;
   private readonly _res: unknown;
@@ -68,6 +70,10 @@ class PostChannel implements OutboundChannel {
     this._sessionHeader = sessionHeader;
     this._answers = answers;
     this._resumable = resumable;
+  }
+  /** The client's connection closed: a resumable stream outlives it, anything else is abandoned. */
+  clientGone(): void {
+    if (!(this._resumable && this.stream)) this.presence.leave();
   }
   send(message: JsonRpcMessage): void {
     if (!this._state) return;
@@ -191,11 +197,8 @@ function dispatch(
   const resumable = !stateless && session !== undefined && profile.resumable(session);
   const sessionHeader = stateless ? undefined : session?.id;
   const channel = new PostChannel(sseOk ? state : undefined, res, session, sessionHeader, answers, resumable);
-  const presence = new ClientPresence();
-  host.onGone(res, () => {
-    // A resumable stream outlives its connection; anything else is abandoned with it.
-    if (!(resumable && channel.stream)) presence.leave();
-  });
+  const presence = channel.presence;
+  host.onGone(res, channel);
   const headers = req.headers;
   const exchange: Exchange = {
     transport: 'http',
@@ -221,6 +224,7 @@ function dispatch(
   return replied.then(
     (result) => {
       state.dispatching.remove(inFlight);
+      host.offGone(res, channel);
       if (!failed) return render(state, res, channel, result, stateless, sessionHeader);
       try {
         const streamed = render(state, res, channel, result, stateless, sessionHeader);
@@ -232,6 +236,7 @@ function dispatch(
     },
     (err: unknown) => {
       state.dispatching.remove(inFlight);
+      host.offGone(res, channel);
       if (!failed) throw err;
       failed(res, err);
     },

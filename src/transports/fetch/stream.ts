@@ -149,7 +149,9 @@ export const FETCH_HOST: EdgeHost<FetchRequest, FetchAnswer> = {
     answer.send(new Response(sink.readable, { status: 200, headers: streamHeaders(headers) }), false);
     return sink;
   },
-  onGone(answer, listener) {
-    answer.onGone(listener);
+  onGone(answer, gone) {
+    answer.onGone(() => gone.clientGone());
   },
+  // An answer is told once, when its client leaves or it finishes: nothing to take back.
+  offGone() {},
 };

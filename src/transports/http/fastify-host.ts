@@ -92,11 +92,13 @@ export function fastifyHost(
       raw.flushHeaders();
       return new NodeSink(raw);
     },
-    onGone(reply, listener) {
+    onGone(reply, gone) {
       const raw = reply.raw;
       raw.on('close', () => {
-        if (!raw.writableFinished) listener();
+        if (!raw.writableFinished) gone.clientGone();
       });
     },
+    // The listener dies with its response: nothing to take back.
+    offGone() {},
   };
 }
