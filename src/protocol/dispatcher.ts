@@ -21,7 +21,7 @@ import { SUPPORTED_VERSIONS } from '../base/versions.ts';
 import type { Registry } from '../registry/registry.ts';
 import { ALL_VISIBLE, type Visibility } from '../registry/visibility.ts';
 import { ServerCapabilities } from './capabilities.ts';
-import type { Exchange, Reply } from './exchange.ts';
+import type { Exchange, Reply, ReplyThen } from './exchange.ts';
 import type { CancelRelay } from './hub/cancel-relay.ts';
 import { initialize } from './initialize.ts';
 import { tooDeep, withinDepth } from './json-limits.ts';
@@ -105,6 +105,8 @@ class Finish {
   private readonly _failure: (req: JsonRpcRequest, err: unknown, record: RequestRecord) => Reply;
   private readonly _req: JsonRpcRequest;
   private readonly _release: (() => void) | undefined;
+  /** The transport's own ending (`handle`'s `then`), run in the same reaction. */
+  private readonly _then: ReplyThen<unknown> | undefined;
 
   constructor(
     failure: (req: JsonRpcRequest, err: unknown, record: RequestRecord) => Reply,
@@ -112,28 +114,53 @@ class Finish {
     record: RequestRecord,
     observed: ObservedRequest | undefined,
     release: (() => void) | undefined,
+    then: ReplyThen<unknown> | undefined,
   ) {
     this._failure = failure;
     this._req = req;
     this.record = record;
     this.observed = observed;
     this._release = release;
+    this._then = then;
   }
 
-  /** The request answered `reply`. Throws only what the observer or the release throws. */
+  /** The request answered `reply`: ended, then handed to the transport's `then` if any. */
   replied(reply: Reply): Reply {
+    let out: Reply;
+    try {
+      out = this._replied(reply);
+    } catch (err) {
+      if (this._then === undefined) throw err;
+      return this._then.failed(err) as Reply;
+    }
+    return this._then === undefined ? out : (this._then.done(out) as Reply);
+  }
+
+  /** The request failed with `err`: its error reply, ended and handed on as `replied` does. */
+  failed(err: unknown): Reply {
+    let out: Reply;
+    try {
+      out = this._failed(err);
+    } catch (thrown) {
+      if (this._then === undefined) throw thrown;
+      return this._then.failed(thrown) as Reply;
+    }
+    return this._then === undefined ? out : (this._then.done(out) as Reply);
+  }
+
+  /** Throws only what the observer or the release throws. */
+  private _replied(reply: Reply): Reply {
     try {
       const body = reply.body as { result?: JsonObject } | undefined;
       this.observed?.end({ result: body?.result, session: reply.session });
     } catch (err) {
-      return this.failed(err);
+      return this._failed(err);
     }
     this._release?.();
     return reply;
   }
 
-  /** The request failed with `err`: its error reply. */
-  failed(err: unknown): Reply {
+  private _failed(err: unknown): Reply {
     try {
       this.observed?.end({ error: err instanceof Error ? err : new Error(String(err)) });
     } finally {
@@ -236,9 +263,29 @@ export class Dispatcher {
    * `#handleOne`: a request's promise is handed back as it is, without another layer of
    * promise and the microtask turns each layer costs on every call.
    */
-  handle(value: unknown, ex: Exchange): Promise<Reply> {
-    if (Array.isArray(value)) return this.#handleBatch(value, ex);
-    return this.#handleOne(value, ex);
+  handle(value: unknown, ex: Exchange): Promise<Reply>;
+  /** With `then`, the reply goes to it in the request's own reaction (see ReplyThen). */
+  handle<R>(value: unknown, ex: Exchange, then: ReplyThen<R>): Promise<R>;
+  handle<R>(value: unknown, ex: Exchange, then?: ReplyThen<R>): Promise<Reply | R> {
+    if (then === undefined) {
+      if (Array.isArray(value)) return this.#handleBatch(value, ex);
+      return this.#handleOne(value, ex);
+    }
+    // A request's reply goes to `then` in its own reaction; anything else is handed on after.
+    if (!Array.isArray(value) && withinDepth(value, this.#o.maxJsonDepth)) {
+      const c = classify(value);
+      if (c.kind === 'request') return this.#request(c.message, ex, undefined, then) as Promise<R>;
+    }
+    let replied: Promise<Reply>;
+    try {
+      replied = this.handle(value, ex);
+    } catch (err) {
+      replied = Promise.reject(err);
+    }
+    return replied.then(
+      (reply) => then.done(reply),
+      (err: unknown) => then.failed(err),
+    );
   }
 
   async #handleBatch(items: unknown[], ex: Exchange): Promise<Reply> {
@@ -311,7 +358,12 @@ export class Dispatcher {
    * `#handleRequest`), which ends the request too (`Finish`), with no promise of this method's
    * own awaiting it. Whatever throws still rejects.
    */
-  #request(req: JsonRpcRequest, ex: Exchange, batch: WireProfile | undefined): Promise<Reply> {
+  #request(
+    req: JsonRpcRequest,
+    ex: Exchange,
+    batch: WireProfile | undefined,
+    then?: ReplyThen<unknown>,
+  ): Promise<Reply> {
     let finish: Finish;
     try {
       // The wire profile, chosen once: as the transport classified the message, else here (a
@@ -324,9 +376,14 @@ export class Dispatcher {
       const observed = this.#o.observe?.start(record);
       // A session with a request in flight is not idle, however long the request runs.
       const release = ex.session === undefined ? undefined : this.#o.sessions.hold(ex.session);
-      finish = new Finish(this.#failureOf, req, record, observed, release);
+      finish = new Finish(this.#failureOf, req, record, observed, release, then);
     } catch (err) {
-      return Promise.reject(err);
+      if (then === undefined) return Promise.reject(err);
+      try {
+        return Promise.resolve(then.failed(err) as Reply);
+      } catch (thrown) {
+        return Promise.reject(thrown);
+      }
     }
     try {
       const observed = finish.observed;

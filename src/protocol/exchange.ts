@@ -100,6 +100,16 @@ export interface Abortable {
 
 const clientGone = () => new ProtocolError(ErrorCode.InternalError, 'the client went away');
 
+/**
+ * What a transport does with the reply (`Dispatcher.handle`'s `then`), run in the request's own
+ * reaction: the promise `handle` returns settles with what it returns, with no promise and turn
+ * of the transport's own between. `failed` gets what the dispatcher itself throws (a bug).
+ */
+export interface ReplyThen<R> {
+  done(reply: Reply): R;
+  failed(err: unknown): R;
+}
+
 export interface Reply {
   /** Response(s); undefined for notifications, posted responses and all-notification batches. */
   body?: JsonRpcResponse | JsonRpcResponse[];

@@ -12,7 +12,7 @@ import type { Authenticator } from '../auth/types.ts';
 import type { PluginHttpRoute } from '../base/http-route.ts';
 import type { JsonRpcMessage, RequestId } from '../base/jsonrpc.ts';
 import type { ServerDescription } from '../discovery/server-description.ts';
-import type { Exchange, Reply } from '../protocol/exchange.ts';
+import type { Exchange, Reply, ReplyThen } from '../protocol/exchange.ts';
 import type { ClientRequests } from '../protocol/hub/client-requests.ts';
 import type { SessionStreams } from '../protocol/hub/session-streams.ts';
 import type { SessionStore } from '../protocol/session/store.ts';
@@ -22,6 +22,8 @@ import type { Telemetry } from '../telemetry/tracing.ts';
 /** The dispatcher as a transport sees it: one parsed message or batch in, the reply out. */
 export interface MessageHandler {
   handle(value: unknown, exchange: Exchange): Promise<Reply>;
+  /** With `then`: the reply handed to it in the request's own reaction (ReplyThen). */
+  handle<R>(value: unknown, exchange: Exchange, then: ReplyThen<R>): Promise<R>;
   /**
    * Deepest nesting a message may have (MCP_MAX_JSON_DEPTH): a transport that walks a body as
    * it parses it measures it too, so the dispatcher does not walk it again. Undefined: not said.

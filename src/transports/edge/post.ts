@@ -8,12 +8,13 @@
 import type { ProtocolError } from '../../base/errors.ts';
 import { encodeMessage, isObject, type JsonRpcMessage, type RequestId } from '../../base/jsonrpc.ts';
 import { Refusal } from '../../base/refusals.ts';
-import { ClientPresence, type Exchange, type Reply } from '../../protocol/exchange.ts';
+import { ClientPresence, type Exchange, type Reply, type ReplyThen } from '../../protocol/exchange.ts';
 import type { OutboundChannel } from '../../protocol/hub/channel.ts';
 import { type Session, sessionOwner, transientSession } from '../../protocol/session/store.ts';
 import { classifyWire } from '../../protocol/wires/classify.ts';
 import type { WireProfile } from '../../protocol/wires/profile.ts';
 import type { EdgeRequest, Gone } from './host.ts';
+import type { InFlightEntry } from './in-flight.ts';
 import { JSON_HEADERS, refuse } from './refuse.ts';
 import { requestInfo } from './request-info.ts';
 import { acceptsType, type RouteState, sessionFor, streamHeaders } from './route-state.ts';
@@ -214,33 +215,74 @@ function dispatch(
     httpVersion: host.httpVersion(req),
   };
   req.mcpDispatched = true;
-  const inFlight = state.dispatching.add(presence);
-  let replied: Promise<Reply>;
-  try {
-    replied = deps.dispatcher.handle(body, exchange);
-  } catch (err) {
-    replied = Promise.reject(err);
-  }
-  return replied.then(
-    (result) => {
-      state.dispatching.remove(inFlight);
-      host.offGone(res, channel);
-      if (!failed) return render(state, res, channel, result, stateless, sessionHeader);
-      try {
-        const streamed = render(state, res, channel, result, stateless, sessionHeader);
-        return streamed?.then(undefined, (err: unknown) => failed(res, err));
-      } catch (err) {
-        failed(res, err);
-        return undefined;
-      }
-    },
-    (err: unknown) => {
-      state.dispatching.remove(inFlight);
-      host.offGone(res, channel);
-      if (!failed) throw err;
-      failed(res, err);
-    },
+  const then = new PostThen(
+    state,
+    res,
+    channel,
+    state.dispatching.add(presence),
+    stateless,
+    sessionHeader,
+    failed,
   );
+  try {
+    // The reply is rendered in the request's own reaction (PostThen): no promise of ours between.
+    // (Resolved with a stream's end, a promise settles with it.)
+    return deps.dispatcher.handle(body, exchange, then) as Promise<unknown> as Promise<void>;
+  } catch (err) {
+    return Promise.reject(err).then(undefined, (thrown: unknown) => then.failed(thrown));
+  }
+}
+
+/** What follows the dispatcher's reply to a POST: the bookkeeping undone, the reply rendered. */
+class PostThen implements ReplyThen<Promise<void> | undefined> {
+  // Made per request: fields `private`, not `#private` (V8 defines each `#` field through a
+  // keyed store call on every construction: docs/performance.md).
+  private readonly _state: RouteState;
+  private readonly _res: unknown;
+  private readonly _channel: PostChannel;
+  private readonly _inFlight: InFlightEntry;
+  private readonly _stateless: boolean;
+  private readonly _sessionHeader: string | undefined;
+  private readonly _failed: Failed | undefined;
+  constructor(
+    state: RouteState,
+    res: unknown,
+    channel: PostChannel,
+    inFlight: InFlightEntry,
+    stateless: boolean,
+    sessionHeader: string | undefined,
+    failed: Failed | undefined,
+  ) {
+    this._state = state;
+    this._res = res;
+    this._channel = channel;
+    this._inFlight = inFlight;
+    this._stateless = stateless;
+    this._sessionHeader = sessionHeader;
+    this._failed = failed;
+  }
+  done(result: Reply): Promise<void> | undefined {
+    this._settled();
+    const { _state: state, _res: res, _failed: failed } = this;
+    if (!failed) return render(state, res, this._channel, result, this._stateless, this._sessionHeader);
+    try {
+      const streamed = render(state, res, this._channel, result, this._stateless, this._sessionHeader);
+      return streamed?.then(undefined, (err: unknown) => failed(res, err));
+    } catch (err) {
+      failed(res, err);
+      return undefined;
+    }
+  }
+  failed(err: unknown): undefined {
+    this._settled();
+    if (!this._failed) throw err;
+    this._failed(this._res, err);
+    return undefined;
+  }
+  private _settled(): void {
+    this._state.dispatching.remove(this._inFlight);
+    this._state.host.offGone(this._res, this._channel);
+  }
 }
 
 /** Sends the dispatcher's reply: as the end of the stream the request opened, else as JSON (or 202). */
