@@ -33,9 +33,10 @@ import {
   type TaskLane,
 } from './methods.ts';
 import { hooksFor, type Middleware, type MiddlewareHook, withMiddleware } from './middleware.ts';
-import type { ObservedRequest, RequestObserver } from './observer.ts';
+import type { RequestObserver } from './observer.ts';
 import { RequestContext, type UpstreamTokenSource } from './request-context.ts';
-import { type RequestRecord, requestRecord } from './request-record.ts';
+import { Finish } from './request-finish.ts';
+import { requestRecord } from './request-record.ts';
 import { RunningRequests } from './running.ts';
 import type { SessionStore } from './session/store.ts';
 import { classifyWire } from './wires/classify.ts';
@@ -90,93 +91,6 @@ class ClientCancelled extends ProtocolError {
  */
 function silenced(ctx: RequestContext, ex: Exchange): boolean {
   return ex.transport === 'stdio' && ctx.abortReason instanceof ClientCancelled;
-}
-
-/**
- * How a request ends, whichever way it goes: its observation ended with the outcome, its
- * session released, and a failure turned into its error reply. Made once per request, so the
- * handler's one reaction ends the request (no second promise and reaction for it).
- */
-class Finish {
-  // Made per request: fields `private`, not `#private` (V8 defines each `#` field through a
-  // keyed store call on every construction: docs/performance.md).
-  readonly record: RequestRecord;
-  readonly observed: ObservedRequest | undefined;
-  private readonly _failure: (req: JsonRpcRequest, err: unknown, record: RequestRecord) => Reply;
-  private readonly _req: JsonRpcRequest;
-  private readonly _release: (() => void) | undefined;
-  /** The transport's own ending (`handle`'s `then`), run in the same reaction. */
-  private readonly _then: ReplyThen<unknown> | undefined;
-
-  constructor(
-    failure: (req: JsonRpcRequest, err: unknown, record: RequestRecord) => Reply,
-    req: JsonRpcRequest,
-    record: RequestRecord,
-    observed: ObservedRequest | undefined,
-    release: (() => void) | undefined,
-    then: ReplyThen<unknown> | undefined,
-  ) {
-    this._failure = failure;
-    this._req = req;
-    this.record = record;
-    this.observed = observed;
-    this._release = release;
-    this._then = then;
-  }
-
-  /** The request answered `reply`: ended, then handed to the transport's `then` if any. */
-  replied(reply: Reply): Reply {
-    let out: Reply;
-    try {
-      out = this._replied(reply);
-    } catch (err) {
-      if (this._then === undefined) throw err;
-      return this._then.failed(err) as Reply;
-    }
-    return this._then === undefined ? out : (this._then.done(out) as Reply);
-  }
-
-  /** The request failed with `err`: its error reply, ended and handed on as `replied` does. */
-  failed(err: unknown): Reply {
-    let out: Reply;
-    try {
-      out = this._failed(err);
-    } catch (thrown) {
-      if (this._then === undefined) throw thrown;
-      return this._then.failed(thrown) as Reply;
-    }
-    return this._then === undefined ? out : (this._then.done(out) as Reply);
-  }
-
-  /** Throws only what the observer or the release throws. */
-  private _replied(reply: Reply): Reply {
-    try {
-      const body = reply.body as { result?: JsonObject } | undefined;
-      this.observed?.end({ result: body?.result, session: reply.session });
-    } catch (err) {
-      return this._failed(err);
-    }
-    this._release?.();
-    return reply;
-  }
-
-  private _failed(err: unknown): Reply {
-    try {
-      this.observed?.end({ error: err instanceof Error ? err : new Error(String(err)) });
-    } finally {
-      this._release?.();
-    }
-    return this._failure(this._req, err, this.record);
-  }
-
-  /** A promise of the reply: `reply` when given, else the failure `err` answers; rejects only if ending throws. */
-  settle(err: unknown, reply?: Reply): Promise<Reply> {
-    try {
-      return Promise.resolve(reply === undefined ? this.failed(err) : this.replied(reply));
-    } catch (thrown) {
-      return Promise.reject(thrown);
-    }
-  }
 }
 
 export class Dispatcher {
@@ -376,7 +290,7 @@ export class Dispatcher {
       const observed = this.#o.observe?.start(record);
       // A session with a request in flight is not idle, however long the request runs.
       const release = ex.session === undefined ? undefined : this.#o.sessions.hold(ex.session);
-      finish = new Finish(this.#failureOf, req, record, observed, release, then);
+      finish = new Finish(this.#o.logger, req, record, observed, release, then);
     } catch (err) {
       if (then === undefined) return Promise.reject(err);
       try {
@@ -393,26 +307,6 @@ export class Dispatcher {
     } catch (err) {
       return finish.settle(err);
     }
-  }
-
-  /** `#failure` for a `Finish` (one function, made once). */
-  readonly #failureOf = (req: JsonRpcRequest, err: unknown, record: RequestRecord): Reply =>
-    this.#failure(req, err, record);
-
-  #failure(req: JsonRpcRequest, err: unknown, record: RequestRecord): Reply {
-    if (err instanceof ProtocolError) {
-      const reply: Reply = { body: errorResponse(req.id, err) };
-      if (err.httpStatus !== undefined) reply.status = err.httpStatus;
-      if (err.httpHeaders !== undefined) reply.headers = err.httpHeaders;
-      return reply;
-    }
-    this.#o.logger.error({ err, method: req.method, wire: record.wire }, 'request failed');
-    return {
-      body: errorResponse(
-        req.id,
-        new ProtocolError(ErrorCode.InternalError, 'Internal error: see the server logs'),
-      ),
-    };
   }
 
   /**
