@@ -19,6 +19,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** Ends a test file's process that stays up after its tests (scripts/test-file-watchdog.ts). */
+const WATCHDOG = path.join(ROOT, 'scripts', 'test-file-watchdog.ts');
 /** A corpus server's own packages (node_modules under test/testing/corpus) hold test files of theirs. */
 const NOT_OURS = ['**/node_modules/**'];
 
@@ -111,21 +113,25 @@ function main(): void {
         ? ''
         : ' (npm run test:all adds end-to-end, fuzz, browser, image and pack tests)'),
   );
-  const result = spawnSync(
-    process.execPath,
-    [
-      '--test',
-      `--test-concurrency=${concurrency(lane)}`,
-      // Each test is bounded, and a file whose tests have all ended exits even if a failed
-      // test left a socket or a child behind: a failure is reported, never a hung lane.
-      '--test-timeout=120000',
-      '--test-force-exit',
-      ...passed,
-      ...chosen,
-    ],
-    { cwd: ROOT, stdio: 'inherit', env: testEnv(process.env) },
-  );
+  const result = spawnSync(process.execPath, [...runnerArgs(lane), ...passed, ...chosen], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: testEnv(process.env),
+  });
   process.exit(result.status ?? 1);
+}
+
+/** `node --test` and its options for `lane`; the files follow. */
+export function runnerArgs(lane: string): string[] {
+  return [
+    '--test',
+    `--test-concurrency=${concurrency(lane)}`,
+    // Each test is bounded, and a file still running a while after its tests ended (a failed
+    // test left a socket or a child behind) is failed and ended: never a hung lane.
+    '--test-timeout=120000',
+    '--import',
+    WATCHDOG,
+  ];
 }
 
 /**

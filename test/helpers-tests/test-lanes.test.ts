@@ -5,10 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { globSync, readFileSync } from 'node:fs';
+import { globSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { concurrency, isSlow, SLOW, testEnv } from '../../scripts/test.ts';
+import { concurrency, isSlow, runnerArgs, SLOW, testEnv } from '../../scripts/test.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const files = globSync('test/**/*.test.ts', { cwd: ROOT, exclude: ['**/node_modules/**'] }).map((f) =>
@@ -72,4 +74,48 @@ test('the quick lane runs three files at once; the lanes with the slow end-to-en
   assert.equal(concurrency('every test'), 2);
   assert.equal(concurrency('the slow lane'), 2);
   assert.equal(concurrency('the chosen files'), 2);
+});
+
+test('every verdict of files run at once reaches the lane; a file left running after its tests is failed, naming what is open', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'lanes-'));
+  try {
+    // Many quick files at once: where `--test-force-exit` lost verdicts (nodejs/node#64833).
+    const FILES = 16;
+    const TESTS = 40;
+    for (let f = 0; f < FILES; f++) {
+      const tests = Array.from({ length: TESTS }, (_, t) => `test('file ${f} test ${t}', () => {});`);
+      writeFileSync(
+        path.join(dir, `f${f}.test.mjs`),
+        `import { test } from 'node:test';\n${tests.join('\n')}\n`,
+      );
+    }
+    const run = (files: string[], env: Record<string, string> = {}) =>
+      spawnSync(process.execPath, [...runnerArgs('the quick lane'), ...files], {
+        cwd: dir,
+        encoding: 'utf8',
+        timeout: 120_000,
+        env: { ...process.env, NODE_TEST_CONTEXT: undefined, ...env },
+      });
+    const all = run(Array.from({ length: FILES }, (_, f) => `f${f}.test.mjs`));
+    assert.equal(all.status, 0, all.stderr);
+    assert.match(all.stdout, new RegExp(`ℹ tests ${FILES * TESTS}\\n`));
+    assert.match(all.stdout, new RegExp(`ℹ pass ${FILES * TESTS}\\n`));
+
+    writeFileSync(
+      path.join(dir, 'leaks.test.mjs'),
+      "import { test } from 'node:test';\nimport net from 'node:net';\n" +
+        "test('passes, and leaves a server listening', () => { net.createServer().listen(0, '127.0.0.1'); });\n",
+    );
+    const leaked = run(['leaks.test.mjs', 'f0.test.mjs'], { MCP_TEST_FILE_EXIT_GRACE_MS: '1000' });
+    assert.equal(leaked.status, 1, leaked.stdout);
+    // The runner shows a file's stderr among its verdicts.
+    assert.match(
+      leaked.stdout + leaked.stderr,
+      /leaks\.test\.mjs: still running 1 s after its tests ended; open: .*TCPServerWrap/,
+    );
+    assert.match(leaked.stdout, /✖ leaks\.test\.mjs/);
+    assert.match(leaked.stdout, new RegExp(`ℹ pass ${TESTS + 1}\\n`));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
