@@ -18,7 +18,7 @@ const USAGE = `node bench/stdio-instructions.ts [--servers ours-stdio,echo] [--r
 const values = commandLine(USAGE, {
   servers: { type: 'string', default: 'ours-stdio,echo' },
   requests: { type: 'string', default: '2000' },
-  warmup: { type: 'string', default: '3000' },
+  warmup: { type: 'string', default: '20000' },
   wire: { type: 'string', default: '2025' },
   'callgrind-out': { type: 'string' },
 });
