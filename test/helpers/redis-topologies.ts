@@ -101,11 +101,16 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
   try {
     for (let i = 0; i < 3 * (1 + replicas); i++) {
       const port = await freePort();
+      // The cluster bus on a port of its own that is free too: by default it is the port
+      // + 10000, which another process (a connection's ephemeral port) may hold.
+      const busPort = await freePort();
       nodes.push(
         start(
           [
             '--port',
             String(port),
+            '--cluster-port',
+            String(busPort),
             '--bind',
             '127.0.0.1',
             '--cluster-enabled',
