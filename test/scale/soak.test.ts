@@ -83,7 +83,7 @@ before(async () => {
 after(async () => {
   running = false;
   tally.over = true;
-  await Promise.allSettled(sessions.map((s) => s.client.close()));
+  await Promise.allSettled(sessions.map((s) => s.close()));
   probe?.disconnect();
   await set?.proxy.close();
   await Promise.allSettled(live.map((r) => r.stop()));
