@@ -36,10 +36,10 @@ export interface CountedServer {
  * The traced servers' timers, set past the counted window. The periodic metric export (every
  * 60 s by default) costs the same at any request rate, and under valgrind a window of fixed
  * requests lasts as long as the machine makes it: an export landing in it or not moved ratio
- * 0's count by a third (the export's own work, and the HTTP client request it sends, after
- * which Node's HTTP code shared with the server runs unoptimised for a while). The batch span
- * processor's delay likewise: with it out of the way a batch goes out each time
- * `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` (512) spans are queued, a cost per span that stays in the count.
+ * 0's count (the collection and serialisation on the main thread; the HTTP request goes out
+ * from the export thread, src/telemetry/export-thread.ts). The batch span processor's delay
+ * likewise: with it out of the way a batch goes out each time `OTEL_BSP_MAX_EXPORT_BATCH_SIZE`
+ * (512) spans are queued, a cost per span that stays in the count.
  */
 export const PERIODIC_WORK_OUTSIDE = {
   OTEL_METRIC_EXPORT_INTERVAL: '3600000',

@@ -10,10 +10,6 @@
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { metrics, type TextMapPropagator, trace } from '@opentelemetry/api';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPMetricExporter as JsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
-import { OTLPMetricExporter as ProtoMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
-import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { B3InjectEncoding, B3Propagator } from '@opentelemetry/propagator-b3';
@@ -38,11 +34,11 @@ import {
   BatchSpanProcessor,
   ParentBasedSampler,
   type Sampler,
-  type SpanExporter,
   TraceIdRatioBasedSampler,
 } from '@opentelemetry/sdk-trace';
 import type { DurationAggregator } from './duration-aggregator.ts';
 import { durationProducer, type ProducerScope } from './duration-producer.ts';
+import { ExportThread, exportTarget, threadMetricExporter, threadSpanExporter } from './export-thread.ts';
 import { PooledIdGenerator } from './id-generator.ts';
 import type { OtlpTarget, PropagatorName, TracingConfig } from './otel-settings.ts';
 
@@ -123,20 +119,6 @@ function reportFailures<
   return exporter;
 }
 
-function exporterOptions(target: OtlpTarget) {
-  return {
-    url: target.url,
-    headers: { ...target.headers },
-    timeoutMillis: target.timeoutMs,
-    compression: target.compression as never,
-  };
-}
-
-function spanExporterOf(target: OtlpTarget): SpanExporter {
-  const options = exporterOptions(target);
-  return target.protocol === 'http/json' ? new JsonTraceExporter(options) : new ProtoTraceExporter(options);
-}
-
 /**
  * What our readers collect besides the SDK's instruments: the request duration the server
  * aggregates itself (duration-aggregator.ts), with the scope its SDK instruments would have.
@@ -148,6 +130,7 @@ export interface OwnMetrics {
 
 function metricReaderOf(
   target: OtlpTarget,
+  thread: ExportThread,
   config: TracingConfig,
   onError: ExportErrorHandler | undefined,
   own: OwnMetrics | undefined,
@@ -158,12 +141,7 @@ function metricReaderOf(
       : config.temporality === 'cumulative'
         ? AggregationTemporality.CUMULATIVE
         : undefined;
-  const options = {
-    ...exporterOptions(target),
-    ...(temporalityPreference === undefined ? {} : { temporalityPreference }),
-  };
-  const exporter =
-    target.protocol === 'http/json' ? new JsonMetricExporter(options) : new ProtoMetricExporter(options);
+  const exporter = threadMetricExporter(target, thread, temporalityPreference);
   // Built before the reader it serves; asks the reader its temporality at each collection.
   let reader: MetricReader | undefined;
   const producers =
@@ -228,12 +206,17 @@ export function startOwnSdk(
         'service.version': config.serviceVersion,
       }),
     );
+  // The OTLP requests go out from a thread of their own (export-thread.ts).
+  const thread = new ExportThread({
+    ...(config.traces === undefined ? {} : { traces: exportTarget(config.traces, 'traces') }),
+    ...(config.metrics === undefined ? {} : { metrics: exportTarget(config.metrics, 'metrics') }),
+  });
   const processors =
     config.traces === undefined
       ? []
       : [
           new BatchSpanProcessor({
-            exporter: reportFailures(spanExporterOf(config.traces), 'traces', onError),
+            exporter: reportFailures(threadSpanExporter(config.traces, thread), 'traces', onError),
             scheduledDelayMillis: config.spanDelayMs,
             maxExportBatchSize: Math.min(config.maxExportBatchSize, config.maxQueueSize),
             maxQueueSize: config.maxQueueSize,
@@ -250,7 +233,7 @@ export function startOwnSdk(
     spanProcessors: processors,
     // The OTLP reader, and the Prometheus exporter's (prometheus.ts): each collects every instrument.
     metricReaders: [
-      ...(config.metrics === undefined ? [] : [metricReaderOf(config.metrics, config, onError, own)]),
+      ...(config.metrics === undefined ? [] : [metricReaderOf(config.metrics, thread, config, onError, own)]),
       ...moreReaders,
     ],
     // Logs stay with pino on stderr; no OpenTelemetry logger provider of ours.

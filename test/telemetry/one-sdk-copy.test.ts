@@ -1,6 +1,6 @@
 /**
  * The OpenTelemetry SDK is installed once: the packages we import directly (the batch span
- * processor, resources, the meter's views) resolve to the very copies `@opentelemetry/sdk-node`
+ * processor, resources, the meter's views, the OTLP export delegate and serialisers) resolve to the very copies `@opentelemetry/sdk-node`
  * uses, so the pipeline is built from one SDK, not two releases side by side. A range in
  * package.json that the lock file resolves past the Node SDK's exact pins brings in a second
  * copy (and ships it in the image); this fails then.
@@ -18,6 +18,8 @@ const SHARED = [
   '@opentelemetry/exporter-trace-otlp-http',
   '@opentelemetry/exporter-metrics-otlp-proto',
   '@opentelemetry/exporter-metrics-otlp-http',
+  '@opentelemetry/otlp-exporter-base',
+  '@opentelemetry/otlp-transformer',
 ];
 
 test('the SDK packages we import are the ones @opentelemetry/sdk-node loads', () => {
