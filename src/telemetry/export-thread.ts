@@ -26,6 +26,8 @@ import {
 } from '@opentelemetry/otlp-exporter-base';
 import { createOtlpHttpExporterMetrics } from '@opentelemetry/otlp-exporter-base/node-http';
 import {
+  type IExporterMetricsHelper,
+  type ISerializer,
   JsonMetricsSerializer,
   JsonTraceSerializer,
   MetricsExporterMetricsHelper,
@@ -74,10 +76,8 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
-function failure(message: string, name = 'Error'): ExportResponse {
-  const error = new Error(message);
-  error.name = name;
-  return { status: 'failure', error };
+function failure(message: string): ExportResponse {
+  return { status: 'failure', error: new Error(message) };
 }
 
 /**
@@ -196,21 +196,34 @@ function sharedOptions(target: OtlpTarget) {
   );
 }
 
+/** The library's export delegate for `signal`: its serialiser here, its HTTP sender on `thread`. */
+function delegateOf<Internal>(
+  target: OtlpTarget,
+  thread: ExportThread,
+  signal: Signal,
+  serializer: ISerializer<Internal, unknown>,
+  componentType: string,
+  helper: IExporterMetricsHelper<Internal>,
+) {
+  return createOtlpNetworkExportDelegate(
+    sharedOptions(target),
+    serializer,
+    createOtlpHttpExporterMetrics(componentType, helper, target.url, undefined),
+    thread.transport(signal),
+  );
+}
+
 /** The span exporter of `target`: serialised here, sent by `thread`. */
 export function threadSpanExporter(target: OtlpTarget, thread: ExportThread): SpanExporter {
   const json = target.protocol === 'http/json';
-  const metrics = createOtlpHttpExporterMetrics(
-    'otlp_http_span_exporter',
-    TraceExporterMetricsHelper,
-    target.url,
-    undefined,
-  );
   return new OTLPExporterBase(
-    createOtlpNetworkExportDelegate(
-      sharedOptions(target),
+    delegateOf(
+      target,
+      thread,
+      'traces',
       json ? JsonTraceSerializer : ProtobufTraceSerializer,
-      metrics,
-      thread.transport('traces'),
+      'otlp_http_span_exporter',
+      TraceExporterMetricsHelper,
     ),
   );
 }
@@ -222,18 +235,14 @@ export function threadMetricExporter(
   temporalityPreference: AggregationTemporality | undefined,
 ): PushMetricExporter {
   const json = target.protocol === 'http/json';
-  const metrics = createOtlpHttpExporterMetrics(
-    'otlp_http_metric_exporter',
-    MetricsExporterMetricsHelper,
-    target.url,
-    undefined,
-  );
   return new OTLPMetricExporterBase(
-    createOtlpNetworkExportDelegate(
-      sharedOptions(target),
+    delegateOf(
+      target,
+      thread,
+      'metrics',
       json ? JsonMetricsSerializer : ProtobufMetricsSerializer,
-      metrics,
-      thread.transport('metrics'),
+      'otlp_http_metric_exporter',
+      MetricsExporterMetricsHelper,
     ),
     temporalityPreference === undefined
       ? undefined
